@@ -1,0 +1,5 @@
+/** Public API of aorta-probe. */
+export { validateCondition, MAX_EXPR_LEN, MAX_INT_CONSTANT } from './condition/validate.js';
+export type { CheckedCondition } from './condition/validate.js';
+export { SandboxError, RecipeSchemaError } from './condition/errors.js';
+export type { SandboxErrorKind } from './condition/errors.js';
