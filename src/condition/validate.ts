@@ -1,8 +1,19 @@
+/**
+ * `validateCondition`: the original `validate_and_compile` front half — type, strip, emptiness and
+ * length checks, `ast.parse(..., mode="eval")`, then the whitelist walk — every rejection a
+ * `SandboxError` that names the offending node and points at it.
+ */
 import type { Expression } from './ast.js';
 import { SandboxError } from './errors.js';
+import { parseExpression } from './parser.js';
+import { pyLen, pyStrip, toCodePoints, translateNewlines, makeSource } from './source.js';
+import { PySyntaxError } from './syntax-error.js';
+import { findViolation } from './walker.js';
 
+export { MAX_INT_CONSTANT } from './walker.js';
+
+/** Longest accepted expression, in code points after `str.strip()`. */
 export const MAX_EXPR_LEN = 256;
-export const MAX_INT_CONSTANT = 1_000_000_000n;
 
 export interface CheckedCondition {
   /** The stripped expression text that was parsed. */
@@ -11,6 +22,76 @@ export interface CheckedCondition {
 }
 
 export function validateCondition(text: unknown): CheckedCondition {
-  // Filled in by the parser/walker commit.
-  throw new SandboxError({ kind: 'syntax', detail: 'condition: not implemented yet', node: null, line: 1, col: 1 });
+  if (typeof text !== 'string') {
+    throw new SandboxError({
+      kind: 'not-a-string',
+      detail: `condition: must be a string, got ${pyTypeName(text)}`,
+      node: null,
+      line: 1,
+      col: 1,
+    });
+  }
+  const source = pyStrip(text);
+  if (source.length === 0) {
+    throw new SandboxError({ kind: 'empty', detail: 'condition: expression must be non-empty', node: null, line: 1, col: 1 });
+  }
+  const length = pyLen(source);
+  if (length > MAX_EXPR_LEN) {
+    // Point at the first character past the cap.
+    const shown = translateNewlines(source);
+    const pos = makeSource(toCodePoints(shown)).posAt(MAX_EXPR_LEN);
+    throw new SandboxError({
+      kind: 'too-long',
+      detail: `condition: expression length ${length} exceeds the ${MAX_EXPR_LEN}-character cap (rejected before ast.parse to bound parse-time work)`,
+      node: null,
+      line: pos.line,
+      col: pos.col,
+      source: shown,
+    });
+  }
+  let tree: Expression;
+  try {
+    tree = parseExpression(source);
+  } catch (e) {
+    if (!(e instanceof PySyntaxError)) throw e;
+    throw new SandboxError({
+      kind: 'syntax',
+      detail: `condition: syntax error: ${e.msg} (line ${e.pos.line}, col ${e.pos.col})`,
+      node: null,
+      line: e.pos.line,
+      col: e.pos.col,
+      endCol: e.endCol,
+      source: displaySource(source),
+    });
+  }
+  const violation = findViolation(tree);
+  if (violation !== null) {
+    const loc = violation.loc ?? { line: 1, col: 1, endLine: 1, endCol: 2 };
+    throw new SandboxError({
+      kind: violation.kind,
+      detail: violation.detail,
+      node: violation.node,
+      line: loc.line,
+      col: loc.col,
+      endCol: loc.endLine === loc.line ? loc.endCol : undefined,
+      source: displaySource(source),
+    });
+  }
+  return { source, tree };
+}
+
+/** The text the caret excerpt is drawn on: lines as the tokenizer counted them. */
+function displaySource(source: string): string {
+  return translateNewlines(source).replace(/\0/g, ' ');
+}
+
+/** `type(value).__name__` for the JSON-ish values a recipe can hold. */
+function pyTypeName(value: unknown): string {
+  if (value === null || value === undefined) return 'NoneType';
+  if (typeof value === 'boolean') return 'bool';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : 'float';
+  if (typeof value === 'bigint') return 'int';
+  if (Array.isArray(value)) return 'list';
+  if (typeof value === 'object') return 'dict';
+  return typeof value;
 }

@@ -1,0 +1,1304 @@
+/**
+ * A PEG parser for CPython 3.11's eval-mode expression grammar (Grammar/python.gram), one method
+ * per grammar rule, alternatives tried in the grammar's order with backtracking, and memoisation
+ * where pegen memoises (which also keeps nested brackets linear). Only the first pass is mirrored:
+ * CPython's `invalid_*` rules run after a failure and change the message, never the verdict.
+ */
+import type {
+  Arg, Arguments, BoolOpName, CmpOpName, Comprehension, ContextName, Expr, Expression, Keyword, Loc,
+  Marker, Name, OperatorName, PyConstant, UnaryOpName,
+} from './ast.js';
+import { decodeStrings } from './string-literal.js';
+import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
+import { PySyntaxError } from './syntax-error.js';
+import { type Token, tokenize } from './tokenizer.js';
+
+/**
+ * Rule nesting limit. CPython's pegen stops at MAXSTACK = 6000 rule frames (about 3000 nested
+ * unary operators or lambdas) with a MemoryError; ours counts a little differently and stops
+ * earlier, so that deep input is a clean syntax error before the JS stack runs out. Neither limit
+ * is reachable by a condition: the 256-character cap comes first.
+ */
+export const MAX_PARSER_DEPTH = 3000;
+const TOO_DEEP = 'too many nested expressions (parser stack overflow)';
+
+type Memo<T> = Map<number, { node: T | null; end: number }>;
+
+const FAIL = null;
+
+export interface ParseOptions {
+  /** Parse an f-string replacement field: `star_expressions` over pre-made tokens, no ENDMARKER check. */
+  fstring?: boolean;
+}
+
+/** `ast.parse(text, mode="eval")`. Throws `PySyntaxError`. */
+export function parseExpression(text: string): Expression {
+  if (text.includes('\0')) {
+    throw new PySyntaxError('source code string cannot contain null bytes', { line: 1, col: 1 });
+  }
+  const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
+  if (lone !== null) {
+    // CPython encodes the source to UTF-8 first and fails there (UnicodeEncodeError).
+    const before = toCodePoints(text.slice(0, lone.index));
+    throw new PySyntaxError(
+      `'utf-8' codec can't encode character '\\u${lone[0].charCodeAt(0).toString(16)}': surrogates not allowed`,
+      { line: 1, col: before.length + 1 },
+    );
+  }
+  const src = makeSource(toCodePoints(translateNewlines(text)));
+  const parser = new Parser(src, tokenize(src));
+  try {
+    return parser.parseEval();
+  } catch (e) {
+    // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
+    // syntax error, never a crash.
+    if (e instanceof RangeError) throw new PySyntaxError(TOO_DEEP, { line: 1, col: 1 });
+    throw e;
+  }
+}
+
+/** Parses the tokens of an f-string expression (already wrapped in parentheses by the caller). */
+export function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
+  return new Parser(src, tokens).parseFstring();
+}
+
+class Parser {
+  private pos = 0;
+  /** Furthest token index looked at: where CPython reports a generic "invalid syntax". */
+  private furthest = 0;
+  private depth = 0;
+  private readonly memoExpression: Memo<Expr> = new Map();
+  private readonly memoStarExpression: Memo<Expr> = new Map();
+  private readonly memoDisjunction: Memo<Expr> = new Map();
+  private readonly memoConjunction: Memo<Expr> = new Map();
+  private readonly memoInversion: Memo<Expr> = new Map();
+  private readonly memoBitwiseOr: Memo<Expr> = new Map();
+  private readonly memoFactor: Memo<Expr> = new Map();
+  private readonly memoAwaitPrimary: Memo<Expr> = new Map();
+  private readonly memoPrimary: Memo<Expr> = new Map();
+  private readonly memoStrings: Memo<Expr> = new Map();
+  private readonly memoArguments: Memo<{ args: Expr[]; keywords: Keyword[] }> = new Map();
+  private readonly memoStarTarget: Memo<Expr> = new Map();
+  private readonly memoTargetWithStarAtom: Memo<Expr> = new Map();
+  private readonly memoTPrimary: Memo<Expr> = new Map();
+
+  constructor(
+    private readonly src: SourceText,
+    private readonly tokens: Token[],
+  ) {}
+
+  // ---- entry points -------------------------------------------------------------------------
+
+  parseEval(): Expression {
+    const body = this.expressions();
+    if (body !== FAIL) {
+      while (this.peekType('NEWLINE')) this.pos++;
+      if (this.peekType('ENDMARKER')) return { type: 'Expression', body, loc: null };
+    }
+    throw this.syntaxError();
+  }
+
+  parseFstring(): Expr {
+    const body = this.starExpressions();
+    if (body !== FAIL) return body;
+    throw this.syntaxError('f-string: invalid syntax');
+  }
+
+  private syntaxError(msg = 'invalid syntax'): PySyntaxError {
+    const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
+    if (tok.type === 'INDENT') return new PySyntaxError('unexpected indent', tok.start);
+    const end = tok.end.line === tok.start.line ? tok.end.col : tok.start.col + 1;
+    return new PySyntaxError(msg, tok.start, end);
+  }
+
+  // ---- token helpers ------------------------------------------------------------------------
+
+  private peek(): Token {
+    if (this.pos > this.furthest) this.furthest = this.pos;
+    return this.tokens[this.pos]!;
+  }
+
+  private peekType(type: Token['type']): boolean {
+    return this.peek().type === type;
+  }
+
+  private peekOp(text: string): boolean {
+    const t = this.peek();
+    return t.type === 'OP' && t.text === text;
+  }
+
+  private op(text: string): Token | null {
+    const t = this.peek();
+    if (t.type === 'OP' && t.text === text) {
+      this.pos++;
+      return t;
+    }
+    return FAIL;
+  }
+
+  private keyword(text: string): Token | null {
+    const t = this.peek();
+    if (t.type === 'KEYWORD' && t.text === text) {
+      this.pos++;
+      return t;
+    }
+    return FAIL;
+  }
+
+  private nameToken(): Token | null {
+    const t = this.peek();
+    if (t.type === 'NAME') {
+      this.pos++;
+      return t;
+    }
+    return FAIL;
+  }
+
+  /** Location from `start` to the end of the last consumed token. */
+  private locFrom(start: Token): Loc {
+    const last = this.tokens[this.pos - 1]!;
+    return { line: start.start.line, col: start.start.col, endLine: last.end.line, endCol: last.end.col };
+  }
+
+  private tokenLoc(t: Token): Loc {
+    return { line: t.start.line, col: t.start.col, endLine: t.end.line, endCol: t.end.col };
+  }
+
+  private marker<T extends string>(type: T, t: Token): Marker<T> {
+    return { type, loc: this.tokenLoc(t) };
+  }
+
+  private ctx(type: ContextName): Marker<ContextName> {
+    return { type, loc: null };
+  }
+
+  private enter(): void {
+    if (++this.depth > MAX_PARSER_DEPTH) {
+      throw new PySyntaxError(TOO_DEEP, this.peek().start);
+    }
+  }
+
+  /** Runs a rule with memoisation by start position; restores the position on failure. */
+  private memo<T>(table: Memo<T>, rule: () => T | null): T | null {
+    const start = this.pos;
+    const hit = table.get(start);
+    if (hit !== undefined) {
+      this.pos = hit.end;
+      return hit.node;
+    }
+    this.enter();
+    const node = rule();
+    this.depth--;
+    if (node === FAIL) this.pos = start;
+    table.set(start, { node, end: this.pos });
+    return node;
+  }
+
+  /** Runs an alternative; restores the position when it fails. */
+  private attempt<T>(alt: () => T | null): T | null {
+    const start = this.pos;
+    this.enter();
+    const node = alt();
+    this.depth--;
+    if (node === FAIL) this.pos = start;
+    return node;
+  }
+
+  // ---- expressions --------------------------------------------------------------------------
+
+  /** expressions: expression (',' expression)+ [','] | expression ',' | expression */
+  private expressions(): Expr | null {
+    return this.tupleOf(() => this.expression());
+  }
+
+  /** star_expressions: the same shape over star_expression. */
+  private starExpressions(): Expr | null {
+    return this.tupleOf(() => this.starExpression());
+  }
+
+  private tupleOf(item: () => Expr | null): Expr | null {
+    const first = this.peek();
+    const a = item();
+    if (a === FAIL) return FAIL;
+    const elts = [a];
+    let trailingComma = false;
+    for (;;) {
+      const mark = this.pos;
+      if (!this.op(',')) break;
+      const b = item();
+      if (b === FAIL) {
+        this.pos = mark;
+        break;
+      }
+      elts.push(b);
+    }
+    if (this.op(',')) trailingComma = true;
+    if (elts.length === 1 && !trailingComma) return a;
+    return { type: 'Tuple', elts, ctx: this.ctx('Load'), loc: this.locFrom(first) };
+  }
+
+  /** expression (memo): disjunction 'if' disjunction 'else' expression | disjunction | lambdef */
+  private expression(): Expr | null {
+    return this.memo(this.memoExpression, () => {
+      const start = this.peek();
+      const ternary = this.attempt<Expr>(() => {
+        const body = this.disjunction();
+        if (body === FAIL || !this.keyword('if')) return FAIL;
+        const test = this.disjunction();
+        if (test === FAIL || !this.keyword('else')) return FAIL;
+        const orelse = this.expression();
+        if (orelse === FAIL) return FAIL;
+        return { type: 'IfExp', test, body, orelse, loc: this.locFrom(start) };
+      });
+      if (ternary !== FAIL) return ternary;
+      return this.disjunction() ?? this.lambdef();
+    });
+  }
+
+  /** yield_expr: 'yield' 'from' expression | 'yield' [star_expressions] */
+  private yieldExpr(): Expr | null {
+    const start = this.peek();
+    if (!this.keyword('yield')) return FAIL;
+    const from = this.attempt<Expr>(() => {
+      if (!this.keyword('from')) return FAIL;
+      const value = this.expression();
+      if (value === FAIL) return FAIL;
+      return { type: 'YieldFrom', value, loc: this.locFrom(start) };
+    });
+    if (from !== FAIL) return from;
+    const value = this.starExpressions();
+    return { type: 'Yield', value, loc: this.locFrom(start) };
+  }
+
+  /** star_expression (memo): '*' bitwise_or | expression */
+  private starExpression(): Expr | null {
+    return this.memo(this.memoStarExpression, () => this.starred(() => this.bitwiseOr()) ?? this.expression());
+  }
+
+  /** '*' X → Starred(X, Load) */
+  private starred(item: () => Expr | null): Expr | null {
+    return this.attempt<Expr>(() => {
+      const star = this.op('*');
+      if (!star) return FAIL;
+      const value = item();
+      if (value === FAIL) return FAIL;
+      return { type: 'Starred', value, ctx: this.ctx('Load'), loc: this.locFrom(star) };
+    });
+  }
+
+  /** star_named_expressions: ','.star_named_expression+ [','] */
+  private starNamedExpressions(): Expr[] | null {
+    const items = this.gather(() => this.starNamedExpression());
+    if (items === FAIL) return FAIL;
+    this.op(',');
+    return items;
+  }
+
+  /** star_named_expression: '*' bitwise_or | named_expression */
+  private starNamedExpression(): Expr | null {
+    return this.starred(() => this.bitwiseOr()) ?? this.namedExpression();
+  }
+
+  /** assignment_expression: NAME ':=' ~ expression */
+  private assignmentExpression(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const name = this.nameToken();
+      if (!name || !this.op(':=')) return FAIL;
+      const value = this.expression();
+      if (value === FAIL) return FAIL;
+      const target: Name = { type: 'Name', id: identifier(name.text), ctx: this.ctx('Store'), loc: this.tokenLoc(name) };
+      return { type: 'NamedExpr', target, value, loc: this.locFrom(name) };
+    });
+  }
+
+  /** named_expression: assignment_expression | expression !':=' */
+  private namedExpression(): Expr | null {
+    return this.assignmentExpression() ?? this.expressionNotWalrus();
+  }
+
+  /** expression !':=' */
+  private expressionNotWalrus(): Expr | null {
+    return this.attempt(() => {
+      const e = this.expression();
+      if (e === FAIL || this.peekOp(':=')) return FAIL;
+      return e;
+    });
+  }
+
+  /** disjunction (memo): conjunction ('or' conjunction)+ | conjunction */
+  private disjunction(): Expr | null {
+    return this.memo(this.memoDisjunction, () => this.boolOp('or', 'Or', () => this.conjunction()));
+  }
+
+  /** conjunction (memo): inversion ('and' inversion)+ | inversion */
+  private conjunction(): Expr | null {
+    return this.memo(this.memoConjunction, () => this.boolOp('and', 'And', () => this.inversion()));
+  }
+
+  private boolOp(kw: string, op: BoolOpName, item: () => Expr | null): Expr | null {
+    const start = this.peek();
+    const a = item();
+    if (a === FAIL) return FAIL;
+    const values = [a];
+    let opToken: Token | null = null;
+    for (;;) {
+      const mark = this.pos;
+      const t = this.keyword(kw);
+      if (!t) break;
+      const b = item();
+      if (b === FAIL) {
+        this.pos = mark;
+        break;
+      }
+      opToken ??= t;
+      values.push(b);
+    }
+    if (opToken === null) return a;
+    return { type: 'BoolOp', op: this.marker(op, opToken), values, loc: this.locFrom(start) };
+  }
+
+  /** inversion (memo): 'not' inversion | comparison */
+  private inversion(): Expr | null {
+    return this.memo(this.memoInversion, () => {
+      const not = this.attempt<Expr>(() => {
+        const t = this.keyword('not');
+        if (!t) return FAIL;
+        const operand = this.inversion();
+        if (operand === FAIL) return FAIL;
+        return { type: 'UnaryOp', op: this.marker('Not', t), operand, loc: this.locFrom(t) };
+      });
+      return not ?? this.comparison();
+    });
+  }
+
+  /** comparison: bitwise_or compare_op_bitwise_or_pair+ | bitwise_or */
+  private comparison(): Expr | null {
+    const start = this.peek();
+    const left = this.bitwiseOr();
+    if (left === FAIL) return FAIL;
+    const ops: Marker<CmpOpName>[] = [];
+    const comparators: Expr[] = [];
+    for (;;) {
+      const pair = this.attempt(() => this.compareOpPair());
+      if (pair === FAIL) break;
+      ops.push(pair.op);
+      comparators.push(pair.right);
+    }
+    if (ops.length === 0) return left;
+    return { type: 'Compare', left, ops, comparators, loc: this.locFrom(start) };
+  }
+
+  private compareOpPair(): { op: Marker<CmpOpName>; right: Expr } | null {
+    const t = this.peek();
+    let op: CmpOpName | null = null;
+    if (t.type === 'OP') {
+      // '<>' is a NOTEQUAL token too, but without barry_as_FLUFL the grammar refuses it.
+      const map: Record<string, CmpOpName> = { '==': 'Eq', '!=': 'NotEq', '<=': 'LtE', '<': 'Lt', '>=': 'GtE', '>': 'Gt' };
+      op = map[t.text] ?? null;
+      if (op !== null) this.pos++;
+    } else if (t.type === 'KEYWORD') {
+      if (t.text === 'not') {
+        this.pos++;
+        if (this.keyword('in')) op = 'NotIn';
+      } else if (t.text === 'in') {
+        this.pos++;
+        op = 'In';
+      } else if (t.text === 'is') {
+        this.pos++;
+        // 'is' 'not' bitwise_or, else 'is' bitwise_or.
+        const isNot = this.attempt(() => (this.keyword('not') ? this.bitwiseOr() : FAIL));
+        if (isNot !== FAIL) {
+          return { op: { type: 'IsNot', loc: { ...this.tokenLoc(t), endCol: this.tokens[this.pos - 1]!.end.col } }, right: isNot };
+        }
+        op = 'Is';
+      }
+    }
+    if (op === null) return FAIL;
+    const right = this.bitwiseOr();
+    if (right === FAIL) return FAIL;
+    return { op: this.marker(op, t), right };
+  }
+
+  /** bitwise_or (left-recursive, memo): bitwise_or '|' bitwise_xor | bitwise_xor */
+  private bitwiseOr(): Expr | null {
+    return this.memo(this.memoBitwiseOr, () => this.leftAssoc({ '|': 'BitOr' }, () => this.bitwiseXor()));
+  }
+
+  private bitwiseXor(): Expr | null {
+    return this.leftAssoc({ '^': 'BitXor' }, () => this.bitwiseAnd());
+  }
+
+  private bitwiseAnd(): Expr | null {
+    return this.leftAssoc({ '&': 'BitAnd' }, () => this.shiftExpr());
+  }
+
+  private shiftExpr(): Expr | null {
+    return this.leftAssoc({ '<<': 'LShift', '>>': 'RShift' }, () => this.sum());
+  }
+
+  private sum(): Expr | null {
+    return this.leftAssoc({ '+': 'Add', '-': 'Sub' }, () => this.term());
+  }
+
+  private term(): Expr | null {
+    return this.leftAssoc({ '*': 'Mult', '/': 'Div', '//': 'FloorDiv', '%': 'Mod', '@': 'MatMult' }, () => this.factor());
+  }
+
+  /** A left-recursive binary rule `r: r OP next | next`, grown as a loop (pegen's seed growing). */
+  private leftAssoc(ops: Record<string, OperatorName>, next: () => Expr | null): Expr | null {
+    const start = this.peek();
+    let left = next();
+    if (left === FAIL) return FAIL;
+    for (;;) {
+      const mark = this.pos;
+      const t = this.peek();
+      const op = t.type === 'OP' ? ops[t.text] : undefined;
+      if (op === undefined) break;
+      this.pos++;
+      const right = next();
+      if (right === FAIL) {
+        this.pos = mark;
+        break;
+      }
+      left = { type: 'BinOp', left, op: this.marker(op, t), right, loc: this.locFrom(start) };
+    }
+    return left;
+  }
+
+  /** factor (memo): '+' factor | '-' factor | '~' factor | power */
+  private factor(): Expr | null {
+    return this.memo(this.memoFactor, () => {
+      const t = this.peek();
+      const unary: Record<string, UnaryOpName> = { '+': 'UAdd', '-': 'USub', '~': 'Invert' };
+      const op = t.type === 'OP' ? unary[t.text] : undefined;
+      if (op !== undefined) {
+        const node = this.attempt<Expr>(() => {
+          this.pos++;
+          const operand = this.factor();
+          if (operand === FAIL) return FAIL;
+          return { type: 'UnaryOp', op: this.marker(op, t), operand, loc: this.locFrom(t) };
+        });
+        if (node !== FAIL) return node;
+      }
+      return this.power();
+    });
+  }
+
+  /** power: await_primary '**' factor | await_primary */
+  private power(): Expr | null {
+    const start = this.peek();
+    const left = this.awaitPrimary();
+    if (left === FAIL) return FAIL;
+    const mark = this.pos;
+    const t = this.op('**');
+    if (t) {
+      const right = this.factor();
+      if (right !== FAIL) return { type: 'BinOp', left, op: this.marker('Pow', t), right, loc: this.locFrom(start) };
+      this.pos = mark;
+    }
+    return left;
+  }
+
+  /** await_primary (memo): AWAIT primary | primary */
+  private awaitPrimary(): Expr | null {
+    return this.memo(this.memoAwaitPrimary, () => {
+      const node = this.attempt<Expr>(() => {
+        const t = this.keyword('await');
+        if (!t) return FAIL;
+        const value = this.primary();
+        if (value === FAIL) return FAIL;
+        return { type: 'Await', value, loc: this.locFrom(t) };
+      });
+      return node ?? this.primary();
+    });
+  }
+
+  /** primary (left-recursive): primary '.' NAME | primary genexp | primary '(' [arguments] ')' | primary '[' slices ']' | atom */
+  private primary(): Expr | null {
+    return this.memo(this.memoPrimary, () => {
+      const start = this.peek();
+      let a = this.atom();
+      if (a === FAIL) return FAIL;
+      for (;;) {
+        const next = this.primarySuffix(a, start);
+        if (next === FAIL) return a;
+        a = next;
+      }
+    });
+  }
+
+  /** One step of `primary`'s (and `t_primary`'s) left recursion, alternatives in grammar order. */
+  private primarySuffix(a: Expr, start: Token): Expr | null {
+    const attr = this.attempt<Expr>(() => {
+      if (!this.op('.')) return FAIL;
+      const name = this.nameToken();
+      if (!name) return FAIL;
+      return { type: 'Attribute', value: a, attr: identifier(name.text), ctx: this.ctx('Load'), loc: this.locFrom(start) };
+    });
+    if (attr !== FAIL) return attr;
+    const gen = this.genexp();
+    if (gen !== FAIL) return { type: 'Call', func: a, args: [gen], keywords: [], loc: this.locFrom(start) };
+    const call = this.attempt<Expr>(() => {
+      if (!this.op('(')) return FAIL;
+      const args = this.arguments();
+      if (!this.op(')')) return FAIL;
+      return { type: 'Call', func: a, args: args?.args ?? [], keywords: args?.keywords ?? [], loc: this.locFrom(start) };
+    });
+    if (call !== FAIL) return call;
+    return this.attempt<Expr>(() => {
+      if (!this.op('[')) return FAIL;
+      const slice = this.slices();
+      if (slice === FAIL || !this.op(']')) return FAIL;
+      return { type: 'Subscript', value: a, slice, ctx: this.ctx('Load'), loc: this.locFrom(start) };
+    });
+  }
+
+  /** slices: slice !',' | ','.(slice | starred_expression)+ [','] */
+  private slices(): Expr | null {
+    const single = this.attempt(() => {
+      const s = this.slice();
+      if (s === FAIL || this.peekOp(',')) return FAIL;
+      return s;
+    });
+    if (single !== FAIL) return single;
+    const start = this.peek();
+    const elts = this.gather(() => this.slice() ?? this.starredExpression());
+    if (elts === FAIL) return FAIL;
+    this.op(',');
+    return { type: 'Tuple', elts, ctx: this.ctx('Load'), loc: this.locFrom(start) };
+  }
+
+  /** slice: [expression] ':' [expression] [':' [expression]] | named_expression */
+  private slice(): Expr | null {
+    const full = this.attempt<Expr>(() => {
+      const start = this.peek();
+      const lower = this.expression();
+      if (!this.op(':')) return FAIL;
+      const upper = this.expression();
+      let step: Expr | null = null;
+      const mark = this.pos;
+      if (this.op(':')) step = this.expression();
+      else this.pos = mark;
+      return { type: 'Slice', lower, upper, step, loc: this.locFrom(start) };
+    });
+    return full ?? this.namedExpression();
+  }
+
+  /** atom: NAME | 'True' | 'False' | 'None' | strings | NUMBER | tuple/group/genexp | list/listcomp | dict/set/dictcomp/setcomp | '...' */
+  private atom(): Expr | null {
+    const t = this.peek();
+    switch (t.type) {
+      case 'NAME':
+        this.pos++;
+        return { type: 'Name', id: identifier(t.text), ctx: this.ctx('Load'), loc: this.tokenLoc(t) };
+      case 'KEYWORD': {
+        const value: PyConstant | undefined =
+          t.text === 'True' ? { kind: 'bool', value: true }
+          : t.text === 'False' ? { kind: 'bool', value: false }
+          : t.text === 'None' ? { kind: 'None' }
+          : undefined;
+        if (value === undefined) return FAIL;
+        this.pos++;
+        return { type: 'Constant', value, kind: null, loc: this.tokenLoc(t) };
+      }
+      case 'STRING':
+        return this.strings();
+      case 'NUMBER':
+        this.pos++;
+        return { type: 'Constant', value: numberValue(t.text), kind: null, loc: this.tokenLoc(t) };
+      case 'OP':
+        if (t.text === '(') return this.tuple() ?? this.group() ?? this.genexp();
+        if (t.text === '[') return this.list() ?? this.listcomp();
+        if (t.text === '{') return this.dict() ?? this.set() ?? this.dictcomp() ?? this.setcomp();
+        if (t.text === '...') {
+          this.pos++;
+          return { type: 'Constant', value: { kind: 'Ellipsis' }, kind: null, loc: this.tokenLoc(t) };
+        }
+        return FAIL;
+      default:
+        return FAIL;
+    }
+  }
+
+  /** strings (memo): STRING+ — decoded and concatenated as `_PyPegen_concatenate_strings` does. */
+  private strings(): Expr | null {
+    return this.memo(this.memoStrings, () => {
+      const parts: Token[] = [];
+      while (this.peekType('STRING')) parts.push(this.tokens[this.pos++]!);
+      if (parts.length === 0) return FAIL;
+      return decodeStrings(this.src, parts);
+    });
+  }
+
+  /** group: '(' (yield_expr | named_expression) ')' */
+  private group(): Expr | null {
+    return this.attempt(() => {
+      if (!this.op('(')) return FAIL;
+      const inner = this.yieldExpr() ?? this.namedExpression();
+      if (inner === FAIL || !this.op(')')) return FAIL;
+      return inner;
+    });
+  }
+
+  /** tuple: '(' [star_named_expression ',' [star_named_expressions]] ')' */
+  private tuple(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('(');
+      if (!open) return FAIL;
+      const elts: Expr[] = [];
+      const first = this.attempt(() => {
+        const a = this.starNamedExpression();
+        if (a === FAIL || !this.op(',')) return FAIL;
+        return a;
+      });
+      if (first !== FAIL) {
+        elts.push(first);
+        const rest = this.starNamedExpressions();
+        if (rest !== FAIL) elts.push(...rest);
+      }
+      if (!this.op(')')) return FAIL;
+      return { type: 'Tuple', elts, ctx: this.ctx('Load'), loc: this.locFrom(open) };
+    });
+  }
+
+  /** genexp: '(' (assignment_expression | expression !':=') for_if_clauses ')' */
+  private genexp(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('(');
+      if (!open) return FAIL;
+      const elt = this.assignmentExpression() ?? this.expressionNotWalrus();
+      if (elt === FAIL) return FAIL;
+      const generators = this.forIfClauses();
+      if (generators === FAIL || !this.op(')')) return FAIL;
+      return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
+    });
+  }
+
+  /** list: '[' [star_named_expressions] ']' */
+  private list(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('[');
+      if (!open) return FAIL;
+      const elts = this.starNamedExpressions() ?? [];
+      if (!this.op(']')) return FAIL;
+      return { type: 'List', elts, ctx: this.ctx('Load'), loc: this.locFrom(open) };
+    });
+  }
+
+  /** listcomp: '[' named_expression for_if_clauses ']' */
+  private listcomp(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('[');
+      if (!open) return FAIL;
+      const elt = this.namedExpression();
+      if (elt === FAIL) return FAIL;
+      const generators = this.forIfClauses();
+      if (generators === FAIL || !this.op(']')) return FAIL;
+      return { type: 'ListComp', elt, generators, loc: this.locFrom(open) };
+    });
+  }
+
+  /** set: '{' star_named_expressions '}' */
+  private set(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('{');
+      if (!open) return FAIL;
+      const elts = this.starNamedExpressions();
+      if (elts === FAIL || !this.op('}')) return FAIL;
+      return { type: 'Set', elts, loc: this.locFrom(open) };
+    });
+  }
+
+  /** setcomp: '{' named_expression for_if_clauses '}' */
+  private setcomp(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('{');
+      if (!open) return FAIL;
+      const elt = this.namedExpression();
+      if (elt === FAIL) return FAIL;
+      const generators = this.forIfClauses();
+      if (generators === FAIL || !this.op('}')) return FAIL;
+      return { type: 'SetComp', elt, generators, loc: this.locFrom(open) };
+    });
+  }
+
+  /** dict: '{' [double_starred_kvpairs] '}' */
+  private dict(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('{');
+      if (!open) return FAIL;
+      const keys: (Expr | null)[] = [];
+      const values: Expr[] = [];
+      const pairs = this.gather(() => this.doubleStarredKvpair());
+      if (pairs !== FAIL) {
+        this.op(',');
+        for (const p of pairs) {
+          keys.push(p.key);
+          values.push(p.value);
+        }
+      }
+      if (!this.op('}')) return FAIL;
+      return { type: 'Dict', keys, values, loc: this.locFrom(open) };
+    });
+  }
+
+  /** double_starred_kvpair: '**' bitwise_or | kvpair */
+  private doubleStarredKvpair(): { key: Expr | null; value: Expr } | null {
+    const star = this.attempt(() => {
+      if (!this.op('**')) return FAIL;
+      const value = this.bitwiseOr();
+      return value === FAIL ? FAIL : { key: null, value };
+    });
+    return star ?? this.kvpair();
+  }
+
+  /** kvpair: expression ':' expression */
+  private kvpair(): { key: Expr; value: Expr } | null {
+    return this.attempt(() => {
+      const key = this.expression();
+      if (key === FAIL || !this.op(':')) return FAIL;
+      const value = this.expression();
+      return value === FAIL ? FAIL : { key, value };
+    });
+  }
+
+  /** dictcomp: '{' kvpair for_if_clauses '}' */
+  private dictcomp(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const open = this.op('{');
+      if (!open) return FAIL;
+      const pair = this.kvpair();
+      if (pair === FAIL) return FAIL;
+      const generators = this.forIfClauses();
+      if (generators === FAIL || !this.op('}')) return FAIL;
+      return { type: 'DictComp', key: pair.key, value: pair.value, generators, loc: this.locFrom(open) };
+    });
+  }
+
+  /** for_if_clauses: for_if_clause+ */
+  private forIfClauses(): Comprehension[] | null {
+    const clauses: Comprehension[] = [];
+    for (;;) {
+      const c = this.attempt(() => this.forIfClause());
+      if (c === FAIL) break;
+      clauses.push(c);
+    }
+    return clauses.length > 0 ? clauses : FAIL;
+  }
+
+  /** for_if_clause: [ASYNC] 'for' star_targets 'in' ~ disjunction ('if' disjunction)* */
+  private forIfClause(): Comprehension | null {
+    const isAsync = this.keyword('async') ? 1 : 0;
+    if (!this.keyword('for')) return FAIL;
+    const target = this.starTargets();
+    if (target === FAIL || !this.keyword('in')) return FAIL;
+    const iter = this.disjunction();
+    if (iter === FAIL) return FAIL;
+    const ifs: Expr[] = [];
+    for (;;) {
+      const cond = this.attempt(() => (this.keyword('if') ? this.disjunction() : FAIL));
+      if (cond === FAIL) break;
+      ifs.push(cond);
+    }
+    return { type: 'comprehension', target, iter, ifs, is_async: isAsync, loc: null };
+  }
+
+  // ---- call arguments ----------------------------------------------------------------------
+
+  /** arguments (memo): args [','] &')' */
+  private arguments(): { args: Expr[]; keywords: Keyword[] } | null {
+    return this.memo(this.memoArguments, () => {
+      const a = this.args();
+      if (a === FAIL) return FAIL;
+      this.op(',');
+      return this.peekOp(')') ? a : FAIL;
+    });
+  }
+
+  /**
+   * args: ','.(starred_expression | (assignment_expression | expression !':=') !'=')+ [',' kwargs]
+   *     | kwargs
+   */
+  private args(): { args: Expr[]; keywords: Keyword[] } | null {
+    const positional = this.attempt(() => {
+      const items = this.gather(() => this.starredExpression() ?? this.positionalArg());
+      if (items === FAIL) return FAIL;
+      const kw = this.attempt(() => (this.op(',') ? this.kwargs() : FAIL));
+      return collectCallSeqs(items, kw ?? []);
+    });
+    if (positional !== FAIL) return positional;
+    const kw = this.kwargs();
+    return kw === FAIL ? FAIL : collectCallSeqs([], kw);
+  }
+
+  /** (assignment_expression | expression !':=') !'=' */
+  private positionalArg(): Expr | null {
+    return this.attempt(() => {
+      const e = this.assignmentExpression() ?? this.expressionNotWalrus();
+      if (e === FAIL || this.peekOp('=')) return FAIL;
+      return e;
+    });
+  }
+
+  /**
+   * kwargs: ','.kwarg_or_starred+ ',' ','.kwarg_or_double_starred+
+   *       | ','.kwarg_or_starred+
+   *       | ','.kwarg_or_double_starred+
+   */
+  private kwargs(): (Keyword | Expr)[] | null {
+    const both = this.attempt(() => {
+      const a = this.gather(() => this.kwargOrStarred());
+      if (a === FAIL || !this.op(',')) return FAIL;
+      const b = this.gather(() => this.kwargOrDoubleStarred());
+      return b === FAIL ? FAIL : [...a, ...b];
+    });
+    if (both !== FAIL) return both;
+    return this.attempt(() => this.gather(() => this.kwargOrStarred())) ?? this.attempt(() => this.gather(() => this.kwargOrDoubleStarred()));
+  }
+
+  /** starred_expression: '*' expression */
+  private starredExpression(): Expr | null {
+    return this.starred(() => this.expression());
+  }
+
+  /** kwarg_or_starred: NAME '=' expression | starred_expression */
+  private kwargOrStarred(): Keyword | Expr | null {
+    return this.keywordArg() ?? this.starredExpression();
+  }
+
+  /** kwarg_or_double_starred: NAME '=' expression | '**' expression */
+  private kwargOrDoubleStarred(): Keyword | null {
+    return (
+      this.keywordArg() ??
+      this.attempt<Keyword>(() => {
+        const star = this.op('**');
+        if (!star) return FAIL;
+        const value = this.expression();
+        if (value === FAIL) return FAIL;
+        return { type: 'keyword', arg: null, value, loc: this.locFrom(star) };
+      })
+    );
+  }
+
+  private keywordArg(): Keyword | null {
+    return this.attempt<Keyword>(() => {
+      const name = this.nameToken();
+      if (!name || !this.op('=')) return FAIL;
+      const value = this.expression();
+      if (value === FAIL) return FAIL;
+      return { type: 'keyword', arg: identifier(name.text), value, loc: this.locFrom(name) };
+    });
+  }
+
+  // ---- lambda -------------------------------------------------------------------------------
+
+  /** lambdef: 'lambda' [lambda_params] ':' expression */
+  private lambdef(): Expr | null {
+    return this.attempt<Expr>(() => {
+      const kw = this.keyword('lambda');
+      if (!kw) return FAIL;
+      const args = this.lambdaParameters() ?? emptyArguments();
+      if (!this.op(':')) return FAIL;
+      const body = this.expression();
+      if (body === FAIL) return FAIL;
+      return { type: 'Lambda', args, body, loc: this.locFrom(kw) };
+    });
+  }
+
+  /**
+   * lambda_parameters:
+   *   | lambda_slash_no_default lambda_param_no_default* lambda_param_with_default* [lambda_star_etc]
+   *   | lambda_slash_with_default lambda_param_with_default* [lambda_star_etc]
+   *   | lambda_param_no_default+ lambda_param_with_default* [lambda_star_etc]
+   *   | lambda_param_with_default+ [lambda_star_etc]
+   *   | lambda_star_etc
+   */
+  private lambdaParameters(): Arguments | null {
+    const alt1 = this.attempt(() => {
+      const slash = this.lambdaSlashNoDefault();
+      if (slash === FAIL) return FAIL;
+      const plain = this.repeat(() => this.lambdaParamNoDefault());
+      const withDefault = this.repeat(() => this.lambdaParamWithDefault());
+      const star = this.lambdaStarEtc();
+      return makeArguments(slash, [], plain, withDefault, star);
+    });
+    if (alt1 !== FAIL) return alt1;
+    const alt2 = this.attempt(() => {
+      const slash = this.lambdaSlashWithDefault();
+      if (slash === FAIL) return FAIL;
+      const withDefault = this.repeat(() => this.lambdaParamWithDefault());
+      const star = this.lambdaStarEtc();
+      return makeArguments(slash.plain, slash.withDefault, [], withDefault, star);
+    });
+    if (alt2 !== FAIL) return alt2;
+    const alt3 = this.attempt(() => {
+      const plain = this.repeat(() => this.lambdaParamNoDefault());
+      if (plain.length === 0) return FAIL;
+      const withDefault = this.repeat(() => this.lambdaParamWithDefault());
+      const star = this.lambdaStarEtc();
+      return makeArguments([], [], plain, withDefault, star);
+    });
+    if (alt3 !== FAIL) return alt3;
+    const alt4 = this.attempt(() => {
+      const withDefault = this.repeat(() => this.lambdaParamWithDefault());
+      if (withDefault.length === 0) return FAIL;
+      const star = this.lambdaStarEtc();
+      return makeArguments([], [], [], withDefault, star);
+    });
+    if (alt4 !== FAIL) return alt4;
+    const star = this.lambdaStarEtc();
+    return star === FAIL ? FAIL : makeArguments([], [], [], [], star);
+  }
+
+  /** lambda_slash_no_default: lambda_param_no_default+ '/' (',' | &':') */
+  private lambdaSlashNoDefault(): Arg[] | null {
+    return this.attempt(() => {
+      const params = this.repeat(() => this.lambdaParamNoDefault());
+      if (params.length === 0 || !this.op('/')) return FAIL;
+      return this.commaOrColon() ? params : FAIL;
+    });
+  }
+
+  /** lambda_slash_with_default: lambda_param_no_default* lambda_param_with_default+ '/' (',' | &':') */
+  private lambdaSlashWithDefault(): { plain: Arg[]; withDefault: ParamDefault[] } | null {
+    return this.attempt(() => {
+      const plain = this.repeat(() => this.lambdaParamNoDefault());
+      const withDefault = this.repeat(() => this.lambdaParamWithDefault());
+      if (withDefault.length === 0 || !this.op('/')) return FAIL;
+      return this.commaOrColon() ? { plain, withDefault } : FAIL;
+    });
+  }
+
+  /**
+   * lambda_star_etc:
+   *   | '*' lambda_param_no_default lambda_param_maybe_default* [lambda_kwds]
+   *   | '*' ',' lambda_param_maybe_default+ [lambda_kwds]
+   *   | lambda_kwds
+   */
+  private lambdaStarEtc(): StarEtc | null {
+    const alt1 = this.attempt(() => {
+      if (!this.op('*')) return FAIL;
+      const vararg = this.lambdaParamNoDefault();
+      if (vararg === FAIL) return FAIL;
+      const kwonly = this.repeat(() => this.lambdaParamMaybeDefault());
+      const kwarg = this.lambdaKwds();
+      return { vararg, kwonly, kwarg };
+    });
+    if (alt1 !== FAIL) return alt1;
+    const alt2 = this.attempt(() => {
+      if (!this.op('*') || !this.op(',')) return FAIL;
+      const kwonly = this.repeat(() => this.lambdaParamMaybeDefault());
+      if (kwonly.length === 0) return FAIL;
+      const kwarg = this.lambdaKwds();
+      return { vararg: null, kwonly, kwarg };
+    });
+    if (alt2 !== FAIL) return alt2;
+    const kwarg = this.lambdaKwds();
+    return kwarg === FAIL ? FAIL : { vararg: null, kwonly: [], kwarg };
+  }
+
+  /** lambda_kwds: '**' lambda_param_no_default */
+  private lambdaKwds(): Arg | null {
+    return this.attempt(() => (this.op('**') ? this.lambdaParamNoDefault() : FAIL));
+  }
+
+  /** lambda_param_no_default: lambda_param (',' | &':') */
+  private lambdaParamNoDefault(): Arg | null {
+    return this.attempt(() => {
+      const p = this.lambdaParam();
+      return p !== FAIL && this.commaOrColon() ? p : FAIL;
+    });
+  }
+
+  /** lambda_param_with_default: lambda_param default (',' | &':') */
+  private lambdaParamWithDefault(): ParamDefault | null {
+    return this.attempt(() => {
+      const arg = this.lambdaParam();
+      if (arg === FAIL) return FAIL;
+      const value = this.defaultValue();
+      if (value === FAIL) return FAIL;
+      return this.commaOrColon() ? { arg, value } : FAIL;
+    });
+  }
+
+  /** lambda_param_maybe_default: lambda_param default? (',' | &':') */
+  private lambdaParamMaybeDefault(): { arg: Arg; value: Expr | null } | null {
+    return this.attempt(() => {
+      const arg = this.lambdaParam();
+      if (arg === FAIL) return FAIL;
+      const value = this.defaultValue();
+      return this.commaOrColon() ? { arg, value } : FAIL;
+    });
+  }
+
+  /** default: '=' expression */
+  private defaultValue(): Expr | null {
+    return this.attempt(() => (this.op('=') ? this.expression() : FAIL));
+  }
+
+  private lambdaParam(): Arg | null {
+    const name = this.nameToken();
+    if (!name) return FAIL;
+    return { type: 'arg', arg: identifier(name.text), annotation: null, type_comment: null, loc: this.tokenLoc(name) };
+  }
+
+  /** `','` consumed, or `&':'` without consuming. */
+  private commaOrColon(): boolean {
+    return this.op(',') !== FAIL || this.peekOp(':');
+  }
+
+  // ---- assignment targets (comprehension `for` targets) -------------------------------------
+
+  /** star_targets: star_target !',' | star_target (',' star_target)* [','] */
+  private starTargets(): Expr | null {
+    const single = this.attempt(() => {
+      const a = this.starTarget();
+      return a === FAIL || this.peekOp(',') ? FAIL : a;
+    });
+    if (single !== FAIL) return single;
+    const start = this.peek();
+    const a = this.starTarget();
+    if (a === FAIL) return FAIL;
+    const elts = [a];
+    for (;;) {
+      const b = this.attempt(() => (this.op(',') ? this.starTarget() : FAIL));
+      if (b === FAIL) break;
+      elts.push(b);
+    }
+    this.op(',');
+    return { type: 'Tuple', elts, ctx: this.ctx('Store'), loc: this.locFrom(start) };
+  }
+
+  /** star_target (memo): '*' (!'*' star_target) | target_with_star_atom */
+  private starTarget(): Expr | null {
+    return this.memo(this.memoStarTarget, () => {
+      const starred = this.attempt<Expr>(() => {
+        const star = this.op('*');
+        if (!star || this.peekOp('*')) return FAIL;
+        const value = this.starTarget();
+        if (value === FAIL) return FAIL;
+        return { type: 'Starred', value: withStore(value), ctx: this.ctx('Store'), loc: this.locFrom(star) };
+      });
+      return starred ?? this.targetWithStarAtom();
+    });
+  }
+
+  /**
+   * target_with_star_atom (memo):
+   *   | t_primary '.' NAME !t_lookahead
+   *   | t_primary '[' slices ']' !t_lookahead
+   *   | star_atom
+   */
+  private targetWithStarAtom(): Expr | null {
+    return this.memo(this.memoTargetWithStarAtom, () => {
+      const start = this.peek();
+      const attr = this.attempt<Expr>(() => {
+        const value = this.tPrimary();
+        if (value === FAIL || !this.op('.')) return FAIL;
+        const name = this.nameToken();
+        if (!name || this.tLookahead()) return FAIL;
+        return { type: 'Attribute', value, attr: identifier(name.text), ctx: this.ctx('Store'), loc: this.locFrom(start) };
+      });
+      if (attr !== FAIL) return attr;
+      const sub = this.attempt<Expr>(() => {
+        const value = this.tPrimary();
+        if (value === FAIL || !this.op('[')) return FAIL;
+        const slice = this.slices();
+        if (slice === FAIL || !this.op(']') || this.tLookahead()) return FAIL;
+        return { type: 'Subscript', value, slice, ctx: this.ctx('Store'), loc: this.locFrom(start) };
+      });
+      return sub ?? this.starAtom();
+    });
+  }
+
+  /**
+   * star_atom:
+   *   | NAME
+   *   | '(' target_with_star_atom ')'
+   *   | '(' [star_targets_tuple_seq] ')'
+   *   | '[' [star_targets_list_seq] ']'
+   */
+  private starAtom(): Expr | null {
+    const t = this.peek();
+    if (t.type === 'NAME') {
+      this.pos++;
+      return { type: 'Name', id: identifier(t.text), ctx: this.ctx('Store'), loc: this.tokenLoc(t) };
+    }
+    const inner = this.attempt(() => {
+      if (!this.op('(')) return FAIL;
+      const a = this.targetWithStarAtom();
+      return a !== FAIL && this.op(')') ? withStore(a) : FAIL;
+    });
+    if (inner !== FAIL) return inner;
+    const tuple = this.attempt<Expr>(() => {
+      const open = this.op('(');
+      if (!open) return FAIL;
+      const elts = this.starTargetsTupleSeq() ?? [];
+      if (!this.op(')')) return FAIL;
+      return { type: 'Tuple', elts, ctx: this.ctx('Store'), loc: this.locFrom(open) };
+    });
+    if (tuple !== FAIL) return tuple;
+    return this.attempt<Expr>(() => {
+      const open = this.op('[');
+      if (!open) return FAIL;
+      const elts = this.attempt(() => {
+        const items = this.gather(() => this.starTarget());
+        if (items !== FAIL) this.op(',');
+        return items;
+      }) ?? [];
+      if (!this.op(']')) return FAIL;
+      return { type: 'List', elts, ctx: this.ctx('Store'), loc: this.locFrom(open) };
+    });
+  }
+
+  /** star_targets_tuple_seq: star_target (',' star_target)+ [','] | star_target ',' */
+  private starTargetsTupleSeq(): Expr[] | null {
+    return this.attempt(() => {
+      const a = this.starTarget();
+      if (a === FAIL) return FAIL;
+      const elts = [a];
+      for (;;) {
+        const b = this.attempt(() => (this.op(',') ? this.starTarget() : FAIL));
+        if (b === FAIL) break;
+        elts.push(b);
+      }
+      const comma = this.op(',');
+      return elts.length > 1 || comma ? elts : FAIL;
+    });
+  }
+
+  /**
+   * t_primary (left-recursive): each step, and the atom it starts from, must be followed by
+   * t_lookahead ('(' | '[' | '.').
+   */
+  private tPrimary(): Expr | null {
+    return this.memo(this.memoTPrimary, () => {
+      const start = this.peek();
+      let a = this.attempt(() => {
+        const atom = this.atom();
+        return atom !== FAIL && this.tLookahead() ? atom : FAIL;
+      });
+      if (a === FAIL) return FAIL;
+      for (;;) {
+        const base: Expr = a;
+        const next = this.attempt(() => {
+          const n = this.primarySuffix(base, start);
+          return n !== FAIL && this.tLookahead() ? n : FAIL;
+        });
+        if (next === FAIL) return a;
+        a = next;
+      }
+    });
+  }
+
+  private tLookahead(): boolean {
+    return this.peekOp('(') || this.peekOp('[') || this.peekOp('.');
+  }
+
+  // ---- repetition helpers ------------------------------------------------------------------
+
+  /** `','.item+`: one or more items separated by commas (a trailing comma is left unconsumed). */
+  private gather<T>(item: () => T | null): T[] | null {
+    const first = this.attempt(item);
+    if (first === FAIL) return FAIL;
+    const out = [first];
+    for (;;) {
+      const next = this.attempt(() => (this.op(',') ? item() : FAIL));
+      if (next === FAIL) return out;
+      out.push(next);
+    }
+  }
+
+  /** `item*` */
+  private repeat<T>(item: () => T | null): T[] {
+    const out: T[] = [];
+    for (;;) {
+      const next = this.attempt(item);
+      if (next === FAIL) return out;
+      out.push(next);
+    }
+  }
+}
+
+interface ParamDefault {
+  arg: Arg;
+  value: Expr;
+}
+
+interface StarEtc {
+  vararg: Arg | null;
+  kwonly: { arg: Arg; value: Expr | null }[];
+  kwarg: Arg | null;
+}
+
+function emptyArguments(): Arguments {
+  return makeArguments([], [], [], [], null);
+}
+
+/** `_PyPegen_make_arguments`. */
+function makeArguments(
+  slashNoDefault: Arg[],
+  slashWithDefault: ParamDefault[],
+  plain: Arg[],
+  withDefault: ParamDefault[],
+  star: StarEtc | null,
+): Arguments {
+  const posonlyargs = [...slashNoDefault, ...slashWithDefault.map((p) => p.arg)];
+  return {
+    type: 'arguments',
+    posonlyargs,
+    args: [...plain, ...withDefault.map((p) => p.arg)],
+    vararg: star?.vararg ?? null,
+    kwonlyargs: star?.kwonly.map((p) => p.arg) ?? [],
+    kw_defaults: star?.kwonly.map((p) => p.value) ?? [],
+    kwarg: star?.kwarg ?? null,
+    defaults: [...slashWithDefault.map((p) => p.value), ...withDefault.map((p) => p.value)],
+    loc: null,
+  };
+}
+
+/** `_PyPegen_collect_call_seqs`: starred entries of the keyword section join the positional args. */
+function collectCallSeqs(positional: Expr[], kw: (Keyword | Expr)[]): { args: Expr[]; keywords: Keyword[] } {
+  const args = [...positional];
+  const keywords: Keyword[] = [];
+  for (const item of kw) {
+    if (item.type === 'keyword') keywords.push(item);
+    else args.push(item as Expr);
+  }
+  return { args, keywords };
+}
+
+/** `_PyPegen_set_expr_context(e, Store)`: a copy, because memoised nodes are shared. */
+function withStore(e: Expr): Expr {
+  const store: Marker<ContextName> = { type: 'Store', loc: null };
+  switch (e.type) {
+    case 'Name':
+    case 'Attribute':
+    case 'Subscript':
+      return { ...e, ctx: store };
+    case 'Starred':
+      return { ...e, value: withStore(e.value), ctx: store };
+    case 'Tuple':
+    case 'List':
+      return { ...e, elts: e.elts.map(withStore), ctx: store };
+    default:
+      return e;
+  }
+}
+
+/** `_PyPegen_new_identifier`: non-ASCII identifiers are NFKC-normalised. */
+function identifier(text: string): string {
+  return /^[\x00-\x7f]*$/.test(text) ? text : text.normalize('NFKC');
+}
+
+/** The value of a NUMBER token, by Python's literal rules (underscores already validated). */
+export function numberValue(text: string): PyConstant {
+  const t = text.replace(/_/g, '');
+  const lower = t.toLowerCase();
+  if (lower.startsWith('0x') || lower.startsWith('0o') || lower.startsWith('0b')) {
+    return { kind: 'int', value: BigInt(lower) };
+  }
+  if (lower.endsWith('j')) return { kind: 'complex', real: 0, imag: Number(t.slice(0, -1)) };
+  if (/[.e]/.test(lower)) return { kind: 'float', value: Number(t) };
+  return { kind: 'int', value: BigInt(t) };
+}

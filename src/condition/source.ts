@@ -1,0 +1,81 @@
+/**
+ * Source text as CPython's tokenizer sees it: a sequence of code points (not UTF-16 units), with
+ * `\r\n` and `\r` already translated to `\n`, and positions as 1-based line and code-point column.
+ */
+import { isPySpace } from './unicode-tables.js';
+
+export interface Pos {
+  /** 1-based line. */
+  readonly line: number;
+  /** 1-based column, in code points. */
+  readonly col: number;
+}
+
+/** Source code points plus the position of each index (the index one past the end included). */
+export interface SourceText {
+  readonly cps: readonly number[];
+  posAt(index: number): Pos;
+}
+
+export function toCodePoints(text: string): number[] {
+  const cps: number[] = [];
+  for (const ch of text) cps.push(ch.codePointAt(0)!);
+  return cps;
+}
+
+export function fromCodePoints(cps: readonly number[], start = 0, end = cps.length): string {
+  let out = '';
+  for (let i = start; i < end; i += 4096) {
+    out += String.fromCodePoint(...cps.slice(i, Math.min(end, i + 4096)));
+  }
+  return out;
+}
+
+/** CPython's `translate_newlines`: the tokenizer never sees a carriage return. */
+export function translateNewlines(text: string): string {
+  return text.replace(/\r\n?/g, '\n');
+}
+
+/** A source whose lines are split at `\n`. */
+export function makeSource(cps: readonly number[]): SourceText {
+  const lineStarts = [0];
+  for (let i = 0; i < cps.length; i++) if (cps[i] === 0x0a) lineStarts.push(i + 1);
+  return {
+    cps,
+    posAt(index: number): Pos {
+      // Binary search for the last line start <= index.
+      let lo = 0;
+      let hi = lineStarts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (lineStarts[mid]! <= index) lo = mid;
+        else hi = mid - 1;
+      }
+      return { line: lo + 1, col: index - lineStarts[lo]! + 1 };
+    },
+  };
+}
+
+/** Python's `str.strip()` with no argument: strips what `str.isspace()` calls whitespace. */
+export function pyStrip(text: string): string {
+  const cps = toCodePoints(text);
+  let start = 0;
+  let end = cps.length;
+  while (start < end && isPySpace(cps[start]!)) start++;
+  while (end > start && isPySpace(cps[end - 1]!)) end--;
+  return fromCodePoints(cps, start, end);
+}
+
+/** Length in code points, as Python's `len(str)`. */
+export function pyLen(text: string): number {
+  let n = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+    n++;
+  }
+  return n;
+}

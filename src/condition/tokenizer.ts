@@ -1,0 +1,462 @@
+/**
+ * CPython 3.11's tokenizer (Parser/tokenizer.c, `tok_get`) for one expression, restated over code
+ * points. It reproduces what decides acceptance — which characters start identifiers, the numeric
+ * literal rules and their error messages, string prefixes and quoting, line continuation, the
+ * 200-level bracket limit, and blank/indented lines after the first logical line — and produces
+ * the tokens the PEG parser consumes.
+ */
+import { isPrintable, isXidContinue, isXidStart } from './unicode-tables.js';
+import type { Pos, SourceText } from './source.js';
+import { fromCodePoints } from './source.js';
+import { PySyntaxError } from './syntax-error.js';
+
+export type TokenType = 'NAME' | 'KEYWORD' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER';
+
+export interface Token {
+  readonly type: TokenType;
+  /** Source text of the token (for NAME: as written, before NFKC normalisation). */
+  readonly text: string;
+  readonly start: Pos;
+  readonly end: Pos;
+  /** Code-point index range in the source, used to slice string bodies. */
+  readonly startIndex: number;
+  readonly endIndex: number;
+}
+
+/** CPython 3.11 hard keywords (Grammar/python.gram plus async/await). */
+export const KEYWORDS: ReadonlySet<string> = new Set([
+  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
+  'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in',
+  'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
+]);
+
+/** Tokenizer.c MAXLEVEL: deeper bracket nesting is "too many nested parentheses". */
+export const MAX_BRACKET_LEVEL = 200;
+
+const THREE_CHAR_OPS = new Set(['**=', '...', '//=', '<<=', '>>=']);
+const TWO_CHAR_OPS = new Set([
+  '!=', '%=', '&=', '**', '*=', '+=', '-=', '->', '//', '/=', ':=', '<<', '<=', '<>', '==', '>=',
+  '>>', '@=', '^=', '|=',
+]);
+
+const EOF = -1;
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isHexDigit = (c: number): boolean => isDigit(c) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+const isAsciiLetter = (c: number): boolean => (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a);
+const isIdentStart = (c: number): boolean => isAsciiLetter(c) || c === 0x5f || c >= 128;
+const isIdentChar = (c: number): boolean => isIdentStart(c) || isDigit(c);
+const ch = (s: string): number => s.charCodeAt(0);
+
+export interface TokenizeOptions {
+  /** Bracket level the text starts at (1 for an f-string expression, which CPython wraps in parens). */
+  initialLevel?: number;
+}
+
+/** Tokenizes the whole source; throws `PySyntaxError` for the first tokenizer error. */
+export function tokenize(src: SourceText, options: TokenizeOptions = {}): Token[] {
+  return new Tokenizer(src, options.initialLevel ?? 0).run();
+}
+
+class Tokenizer {
+  private readonly cps: readonly number[];
+  private i = 0;
+  private atLineStart = true;
+  private readonly brackets: { c: number; index: number }[] = [];
+  private readonly tokens: Token[] = [];
+
+  constructor(
+    private readonly src: SourceText,
+    private readonly initialLevel: number,
+  ) {
+    this.cps = src.cps;
+  }
+
+  private get level(): number {
+    return this.initialLevel + this.brackets.length;
+  }
+
+  private peek(offset = 0): number {
+    const j = this.i + offset;
+    return j < this.cps.length ? this.cps[j]! : EOF;
+  }
+
+  private error(msg: string, index: number, endIndex = index + 1): never {
+    const pos = this.src.posAt(index);
+    const end = this.src.posAt(Math.max(endIndex, index + 1));
+    throw new PySyntaxError(msg, pos, end.line === pos.line ? end.col : pos.col + 1);
+  }
+
+  private push(type: TokenType, start: number, end: number, text = fromCodePoints(this.cps, start, end)): void {
+    this.tokens.push({ type, text, start: this.src.posAt(start), end: this.src.posAt(end), startIndex: start, endIndex: end });
+  }
+
+  run(): Token[] {
+    for (;;) {
+      if (this.atLineStart && this.lineStart()) continue;
+      this.skipBlanks();
+      const start = this.i;
+      const c = this.peek();
+      if (c === EOF) {
+        if (this.brackets.length > 0) {
+          const open = this.brackets[this.brackets.length - 1]!;
+          this.error(`'${String.fromCodePoint(open.c)}' was never closed`, open.index);
+        }
+        this.push('ENDMARKER', start, start, '');
+        return this.tokens;
+      }
+      if (c === 0x0a) {
+        this.i++;
+        this.atLineStart = true;
+        if (this.level > 0) continue;
+        this.push('NEWLINE', start, start, '\n');
+        continue;
+      }
+      if (isIdentStart(c)) {
+        this.nameOrString(start);
+        continue;
+      }
+      if (c === 0x2e /* . */) {
+        if (isDigit(this.peek(1))) {
+          this.i++;
+          this.number(start, 'fraction');
+          continue;
+        }
+        if (this.peek(1) === 0x2e && this.peek(2) === 0x2e) {
+          this.i += 3;
+          this.push('OP', start, this.i);
+          continue;
+        }
+        this.i++;
+        this.push('OP', start, this.i);
+        continue;
+      }
+      if (isDigit(c)) {
+        this.number(start, 'start');
+        continue;
+      }
+      if (c === 0x27 || c === 0x22) {
+        this.string(start, this.i);
+        continue;
+      }
+      if (c === 0x5c /* \ */) {
+        this.continuation(start);
+        continue;
+      }
+      this.operator(start, c);
+    }
+  }
+
+  /**
+   * At the start of a physical line: skip a blank or comment-only line whole (CPython emits no
+   * NEWLINE for it), and before a non-blank indented line at bracket level 0 emit the INDENT that
+   * the eval grammar rejects. Returns true when a blank line was consumed.
+   */
+  private lineStart(): boolean {
+    this.atLineStart = false;
+    let j = this.i;
+    let col = 0;
+    // CPython 3.11.7 measures indentation across backslash continuations, keeping the column of
+    // the first backslash unless that column is 0 (so `\\<newline>  x` is an unexpected indent).
+    let contLineCol = 0;
+    for (;;) {
+      const c = j < this.cps.length ? this.cps[j]! : EOF;
+      if (c === 0x20 || c === 0x09) col++;
+      else if (c === 0x0c) col = 0;
+      else if (c === 0x5c) {
+        contLineCol ||= col;
+        if (this.cps[j + 1] !== 0x0a) this.error('unexpected character after line continuation character', j);
+        j += 2;
+        if (j >= this.cps.length) this.error('unexpected EOF while parsing', j);
+        continue;
+      } else break;
+      j++;
+    }
+    col = contLineCol || col;
+    const c = j < this.cps.length ? this.cps[j]! : EOF;
+    if (c === 0x23 /* # */ || c === 0x0a) {
+      while (j < this.cps.length && this.cps[j] !== 0x0a) j++;
+      if (j < this.cps.length) {
+        this.i = j + 1;
+        this.atLineStart = true;
+        return true;
+      }
+      this.i = j;
+      return false;
+    }
+    if (this.level === 0 && col > 0) this.push('INDENT', this.i, j);
+    return false;
+  }
+
+  private skipBlanks(): void {
+    for (;;) {
+      const c = this.peek();
+      if (c === 0x20 || c === 0x09 || c === 0x0c) this.i++;
+      else if (c === 0x23) {
+        while (this.peek() !== EOF && this.peek() !== 0x0a) this.i++;
+      } else return;
+    }
+  }
+
+  private continuation(start: number): void {
+    this.i++;
+    if (this.peek() !== 0x0a) {
+      this.error('unexpected character after line continuation character', start);
+    }
+    this.i++;
+    if (this.peek() === EOF) this.error('unexpected EOF while parsing', this.i);
+  }
+
+  private nameOrString(start: number): void {
+    // String prefixes: the legal combinations of b, r, u, f in the tokenizer's own order rules.
+    let sawB = false;
+    let sawR = false;
+    let sawU = false;
+    let sawF = false;
+    for (;;) {
+      const c = this.peek();
+      if (!(sawB || sawU || sawF) && (c === ch('b') || c === ch('B'))) sawB = true;
+      else if (!(sawB || sawU || sawR || sawF) && (c === ch('u') || c === ch('U'))) sawU = true;
+      else if (!(sawR || sawU) && (c === ch('r') || c === ch('R'))) sawR = true;
+      else if (!(sawF || sawB || sawU) && (c === ch('f') || c === ch('F'))) sawF = true;
+      else break;
+      this.i++;
+      const q = this.peek();
+      if (q === 0x27 || q === 0x22) {
+        this.string(start, this.i);
+        return;
+      }
+    }
+    let nonAscii = false;
+    while (isIdentChar(this.peek())) {
+      if (this.peek() >= 128) nonAscii = true;
+      this.i++;
+    }
+    if (nonAscii) this.verifyIdentifier(start, this.i);
+    const text = fromCodePoints(this.cps, start, this.i);
+    this.push(KEYWORDS.has(text) ? 'KEYWORD' : 'NAME', start, this.i, text);
+  }
+
+  /** `verify_identifier`: the raw (un-normalised) token must be XID_Start XID_Continue*. */
+  private verifyIdentifier(start: number, end: number): void {
+    for (let j = start; j < end; j++) {
+      const c = this.cps[j]!;
+      const ok = j === start ? isXidStart(c) || c === 0x5f : isXidContinue(c);
+      if (ok) continue;
+      const hex = c.toString(16).toUpperCase().padStart(4, '0');
+      if (isPrintable(c)) this.error(`invalid character '${String.fromCodePoint(c)}' (U+${hex})`, j);
+      this.error(`invalid non-printable character U+${hex}`, j);
+    }
+  }
+
+  /** `tok_decimal_tail`: digits with single underscores between them. Returns the next char. */
+  private decimalTail(): number {
+    for (;;) {
+      while (isDigit(this.peek())) this.i++;
+      if (this.peek() !== 0x5f) return this.peek();
+      this.i++;
+      if (!isDigit(this.peek())) this.error('invalid decimal literal', this.i);
+    }
+  }
+
+  /**
+   * `verify_end_of_number`: a literal directly followed by an identifier character is an error,
+   * except before the keywords CPython 3.11 only warns about (`1if x else y` is still valid).
+   */
+  private verifyEndOfNumber(kind: string): void {
+    const c = this.peek();
+    const next = (s: string): boolean => {
+      for (let k = 0; k < s.length; k++) if (this.peek(1 + k) !== s.charCodeAt(k)) return false;
+      return true;
+    };
+    let r = false;
+    if (c === ch('a')) r = next('nd');
+    else if (c === ch('e')) r = next('lse');
+    else if (c === ch('f')) r = next('or');
+    else if (c === ch('i')) {
+      const c2 = this.peek(1);
+      r = c2 === ch('f') || c2 === ch('n') || c2 === ch('s');
+    } else if (c === ch('o')) r = next('r');
+    else if (c === ch('n')) r = next('ot');
+    if (!r && isIdentChar(c)) this.error(`invalid ${kind} literal`, this.i);
+  }
+
+  private number(start: number, entry: 'start' | 'fraction'): void {
+    if (entry === 'fraction') {
+      this.decimalTail();
+      this.afterFraction(start);
+      return;
+    }
+    if (this.peek() === ch('0')) {
+      const c1 = this.peek(1);
+      if (c1 === ch('x') || c1 === ch('X')) return this.radix(start, 2, isHexDigit, 'hexadecimal');
+      if (c1 === ch('o') || c1 === ch('O')) return this.radix(start, 2, (c) => c >= 0x30 && c <= 0x37, 'octal');
+      if (c1 === ch('b') || c1 === ch('B')) return this.radix(start, 2, (c) => c === 0x30 || c === 0x31, 'binary');
+      // Zeros, possibly followed by more digits (old-style octal, now an error unless a float follows).
+      this.i++;
+      for (;;) {
+        if (this.peek() === 0x5f) {
+          this.i++;
+          if (!isDigit(this.peek())) this.error('invalid decimal literal', this.i);
+        }
+        if (this.peek() !== ch('0')) break;
+        this.i++;
+      }
+      const zerosEnd = this.i;
+      let nonzero = false;
+      if (isDigit(this.peek())) {
+        nonzero = true;
+        this.decimalTail();
+      }
+      const c = this.peek();
+      if (c === 0x2e) {
+        this.i++;
+        if (isDigit(this.peek())) this.decimalTail();
+        return this.afterFraction(start);
+      }
+      if (c === ch('e') || c === ch('E') || c === ch('j') || c === ch('J')) return this.afterFraction(start);
+      if (nonzero) {
+        this.error(
+          'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers',
+          start,
+          zerosEnd,
+        );
+      }
+      this.verifyEndOfNumber('decimal');
+      this.push('NUMBER', start, this.i);
+      return;
+    }
+    this.decimalTail();
+    if (this.peek() === 0x2e) {
+      this.i++;
+      if (isDigit(this.peek())) this.decimalTail();
+    }
+    this.afterFraction(start);
+  }
+
+  /** Exponent and imaginary suffix handling shared by every decimal and float literal. */
+  private afterFraction(start: number): void {
+    let c = this.peek();
+    if (c === ch('e') || c === ch('E')) {
+      const eIndex = this.i;
+      this.i++;
+      c = this.peek();
+      if (c === ch('+') || c === ch('-')) {
+        this.i++;
+        if (!isDigit(this.peek())) this.error('invalid decimal literal', this.i);
+      } else if (!isDigit(c)) {
+        // `1e` is not an exponent: the literal ends before the `e` (an error unless `else` follows).
+        this.i = eIndex;
+        this.verifyEndOfNumber('decimal');
+        this.push('NUMBER', start, this.i);
+        return;
+      }
+      this.decimalTail();
+      c = this.peek();
+    }
+    if (c === ch('j') || c === ch('J')) {
+      this.i++;
+      this.verifyEndOfNumber('imaginary');
+    } else {
+      this.verifyEndOfNumber('decimal');
+    }
+    this.push('NUMBER', start, this.i);
+  }
+
+  private radix(start: number, prefixLen: number, isRadixDigit: (c: number) => boolean, kind: string): void {
+    this.i += prefixLen;
+    const checkDigit = (): void => {
+      const c = this.peek();
+      if (isRadixDigit(c)) return;
+      if (kind !== 'hexadecimal' && isDigit(c)) this.error(`invalid digit '${String.fromCodePoint(c)}' in ${kind} literal`, this.i);
+      this.error(`invalid ${kind} literal`, this.i);
+    };
+    do {
+      if (this.peek() === 0x5f) this.i++;
+      checkDigit();
+      while (isRadixDigit(this.peek())) this.i++;
+    } while (this.peek() === 0x5f);
+    if (kind !== 'hexadecimal' && isDigit(this.peek())) {
+      this.error(`invalid digit '${String.fromCodePoint(this.peek())}' in ${kind} literal`, this.i);
+    }
+    this.verifyEndOfNumber(kind);
+    this.push('NUMBER', start, this.i);
+  }
+
+  /** A string literal; `quoteIndex` is where the opening quote is (after any prefix). */
+  private string(start: number, quoteIndex: number): void {
+    const quote = this.cps[quoteIndex]!;
+    this.i = quoteIndex + 1;
+    let quoteSize = 1;
+    let endQuoteSize = 0;
+    if (this.peek() === quote) {
+      if (this.peek(1) === quote) {
+        quoteSize = 3;
+        this.i += 2;
+      } else {
+        this.i++;
+        endQuoteSize = 1; // the empty string
+      }
+    }
+    while (endQuoteSize !== quoteSize) {
+      const c = this.peek();
+      if (c === EOF || (quoteSize === 1 && c === 0x0a)) {
+        const detected = this.src.posAt(this.i).line;
+        if (quoteSize === 3) this.error(`unterminated triple-quoted string literal (detected at line ${detected})`, start);
+        this.error(`unterminated string literal (detected at line ${detected})`, start);
+      }
+      this.i++;
+      if (c === quote) endQuoteSize++;
+      else {
+        endQuoteSize = 0;
+        if (c === 0x5c && this.peek() !== EOF) this.i++;
+      }
+    }
+    this.push('STRING', start, this.i);
+  }
+
+  private operator(start: number, c: number): void {
+    const three = fromCodePoints(this.cps, start, Math.min(start + 3, this.cps.length));
+    if (THREE_CHAR_OPS.has(three)) {
+      this.i += 3;
+      this.push('OP', start, this.i, three);
+      return;
+    }
+    const two = three.slice(0, 2);
+    if (two.length === 2 && TWO_CHAR_OPS.has(two)) {
+      this.i += 2;
+      this.push('OP', start, this.i, two);
+      return;
+    }
+    if (c === 0x28 || c === 0x5b || c === 0x7b) {
+      if (this.level >= MAX_BRACKET_LEVEL) this.error('too many nested parentheses', start);
+      this.brackets.push({ c, index: start });
+    } else if (c === 0x29 || c === 0x5d || c === 0x7d) {
+      const open = this.brackets.pop();
+      if (open === undefined) {
+        if (this.initialLevel > 0) {
+          // An f-string expression is wrapped in parentheses; its closer is added by the caller.
+          this.error(`f-string: unmatched '${String.fromCodePoint(c)}'`, start);
+        }
+        this.error(`unmatched '${String.fromCodePoint(c)}'`, start);
+      }
+      const match = (open.c === 0x28 && c === 0x29) || (open.c === 0x5b && c === 0x5d) || (open.c === 0x7b && c === 0x7d);
+      if (!match) {
+        const openLine = this.src.posAt(open.index).line;
+        const here = this.src.posAt(start).line;
+        const o = String.fromCodePoint(open.c);
+        const cl = String.fromCodePoint(c);
+        this.error(
+          openLine !== here
+            ? `closing parenthesis '${cl}' does not match opening parenthesis '${o}' on line ${openLine}`
+            : `closing parenthesis '${cl}' does not match opening parenthesis '${o}'`,
+          start,
+        );
+      }
+    }
+    if (!isPrintable(c)) {
+      this.error(`invalid non-printable character U+${c.toString(16).toUpperCase().padStart(4, '0')}`, start);
+    }
+    this.i++;
+    this.push('OP', start, this.i);
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The whitelist walker of the original `validate_and_compile`, rule for rule and in its order:
+ * nodes are visited in `ast.walk` order (breadth-first, children in `_fields` order) and the first
+ * node that fails a rule is reported, so the error names the same node CPython's walker would.
+ */
+import { type Expr, type Expression, type Loc, type Node, childNodes } from './ast.js';
+import type { SandboxErrorKind } from './errors.js';
+import { unparse } from './unparse.js';
+
+/** Int literals with `abs(value) >= MAX_INT_CONSTANT` are rejected (bool exempt). */
+export const MAX_INT_CONSTANT = 1_000_000_000;
+const INT_CAP = BigInt(MAX_INT_CONSTANT);
+
+export const ALLOWED_NODES: ReadonlySet<string> = new Set([
+  'Expression', 'BoolOp', 'BinOp', 'UnaryOp', 'Compare', 'Call', 'Subscript', 'Name', 'Constant', 'IfExp',
+  'And', 'Or', 'Not', 'Eq', 'NotEq', 'Lt', 'LtE', 'Gt', 'GtE', 'Add', 'Sub', 'Div', 'FloorDiv', 'USub', 'UAdd',
+  'Load',
+]);
+export const ALLOWED_NAMES: ReadonlySet<string> = new Set([
+  'capture', 'exit_code', 'walltime_sec', 'peak_vram_mib', 'math', 'float', 'int', 'len',
+]);
+export const ALLOWED_CALLS: ReadonlySet<string> = new Set(['float', 'int', 'len', 'math.isnan', 'math.isinf']);
+const ALLOWED_MATH_ATTRS: ReadonlySet<string> = new Set(['isnan', 'isinf']);
+
+export interface Violation {
+  kind: SandboxErrorKind;
+  detail: string;
+  /** CPython class name of the offending node. */
+  node: string;
+  /** Where it is; for a context node (no position of its own) the nearest ancestor's. */
+  loc: Loc | null;
+}
+
+/** Returns the first violation in walk order, or null when the tree is allowed. */
+export function findViolation(tree: Expression): Violation | null {
+  const queue: { node: Node; loc: Loc | null }[] = [{ node: tree, loc: null }];
+  for (let head = 0; head < queue.length; head++) {
+    const { node, loc } = queue[head]!;
+    const here = node.loc ?? loc;
+    for (const child of childNodes(node)) queue.push({ node: child, loc: here });
+    const detail = checkNode(node);
+    if (detail !== null) return { ...detail, node: node.type, loc: here };
+  }
+  return null;
+}
+
+function checkNode(node: Node): { kind: SandboxErrorKind; detail: string } | null {
+  if (node.type === 'Attribute') {
+    if (node.value.type === 'Name' && node.value.id === 'math' && ALLOWED_MATH_ATTRS.has(node.attr)) return null;
+    return { kind: 'forbidden-attribute', detail: `condition: forbidden attribute access: ${unparse(node)}` };
+  }
+  if (!ALLOWED_NODES.has(node.type)) {
+    return { kind: 'forbidden-node', detail: `condition: forbidden AST node: ${node.type}` };
+  }
+  switch (node.type) {
+    case 'Name':
+      if (!ALLOWED_NAMES.has(node.id)) return { kind: 'forbidden-name', detail: `condition: forbidden name: ${node.id}` };
+      return null;
+    case 'Subscript':
+      if (node.value.type === 'Name' && node.value.id === 'capture') return null;
+      return { kind: 'forbidden-subscript', detail: 'condition: subscript only allowed on capture[...]' };
+    case 'Call': {
+      const target = callTarget(node.func);
+      if (ALLOWED_CALLS.has(target)) return null;
+      return { kind: 'forbidden-call', detail: `condition: forbidden call: ${target}` };
+    }
+    case 'Constant': {
+      const v = node.value;
+      if (v.kind === 'int') {
+        const abs = v.value < 0n ? -v.value : v.value;
+        if (abs >= INT_CAP) {
+          return {
+            kind: 'int-constant',
+            detail: `condition: integer constant magnitude ${abs} >= ${MAX_INT_CONSTANT} (rejected to prevent resource exhaustion)`,
+          };
+        }
+      }
+      return null;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The unparsed call target, compared as text with the allowed calls (as the original does). */
+function callTarget(func: Expr): string {
+  return unparse(func);
+}
