@@ -1,0 +1,9 @@
+#!/usr/bin/env node
+/** Entry point of the `aorta-probe` bin; everything else lives in run.ts. */
+import { runCli } from './run.js';
+
+process.exitCode = await runCli(process.argv.slice(2), {
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+});
