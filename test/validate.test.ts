@@ -242,6 +242,18 @@ describe('errors', () => {
     ["'\\N{NO SUCH NAME}'", "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-15: unknown Unicode character name", 1, 1],
     ["f'{'", "f-string: expecting '}'", 1, 4],
     ['exit_code\0', 'source code string cannot contain null bytes', 1, 1],
+    // The second pass: CPython's invalid_* rules, with CPython's own positions.
+    ['(exit_code = 137)', "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 2],
+    ["(capture['x'] = 1)", "cannot assign to subscript here. Maybe you meant '==' instead of '='?", 1, 2],
+    ["float(capture['x']=1)", 'expression cannot contain assignment, perhaps you meant "=="?', 1, 7],
+    ["float(capture['x'] 1)", 'invalid syntax. Perhaps you forgot a comma?', 1, 7],
+    ['exit_code == 1 if 2', "expected 'else' after 'if' expression", 1, 1],
+    ['print exit_code', "Missing parentheses in call to 'print'. Did you mean print(...)?", 1, 1],
+    ['len(x for x in capture, 1)', 'Generator expression must be parenthesized', 1, 5],
+    ['(exit_code.real := 1)', 'cannot use assignment expressions with attribute', 1, 2],
+    ['float(**capture, *capture)', 'iterable argument unpacking follows keyword argument unpacking', 1, 18],
+    ['exit_code = 137', 'invalid syntax', 1, 11],
+    ['exit_code == 1 and or 2', 'invalid syntax', 1, 20],
   ])('syntax error for %j: %s', (text, msg, line, col) => {
     const err = rejection(text);
     expect(err.kind).toBe('syntax');

@@ -46,9 +46,15 @@ export function parseExpression(text: string): Expression {
     );
   }
   const src = makeSource(toCodePoints(translateNewlines(text)));
-  const parser = new Parser(src, tokenize(src));
+  const tokens = tokenize(src);
   try {
-    return parser.parseEval();
+    const first = new Parser(src, tokens, false);
+    const tree = first.parseEval();
+    if (tree !== FAIL) return tree;
+    // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
+    // which raise the specific messages; if none applies, the first pass's position is reported.
+    new Parser(src, tokens, true).parseEval();
+    throw first.syntaxError();
   } catch (e) {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
@@ -59,8 +65,13 @@ export function parseExpression(text: string): Expression {
 
 /** Parses the tokens of an f-string expression (already wrapped in parentheses by the caller). */
 export function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
-  return new Parser(src, tokens).parseFstring();
+  const body = new Parser(src, tokens, false).parseFstring();
+  if (body !== FAIL) return body;
+  throw new PySyntaxError('f-string: invalid syntax', tokens[0]!.start);
 }
+
+const SOFT_KEYWORDS: ReadonlySet<string> = new Set(['_', 'case', 'match']);
+const LEGACY_STATEMENTS: ReadonlySet<string> = new Set(['print', 'exec']);
 
 class Parser {
   private pos = 0;
@@ -82,29 +93,36 @@ class Parser {
   private readonly memoTargetWithStarAtom: Memo<Expr> = new Map();
   private readonly memoTPrimary: Memo<Expr> = new Map();
 
+  /** Inside `expression_without_invalid`: the invalid rules are off even in the second pass. */
+  private withoutInvalid = 0;
+
   constructor(
     private readonly src: SourceText,
     private readonly tokens: Token[],
+    /** The second pass: `invalid_*` alternatives are tried and throw their specific messages. */
+    private readonly secondPass: boolean,
   ) {}
+
+  private get invalidRules(): boolean {
+    return this.secondPass && this.withoutInvalid === 0;
+  }
 
   // ---- entry points -------------------------------------------------------------------------
 
-  parseEval(): Expression {
+  /** eval: expressions NEWLINE* ENDMARKER */
+  parseEval(): Expression | null {
     const body = this.expressions();
-    if (body !== FAIL) {
-      while (this.peekType('NEWLINE')) this.pos++;
-      if (this.peekType('ENDMARKER')) return { type: 'Expression', body, loc: null };
-    }
-    throw this.syntaxError();
+    if (body === FAIL) return FAIL;
+    while (this.peekType('NEWLINE')) this.pos++;
+    return this.peekType('ENDMARKER') ? { type: 'Expression', body, loc: null } : FAIL;
   }
 
-  parseFstring(): Expr {
-    const body = this.starExpressions();
-    if (body !== FAIL) return body;
-    throw this.syntaxError('f-string: invalid syntax');
+  parseFstring(): Expr | null {
+    return this.starExpressions();
   }
 
-  private syntaxError(msg = 'invalid syntax'): PySyntaxError {
+  /** The generic error, at the furthest token the parser looked at. */
+  syntaxError(msg = 'invalid syntax'): PySyntaxError {
     const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
     if (tok.type === 'INDENT') return new PySyntaxError('unexpected indent', tok.start);
     const end = tok.end.line === tok.start.line ? tok.end.col : tok.start.col + 1;
@@ -240,6 +258,17 @@ class Parser {
   /** expression (memo): disjunction 'if' disjunction 'else' expression | disjunction | lambdef */
   private expression(): Expr | null {
     return this.memo(this.memoExpression, () => {
+      if (this.invalidRules) {
+        this.attempt(() => this.invalidExpression());
+        this.attempt(() => this.invalidLegacyExpression());
+      }
+      return this.expressionWithoutInvalid();
+    });
+  }
+
+  /** expression_without_invalid: the alternatives of `expression` proper. */
+  private expressionWithoutInvalid(): Expr | null {
+    return this.attempt(() => {
       const start = this.peek();
       const ternary = this.attempt<Expr>(() => {
         const body = this.disjunction();
@@ -313,7 +342,10 @@ class Parser {
 
   /** named_expression: assignment_expression | expression !':=' */
   private namedExpression(): Expr | null {
-    return this.assignmentExpression() ?? this.expressionNotWalrus();
+    const walrus = this.assignmentExpression();
+    if (walrus !== FAIL) return walrus;
+    if (this.invalidRules) this.attempt(() => this.invalidNamedExpression());
+    return this.expressionNotWalrus();
   }
 
   /** expression !':=' */
@@ -808,10 +840,14 @@ class Parser {
   /** arguments (memo): args [','] &')' */
   private arguments(): { args: Expr[]; keywords: Keyword[] } | null {
     return this.memo(this.memoArguments, () => {
-      const a = this.args();
-      if (a === FAIL) return FAIL;
-      this.op(',');
-      return this.peekOp(')') ? a : FAIL;
+      const a = this.attempt(() => {
+        const parsed = this.args();
+        if (parsed === FAIL) return FAIL;
+        this.op(',');
+        return this.peekOp(')') ? parsed : FAIL;
+      });
+      if (a === FAIL && this.invalidRules) this.attempt(() => this.invalidArguments());
+      return a;
     });
   }
 
@@ -863,11 +899,13 @@ class Parser {
 
   /** kwarg_or_starred: NAME '=' expression | starred_expression */
   private kwargOrStarred(): Keyword | Expr | null {
+    if (this.invalidRules) this.attempt(() => this.invalidKwarg());
     return this.keywordArg() ?? this.starredExpression();
   }
 
   /** kwarg_or_double_starred: NAME '=' expression | '**' expression */
   private kwargOrDoubleStarred(): Keyword | null {
+    if (this.invalidRules) this.attempt(() => this.invalidKwarg());
     return (
       this.keywordArg() ??
       this.attempt<Keyword>(() => {
@@ -888,6 +926,145 @@ class Parser {
       if (value === FAIL) return FAIL;
       return { type: 'keyword', arg: identifier(name.text), value, loc: this.locFrom(name) };
     });
+  }
+
+  // ---- second pass: the invalid_* rules that give CPython's specific messages ----------------
+
+  private raise(msg: string, from: Loc | Token, to?: Loc | Token): never {
+    const start = 'start' in from ? from.start : { line: from.line, col: from.col };
+    const end = to === undefined ? undefined : 'end' in to && typeof to.end === 'object' ? to.end : { line: (to as Loc).endLine, col: (to as Loc).endCol };
+    throw new PySyntaxError(msg, start, end !== undefined && end.line === start.line ? end.col : start.col + 1);
+  }
+
+  /**
+   * invalid_expression:
+   *   | !(NAME STRING | SOFT_KEYWORD) a=disjunction b=expression_without_invalid   "Perhaps you forgot a comma?"
+   *   | a=disjunction 'if' b=disjunction !('else'|':')                              "expected 'else' ..."
+   */
+  private invalidExpression(): null {
+    const t = this.peek();
+    const next = this.tokens[this.pos + 1];
+    const blocked = t.type === 'NAME' && (next?.type === 'STRING' || SOFT_KEYWORDS.has(t.text));
+    if (!blocked) {
+      this.attempt(() => {
+        const a = this.disjunction();
+        if (a === FAIL) return FAIL;
+        this.withoutInvalid++;
+        const b = this.expressionWithoutInvalid();
+        this.withoutInvalid--;
+        if (b === FAIL) return FAIL;
+        const isLegacy = a.type === 'Name' && LEGACY_STATEMENTS.has(a.id);
+        if (isLegacy || this.tokens[this.pos - 1]!.level === 0) return FAIL;
+        this.raise('invalid syntax. Perhaps you forgot a comma?', a.loc, b.loc);
+      });
+    }
+    this.attempt(() => {
+      const a = this.disjunction();
+      if (a === FAIL || !this.keyword('if')) return FAIL;
+      const b = this.disjunction();
+      if (b === FAIL) return FAIL;
+      const t2 = this.peek();
+      if ((t2.type === 'KEYWORD' && t2.text === 'else') || (t2.type === 'OP' && t2.text === ':')) return FAIL;
+      this.raise("expected 'else' after 'if' expression", a.loc, b.loc);
+    });
+    return FAIL;
+  }
+
+  /** invalid_legacy_expression: a=NAME !'(' b=star_expressions, for `print x` and `exec x`. */
+  private invalidLegacyExpression(): null {
+    const a = this.nameToken();
+    if (!a || this.peekOp('(')) return FAIL;
+    const b = this.starExpressions();
+    if (b === FAIL || !LEGACY_STATEMENTS.has(a.text)) return FAIL;
+    this.raise(`Missing parentheses in call to '${a.text}'. Did you mean ${a.text}(...)?`, a, b.loc);
+  }
+
+  /**
+   * invalid_named_expression:
+   *   | a=expression ':=' expression                              "cannot use assignment expressions with ..."
+   *   | a=NAME '=' b=bitwise_or !('='|':=')                        "Maybe you meant '==' or ':=' instead of '='?"
+   *   | !(list|tuple|genexp|'True'|'None'|'False') a=bitwise_or '=' bitwise_or !('='|':=')   "cannot assign to ..."
+   */
+  private invalidNamedExpression(): null {
+    this.attempt(() => {
+      const a = this.expression();
+      if (a === FAIL || !this.op(':=') || this.expression() === FAIL) return FAIL;
+      this.raise(`cannot use assignment expressions with ${exprName(a)}`, a.loc);
+    });
+    this.attempt(() => {
+      const a = this.nameToken();
+      if (!a || !this.op('=')) return FAIL;
+      const b = this.bitwiseOr();
+      if (b === FAIL || this.peekOp('=') || this.peekOp(':=')) return FAIL;
+      this.raise("invalid syntax. Maybe you meant '==' or ':=' instead of '='?", a, b.loc);
+    });
+    this.attempt(() => {
+      // A negative lookahead: the position is restored whether or not a display matches.
+      const mark = this.pos;
+      const excluded = this.list() ?? this.tuple() ?? this.genexp();
+      this.pos = mark;
+      if (excluded !== FAIL) return FAIL;
+      const t = this.peek();
+      if (t.type === 'KEYWORD' && (t.text === 'True' || t.text === 'None' || t.text === 'False')) return FAIL;
+      const a = this.bitwiseOr();
+      if (a === FAIL || !this.op('=')) return FAIL;
+      if (this.bitwiseOr() === FAIL || this.peekOp('=') || this.peekOp(':=')) return FAIL;
+      this.raise(`cannot assign to ${exprName(a)} here. Maybe you meant '==' instead of '='?`, a.loc);
+    });
+    return FAIL;
+  }
+
+  /**
+   * invalid_kwarg:
+   *   | ('True'|'False'|'None') '='                "cannot assign to True"
+   *   | !(NAME '=') a=expression b='='             "expression cannot contain assignment, perhaps you meant \"==\"?"
+   */
+  private invalidKwarg(): null {
+    this.attempt(() => {
+      const t = this.peek();
+      if (t.type !== 'KEYWORD' || !['True', 'False', 'None'].includes(t.text)) return FAIL;
+      this.pos++;
+      const eq = this.op('=');
+      if (!eq) return FAIL;
+      this.raise(`cannot assign to ${t.text}`, t, eq);
+    });
+    this.attempt(() => {
+      if (this.peekType('NAME') && this.tokens[this.pos + 1]?.type === 'OP' && this.tokens[this.pos + 1]?.text === '=') return FAIL;
+      const a = this.expression();
+      if (a === FAIL) return FAIL;
+      const eq = this.op('=');
+      if (!eq) return FAIL;
+      this.raise('expression cannot contain assignment, perhaps you meant "=="?', a.loc, eq);
+    });
+    return FAIL;
+  }
+
+  /**
+   * invalid_arguments (the alternatives about generator expressions and argument order):
+   *   | a=args ',' '*'                                   "iterable argument unpacking follows keyword argument unpacking"
+   *   | a=expression b=for_if_clauses ',' [args | expression for_if_clauses]   "Generator expression must be parenthesized"
+   *   | args ',' a=expression b=for_if_clauses           "Generator expression must be parenthesized"
+   */
+  private invalidArguments(): null {
+    this.attempt(() => {
+      const a = this.args();
+      if (a === FAIL || !this.op(',') || !this.op('*')) return FAIL;
+      this.raise('iterable argument unpacking follows keyword argument unpacking', this.tokens[this.pos - 1]!);
+    });
+    this.attempt(() => {
+      const a = this.expression();
+      if (a === FAIL) return FAIL;
+      const b = this.forIfClauses();
+      if (b === FAIL || !this.op(',')) return FAIL;
+      this.raise('Generator expression must be parenthesized', a.loc);
+    });
+    this.attempt(() => {
+      if (this.args() === FAIL || !this.op(',')) return FAIL;
+      const a = this.expression();
+      if (a === FAIL || this.forIfClauses() === FAIL) return FAIL;
+      this.raise('Generator expression must be parenthesized', a.loc);
+    });
+    return FAIL;
   }
 
   // ---- lambda -------------------------------------------------------------------------------
@@ -1301,4 +1478,39 @@ export function numberValue(text: string): PyConstant {
   if (lower.endsWith('j')) return { kind: 'complex', real: 0, imag: Number(t.slice(0, -1)) };
   if (/[.e]/.test(lower)) return { kind: 'float', value: Number(t) };
   return { kind: 'int', value: BigInt(t) };
+}
+
+/** `_PyPegen_get_expr_name`: how CPython's messages name an expression. */
+function exprName(e: Expr): string {
+  switch (e.type) {
+    case 'Attribute': return 'attribute';
+    case 'Subscript': return 'subscript';
+    case 'Starred': return 'starred';
+    case 'Name': return 'name';
+    case 'List': return 'list';
+    case 'Tuple': return 'tuple';
+    case 'Lambda': return 'lambda';
+    case 'Call': return 'function call';
+    case 'BoolOp': case 'BinOp': case 'UnaryOp': return 'expression';
+    case 'GeneratorExp': return 'generator expression';
+    case 'Yield': case 'YieldFrom': return 'yield expression';
+    case 'Await': return 'await expression';
+    case 'ListComp': return 'list comprehension';
+    case 'SetComp': return 'set comprehension';
+    case 'DictComp': return 'dict comprehension';
+    case 'Dict': return 'dict literal';
+    case 'Set': return 'set display';
+    case 'JoinedStr': case 'FormattedValue': return 'f-string expression';
+    case 'Constant': {
+      const v = e.value;
+      if (v.kind === 'None') return 'None';
+      if (v.kind === 'bool') return v.value ? 'True' : 'False';
+      if (v.kind === 'Ellipsis') return 'ellipsis';
+      return 'literal';
+    }
+    case 'Compare': return 'comparison';
+    case 'IfExp': return 'conditional expression';
+    case 'NamedExpr': return 'named expression';
+    case 'Slice': return 'slice';
+  }
 }

@@ -473,6 +473,7 @@ class FstringScanner {
       end: { line: pos.line, col: pos.col + (text.length > 0 ? 1 : 0) },
       startIndex: index,
       endIndex: index,
+      level: text === '(' ? 1 : 0,
     });
     const body = tokens.slice(0, -1).map((t) => ({ ...t, startIndex: t.startIndex + start, endIndex: t.endIndex + start }));
     const wrapped = [

@@ -21,6 +21,8 @@ export interface Token {
   /** Code-point index range in the source, used to slice string bodies. */
   readonly startIndex: number;
   readonly endIndex: number;
+  /** Bracket nesting level after this token, as CPython records it (for error messages). */
+  readonly level: number;
 }
 
 /** CPython 3.11 hard keywords (Grammar/python.gram plus async/await). */
@@ -87,7 +89,9 @@ class Tokenizer {
   }
 
   private push(type: TokenType, start: number, end: number, text = fromCodePoints(this.cps, start, end)): void {
-    this.tokens.push({ type, text, start: this.src.posAt(start), end: this.src.posAt(end), startIndex: start, endIndex: end });
+    this.tokens.push({
+      type, text, start: this.src.posAt(start), end: this.src.posAt(end), startIndex: start, endIndex: end, level: this.level,
+    });
   }
 
   run(): Token[] {
