@@ -53,6 +53,8 @@ function jsonAscii(s: string): string {
 interface Ours {
   valid: boolean;
   node: string | null;
+  /** Our kind (`ok`, a SandboxErrorKind, or `THREW`) plus node, for grouping. */
+  key: string;
   text: string;
   crashed: boolean;
 }
@@ -60,14 +62,15 @@ interface Ours {
 function runOurs(condition: string): Ours {
   try {
     validateCondition(condition);
-    return { valid: true, node: null, text: 'ok', crashed: false };
+    return { valid: true, node: null, key: 'ok', text: 'ok', crashed: false };
   } catch (err) {
     if (err instanceof SandboxError) {
-      return { valid: false, node: err.node, text: `${err.kind}: ${err.detail}`, crashed: false };
+      const key = err.node === null ? err.kind : `${err.kind}/${err.node}`;
+      return { valid: false, node: err.node, key, text: `${err.kind}: ${err.detail}`, crashed: false };
     }
     const e = err as { name?: unknown; message?: unknown } | null;
     const desc = e !== null && typeof e === 'object' ? `${String(e.name)}: ${String(e.message)}` : String(err);
-    return { valid: false, node: null, text: `THREW (not a SandboxError) ${desc.split('\n')[0]}`, crashed: true };
+    return { valid: false, node: null, key: 'THREW', text: `THREW (not a SandboxError) ${desc.split('\n')[0]}`, crashed: true };
   }
 }
 
@@ -98,7 +101,7 @@ describe('CPython 3.11 conformance (fixtures/conditions/golden-validate.jsonl)',
       const ours = runOurs(rec.condition);
       if (!ours.crashed && ours.valid === rec.valid && ours.node === rec.node) return;
       if (ours.crashed) crashes++;
-      const key = `${rec.kind}${rec.node ? `/${rec.node}` : ''} -> ${ours.crashed ? 'THREW' : ours.valid ? 'ok' : (ours.node ?? 'null')}`;
+      const key = `${rec.kind}${rec.node ? `/${rec.node}` : ''} -> ${ours.key}`;
       byKind.set(key, (byKind.get(key) ?? 0) + 1);
       if (failures.length < SHOW) {
         failures.push(
