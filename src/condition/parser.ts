@@ -93,6 +93,7 @@ class Parser {
   private readonly memoTargetWithStarAtom: Memo<Expr> = new Map();
   private readonly memoTPrimary: Memo<Expr> = new Map();
 
+  private readonly invalidNamedTried = new Set<number>();
   /** Inside `expression_without_invalid`: the invalid rules are off even in the second pass. */
   private withoutInvalid = 0;
 
@@ -986,6 +987,10 @@ class Parser {
    *   | !(list|tuple|genexp|'True'|'None'|'False') a=bitwise_or '=' bitwise_or !('='|':=')   "cannot assign to ..."
    */
   private invalidNamedExpression(): null {
+    // Memoised like pegen's (memo) rule: its negative lookahead re-parses displays, which would
+    // otherwise make nested brackets quadratic in the second pass.
+    if (this.invalidNamedTried.has(this.pos)) return FAIL;
+    this.invalidNamedTried.add(this.pos);
     this.attempt(() => {
       const a = this.expression();
       if (a === FAIL || !this.op(':=') || this.expression() === FAIL) return FAIL;
