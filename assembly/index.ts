@@ -1,6 +1,13 @@
-// Placeholder for the condition VM (issue "Condition language, part 2").
-// It exists now so that `npm run build` exercises the AssemblyScript toolchain from the first commit;
-// the module imports nothing from the host, which is the property the VM must keep.
+// The WebAssembly module's exports: the condition VM and the arena controls the host needs.
+export {
+  programBuffer, loadProgram, verifyError, inputBuffer, setInputs, run, runBatch, resultTruthy,
+  resultBigDecimal, resultTag, resultNum, resultRef, resultError,
+} from './vm';
 
-/** Version of the bytecode format this VM understands; the TS compiler checks it before loading. */
-export const BYTECODE_VERSION: i32 = 0;
+/** Version of the bytecode format this VM understands. */
+export { PROGRAM_VERSION } from './opcodes';
+
+export function arenaMark(): usize { return __arena_mark(); }
+export function arenaRelease(mark: usize): void { __arena_release(mark); }
+export function arenaSetLimit(bytes: usize): void { __arena_set_limit(bytes); }
+export function arenaExhausted(): bool { return __arena_exhausted(); }

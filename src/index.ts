@@ -3,3 +3,6 @@ export { validateCondition, MAX_EXPR_LEN, MAX_INT_CONSTANT } from './condition/v
 export type { CheckedCondition } from './condition/validate.js';
 export { SandboxError, RecipeSchemaError } from './condition/errors.js';
 export type { SandboxErrorKind } from './condition/errors.js';
+export { compileCondition } from './condition/evaluate.js';
+export type { CompiledCondition, ConditionVars, DetailedResult, EvaluatedValue, CompileOptions } from './condition/evaluate.js';
+export { DEFAULT_HEAP_LIMIT_BYTES, VerifyError } from './condition/vm-host.js';

@@ -60,8 +60,9 @@ export class SandboxError extends RecipeSchemaError {
 }
 
 function formatMessage(init: SandboxErrorInit): string {
+  // A syntax error's detail already ends with its position, in the original's wording.
   const where = init.node === null ? `line ${init.line}, col ${init.col}` : `${init.node} at line ${init.line}, col ${init.col}`;
-  const head = `${init.detail} (${where})`;
+  const head = init.kind === 'syntax' ? init.detail : `${init.detail} (${where})`;
   if (init.source === undefined) return head;
   return `${head}\n${caretExcerpt(init.source, init.line, init.col, init.endCol ?? init.col + 1)}`;
 }

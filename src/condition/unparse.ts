@@ -3,8 +3,8 @@
  * names the forbidden call by this text (`forbidden call: __import__('os').system`), and the
  * allowed targets are matched against it, exactly as the original walker does.
  */
-import type { Comprehension, Expr, Keyword, Marker, PyConstant } from './ast.js';
-import { isPrintable } from './unicode-tables.js';
+import type { Comprehension, Expr, Keyword, Marker } from './ast.js';
+import { constantRepr } from './repr.js';
 
 // ast._Precedence, in increasing binding strength.
 const enum Prec {
@@ -166,58 +166,3 @@ class Unparser {
   }
 }
 
-/** `repr()` of a constant, as unparse prints it. */
-export function constantRepr(c: PyConstant): string {
-  switch (c.kind) {
-    case 'int':
-      return c.value.toString();
-    case 'bool':
-      return c.value ? 'True' : 'False';
-    case 'None':
-      return 'None';
-    case 'Ellipsis':
-      return '...';
-    case 'float':
-      return floatRepr(c.value);
-    case 'complex':
-      return c.real === 0 && !Object.is(c.real, -0) ? `${floatRepr(c.imag).replace(/\.0$/, '')}j` : `(${floatRepr(c.real)}+${floatRepr(c.imag)}j)`;
-    case 'str':
-      return strRepr(c.value);
-    case 'bytes':
-      return `b${strRepr(String.fromCharCode(...c.value), true)}`;
-  }
-}
-
-/** Python's `repr(float)`: shortest round-trip digits, `1e+16` style exponents, `inf`/`nan`. */
-export function floatRepr(x: number): string {
-  if (Number.isNaN(x)) return 'nan';
-  if (!Number.isFinite(x)) return x > 0 ? 'inf' : '-inf';
-  if (Object.is(x, -0)) return '-0.0';
-  const abs = Math.abs(x);
-  if (abs >= 1e16 || (abs !== 0 && abs < 1e-4)) {
-    const [mant, exp] = x.toExponential().split('e') as [string, string];
-    const n = Number(exp);
-    return `${mant}e${n < 0 ? '-' : '+'}${String(Math.abs(n)).padStart(2, '0')}`;
-  }
-  const s = String(x);
-  return s.includes('.') || s.includes('e') ? s : `${s}.0`;
-}
-
-/** Python's `repr(str)` (and of bytes' text when `bytes` is set). */
-export function strRepr(s: string, bytes = false): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
-    if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (bytes ? c < 0x20 || c >= 0x7f : !isPrintable(c)) {
-      if (c < 0x100) out += `\\x${c.toString(16).padStart(2, '0')}`;
-      else if (c < 0x10000) out += `\\u${c.toString(16).padStart(4, '0')}`;
-      else out += `\\U${c.toString(16).padStart(8, '0')}`;
-    } else out += ch;
-  }
-  return out + quote;
-}

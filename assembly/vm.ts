@@ -1,0 +1,926 @@
+// The condition VM: a verifier, then one dispatch loop over (opcode, argument) pairs, with
+// CPython 3.11 semantics for every value type an allowed condition can produce. It has no imports
+// but `env.abort`: nothing here can reach outside linear memory.
+//
+// Values live on a struct-of-arrays stack: a tag, a 64-bit payload (int, bool, float bits,
+// builtin id) and a reference (str, bytes, big int, complex) per slot, so small ints and floats
+// never allocate. Everything an evaluation allocates is released by the host's arena mark.
+import * as Op from './opcodes';
+import {
+  BigInt, bigAdd, bigCmp, bigCmpF64, bigFitsI64, bigFloorDiv, bigFromF64, bigFromI64, bigIsZero,
+  bigLimitExceeded, bigNeg, bigOverflow, bigParse, bigSub, bigToDecimalString, bigToF64, bigToI64,
+  bigTrueDiv,
+} from './bigint';
+import { parsePyFloat, pyFloatError } from './pyfloat';
+import { transformDecimalAndSpaceToAscii } from './pystr';
+
+// ---- value tags (also read by the host) ---------------------------------------------------------
+export const T_NONE: i32 = 0;
+export const T_BOOL: i32 = 1;
+export const T_INT: i32 = 2;
+export const T_BIG: i32 = 3;
+export const T_FLOAT: i32 = 4;
+export const T_COMPLEX: i32 = 5;
+export const T_STR: i32 = 6;
+export const T_BYTES: i32 = 7;
+export const T_ELLIPSIS: i32 = 8;
+export const T_DICT: i32 = 9;
+export const T_BUILTIN: i32 = 10;
+
+// ---- outcomes: CPython exception classes --------------------------------------------------------
+export const E_OK: i32 = 0;
+export const E_TYPE: i32 = 1;
+export const E_VALUE: i32 = 2;
+export const E_ZERO_DIVISION: i32 = 3;
+export const E_KEY: i32 = 4;
+export const E_OVERFLOW: i32 = 5;
+export const E_MEMORY: i32 = 6;
+export const E_NO_PROGRAM: i32 = 7;
+
+export class Complex {
+  constructor(public re: f64, public im: f64) {}
+}
+
+// ---- the loaded program -------------------------------------------------------------------------
+let code: StaticArray<i32> = new StaticArray<i32>(0);
+let codeLen: i32 = 0; // instructions
+let constTag: StaticArray<i32> = new StaticArray<i32>(0);
+let constNum: StaticArray<i64> = new StaticArray<i64>(0);
+let constRef: StaticArray<usize> = new StaticArray<usize>(0);
+let loaded: bool = false;
+
+// ---- the variables of one evaluation ------------------------------------------------------------
+let exitCode: i64 = 0;
+let walltime: f64 = 0;
+let peakVram: i64 = 0;
+let capKeys: Array<string> = [];
+let capVals: Array<string> = [];
+
+// ---- the stack and the result -------------------------------------------------------------------
+const stTag = new StaticArray<i32>(Op.MAX_STACK);
+const stNum = new StaticArray<i64>(Op.MAX_STACK);
+const stRef = new StaticArray<usize>(Op.MAX_STACK);
+let sp: i32 = 0;
+let err: i32 = E_OK;
+
+export let resultTag: i32 = T_NONE;
+export let resultNum: i64 = 0;
+export let resultRef: usize = 0;
+export let resultError: i32 = E_OK;
+
+// ---- verification -------------------------------------------------------------------------------
+
+/** Why the last program was rejected (0 = accepted); the host names these in its error. */
+export let verifyError: i32 = 0;
+export const V_OK: i32 = 0;
+export const V_HEADER: i32 = 1;
+export const V_OPCODE: i32 = 2;
+export const V_ARGUMENT: i32 = 3;
+export const V_JUMP: i32 = 4;
+export const V_STACK: i32 = 5;
+export const V_CONST: i32 = 6;
+export const V_TRUNCATED: i32 = 7;
+
+/** Stack effect of each instruction (pops, pushes) for the verifier's abstract interpretation. */
+function pops(op: i32, arg: i32): i32 {
+  switch (op) {
+    case Op.OP_LOAD_CONST: case Op.OP_LOAD_VAR: case Op.OP_LOAD_BUILTIN: case Op.OP_JUMP: return 0;
+    case Op.OP_BINARY: case Op.OP_COMPARE: case Op.OP_SUBSCRIPT: return 2;
+    case Op.OP_UNARY: case Op.OP_POP_TOP: case Op.OP_RETURN: case Op.OP_POP_JUMP_IF_FALSE: return 1;
+    case Op.OP_CALL: return arg + 1;
+    case Op.OP_JUMP_IF_FALSE_OR_POP: case Op.OP_JUMP_IF_TRUE_OR_POP: return 1;
+    case Op.OP_DUP_TOP: return 1;
+    case Op.OP_ROT_TWO: return 2;
+    case Op.OP_ROT_THREE: return 3;
+  }
+  return 0;
+}
+
+function pushes(op: i32): i32 {
+  switch (op) {
+    case Op.OP_POP_TOP: case Op.OP_RETURN: case Op.OP_POP_JUMP_IF_FALSE: case Op.OP_JUMP: return 0;
+    case Op.OP_DUP_TOP: return 2;
+    case Op.OP_ROT_TWO: return 2;
+    case Op.OP_ROT_THREE: return 3;
+    case Op.OP_JUMP_IF_FALSE_OR_POP: case Op.OP_JUMP_IF_TRUE_OR_POP: return 0; // fall-through path
+  }
+  return 1;
+}
+
+/**
+ * Checks a program before anything runs: header, every opcode and argument in range, jump
+ * targets inside the code, a consistent stack depth at every instruction (no underflow, never
+ * above the declared maximum), every path ending in RETURN, and a well-formed constant pool.
+ */
+function verify(words: StaticArray<i32>): i32 {
+  let n = words.length;
+  if (n < Op.HEADER_WORDS) return V_TRUNCATED;
+  if (words[0] != Op.PROGRAM_MAGIC || words[1] != Op.PROGRAM_VERSION) return V_HEADER;
+  let codeWords = words[2];
+  let nConsts = words[3];
+  let maxStack = words[4];
+  if (codeWords <= 0 || (codeWords & 1) != 0 || codeWords > Op.MAX_CODE_WORDS) return V_HEADER;
+  if (nConsts < 0 || nConsts > Op.MAX_CONSTS || maxStack < 1 || maxStack > Op.MAX_STACK) return V_HEADER;
+  if (Op.HEADER_WORDS + codeWords > n) return V_TRUNCATED;
+  let count = codeWords >> 1;
+
+  // Constant pool: walk it once to check tags and lengths.
+  let at = Op.HEADER_WORDS + codeWords;
+  for (let k = 0; k < nConsts; k++) {
+    if (at >= n) return V_TRUNCATED;
+    let tag = words[at++];
+    if (tag == Op.CONST_INT || tag == Op.CONST_FLOAT) at += 2;
+    else if (tag == Op.CONST_COMPLEX) at += 4;
+    else if (tag == Op.CONST_STR || tag == Op.CONST_BYTES) {
+      if (at >= n) return V_TRUNCATED;
+      let len = words[at++];
+      if (len < 0) return V_CONST;
+      let perWord = tag == Op.CONST_STR ? 2 : 4;
+      at += (len + perWord - 1) / perWord;
+    } else if (tag < 0 || tag >= Op.CONST_TAG_COUNT) return V_CONST;
+    if (at > n) return V_TRUNCATED;
+  }
+  if (at != n) return V_TRUNCATED;
+
+  // Stack depth at each instruction, -1 = not reached yet. Jumps only go forward, so one pass
+  // in order sees every predecessor of an instruction before the instruction itself.
+  let depth = new StaticArray<i32>(count + 1);
+  for (let i = 0; i <= count; i++) depth[i] = -1;
+  depth[0] = 0;
+  for (let i = 0; i < count; i++) {
+    let op = words[Op.HEADER_WORDS + 2 * i];
+    let arg = words[Op.HEADER_WORDS + 2 * i + 1];
+    if (op <= 0 || op >= Op.OP_COUNT) return V_OPCODE;
+    let d = depth[i];
+    if (d < 0) continue; // unreachable code is allowed but never run
+    switch (op) {
+      case Op.OP_LOAD_CONST: if (arg < 0 || arg >= nConsts) return V_ARGUMENT; break;
+      case Op.OP_LOAD_VAR: if (arg < 0 || arg >= Op.VAR_COUNT) return V_ARGUMENT; break;
+      case Op.OP_LOAD_BUILTIN: if (arg < 0 || arg >= Op.BUILTIN_COUNT) return V_ARGUMENT; break;
+      case Op.OP_BINARY: if (arg < 0 || arg >= Op.BIN_COUNT) return V_ARGUMENT; break;
+      case Op.OP_UNARY: if (arg < 0 || arg >= Op.UNARY_COUNT) return V_ARGUMENT; break;
+      case Op.OP_COMPARE: if (arg < 0 || arg >= Op.CMP_COUNT) return V_ARGUMENT; break;
+      case Op.OP_CALL: if (arg < 0 || arg > 8) return V_ARGUMENT; break;
+      case Op.OP_JUMP: case Op.OP_JUMP_IF_FALSE_OR_POP: case Op.OP_JUMP_IF_TRUE_OR_POP:
+      case Op.OP_POP_JUMP_IF_FALSE:
+        if (arg <= i || arg >= count) return V_JUMP;
+        break;
+      default: if (arg != 0) return V_ARGUMENT;
+    }
+    let p = pops(op, arg);
+    if (d < p) return V_STACK;
+    let after = d - p + pushes(op);
+    if (after > maxStack) return V_STACK;
+    if (op == Op.OP_RETURN) {
+      if (after != 0) return V_STACK;
+      continue;
+    }
+    // Jump targets: conditional-or-pop jumps keep the tested value on the jump path.
+    if (op == Op.OP_JUMP || op == Op.OP_POP_JUMP_IF_FALSE || op == Op.OP_JUMP_IF_FALSE_OR_POP || op == Op.OP_JUMP_IF_TRUE_OR_POP) {
+      let targetDepth = op == Op.OP_JUMP_IF_FALSE_OR_POP || op == Op.OP_JUMP_IF_TRUE_OR_POP ? d : after;
+      if (depth[arg] >= 0 && depth[arg] != targetDepth) return V_STACK;
+      depth[arg] = targetDepth;
+    }
+    if (op != Op.OP_JUMP) {
+      if (i + 1 >= count) return V_TRUNCATED; // falling off the end
+      if (depth[i + 1] >= 0 && depth[i + 1] != after) return V_STACK;
+      depth[i + 1] = after;
+    }
+  }
+  return V_OK;
+}
+
+/** Where programs start: everything above it belongs to the current program or evaluation. */
+let baseMark: usize = 0;
+
+/**
+ * A fresh buffer for the host to write a program into; returns its data address. The previous
+ * program and everything allocated after it are released first, so switching programs does not
+ * grow the arena.
+ */
+export function programBuffer(words: i32): usize {
+  if (baseMark == 0) baseMark = __arena_mark();
+  else __arena_release(baseMark);
+  loaded = false;
+  code = new StaticArray<i32>(max(words, 0));
+  return changetype<usize>(code);
+}
+
+/** Verifies the program in the buffer and decodes its constants. Returns a V_* code. */
+export function loadProgram(): i32 {
+  let words = code;
+  verifyError = verify(words);
+  if (verifyError != V_OK) {
+    loaded = false;
+    return verifyError;
+  }
+  let codeWords = words[2];
+  let nConsts = words[3];
+  codeLen = codeWords >> 1;
+  constTag = new StaticArray<i32>(nConsts);
+  constNum = new StaticArray<i64>(nConsts);
+  constRef = new StaticArray<usize>(nConsts);
+  let at = Op.HEADER_WORDS + codeWords;
+  for (let k = 0; k < nConsts; k++) {
+    let tag = words[at++];
+    switch (tag) {
+      case Op.CONST_NONE: constTag[k] = T_NONE; break;
+      case Op.CONST_FALSE: constTag[k] = T_BOOL; constNum[k] = 0; break;
+      case Op.CONST_TRUE: constTag[k] = T_BOOL; constNum[k] = 1; break;
+      case Op.CONST_ELLIPSIS: constTag[k] = T_ELLIPSIS; break;
+      case Op.CONST_INT:
+        constTag[k] = T_INT;
+        constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
+        at += 2;
+        break;
+      case Op.CONST_FLOAT:
+        constTag[k] = T_FLOAT;
+        constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
+        at += 2;
+        break;
+      case Op.CONST_COMPLEX: {
+        let re = reinterpret<f64>((<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32));
+        let im = reinterpret<f64>((<i64>(<u32>words[at + 2])) | (<i64>words[at + 3] << 32));
+        constTag[k] = T_COMPLEX;
+        constRef[k] = changetype<usize>(new Complex(re, im));
+        at += 4;
+        break;
+      }
+      case Op.CONST_STR: {
+        let len = words[at++];
+        let s = changetype<string>(__new(<usize>len << 1, idof<string>()));
+        let p = changetype<usize>(s);
+        for (let u = 0; u < len; u++) {
+          let w = words[at + (u >> 1)];
+          store<u16>(p + (<usize>u << 1), <u16>((u & 1) == 0 ? w & 0xffff : (w >>> 16) & 0xffff));
+        }
+        at += (len + 1) >> 1;
+        constTag[k] = T_STR;
+        constRef[k] = p;
+        break;
+      }
+      case Op.CONST_BYTES: {
+        let len = words[at++];
+        let b = new StaticArray<u8>(len);
+        for (let u = 0; u < len; u++) b[u] = <u8>((words[at + (u >> 2)] >>> ((u & 3) * 8)) & 0xff);
+        at += (len + 3) >> 2;
+        constTag[k] = T_BYTES;
+        constRef[k] = changetype<usize>(b);
+        break;
+      }
+    }
+  }
+  loaded = true;
+  return V_OK;
+}
+
+// ---- inputs -------------------------------------------------------------------------------------
+
+/** A buffer for one evaluation's inputs (see setInputs); returns its data address. */
+export function inputBuffer(words: i32): usize {
+  return changetype<usize>(new StaticArray<i32>(max(words, 0)));
+}
+
+function readString(words: usize, at: i32): string {
+  let len = load<i32>(words + (<usize>at << 2));
+  let src = words + (<usize>(at + 1) << 2);
+  let s = changetype<string>(__new(<usize>len << 1, idof<string>()));
+  memory.copy(changetype<usize>(s), src, <usize>len << 1);
+  return s;
+}
+
+/**
+ * Decodes one variable set at word offset `at` of an input buffer:
+ * [exit_code lo, hi, walltime bits lo, hi, peak_vram lo, hi, nCaptures,
+ *  then per capture: keyLen, key units (2 per word), valueLen, value units].
+ * Returns the word offset after it.
+ */
+export function setInputs(words: usize, at: i32): i32 {
+  let w = words + (<usize>at << 2);
+  exitCode = load<i64>(w);
+  walltime = load<f64>(w + 8);
+  peakVram = load<i64>(w + 16);
+  let n = load<i32>(w + 24);
+  at += 7;
+  capKeys = new Array<string>(n);
+  capVals = new Array<string>(n);
+  for (let k = 0; k < n; k++) {
+    capKeys[k] = readString(words, at);
+    at += 1 + ((load<i32>(words + (<usize>at << 2)) + 1) >> 1);
+    capVals[k] = readString(words, at);
+    at += 1 + ((load<i32>(words + (<usize>at << 2)) + 1) >> 1);
+  }
+  return at;
+}
+
+// ---- small helpers ------------------------------------------------------------------------------
+
+// @ts-ignore: decorator
+@inline function push(tag: i32, num: i64, ref: usize): void {
+  unchecked(stTag[sp] = tag);
+  unchecked(stNum[sp] = num);
+  unchecked(stRef[sp] = ref);
+  sp++;
+}
+
+// @ts-ignore: decorator
+@inline function pushBool(b: bool): void { push(T_BOOL, b ? 1 : 0, 0); }
+// @ts-ignore: decorator
+@inline function pushFloat(x: f64): void { push(T_FLOAT, reinterpret<i64>(x), 0); }
+
+function pushBig(b: BigInt): void {
+  if (bigFitsI64(b)) push(T_INT, bigToI64(b), 0);
+  else push(T_BIG, 0, changetype<usize>(b));
+}
+
+function pushStr(s: string): void { push(T_STR, 0, changetype<usize>(s)); }
+
+function fail(e: i32): void {
+  if (err == E_OK) err = e;
+}
+
+// @ts-ignore: decorator
+@inline function isIntTag(t: i32): bool { return t == T_INT || t == T_BOOL || t == T_BIG; }
+// @ts-ignore: decorator
+@inline function isRealTag(t: i32): bool { return isIntTag(t) || t == T_FLOAT; }
+// @ts-ignore: decorator
+@inline function isNumberTag(t: i32): bool { return isRealTag(t) || t == T_COMPLEX; }
+
+function bigOf(tag: i32, num: i64, ref: usize): BigInt {
+  return tag == T_BIG ? changetype<BigInt>(ref) : bigFromI64(num);
+}
+
+const TWO53: i64 = 1 << 53;
+
+/** `float(int)`; sets OverflowError for ints beyond the float range. */
+function intToFloat(tag: i32, num: i64, ref: usize): f64 {
+  if (tag != T_BIG) return <f64>num; // i64 → f64 rounds half-even, as CPython
+  let x = bigToF64(changetype<BigInt>(ref));
+  if (bigOverflow) fail(E_OVERFLOW);
+  return x;
+}
+
+/** A real number (int or float) as a float, for mixed arithmetic. */
+function realToFloat(tag: i32, num: i64, ref: usize): f64 {
+  return tag == T_FLOAT ? reinterpret<f64>(num) : intToFloat(tag, num, ref);
+}
+
+function strOf(ref: usize): string { return changetype<string>(ref); }
+function bytesOf(ref: usize): StaticArray<u8> { return changetype<StaticArray<u8>>(ref); }
+
+export function truthy(tag: i32, num: i64, ref: usize): bool {
+  switch (tag) {
+    case T_NONE: return false;
+    case T_BOOL: case T_INT: return num != 0;
+    case T_BIG: return !bigIsZero(changetype<BigInt>(ref));
+    case T_FLOAT: return reinterpret<f64>(num) != 0.0; // NaN is true
+    case T_COMPLEX: { let c = changetype<Complex>(ref); return c.re != 0.0 || c.im != 0.0; }
+    case T_STR: return strOf(ref).length > 0;
+    case T_BYTES: return bytesOf(ref).length > 0;
+    case T_DICT: return capKeys.length > 0;
+  }
+  return true; // Ellipsis, builtins
+}
+
+// ---- arithmetic ---------------------------------------------------------------------------------
+
+function complexOf(tag: i32, num: i64, ref: usize): Complex {
+  if (tag == T_COMPLEX) return changetype<Complex>(ref);
+  return new Complex(realToFloat(tag, num, ref), 0.0);
+}
+
+function pushComplex(re: f64, im: f64): void { push(T_COMPLEX, 0, changetype<usize>(new Complex(re, im))); }
+
+function concatBytes(a: StaticArray<u8>, b: StaticArray<u8>): StaticArray<u8> {
+  let out = new StaticArray<u8>(a.length + b.length);
+  memory.copy(changetype<usize>(out), changetype<usize>(a), a.length);
+  memory.copy(changetype<usize>(out) + a.length, changetype<usize>(b), b.length);
+  return out;
+}
+
+/** CPython's float_floor_div: floor of the quotient via fmod, keeping the sign of zero. */
+function floatFloorDiv(vx: f64, wx: f64): f64 {
+  let mod = vx % wx;
+  let div = (vx - mod) / wx;
+  if (mod != 0.0) {
+    if ((wx < 0) != (mod < 0)) div -= 1.0;
+  }
+  let floordiv: f64;
+  if (div != 0.0) {
+    floordiv = Math.floor(div);
+    if (div - floordiv > 0.5) floordiv += 1.0;
+  } else {
+    floordiv = copysign<f64>(0.0, vx / wx);
+  }
+  return floordiv;
+}
+
+/** CPython's `_Py_c_quot`; `quotZero` is set when the divisor is 0 (ZeroDivisionError). */
+let quotZero: bool = false;
+function complexQuot(a: Complex, b: Complex): Complex {
+  quotZero = false;
+  let absRe = Math.abs(b.re);
+  let absIm = Math.abs(b.im);
+  if (absRe >= absIm) {
+    if (absRe == 0.0) {
+      quotZero = true;
+      return new Complex(0, 0);
+    }
+    let ratio = b.im / b.re;
+    let denom = b.re + b.im * ratio;
+    return new Complex((a.re + a.im * ratio) / denom, (a.im - a.re * ratio) / denom);
+  }
+  if (absIm >= absRe) {
+    let ratio = b.re / b.im;
+    let denom = b.re * ratio + b.im;
+    return new Complex((a.re * ratio + a.im) / denom, (a.im * ratio - a.re) / denom);
+  }
+  return new Complex(NaN, NaN);
+}
+
+function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): void {
+  // int (op) int, with an i64 fast path and big ints beyond it.
+  if (isIntTag(at) && isIntTag(bt)) {
+    if (at != T_BIG && bt != T_BIG) {
+      switch (op) {
+        case Op.BIN_ADD: {
+          let r = an + bn;
+          if (((an ^ r) & (bn ^ r)) < 0) pushBig(bigAdd(bigFromI64(an), bigFromI64(bn)));
+          else push(T_INT, r, 0);
+          return;
+        }
+        case Op.BIN_SUB: {
+          let r = an - bn;
+          if (((an ^ bn) & (an ^ r)) < 0) pushBig(bigSub(bigFromI64(an), bigFromI64(bn)));
+          else push(T_INT, r, 0);
+          return;
+        }
+        case Op.BIN_DIV: {
+          if (bn == 0) { fail(E_ZERO_DIVISION); return; }
+          if (an > -TWO53 && an < TWO53 && bn > -TWO53 && bn < TWO53) {
+            pushFloat(<f64>an / <f64>bn); // both exact, so IEEE division is correctly rounded
+            return;
+          }
+          let q = bigTrueDiv(bigFromI64(an), bigFromI64(bn));
+          if (bigOverflow) { fail(E_OVERFLOW); return; }
+          pushFloat(q);
+          return;
+        }
+        case Op.BIN_FLOORDIV: {
+          if (bn == 0) { fail(E_ZERO_DIVISION); return; }
+          if (an == i64.MIN_VALUE && bn == -1) { pushBig(bigNeg(bigFromI64(an))); return; }
+          let q = an / bn;
+          if ((an % bn != 0) && ((an < 0) != (bn < 0))) q -= 1;
+          push(T_INT, q, 0);
+          return;
+        }
+      }
+    }
+    let a = bigOf(at, an, ar);
+    let b = bigOf(bt, bn, br);
+    switch (op) {
+      case Op.BIN_ADD: pushBig(bigAdd(a, b)); return;
+      case Op.BIN_SUB: pushBig(bigSub(a, b)); return;
+      case Op.BIN_DIV: {
+        if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
+        let q = bigTrueDiv(a, b);
+        if (bigOverflow) { fail(E_OVERFLOW); return; }
+        pushFloat(q);
+        return;
+      }
+      case Op.BIN_FLOORDIV:
+        if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
+        pushBig(bigFloorDiv(a, b));
+        return;
+    }
+    return;
+  }
+  // float arithmetic, ints converted first (OverflowError when they do not fit).
+  if (isRealTag(at) && isRealTag(bt)) {
+    let x = realToFloat(at, an, ar);
+    if (err != E_OK) return;
+    let y = realToFloat(bt, bn, br);
+    if (err != E_OK) return;
+    switch (op) {
+      case Op.BIN_ADD: pushFloat(x + y); return;
+      case Op.BIN_SUB: pushFloat(x - y); return;
+      case Op.BIN_DIV:
+        if (y == 0.0) { fail(E_ZERO_DIVISION); return; }
+        pushFloat(x / y);
+        return;
+      case Op.BIN_FLOORDIV:
+        if (y == 0.0) { fail(E_ZERO_DIVISION); return; }
+        pushFloat(floatFloorDiv(x, y));
+        return;
+    }
+    return;
+  }
+  if (isNumberTag(at) && isNumberTag(bt)) {
+    if (op == Op.BIN_FLOORDIV) { fail(E_TYPE); return; }
+    let a = complexOf(at, an, ar);
+    if (err != E_OK) return;
+    let b = complexOf(bt, bn, br);
+    if (err != E_OK) return;
+    switch (op) {
+      case Op.BIN_ADD: pushComplex(a.re + b.re, a.im + b.im); return;
+      case Op.BIN_SUB: pushComplex(a.re - b.re, a.im - b.im); return;
+      case Op.BIN_DIV: {
+        let q = complexQuot(a, b);
+        if (quotZero) { fail(E_ZERO_DIVISION); return; }
+        pushComplex(q.re, q.im);
+        return;
+      }
+    }
+    return;
+  }
+  if (op == Op.BIN_ADD && at == T_STR && bt == T_STR) {
+    pushStr(strOf(ar).concat(strOf(br)));
+    return;
+  }
+  if (op == Op.BIN_ADD && at == T_BYTES && bt == T_BYTES) {
+    push(T_BYTES, 0, changetype<usize>(concatBytes(bytesOf(ar), bytesOf(br))));
+    return;
+  }
+  fail(E_TYPE);
+}
+
+function unary(op: i32, t: i32, n: i64, r: usize): void {
+  if (op == Op.UNARY_NOT) { pushBool(!truthy(t, n, r)); return; }
+  switch (t) {
+    case T_BOOL:
+    case T_INT:
+      if (op == Op.UNARY_POS) push(T_INT, n, 0);
+      else if (n == i64.MIN_VALUE) pushBig(bigNeg(bigFromI64(n)));
+      else push(T_INT, -n, 0);
+      return;
+    case T_BIG:
+      if (op == Op.UNARY_POS) push(t, n, r);
+      else pushBig(bigNeg(changetype<BigInt>(r)));
+      return;
+    case T_FLOAT:
+      pushFloat(op == Op.UNARY_POS ? reinterpret<f64>(n) : -reinterpret<f64>(n));
+      return;
+    case T_COMPLEX: {
+      let c = changetype<Complex>(r);
+      if (op == Op.UNARY_POS) pushComplex(c.re, c.im);
+      else pushComplex(-c.re, -c.im);
+      return;
+    }
+  }
+  fail(E_TYPE);
+}
+
+// ---- comparison ---------------------------------------------------------------------------------
+
+/** Three-way comparison of two reals, exact across int and float; 2 means unordered (NaN). */
+function cmpReal(at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): i32 {
+  if (at != T_FLOAT && bt != T_FLOAT) {
+    if (at != T_BIG && bt != T_BIG) return an < bn ? -1 : an > bn ? 1 : 0;
+    return bigCmp(bigOf(at, an, ar), bigOf(bt, bn, br));
+  }
+  if (at == T_FLOAT && bt == T_FLOAT) {
+    let x = reinterpret<f64>(an);
+    let y = reinterpret<f64>(bn);
+    if (x != x || y != y) return 2;
+    return x < y ? -1 : x > y ? 1 : 0;
+  }
+  if (at == T_FLOAT) {
+    let r = cmpIntFloat(bt, bn, br, reinterpret<f64>(an));
+    return r == 2 ? 2 : -r;
+  }
+  return cmpIntFloat(at, an, ar, reinterpret<f64>(bn));
+}
+
+function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
+  if (x != x) return 2;
+  if (t != T_BIG && n > -TWO53 && n < TWO53) {
+    let y = <f64>n;
+    return y < x ? -1 : y > x ? 1 : 0;
+  }
+  return bigCmpF64(bigOf(t, n, r), x);
+}
+
+/** Compares str by code point: UTF-16 order differs for astral characters vs U+E000..U+FFFF. */
+function cmpStr(a: string, b: string): i32 {
+  let n = min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = <i32>a.charCodeAt(i);
+    let y = <i32>b.charCodeAt(i);
+    if (x == y) continue;
+    let cx = a.codePointAt(i);
+    let cy = b.codePointAt(i);
+    // A lone surrogate is its own code point; codePointAt already returns it.
+    return cx < cy ? -1 : cx > cy ? 1 : (x < y ? -1 : 1);
+  }
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+function cmpBytes(a: StaticArray<u8>, b: StaticArray<u8>): i32 {
+  let n = min(a.length, b.length);
+  let c = memory.compare(changetype<usize>(a), changetype<usize>(b), n);
+  if (c != 0) return c < 0 ? -1 : 1;
+  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+function equalValues(at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): bool {
+  if (isRealTag(at) && isRealTag(bt)) return cmpReal(at, an, ar, bt, bn, br) == 0;
+  if (at == T_COMPLEX || bt == T_COMPLEX) {
+    if (!isNumberTag(at) || !isNumberTag(bt)) return false;
+    if (at == T_COMPLEX && bt == T_COMPLEX) {
+      let a = changetype<Complex>(ar);
+      let b = changetype<Complex>(br);
+      return a.re == b.re && a.im == b.im;
+    }
+    // complex vs real: the imaginary part must be 0 and the real part equal (exactly, for ints).
+    let c = changetype<Complex>(at == T_COMPLEX ? ar : br);
+    if (c.im != 0.0) return false;
+    let ft = T_FLOAT;
+    let fn = reinterpret<i64>(c.re);
+    return at == T_COMPLEX ? cmpReal(ft, fn, 0, bt, bn, br) == 0 : cmpReal(at, an, ar, ft, fn, 0) == 0;
+  }
+  if (at != bt) return false;
+  switch (at) {
+    case T_NONE: case T_ELLIPSIS: case T_DICT: return true;
+    case T_STR: return strOf(ar) == strOf(br);
+    case T_BYTES: return cmpBytes(bytesOf(ar), bytesOf(br)) == 0;
+    case T_BUILTIN: return an == bn;
+  }
+  return false;
+}
+
+function compare(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): void {
+  if (op == Op.CMP_EQ) { pushBool(equalValues(at, an, ar, bt, bn, br)); return; }
+  if (op == Op.CMP_NE) { pushBool(!equalValues(at, an, ar, bt, bn, br)); return; }
+  let c: i32;
+  if (isRealTag(at) && isRealTag(bt)) c = cmpReal(at, an, ar, bt, bn, br);
+  else if (at == T_STR && bt == T_STR) c = cmpStr(strOf(ar), strOf(br));
+  else if (at == T_BYTES && bt == T_BYTES) c = cmpBytes(bytesOf(ar), bytesOf(br));
+  else { fail(E_TYPE); return; }
+  if (c == 2) { pushBool(false); return; }
+  switch (op) {
+    case Op.CMP_LT: pushBool(c < 0); return;
+    case Op.CMP_LE: pushBool(c <= 0); return;
+    case Op.CMP_GT: pushBool(c > 0); return;
+    case Op.CMP_GE: pushBool(c >= 0); return;
+  }
+}
+
+// ---- subscript and calls ------------------------------------------------------------------------
+
+function subscript(ct: i32, kt: i32, kn: i64, kr: usize): void {
+  if (ct != T_DICT) { fail(E_TYPE); return; }
+  if (kt == T_DICT) { fail(E_TYPE); return; } // unhashable type: 'dict'
+  if (kt == T_STR) {
+    let k = strOf(kr);
+    for (let i = 0; i < capKeys.length; i++) {
+      if (unchecked(capKeys[i]) == k) { pushStr(unchecked(capVals[i])); return; }
+    }
+  }
+  fail(E_KEY); // only str keys exist; anything else hashes but is absent
+}
+
+/** bytes → the ASCII text CPython's parsers see; bytes they would reject become '?'. */
+function bytesAsAscii(b: StaticArray<u8>): string {
+  let s = changetype<string>(__new(<usize>b.length << 1, idof<string>()));
+  for (let i = 0; i < b.length; i++) {
+    let c = <i32>b[i];
+    // Only ASCII whitespace counts for bytes; Python's str-only spaces (\x1c-\x1f) must fail.
+    if (c >= 0x80 || (c >= 0x1c && c <= 0x1f)) c = 0x3f;
+    store<u16>(changetype<usize>(s) + (<usize>i << 1), <u16>c);
+  }
+  return s;
+}
+
+function callFloat(argc: i32, base: i32): void {
+  if (argc == 0) { pushFloat(0.0); return; }
+  if (argc > 1) { fail(E_TYPE); return; }
+  let t = stTag[base], n = stNum[base], r = stRef[base];
+  if (t == T_FLOAT) { push(t, n, r); return; }
+  if (isIntTag(t)) {
+    let x = intToFloat(t, n, r);
+    if (err == E_OK) pushFloat(x);
+    return;
+  }
+  if (t == T_STR || t == T_BYTES) {
+    let x = parsePyFloat(t == T_STR ? strOf(r) : bytesAsAscii(bytesOf(r)));
+    if (pyFloatError) { fail(E_VALUE); return; }
+    pushFloat(x);
+    return;
+  }
+  fail(E_TYPE);
+}
+
+function parseIntText(s: string, base: i32): void {
+  let parsed = bigParse(s, base);
+  if (parsed === null) { fail(E_VALUE); return; }
+  pushBig(changetype<BigInt>(parsed));
+}
+
+function callInt(argc: i32, base: i32): void {
+  if (argc == 0) { push(T_INT, 0, 0); return; }
+  if (argc > 2) { fail(E_TYPE); return; }
+  let t = stTag[base], n = stNum[base], r = stRef[base];
+  if (argc == 2) {
+    // CPython checks the base (type, then range) before the type of x.
+    let bt = stTag[base + 1], bn = stNum[base + 1];
+    if (!isIntTag(bt)) { fail(E_TYPE); return; }
+    if (bt == T_BIG || !(bn == 0 || (bn >= 2 && bn <= 36))) { fail(E_VALUE); return; }
+    if (t != T_STR && t != T_BYTES) { fail(E_TYPE); return; }
+    parseIntText(t == T_STR ? transformDecimalAndSpaceToAscii(strOf(r)) : bytesAsAscii(bytesOf(r)), <i32>bn);
+    return;
+  }
+  switch (t) {
+    case T_BOOL: case T_INT: push(T_INT, n, 0); return;
+    case T_BIG: push(t, n, r); return;
+    case T_FLOAT: {
+      let x = reinterpret<f64>(n);
+      if (x != x) { fail(E_VALUE); return; }
+      if (x == Infinity || x == -Infinity) { fail(E_OVERFLOW); return; }
+      if (x > -9.2e18 && x < 9.2e18) push(T_INT, <i64>x, 0); // truncates toward zero
+      else pushBig(bigFromF64(x));
+      return;
+    }
+    case T_STR: parseIntText(transformDecimalAndSpaceToAscii(strOf(r)), 10); return;
+    case T_BYTES: parseIntText(bytesAsAscii(bytesOf(r)), 10); return;
+  }
+  fail(E_TYPE);
+}
+
+function callLen(argc: i32, base: i32): void {
+  if (argc != 1) { fail(E_TYPE); return; }
+  let t = stTag[base], r = stRef[base];
+  if (t == T_STR) {
+    let s = strOf(r);
+    let n = s.length;
+    let count: i64 = n;
+    for (let i = 0; i + 1 < n; i++) {
+      let c = <i32>s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff) {
+        let d = <i32>s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) { count--; i++; }
+      }
+    }
+    push(T_INT, count, 0);
+    return;
+  }
+  if (t == T_BYTES) { push(T_INT, bytesOf(r).length, 0); return; }
+  if (t == T_DICT) { push(T_INT, capKeys.length, 0); return; }
+  fail(E_TYPE);
+}
+
+function callMathTest(argc: i32, base: i32, inf: bool): void {
+  if (argc != 1) { fail(E_TYPE); return; }
+  let t = stTag[base];
+  if (!isRealTag(t)) { fail(E_TYPE); return; }
+  let x = realToFloat(t, stNum[base], stRef[base]);
+  if (err != E_OK) return;
+  pushBool(inf ? (x == Infinity || x == -Infinity) : x != x);
+}
+
+// ---- the dispatch loop --------------------------------------------------------------------------
+
+/** Runs the loaded program on the current inputs; the outcome is in result* globals. */
+export function run(): i32 {
+  if (!loaded) {
+    resultError = E_NO_PROGRAM;
+    return resultError;
+  }
+  sp = 0;
+  err = E_OK;
+  let pc = 0;
+  let prog = code;
+  for (;;) {
+    let op = unchecked(prog[Op.HEADER_WORDS + 2 * pc]);
+    let arg = unchecked(prog[Op.HEADER_WORDS + 2 * pc + 1]);
+    pc++;
+    switch (op) {
+      case Op.OP_LOAD_CONST:
+        push(unchecked(constTag[arg]), unchecked(constNum[arg]), unchecked(constRef[arg]));
+        break;
+      case Op.OP_LOAD_VAR:
+        if (arg == Op.VAR_CAPTURE) push(T_DICT, 0, 0);
+        else if (arg == Op.VAR_EXIT_CODE) push(T_INT, exitCode, 0);
+        else if (arg == Op.VAR_WALLTIME_SEC) pushFloat(walltime);
+        else push(T_INT, peakVram, 0);
+        break;
+      case Op.OP_LOAD_BUILTIN:
+        push(T_BUILTIN, arg, 0);
+        break;
+      case Op.OP_BINARY: {
+        sp -= 2;
+        binary(arg, stTag[sp], stNum[sp], stRef[sp], stTag[sp + 1], stNum[sp + 1], stRef[sp + 1]);
+        break;
+      }
+      case Op.OP_UNARY: {
+        sp -= 1;
+        unary(arg, stTag[sp], stNum[sp], stRef[sp]);
+        break;
+      }
+      case Op.OP_COMPARE: {
+        sp -= 2;
+        compare(arg, stTag[sp], stNum[sp], stRef[sp], stTag[sp + 1], stNum[sp + 1], stRef[sp + 1]);
+        break;
+      }
+      case Op.OP_SUBSCRIPT: {
+        sp -= 2;
+        subscript(stTag[sp], stTag[sp + 1], stNum[sp + 1], stRef[sp + 1]);
+        break;
+      }
+      case Op.OP_CALL: {
+        sp -= arg + 1;
+        let callee = sp;
+        let base = sp + 1;
+        if (stTag[callee] != T_BUILTIN || stNum[callee] == Op.BUILTIN_MATH) { fail(E_TYPE); break; }
+        // The result is pushed at the callee's slot, below the arguments, so reading them first is safe.
+        let which = <i32>stNum[callee];
+        let argc = arg;
+        switch (which) {
+          case Op.BUILTIN_FLOAT: callFloat(argc, base); break;
+          case Op.BUILTIN_INT: callInt(argc, base); break;
+          case Op.BUILTIN_LEN: callLen(argc, base); break;
+          case Op.BUILTIN_ISNAN: callMathTest(argc, base, false); break;
+          case Op.BUILTIN_ISINF: callMathTest(argc, base, true); break;
+        }
+        break;
+      }
+      case Op.OP_JUMP:
+        pc = arg;
+        break;
+      case Op.OP_JUMP_IF_FALSE_OR_POP:
+        if (!truthy(stTag[sp - 1], stNum[sp - 1], stRef[sp - 1])) pc = arg;
+        else sp--;
+        break;
+      case Op.OP_JUMP_IF_TRUE_OR_POP:
+        if (truthy(stTag[sp - 1], stNum[sp - 1], stRef[sp - 1])) pc = arg;
+        else sp--;
+        break;
+      case Op.OP_POP_JUMP_IF_FALSE:
+        sp--;
+        if (!truthy(stTag[sp], stNum[sp], stRef[sp])) pc = arg;
+        break;
+      case Op.OP_DUP_TOP:
+        push(stTag[sp - 1], stNum[sp - 1], stRef[sp - 1]);
+        break;
+      case Op.OP_ROT_TWO: {
+        let t = stTag[sp - 1], n = stNum[sp - 1], r = stRef[sp - 1];
+        stTag[sp - 1] = stTag[sp - 2]; stNum[sp - 1] = stNum[sp - 2]; stRef[sp - 1] = stRef[sp - 2];
+        stTag[sp - 2] = t; stNum[sp - 2] = n; stRef[sp - 2] = r;
+        break;
+      }
+      case Op.OP_ROT_THREE: {
+        // [a, b, c] → [c, a, b]
+        let t = stTag[sp - 1], n = stNum[sp - 1], r = stRef[sp - 1];
+        stTag[sp - 1] = stTag[sp - 2]; stNum[sp - 1] = stNum[sp - 2]; stRef[sp - 1] = stRef[sp - 2];
+        stTag[sp - 2] = stTag[sp - 3]; stNum[sp - 2] = stNum[sp - 3]; stRef[sp - 2] = stRef[sp - 3];
+        stTag[sp - 3] = t; stNum[sp - 3] = n; stRef[sp - 3] = r;
+        break;
+      }
+      case Op.OP_POP_TOP:
+        sp--;
+        break;
+      case Op.OP_RETURN:
+        sp--;
+        resultTag = stTag[sp];
+        resultNum = stNum[sp];
+        resultRef = stRef[sp];
+        resultError = E_OK;
+        return E_OK;
+    }
+    if (err != E_OK) {
+      resultError = err;
+      return err;
+    }
+  }
+  return E_OK; // not reached: the verifier guarantees every path ends in RETURN
+}
+
+/** Truthiness of the last result (the spec's `bool(value)`). */
+export function resultTruthy(): bool {
+  return resultError == E_OK && truthy(resultTag, resultNum, resultRef);
+}
+
+/**
+ * The last big-int result as decimal text (the host builds its repr); null when CPython's
+ * 4300-digit int→str limit would refuse it.
+ */
+export function resultBigDecimal(): string | null {
+  let s: string = bigToDecimalString(changetype<BigInt>(resultRef));
+  if (bigLimitExceeded) return null;
+  return s;
+}
+
+/**
+ * Evaluates the loaded program once per variable set in an input buffer (`count` sets, laid out
+ * back to back as setInputs reads them) and writes 1 (fired) or 0 per set to `out`. Each
+ * evaluation's allocations are released before the next.
+ */
+export function runBatch(words: usize, count: i32, out: usize): void {
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    let mark = __arena_mark();
+    at = setInputs(words, at);
+    run();
+    store<u8>(out + <usize>i, resultTruthy() ? 1 : 0);
+    __arena_release(mark);
+  }
+}

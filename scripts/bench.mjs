@@ -1,0 +1,85 @@
+// npm run bench: condition evaluation speed, side by side with the reference a user would compare
+// against — CPython evaluating the same conditions the way the original's `evaluate` does.
+// Prints one table; numbers are from this machine, in this run.
+import { execFileSync } from 'node:child_process';
+import { compileCondition, validateCondition } from '../dist/src/index.js';
+
+const EXAMPLES = [
+  ["math.isnan(float(capture['loss']))", { capture: { loss: 'nan' }, exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null }],
+  ['walltime_sec > 60 and peak_vram_mib > 0', { capture: {}, exit_code: 0, walltime_sec: 75.5, peak_vram_mib: 1024 }],
+  ["exit_code == 137 and len(capture['msg']) > 0", { capture: { msg: 'Killed' }, exit_code: 137, walltime_sec: 3.0, peak_vram_mib: 0 }],
+  ["int(capture['code']) == 137", { capture: { code: '137' }, exit_code: 137, walltime_sec: 3.0, peak_vram_mib: 0 }],
+];
+
+function timeIt(fn, minMs = 400) {
+  let n = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < minMs) {
+    n += fn();
+    now = performance.now();
+  }
+  return n / ((now - start) / 1000);
+}
+
+function cpythonRate(cond, vars) {
+  const script = `
+import math, time, json, sys
+cond, v = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+code = compile(cond, "<condition>", "eval")
+g = {"__builtins__": {}, "math": math, "float": float, "int": int, "len": len}
+loc = {"capture": v["capture"], "exit_code": v["exit_code"], "walltime_sec": v["walltime_sec"],
+       "peak_vram_mib": v["peak_vram_mib"] if v["peak_vram_mib"] is not None else 0}
+n = 0; t0 = time.perf_counter()
+while time.perf_counter() - t0 < 0.5:
+    for _ in range(10000):
+        bool(eval(code, g, loc))
+    n += 10000
+print(n / (time.perf_counter() - t0))
+`;
+  try {
+    return Number(execFileSync('python3', ['-c', script, JSON.stringify(cond), JSON.stringify(vars)], { encoding: 'utf8' }).trim());
+  } catch {
+    return NaN;
+  }
+}
+
+const fmt = (x) => (Number.isNaN(x) ? 'n/a' : x >= 1e6 ? `${(x / 1e6).toFixed(2)} M/s` : `${(x / 1e3).toFixed(0)} k/s`);
+const rows = [];
+for (const [cond, vars] of EXAMPLES) {
+  const compiled = compileCondition(cond);
+  if (!compiled.evaluate(vars)) throw new Error(`bench example did not fire: ${cond}`);
+  const batch = Array.from({ length: 10000 }, () => vars);
+  const batchRate = timeIt(() => {
+    compiled.evaluateBatch(batch);
+    return batch.length;
+  });
+  const singleRate = timeIt(() => {
+    for (let i = 0; i < 1000; i++) compiled.evaluate(vars);
+    return 1000;
+  });
+  const compileTimes = [];
+  for (let i = 0; i < 2000; i++) {
+    const t = performance.now();
+    compileCondition(cond);
+    compileTimes.push(performance.now() - t);
+  }
+  compileTimes.sort((a, b) => a - b);
+  const validateTimes = [];
+  for (let i = 0; i < 2000; i++) {
+    const t = performance.now();
+    validateCondition(cond);
+    validateTimes.push(performance.now() - t);
+  }
+  validateTimes.sort((a, b) => a - b);
+  rows.push({
+    condition: cond,
+    'CPython eval': fmt(cpythonRate(cond, vars)),
+    'batch evaluate': fmt(batchRate),
+    'single evaluate()': fmt(singleRate),
+    'compileCondition median': `${(compileTimes[1000] * 1000).toFixed(1)} µs`,
+    'validateCondition median': `${(validateTimes[1000] * 1000).toFixed(1)} µs`,
+  });
+}
+console.log(`aorta-probe bench — node ${process.version}, one core per measurement`);
+console.table(rows);

@@ -1,0 +1,197 @@
+import { describe, expect, it } from 'vitest';
+import * as Op from '../assembly/opcodes.js';
+import { compileCondition, VerifyError } from '../src/index.js';
+import { ConditionVM, vmImports } from '../src/condition/vm-host.js';
+
+const vars = (over: Partial<Parameters<ReturnType<typeof compileCondition>['evaluate']>[0]> = {}) => ({
+  capture: {},
+  exit_code: 0,
+  walltime_sec: 1.0,
+  peak_vram_mib: null,
+  ...over,
+});
+
+function detailed(text: string, v = vars()) {
+  return compileCondition(text).evaluateDetailed(v);
+}
+
+describe('the spec worked examples and the original seed tests (notes §1.7)', () => {
+  it('loss NaN fires, a number does not', () => {
+    const c = compileCondition("math.isnan(float(capture['loss']))");
+    expect(c.evaluate(vars({ capture: { loss: 'nan' } }))).toBe(true);
+    expect(c.evaluate(vars({ capture: { loss: '1.0' } }))).toBe(false);
+    expect(c.evaluate(vars({ capture: {} }))).toBe(false); // KeyError → did not fire
+  });
+
+  it('walltime and VRAM', () => {
+    const c = compileCondition('walltime_sec > 60 and peak_vram_mib > 0');
+    expect(c.evaluate(vars({ walltime_sec: 61, peak_vram_mib: 1 }))).toBe(true);
+    expect(c.evaluate(vars({ walltime_sec: 61, peak_vram_mib: null }))).toBe(false);
+  });
+
+  it('OOM kill with a message', () => {
+    const c = compileCondition("exit_code == 137 and len(capture['msg']) > 0");
+    expect(c.evaluate(vars({ exit_code: 137, capture: { msg: 'Killed' } }))).toBe(true);
+    expect(c.evaluate(vars({ exit_code: 137, capture: { msg: '' } }))).toBe(false);
+  });
+
+  it('int of a capture', () => {
+    const c = compileCondition("int(capture['code']) == 137");
+    expect(c.evaluate(vars({ capture: { code: '137' } }))).toBe(true);
+    expect(c.evaluate(vars({ capture: { code: ' 137\n' } }))).toBe(true);
+    expect(c.evaluate(vars({ capture: { code: '137.0' } }))).toBe(false); // ValueError
+  });
+
+  it.each([
+    ["capture['loss'] == 'nan'", { capture: { loss: 'nan' } }, true],
+    ["capture['loss'] == 'nan'", { capture: { loss: 'fine' } }, false],
+    ["int(capture['count']) > 10 and len(capture) > 0", { capture: { count: '42', other: 'v' } }, true],
+    ["math.isinf(float(capture['x']))", { capture: { x: 'inf' } }, true],
+    ['exit_code != 0 and walltime_sec > 1.0 and peak_vram_mib > 100', { exit_code: 137, walltime_sec: 12.5, peak_vram_mib: 512 }, true],
+    ['peak_vram_mib > 0', { peak_vram_mib: null }, false],
+    ['(1 if exit_code != 0 else 0) or (walltime_sec > 0)', { exit_code: 1, walltime_sec: 0.0 }, true],
+    ['exit_code == 999999999', { exit_code: 0 }, false],
+    ["float(capture['x'])", { capture: { x: 'nan' } }, true], // bool(nan) is True
+  ] as const)('%s with %j → %s', (text, over, fired) => {
+    expect(compileCondition(text).evaluate(vars(over))).toBe(fired);
+  });
+});
+
+describe('values, reprs and exceptions as CPython reports them', () => {
+  it.each([
+    ['7/2', 'float', '3.5'],
+    ['-5//2', 'int', '-3'],
+    ['5.5//2', 'float', '2.0'],
+    ['-0.0', 'float', '-0.0'],
+    ['1e16', 'float', '1e+16'],
+    ['1j + 2', 'complex', '(2+1j)'],
+    ['-(0.0+1j)', 'complex', '(-0-1j)'],
+    ["b'ab' + b'c'", 'bytes', "b'abc'"],
+    ['...', 'ellipsis', 'Ellipsis'],
+    ['len', 'builtin_function_or_method', '<built-in function len>'],
+    ['float', 'type', "<class 'float'>"],
+    ['math', 'module', "<module 'math' (built-in)>"],
+    ['math.isnan', 'builtin_function_or_method', '<built-in function isnan>'],
+    ["int('1234567890123456789012345678901234567890') + 1", 'int', '1234567890123456789012345678901234567891'],
+    ["int('١٢٣')", 'int', '123'],
+    ["float(' 1_000.5 ')", 'float', '1000.5'],
+    ['1 == 1.0 == True', 'bool', 'True'],
+    ["'a' == b'a'", 'bool', 'False'],
+    ["len('😀a')", 'int', '2'],
+    ["'😀' > '\uffff'", 'bool', 'True'],
+  ])('%s → %s %s', (text, type, repr) => {
+    expect(detailed(text)).toMatchObject({ value: { type, repr } });
+  });
+
+  it.each([
+    ['1/0', 'ZeroDivisionError'],
+    ["capture['missing']", 'KeyError'],
+    ["'a' < 1", 'TypeError'],
+    ["'a' + 1", 'TypeError'],
+    ['len(5)', 'TypeError'],
+    ["math.isnan('nan')", 'TypeError'],
+    ["int('1.5')", 'ValueError'],
+    ["float('abc')", 'ValueError'],
+    ["int(float('inf'))", 'OverflowError'],
+  ])('%s raises %s and does not fire', (text, error) => {
+    expect(detailed(text)).toEqual({ fired: false, error });
+  });
+
+  it('evaluates a batch in one VM call, errors as not fired', () => {
+    const c = compileCondition("int(capture['code']) == 137");
+    const list = ['137', '1', 'x', ' 137 ', '١٣٧'].map((code) => vars({ capture: { code } }));
+    expect(c.evaluateBatch(list)).toEqual([true, false, false, true, true]);
+  });
+});
+
+describe('the sandbox', () => {
+  it('imports nothing but env.abort', () => {
+    expect(vmImports()).toEqual([{ module: 'env', name: 'abort', kind: 'function' }]);
+  });
+
+  it('a condition that outgrows the bounded heap gets MemoryError, and the VM stays usable', () => {
+    const big = 'x'.repeat(4 * 1024 * 1024);
+    const greedy = compileCondition(Array(21).fill("capture['']").join('+').replace(/\+$/, ''), { heapLimitBytes: 64 * 1024 * 1024 });
+    expect(greedy.source.length).toBeLessThanOrEqual(256);
+    expect(greedy.evaluateDetailed(vars({ capture: { '': big } }))).toEqual({ fired: false, error: 'MemoryError' });
+    // The same compiled condition, and another one, still evaluate correctly afterwards.
+    expect(greedy.evaluateDetailed(vars({ capture: { '': 'ab' } }))).toMatchObject({ value: { type: 'str', repr: `'${'ab'.repeat(21)}'` } });
+    expect(compileCondition('exit_code + 1').evaluateDetailed(vars({ exit_code: 41 }))).toMatchObject({ value: { repr: '42' } });
+  });
+
+  function program(code: number[], consts: number[][] = [], maxStack = 4): Int32Array {
+    const words = [Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, code.length, consts.length, maxStack, ...code, ...consts.flat()];
+    return Int32Array.from(words);
+  }
+  const INT1 = [Op.CONST_INT, 1, 0];
+
+  it.each([
+    ['bad magic', Int32Array.from([0, Op.PROGRAM_VERSION, 2, 0, 1, Op.OP_RETURN, 0]), 1],
+    ['truncated header', Int32Array.from([Op.PROGRAM_MAGIC, 1]), 7],
+    ['unknown opcode', program([99, 0, Op.OP_RETURN, 0]), 2],
+    ['constant index out of range', program([Op.OP_LOAD_CONST, 5, Op.OP_RETURN, 0], [INT1]), 3],
+    ['huge variable index', program([Op.OP_LOAD_VAR, 0x7fffffff, Op.OP_RETURN, 0]), 3],
+    ['negative builtin index', program([Op.OP_LOAD_BUILTIN, -1, Op.OP_RETURN, 0]), 3],
+    ['stack underflow', program([Op.OP_BINARY, 0, Op.OP_RETURN, 0]), 5],
+    ['return with an empty stack', program([Op.OP_RETURN, 0]), 5],
+    ['backward jump (a loop)', program([Op.OP_LOAD_CONST, 0, Op.OP_JUMP, 0, Op.OP_RETURN, 0], [INT1]), 4],
+    ['jump past the end', program([Op.OP_LOAD_CONST, 0, Op.OP_JUMP, 9, Op.OP_RETURN, 0], [INT1]), 4],
+    ['falling off the end', program([Op.OP_LOAD_CONST, 0], [INT1]), 7],
+    ['stack above the declared maximum', program([Op.OP_LOAD_CONST, 0, Op.OP_LOAD_CONST, 0, Op.OP_BINARY, 0, Op.OP_RETURN, 0], [INT1], 1), 5],
+    ['truncated constant pool', Int32Array.from([Op.PROGRAM_MAGIC, 1, 4, 1, 1, Op.OP_LOAD_CONST, 0, Op.OP_RETURN, 0, Op.CONST_STR, 10]), 7],
+    ['unknown constant tag', program([Op.OP_LOAD_CONST, 0, Op.OP_RETURN, 0], [[77]]), 6],
+    ['odd code length', Int32Array.from([Op.PROGRAM_MAGIC, 1, 3, 0, 1, Op.OP_RETURN, 0, 0]), 1],
+  ])('rejects a program with %s before running it', (_name, words, code) => {
+    let caught: unknown;
+    try {
+      new ConditionVM().load(words);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(VerifyError);
+    expect((caught as VerifyError).code).toBe(code);
+  });
+
+  it('random programs are rejected or run to a value or an exception, never anything else', () => {
+    let seed = 12345;
+    const next = (n: number): number => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed % n;
+    };
+    // Mostly plausible instructions (small arguments, a final RETURN) so that many programs pass
+    // the verifier and run; the rest exercise its refusals.
+    const plausible: [number, number][] = [
+      [Op.OP_LOAD_CONST, 3], [Op.OP_LOAD_VAR, 4], [Op.OP_LOAD_BUILTIN, 6], [Op.OP_BINARY, 4], [Op.OP_UNARY, 3],
+      [Op.OP_COMPARE, 6], [Op.OP_SUBSCRIPT, 1], [Op.OP_CALL, 3], [Op.OP_DUP_TOP, 1], [Op.OP_ROT_TWO, 1],
+      [Op.OP_ROT_THREE, 1], [Op.OP_POP_TOP, 1], [Op.OP_JUMP_IF_FALSE_OR_POP, 0], [Op.OP_JUMP_IF_TRUE_OR_POP, 0],
+      [Op.OP_POP_JUMP_IF_FALSE, 0], [Op.OP_JUMP, 0],
+    ];
+    const vm = new ConditionVM();
+    let verified = 0;
+    for (let i = 0; i < 3000; i++) {
+      const n = 1 + next(10);
+      const code: number[] = [];
+      for (let k = 0; k < n; k++) {
+        if (next(10) === 0) {
+          code.push(next(Op.OP_COUNT + 2) - 1, next(3) === 0 ? next(0x7fffffff) : next(n + 2));
+          continue;
+        }
+        const [op, range] = plausible[next(plausible.length)]!;
+        code.push(op, range === 0 ? k + 1 + next(n - k + 1) : next(range));
+      }
+      code.push(Op.OP_RETURN, 0);
+      const words = program(code, [INT1, [Op.CONST_STR, 1, 0x61], [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4));
+      try {
+        vm.load(words);
+      } catch (e) {
+        expect(e).toBeInstanceOf(VerifyError);
+        continue;
+      }
+      verified++;
+      const r = vm.evaluate(words, vars({ capture: { a: '1' } }));
+      if (!r.ok) expect(['TypeError', 'ValueError', 'ZeroDivisionError', 'KeyError', 'OverflowError']).toContain(r.error);
+    }
+    // Many random programs pass verification; they must still only compute.
+    expect(verified).toBeGreaterThan(100);
+  });
+});
