@@ -4,7 +4,10 @@ import { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SandboxError } from '../src/condition/errors.js';
-import { evalJsonl, type EvalJsonlOptions } from '../src/cli/eval-jsonl.js';
+import { compileCondition } from '../src/condition/evaluate.js';
+import type { CompileFn, ConditionEvaluator } from '../src/cli/condition-cache.js';
+import { evalJsonl, type EvalJsonlOptions, type EvalJsonlSummary } from '../src/cli/eval-jsonl.js';
+import { runCli } from '../src/cli/run.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers
@@ -18,13 +21,21 @@ class Sink extends Writable {
   }
 }
 
-/** Runs evalJsonl in-process; `input` chunks are fed exactly as given. Returns output lines. */
-async function run(input: string | Buffer | (string | Buffer)[], options: EvalJsonlOptions = {}): Promise<string[]> {
+/** Runs evalJsonl in-process; `input` chunks are fed exactly as given. Returns output lines and the summary. */
+async function runWithSummary(
+  input: string | Buffer | (string | Buffer)[],
+  options: EvalJsonlOptions = {},
+): Promise<{ lines: string[]; summary: EvalJsonlSummary }> {
   const chunks = (Array.isArray(input) ? input : [input]).map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c));
   const sink = new Sink();
-  await evalJsonl(Readable.from(chunks), sink, options);
+  const summary = await evalJsonl(Readable.from(chunks), sink, options);
   expect(sink.text === '' || sink.text.endsWith('\n')).toBe(true);
-  return sink.text === '' ? [] : sink.text.slice(0, -1).split('\n');
+  return { lines: sink.text === '' ? [] : sink.text.slice(0, -1).split('\n'), summary };
+}
+
+/** Runs evalJsonl in-process; returns the output lines. */
+async function run(input: string | Buffer | (string | Buffer)[], options: EvalJsonlOptions = {}): Promise<string[]> {
+  return (await runWithSummary(input, options)).lines;
 }
 
 /** A well-formed input object; `over` replaces or (with undefined) removes fields. */
@@ -56,9 +67,12 @@ function jsonParseMessage(text: string): string {
   throw new Error(`${text} parses`);
 }
 
-/** A validator that does not need the parser: accepts conditions starting with "ok", rejects the rest. */
-function fakeValidate(condition: unknown): unknown {
-  if (typeof condition === 'string' && condition.startsWith('ok')) return {};
+/** Always fires with True. */
+const FIRES: ConditionEvaluator = { evaluateDetailed: () => ({ fired: true, value: { type: 'bool', repr: 'True' } }) };
+
+/** A compiler that needs neither parser nor VM: conditions starting with "ok" fire, the rest are rejected. */
+function fakeCompile(condition: unknown): ConditionEvaluator {
+  if (typeof condition === 'string' && condition.startsWith('ok')) return FIRES;
   throw new SandboxError({
     kind: 'forbidden-name',
     detail: `condition: forbidden name: ${String(condition)}`,
@@ -69,12 +83,25 @@ function fakeValidate(condition: unknown): unknown {
   });
 }
 
-const VALID = '{"valid":true}';
+/** The line for an accepted condition that evaluated to True. */
+const VALID = '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}';
+
+/** Wraps a compiler and records what it was called with. */
+function counting(compile: CompileFn = compileCondition): { compile: CompileFn; calls: unknown[] } {
+  const calls: unknown[] = [];
+  return {
+    calls,
+    compile: (condition) => {
+      calls.push(condition);
+      return compile(condition);
+    },
+  };
+}
 
 // ---------------------------------------------------------------------------------------------
-// in-process: the real validator (these need the parser/walker; exact values are CPython's)
+// in-process: the real compiler and VM (exact values are CPython's)
 
-describe('eval --jsonl with validateCondition', () => {
+describe('eval --jsonl with compileCondition', () => {
   it('rejects a lambda with node Lambda at line 1, col 1', async () => {
     const [out] = await run(`${record({ condition: 'lambda x: x' })}\n`);
     const parsed = JSON.parse(out!);
@@ -93,8 +120,195 @@ describe('eval --jsonl with validateCondition', () => {
     });
   });
 
-  it('accepts exit_code == 137', async () => {
+  it('accepts exit_code == 137 and evaluates it to True', async () => {
     expect(await run(`${record({ condition: 'exit_code == 137' })}\n`)).toEqual([VALID]);
+  });
+
+  it('answers the spec examples with exact lines', async () => {
+    const cases: [string, string][] = [
+      [
+        `{"condition":"math.isnan(float(capture['loss']))","capture":{"loss":"nan"},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
+        '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}',
+      ],
+      [
+        `{"condition":"math.isnan(float(capture['loss']))","capture":{"loss":"0.25"},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
+        '{"valid":true,"fired":false,"value":{"type":"bool","repr":"False"}}',
+      ],
+      [
+        `{"condition":"float(capture['loss'])","capture":{"loss":"nan"},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
+        '{"valid":true,"fired":true,"value":{"type":"float","repr":"nan"}}',
+      ],
+      [
+        `{"condition":"math.isnan(float(capture['loss']))","capture":{},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
+        '{"valid":true,"fired":false,"error":"KeyError"}',
+      ],
+      [
+        `{"condition":"math.isnan(float(capture['loss']))","capture":{"loss":"oops"},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
+        '{"valid":true,"fired":false,"error":"ValueError"}',
+      ],
+      [
+        '{"condition":"1/0","capture":{},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}',
+        '{"valid":true,"fired":false,"error":"ZeroDivisionError"}',
+      ],
+      [
+        // peak_vram_mib null is bound to 0
+        '{"condition":"walltime_sec > 60 and peak_vram_mib > 0","capture":{},"exit_code":0,"walltime_sec":61,"peak_vram_mib":null}',
+        '{"valid":true,"fired":false,"value":{"type":"bool","repr":"False"}}',
+      ],
+      [
+        '{"condition":"walltime_sec > 60 and peak_vram_mib > 0","capture":{},"exit_code":0,"walltime_sec":61,"peak_vram_mib":512}',
+        '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}',
+      ],
+      [
+        `{"condition":"exit_code == 137 and len(capture['msg']) > 0","capture":{"msg":"Killed"},"exit_code":137,"walltime_sec":1,"peak_vram_mib":null}`,
+        '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}',
+      ],
+      [
+        `{"condition":"int(capture['code']) == 137","capture":{"code":"137"},"exit_code":-9,"walltime_sec":2.5,"peak_vram_mib":null}`,
+        '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}',
+      ],
+      [
+        `{"condition":"capture['msg']","capture":{"msg":""},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
+        `{"valid":true,"fired":false,"value":{"type":"str","repr":"''"}}`,
+      ],
+      [
+        '{"condition":"walltime_sec","capture":{},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}',
+        '{"valid":true,"fired":true,"value":{"type":"float","repr":"1.0"}}',
+      ],
+    ];
+    const { lines, summary } = await runWithSummary(cases.map(([input]) => `${input}\n`).join(''));
+    expect(lines).toEqual(cases.map(([, output]) => output));
+    expect(summary).toEqual({
+      lines: 12, valid: 12, fired: 6, notFired: 3, evalErrors: 3, sandboxErrors: 0, inputErrors: 0, internalErrors: 0, compiles: 8,
+    });
+  });
+
+  it('counts fired, not fired, exceptions, rejections and input errors in a mixed stream', async () => {
+    const input = [
+      record({ condition: 'exit_code == 137' }),
+      record({ condition: 'exit_code == 0' }),
+      record({ condition: "capture['nope']" }),
+      record({ condition: 'lambda x: x' }),
+      record({ condition: 42 }),
+      '{"condition": "exit_code == 0"}',
+    ].join('\n');
+    const { lines, summary } = await runWithSummary(input);
+    expect(lines.slice(0, 3)).toEqual([
+      VALID,
+      '{"valid":true,"fired":false,"value":{"type":"bool","repr":"False"}}',
+      '{"valid":true,"fired":false,"error":"KeyError"}',
+    ]);
+    expect(JSON.parse(lines[3]!)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: 'Lambda' } });
+    expect(JSON.parse(lines[4]!)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: null } });
+    expect(lines[5]).toBe(inputError(6, 'missing field "capture"'));
+    expect(summary).toEqual({
+      lines: 6, valid: 3, fired: 1, notFired: 1, evalErrors: 1, sandboxErrors: 2, inputErrors: 1, internalErrors: 0, compiles: 5,
+    });
+  });
+});
+
+describe('eval --jsonl compiled-condition cache', () => {
+  const NAN = "math.isnan(float(capture['loss']))";
+  const GT = 'walltime_sec > 60 and peak_vram_mib > 0';
+  const LOSS = "float(capture['loss'])";
+
+  it('compiles each distinct condition once, and a repeated condition gives the same results every time', async () => {
+    const lines: string[] = [];
+    const expected: string[] = [];
+    const losses = ['nan', '0.5', 'oops', '-inf', 'NaN'];
+    for (let i = 0; i < 3000; i++) {
+      const loss = losses[i % losses.length]!;
+      switch (i % 4) {
+        case 0:
+          lines.push(record({ condition: NAN, capture: { loss } }));
+          expected.push(
+            loss === 'oops'
+              ? '{"valid":true,"fired":false,"error":"ValueError"}'
+              : `{"valid":true,"fired":${/nan/i.test(loss)},"value":{"type":"bool","repr":"${/nan/i.test(loss) ? 'True' : 'False'}"}}`,
+          );
+          break;
+        case 1:
+          lines.push(record({ condition: GT, walltime_sec: i % 120, peak_vram_mib: i % 3 === 0 ? null : 1 }));
+          expected.push(
+            i % 120 > 60 && i % 3 !== 0
+              ? '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}'
+              : '{"valid":true,"fired":false,"value":{"type":"bool","repr":"False"}}',
+          );
+          break;
+        case 2:
+          lines.push(record({ condition: LOSS, capture: i % 7 === 0 ? {} : { loss } }));
+          expected.push(
+            i % 7 === 0
+              ? '{"valid":true,"fired":false,"error":"KeyError"}'
+              : loss === 'oops'
+                ? '{"valid":true,"fired":false,"error":"ValueError"}'
+                : `{"valid":true,"fired":true,"value":{"type":"float","repr":"${{ nan: 'nan', NaN: 'nan', '0.5': '0.5', '-inf': '-inf' }[loss]}"}}`,
+          );
+          break;
+        default:
+          lines.push(record({ condition: 'lambda: 0' }));
+          expected.push('');
+      }
+    }
+    const { compile, calls } = counting();
+    const { lines: out, summary } = await runWithSummary(`${lines.join('\n')}\n`, { compile });
+    expect(out.length).toBe(3000);
+    out.forEach((line, i) => {
+      if (i % 4 === 3) expect(JSON.parse(line)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: 'Lambda' } });
+      else expect(line).toBe(expected[i]);
+    });
+    // The rejection is cached too: the same SandboxError line each time.
+    expect(new Set(out.filter((_, i) => i % 4 === 3)).size).toBe(1);
+    expect(calls).toEqual([NAN, GT, LOSS, 'lambda: 0']);
+    expect(summary.compiles).toBe(4);
+    expect(summary.valid).toBe(2250);
+    expect(summary.sandboxErrors).toBe(750);
+  });
+
+  it('gives the same results with the cache disabled, compiling every line', async () => {
+    const input = [NAN, GT, LOSS, NAN, GT, LOSS].map((condition) => record({ condition, capture: { loss: 'nan' } })).join('\n');
+    const cached = await runWithSummary(input);
+    const { compile, calls } = counting();
+    const uncached = await runWithSummary(input, { compile, cacheEntries: 0 });
+    expect(uncached.lines).toEqual(cached.lines);
+    expect(calls).toHaveLength(6);
+    expect(cached.summary.compiles).toBe(3);
+  });
+
+  it('is bounded: the least recently used condition is evicted first', async () => {
+    const { compile, calls } = counting();
+    const seq = ['exit_code == 1', 'exit_code == 2', 'exit_code == 1', 'exit_code == 3', 'exit_code == 2', 'exit_code == 1', 'exit_code == 2'];
+    const out = await run(seq.map((condition) => record({ condition, exit_code: 2 })).join('\n'), { compile, cacheEntries: 2 });
+    // 1 miss, 2 miss, 1 hit, 3 miss (evicts 2), 2 miss (evicts 1), 1 miss (evicts 3), 2 hit
+    expect(calls).toEqual(['exit_code == 1', 'exit_code == 2', 'exit_code == 3', 'exit_code == 2', 'exit_code == 1']);
+    expect(out.map((l) => (JSON.parse(l) as { fired: boolean }).fired)).toEqual([false, true, false, false, true, false, true]);
+  });
+
+  it('does not keep a condition whose VM has just handled large captures', async () => {
+    const { compile, calls } = counting();
+    const big = { text: 'x'.repeat(5000) };
+    const small = { text: 'x' };
+    const condition = "len(capture['text'])";
+    const out = await run(
+      [small, small, big, big, small, small].map((capture) => record({ condition, capture })).join('\n'),
+      { compile },
+    );
+    expect(out.map((l) => (JSON.parse(l) as { value: { repr: string } }).value.repr)).toEqual(['1', '1', '5000', '5000', '1', '1']);
+    // small: miss, hit; big: hit then dropped; big: miss then dropped; small: miss, hit
+    expect(calls).toHaveLength(3);
+  });
+
+  it('never caches non-string conditions', async () => {
+    const { compile, calls } = counting();
+    const { lines, summary } = await runWithSummary([1, 1, null, null].map((condition) => record({ condition })).join('\n'), { compile });
+    expect(calls).toEqual([1, 1, null, null]);
+    expect(lines.map((l) => (JSON.parse(l) as { error: { detail: string } }).error.detail)).toEqual([
+      'condition: must be a string, got int',
+      'condition: must be a string, got int',
+      'condition: must be a string, got NoneType',
+      'condition: must be a string, got NoneType',
+    ]);
+    expect(summary.sandboxErrors).toBe(4);
   });
 });
 
@@ -113,7 +327,7 @@ describe('eval --jsonl result shapes', () => {
       source: 'lambda x: x',
     });
     const out = await run(`${record({ condition: 'lambda x: x' })}\n`, {
-      validate: () => {
+      compile: () => {
         throw err;
       },
     });
@@ -124,29 +338,53 @@ describe('eval --jsonl result shapes', () => {
     ]);
   });
 
-  it('writes {"valid":true} for an accepted condition', async () => {
-    expect(await run(`${record({ condition: 'ok' })}\n`, { validate: fakeValidate })).toEqual([VALID]);
+  it('writes valid/fired/value for an accepted condition, or valid/fired/error for an exception', async () => {
+    const results: ConditionEvaluator[] = [
+      FIRES,
+      { evaluateDetailed: () => ({ fired: false, value: { type: 'float', repr: '0.0' } }) },
+      { evaluateDetailed: () => ({ fired: false, error: 'KeyError' }) },
+    ];
+    let i = 0;
+    const { lines, summary } = await runWithSummary(
+      `${record({ condition: 'a' })}\n${record({ condition: 'b' })}\n${record({ condition: 'c' })}\n`,
+      { compile: () => results[i++]! },
+    );
+    expect(lines).toEqual([
+      '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}',
+      '{"valid":true,"fired":false,"value":{"type":"float","repr":"0.0"}}',
+      '{"valid":true,"fired":false,"error":"KeyError"}',
+    ]);
+    expect(summary).toEqual({
+      lines: 3, valid: 3, fired: 1, notFired: 1, evalErrors: 1, sandboxErrors: 0, inputErrors: 0, internalErrors: 0, compiles: 3,
+    });
   });
 
-  it('passes the condition to the validator as-is, whatever its JSON type', async () => {
+  it('passes the condition to the compiler as-is, whatever its JSON type, and the record as the variables', async () => {
     const seen: unknown[] = [];
+    const vars: unknown[] = [];
     const conditions = ['exit_code == 0', 42, null, true, ['a'], { a: 1 }, ''];
     const out = await run(conditions.map((c) => `${record({ condition: c })}\n`).join(''), {
-      validate: (c) => {
+      compile: (c) => {
         seen.push(c);
-        return {};
+        return {
+          evaluateDetailed: (v) => {
+            vars.push({ ...v, capture: { ...v.capture } });
+            return FIRES.evaluateDetailed(v);
+          },
+        };
       },
     });
     expect(out).toEqual(conditions.map(() => VALID));
     expect(seen).toEqual(conditions);
+    expect(vars[0]).toMatchObject({ capture: { msg: 'Killed process 4242 (python3)' }, exit_code: 137, walltime_sec: 12.5, peak_vram_mib: 512 });
   });
 
-  it('reports a validator bug as an InternalError line and goes on', async () => {
+  it('reports a compiler bug as an InternalError line and goes on', async () => {
     const bugs: [unknown, number][] = [];
     const sink = new Sink();
     const summary = await evalJsonl(Readable.from([Buffer.from(`${record()}\n${record({ condition: 'ok' })}\n`)]), sink, {
-      validate: (c) => {
-        if (c === 'ok') return {};
+      compile: (c) => {
+        if (c === 'ok') return FIRES;
         throw new TypeError('boom');
       },
       onInternalError: (err, line) => bugs.push([err, line]),
@@ -160,12 +398,37 @@ describe('eval --jsonl result shapes', () => {
       '',
     ]);
     expect(bugs.map(([, line]) => line)).toEqual([1]);
-    expect(summary).toEqual({ lines: 2, valid: 1, sandboxErrors: 0, inputErrors: 0, internalErrors: 1 });
+    expect(summary).toEqual({
+      lines: 2, valid: 1, fired: 1, notFired: 0, evalErrors: 0, sandboxErrors: 0, inputErrors: 0, internalErrors: 1, compiles: 2,
+    });
+  });
+
+  it('reports an evaluator bug as an InternalError, and does not keep that condition cached', async () => {
+    let calls = 0;
+    const { compile, calls: compiled } = counting(() => ({
+      evaluateDetailed: () => {
+        if (++calls === 1) throw new RangeError('VM returned unknown value tag 99');
+        return { fired: false, value: { type: 'NoneType', repr: 'None' } };
+      },
+    }));
+    const { lines, summary } = await runWithSummary(`${record({ condition: 'x' })}\n${record({ condition: 'x' })}\n`, {
+      compile,
+      onInternalError: () => {},
+    });
+    expect(lines).toEqual([
+      JSON.stringify({
+        valid: false,
+        error: { type: 'InternalError', message: 'input line 1: internal error: RangeError: VM returned unknown value tag 99', line: 1, col: 1 },
+      }),
+      '{"valid":true,"fired":false,"value":{"type":"NoneType","repr":"None"}}',
+    ]);
+    expect(compiled).toEqual(['x', 'x']);
+    expect(summary.internalErrors).toBe(1);
   });
 });
 
 describe('eval --jsonl malformed lines', () => {
-  const opts = { validate: fakeValidate };
+  const opts = { compile: fakeCompile };
 
   it('not JSON', async () => {
     const text = '{"condition": "exit_code == 0",';
@@ -240,7 +503,7 @@ describe('eval --jsonl malformed lines', () => {
 });
 
 describe('eval --jsonl line handling', () => {
-  const opts = { validate: fakeValidate };
+  const opts = { compile: fakeCompile };
 
   it('handles CRLF line endings, including a blank CRLF line', async () => {
     const out = await run(`${record({ condition: 'ok' })}\r\n\r\n${record({ condition: 'bad' })}\r\n`, opts);
@@ -345,7 +608,7 @@ describe('eval --jsonl line handling', () => {
     });
     const summary = await evalJsonl(Readable.from(source()), slow, opts);
     expect(written).toBe(total);
-    expect(summary).toEqual({ lines: total, valid: total / 2, sandboxErrors: total / 2, inputErrors: 0, internalErrors: 0 });
+    expect(summary).toMatchObject({ lines: total, valid: total / 2, fired: total / 2, sandboxErrors: total / 2, inputErrors: 0, internalErrors: 0 });
     expect(maxLag).toBeLessThan(2000);
   });
 
@@ -406,10 +669,12 @@ function cli(args: string[], stdin = '', options: { firstLineOnly?: boolean } = 
   });
 }
 
-describe('aorta-probe bin (end to end)', () => {
+describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
   beforeAll(() => {
     if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` (npm test does) first`);
   });
+
+  const flagsIn = (text: string): string[] => [...new Set([...text.matchAll(/(?<![\w-])--?[a-z][\w-]*/g)].map((m) => m[0]))].sort();
 
   it('--help lists the commands and options that exist, and exits 0', async () => {
     const r = await cli(['--help']);
@@ -417,8 +682,23 @@ describe('aorta-probe bin (end to end)', () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^Usage: aorta-probe <command> \[options\]/);
     expect(r.stdout).toContain('eval --jsonl');
-    const flags = [...r.stdout.matchAll(/(?<![\w-])--?[a-z][\w-]*/g)].map((m) => m[0]).sort();
-    expect([...new Set(flags)]).toEqual(['--help', '--jsonl', '--version', '-h']);
+    expect(r.stdout).toContain('eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]');
+    expect(r.stdout).not.toMatch(/not evaluate/);
+    expect(flagsIn(r.stdout)).toEqual(['--capture', '--exit-code', '--help', '--jsonl', '--peak-vram', '--version', '--walltime', '-h']);
+  });
+
+  it('eval --help describes both forms, their output and their options, and exits 0', async () => {
+    const r = await cli(['eval', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatch(
+      /^Usage: aorta-probe eval EXPR \[--capture NAME=VALUE\]\.\.\. \[--exit-code N\] \[--walltime SECONDS\] \[--peak-vram MIB\]\n {7}aorta-probe eval --jsonl\n/,
+    );
+    for (const text of ['value: ', 'type:  ', 'fired: yes|no', 'error: ', '{"valid": true, "fired": bool, "value": {"type": str, "repr": str}}', '{"valid": true, "fired": false, "error": "<exception class>"}']) {
+      expect(r.stdout).toContain(text);
+    }
+    expect(flagsIn(r.stdout)).toEqual(['--capture', '--exit-code', '--help', '--jsonl', '--peak-vram', '--walltime', '-h']);
+    expect((await cli(['eval', 'exit_code', '-h'])).stdout).toBe(r.stdout);
   });
 
   it('--version prints the package.json version', async () => {
@@ -434,7 +714,12 @@ describe('aorta-probe bin (end to end)', () => {
     expect(r.stderr).toMatch(/^aorta-probe: unknown option '--frobnicate'\n\nUsage: aorta-probe/);
     const r2 = await cli(['eval', '--jsonl', '--frobnicate']);
     expect(r2.code).toBe(2);
-    expect(r2.stderr).toMatch(/^aorta-probe: eval: unknown option '--frobnicate'\n\nUsage: aorta-probe eval --jsonl/);
+    expect(r2.stderr).toBe(
+      "aorta-probe: eval: unknown option '--frobnicate'\n\n" +
+        'Usage: aorta-probe eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]\n' +
+        '       aorta-probe eval --jsonl\n' +
+        "Run 'aorta-probe eval --help' for the options and the output format.\n",
+    );
   });
 
   it('eval --jsonl answers each line: a lambda is rejected, exit_code == 137 is valid', async () => {
@@ -462,9 +747,19 @@ describe('aorta-probe bin (end to end)', () => {
     const r = await cli(['eval', '--jsonl'], demo);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    const out = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { valid: boolean; error?: { type: string } });
+    const lines = r.stdout.trimEnd().split('\n');
+    const out = lines.map((l) => JSON.parse(l) as { valid: boolean; error?: { type: string } });
     expect(out).toHaveLength(demo.trimEnd().split('\n').length);
+    expect(lines.slice(0, 6)).toEqual([
+      VALID,
+      VALID,
+      VALID,
+      VALID,
+      '{"valid":true,"fired":false,"value":{"type":"bool","repr":"False"}}',
+      '{"valid":true,"fired":false,"error":"ValueError"}',
+    ]);
     expect(out.filter((o) => o.error?.type === 'InputError')).toHaveLength(1);
+    expect(out.slice(7).every((o) => o.error?.type === 'SandboxError')).toBe(true);
   });
 
   it('exits quietly with status 0 when the reader goes away (| head -1)', async () => {
@@ -472,5 +767,129 @@ describe('aorta-probe bin (end to end)', () => {
     const r = await cli(['eval', '--jsonl'], input, { firstLineOnly: true });
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
+  });
+});
+
+/** What `aorta-probe eval` writes to stderr for a usage error. */
+function evalUsageError(message: string): string {
+  return (
+    `aorta-probe: eval: ${message}\n\n` +
+    'Usage: aorta-probe eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]\n' +
+    '       aorta-probe eval --jsonl\n' +
+    "Run 'aorta-probe eval --help' for the options and the output format.\n"
+  );
+}
+
+describe('aorta-probe eval EXPR: command-line errors (in-process runCli)', () => {
+  async function runArgs(args: string[]): Promise<Ran> {
+    const stdout = new Sink();
+    const stderr = new Sink();
+    const code = await runCli(args, { stdin: Readable.from([]), stdout, stderr });
+    return { code, stdout: stdout.text, stderr: stderr.text };
+  }
+
+  it.each<[string[], string]>([
+    [[], 'missing expression (or --jsonl)'],
+    [['exit_code', '--frobnicate'], "unknown option '--frobnicate'"],
+    [['exit_code', '--frobnicate=1'], "unknown option '--frobnicate'"],
+    [['exit_code', '-x'], "unknown option '-x'"],
+    [['exit_code', 'walltime_sec'], "unexpected argument 'walltime_sec' (the expression is one argument: quote it)"],
+    [['--', 'exit_code', '--exit-code', '1'], "unexpected argument '--exit-code' (the expression is one argument: quote it)"],
+    [['exit_code', '--capture'], "option '--capture' needs a value (--capture NAME=VALUE)"],
+    [['exit_code', '--peak-vram'], "option '--peak-vram' needs a value (--peak-vram MIB)"],
+    [['exit_code', '--capture', 'loss'], "--capture needs NAME=VALUE, got 'loss'"],
+    [['exit_code', '--capture', '=nan'], "--capture needs a non-empty NAME in NAME=VALUE, got '=nan'"],
+    [['exit_code', '--capture', 'a=1', '--capture', 'a=2'], "--capture 'a' is given more than once"],
+    [['exit_code', '--exit-code', '1.5'], "--exit-code must be an integer, got '1.5'"],
+    [['exit_code', '--exit-code', '0x10'], "--exit-code must be an integer, got '0x10'"],
+    [['exit_code', '--exit-code', '9007199254740993'], "--exit-code must be an integer within ±9007199254740991, got '9007199254740993'"],
+    [['exit_code', '--exit-code', '1', '--exit-code=2'], '--exit-code is given more than once'],
+    [['exit_code', '--walltime', 'nan'], "--walltime must be a finite number of seconds, got 'nan'"],
+    [['exit_code', '--walltime', 'inf'], "--walltime must be a finite number of seconds, got 'inf'"],
+    [['exit_code', '--walltime', '1e999'], "--walltime must be a finite number of seconds, got '1e999'"],
+    [['exit_code', '--walltime='], "--walltime must be a finite number of seconds, got ''"],
+    [['exit_code', '--walltime', '1', '--walltime', '2'], '--walltime is given more than once'],
+    [['exit_code', '--peak-vram', 'null'], "--peak-vram must be an integer, got 'null'"],
+    [['exit_code', '--peak-vram', '1', '--peak-vram', '1'], '--peak-vram is given more than once'],
+    [['exit_code', '--jsonl'], "--jsonl reads the conditions from stdin: unexpected argument 'exit_code'"],
+    [['--jsonl', '--exit-code', '1'], "--jsonl reads the variables from stdin: '--exit-code' cannot be used with it"],
+    [['--jsonl=yes'], "option '--jsonl' takes no value"],
+  ])('eval %j → %s', async (args, message) => {
+    expect(await runArgs(['eval', ...args])).toEqual({ code: 2, stdout: '', stderr: evalUsageError(message) });
+  });
+
+  it('accepts the forms the usage errors are about', async () => {
+    expect(await runArgs(['eval', '--exit-code=-3', '--', '-exit_code'])).toEqual({
+      code: 0,
+      stdout: 'value: 3\ntype:  int\nfired: yes\n',
+      stderr: '',
+    });
+    expect(await runArgs(['eval', '-', '--walltime', '.5e1'])).toMatchObject({ code: 1, stdout: '' });
+  });
+});
+
+describe('aorta-probe eval EXPR (end to end)', { timeout: 30_000 }, () => {
+  beforeAll(() => {
+    if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` (npm test does) first`);
+  });
+
+  it('prints value, type and fired for an evaluated condition, and exits 0', async () => {
+    const cases: [string[], string][] = [
+      [["float(capture['loss'])", '--capture', 'loss=nan'], 'value: nan\ntype:  float\nfired: yes\n'],
+      [["math.isnan(float(capture['loss']))", '--capture', 'loss=nan'], 'value: True\ntype:  bool\nfired: yes\n'],
+      [["math.isnan(float(capture['loss']))", '--capture=loss=0.25'], 'value: False\ntype:  bool\nfired: no\n'],
+      // defaults: no captures, exit code 0, walltime 0.0, peak VRAM null (seen as 0)
+      [['walltime_sec'], 'value: 0.0\ntype:  float\nfired: no\n'],
+      [['exit_code'], 'value: 0\ntype:  int\nfired: no\n'],
+      [['peak_vram_mib'], 'value: 0\ntype:  int\nfired: no\n'],
+      [['capture'], 'value: {}\ntype:  dict\nfired: no\n'],
+      // '=' in a value, repeated --capture, both option spellings, negative numbers as values
+      [
+        [
+          "capture['kv'] == 'a=b=' and capture['x'] == '' and exit_code == -9 and walltime_sec == 12.5 and peak_vram_mib == 512",
+          '--capture', 'kv=a=b=', '--capture=x=', '--exit-code', '-9', '--walltime=12.5', '--peak-vram', '512',
+        ],
+        'value: True\ntype:  bool\nfired: yes\n',
+      ],
+      [['capture', '--capture', 'b=2', '--capture', 'a=1'], "value: {'b': '2', 'a': '1'}\ntype:  dict\nfired: yes\n"],
+      [['--walltime', '1e3', '--', '-walltime_sec'], 'value: -1000.0\ntype:  float\nfired: yes\n'],
+      [['--exit-code', '137', 'exit_code == 137'], 'value: True\ntype:  bool\nfired: yes\n'],
+    ];
+    const results = await Promise.all(cases.map(([args]) => cli(['eval', ...args])));
+    results.forEach((r, i) => expect(r, cases[i]![0].join(' ')).toEqual({ code: 0, stdout: cases[i]![1], stderr: '' }));
+  });
+
+  it('prints the exception class for a condition that raised, and exits 0', async () => {
+    const [keyError, zeroDiv, valueError] = await Promise.all([
+      cli(['eval', "capture['loss']"]),
+      cli(['eval', '1/0']),
+      cli(['eval', "float(capture['loss'])", '--capture', 'loss=oops']),
+    ]);
+    expect(keyError).toEqual({ code: 0, stdout: 'error: KeyError\nfired: no\n', stderr: '' });
+    expect(zeroDiv).toEqual({ code: 0, stdout: 'error: ZeroDivisionError\nfired: no\n', stderr: '' });
+    expect(valueError).toEqual({ code: 0, stdout: 'error: ValueError\nfired: no\n', stderr: '' });
+  });
+
+  it('writes the SandboxError message to stderr for a rejected condition, and exits 1', async () => {
+    const [lambda, syntax] = await Promise.all([cli(['eval', 'lambda x: x']), cli(['eval', ''])]);
+    expect(lambda).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'condition: forbidden AST node: Lambda (Lambda at line 1, col 1)\n  lambda x: x\n  ^^^^^^^^^^^\n',
+    });
+    expect(syntax.code).toBe(1);
+    expect(syntax.stdout).toBe('');
+    expect(syntax.stderr).toMatch(/^condition: /);
+  });
+
+  it('rejects a malformed command line with a usage error, and exits 2', async () => {
+    const [unknown, badValue, noExpr] = await Promise.all([
+      cli(['eval', 'exit_code', '--frobnicate']),
+      cli(['eval', 'exit_code', '--exit-code', '1.5']),
+      cli(['eval']),
+    ]);
+    expect(unknown).toEqual({ code: 2, stdout: '', stderr: evalUsageError("unknown option '--frobnicate'") });
+    expect(badValue).toEqual({ code: 2, stdout: '', stderr: evalUsageError("--exit-code must be an integer, got '1.5'") });
+    expect(noExpr).toEqual({ code: 2, stdout: '', stderr: evalUsageError('missing expression (or --jsonl)') });
   });
 });

@@ -1,5 +1,7 @@
 /**
  * `aorta-probe eval --jsonl`: JSON Lines in, one JSON result line out per input line, in order.
+ * Each accepted condition is evaluated with the record's variables; compiled conditions are kept in
+ * a bounded LRU cache keyed by condition text (see condition-cache.ts).
  *
  * Streaming rules:
  * - Lines end at LF; one CR before the LF is dropped (CRLF input). A last line without a newline
@@ -17,9 +19,16 @@
 import { Transform, type Readable, type TransformCallback, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SandboxError } from '../condition/errors.js';
-import { validateCondition } from '../condition/validate.js';
+import { compileCondition } from '../condition/evaluate.js';
+import { ConditionCache, DEFAULT_CACHE_ENTRIES, type CompileFn } from './condition-cache.js';
 import { InputError, parseInputLine, type InputRecord } from './input-record.js';
-import { inputErrorResult, internalErrorResult, sandboxErrorResult, type ResultRecord } from './result-record.js';
+import {
+  evaluatedResult,
+  inputErrorResult,
+  internalErrorResult,
+  sandboxErrorResult,
+  type ResultRecord,
+} from './result-record.js';
 
 export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -29,18 +38,33 @@ const OUTPUT_BATCH_CHARS = 64 * 1024;
 export interface EvalJsonlOptions {
   /** Longest accepted input line in bytes, excluding the line terminator. */
   maxLineBytes?: number;
-  /** The condition checker; tests substitute it. Defaults to `validateCondition`. */
-  validate?: (condition: unknown) => unknown;
-  /** Called for each InternalError (the checker threw something other than a SandboxError). */
+  /**
+   * Compiles a condition, or throws a SandboxError for a rejected one. Defaults to
+   * `compileCondition`; tests substitute it.
+   */
+  compile?: CompileFn;
+  /** Most compiled conditions kept at once (LRU); 0 disables the cache. Default 512. */
+  cacheEntries?: number;
+  /** Called for each InternalError (compiling or evaluating threw something other than a SandboxError). */
   onInternalError?: (err: unknown, inputLine: number) => void;
 }
 
+/** Counts of output lines by kind. `valid` = `fired` + `notFired` + `evalErrors`. */
 export interface EvalJsonlSummary {
   lines: number;
+  /** Accepted conditions, all evaluated. */
   valid: number;
+  /** Evaluated to a truthy value. */
+  fired: number;
+  /** Evaluated to a falsy value. */
+  notFired: number;
+  /** Raised an exception while being evaluated (reported as not fired). */
+  evalErrors: number;
   sandboxErrors: number;
   inputErrors: number;
   internalErrors: number;
+  /** Conditions compiled (or rejected) afresh, i.e. not answered from the cache. */
+  compiles: number;
 }
 
 /**
@@ -60,9 +84,9 @@ export async function evalJsonl(
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export class EvalJsonlTransform extends Transform {
-  readonly summary: EvalJsonlSummary = { lines: 0, valid: 0, sandboxErrors: 0, inputErrors: 0, internalErrors: 0 };
+  private readonly counts = { lines: 0, valid: 0, fired: 0, notFired: 0, evalErrors: 0, sandboxErrors: 0, inputErrors: 0, internalErrors: 0 };
   private readonly maxLineBytes: number;
-  private readonly validate: (condition: unknown) => unknown;
+  private readonly cache: ConditionCache;
   private readonly onInternalError: ((err: unknown, inputLine: number) => void) | undefined;
 
   /** Bytes of the current, unfinished line. */
@@ -77,8 +101,12 @@ export class EvalJsonlTransform extends Transform {
   constructor(options: EvalJsonlOptions = {}) {
     super({ decodeStrings: true });
     this.maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-    this.validate = options.validate ?? validateCondition;
+    this.cache = new ConditionCache(options.compile ?? compileCondition, options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
     this.onInternalError = options.onInternalError;
+  }
+
+  get summary(): EvalJsonlSummary {
+    return { ...this.counts, compiles: this.cache.compiles };
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -124,7 +152,7 @@ export class EvalJsonlTransform extends Transform {
   }
 
   private endLine(): void {
-    const lineNo = ++this.summary.lines;
+    const lineNo = ++this.counts.lines;
     let result: ResultRecord;
     if (this.overflow) {
       result = inputErrorResult(`line is longer than ${this.maxLineBytes} bytes`, lineNo);
@@ -156,8 +184,7 @@ export class EvalJsonlTransform extends Transform {
       throw err;
     }
     try {
-      this.validate(record.condition);
-      return { valid: true };
+      return evaluatedResult(this.cache.evaluate(record.condition, record));
     } catch (err) {
       if (err instanceof SandboxError) return sandboxErrorResult(err);
       this.onInternalError?.(err, lineNo);
@@ -166,10 +193,15 @@ export class EvalJsonlTransform extends Transform {
   }
 
   private count(result: ResultRecord): void {
-    if (result.valid) this.summary.valid++;
-    else if (result.error.type === 'SandboxError') this.summary.sandboxErrors++;
-    else if (result.error.type === 'InputError') this.summary.inputErrors++;
-    else this.summary.internalErrors++;
+    const c = this.counts;
+    if (result.valid) {
+      c.valid++;
+      if ('error' in result) c.evalErrors++;
+      else if (result.fired) c.fired++;
+      else c.notFired++;
+    } else if (result.error.type === 'SandboxError') c.sandboxErrors++;
+    else if (result.error.type === 'InputError') c.inputErrors++;
+    else c.internalErrors++;
   }
 
   private emit1(result: ResultRecord): void {

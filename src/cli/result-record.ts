@@ -1,11 +1,14 @@
 /**
- * The JSON objects `eval --jsonl` writes, one per input line. `error.type` tells the error shapes apart.
+ * The JSON objects `eval --jsonl` writes, one per input line. An accepted condition is answered with
+ * its evaluation (`fired` plus `value` or the exception class in `error`); a rejected condition or an
+ * unusable line with `valid: false` and an error object, whose `type` tells the shapes apart.
  *
  * `line`/`col` mean different things per type: for a SandboxError they locate the offending node or
  * syntax error inside the (stripped) condition text; for an InputError or InternalError, `line` is
  * the 1-based input line number and `col` is always 1.
  */
 import type { SandboxError } from '../condition/errors.js';
+import type { DetailedResult } from '../condition/evaluate.js';
 
 export interface SandboxErrorRecord {
   type: 'SandboxError';
@@ -36,7 +39,18 @@ export interface InternalErrorRecord {
 
 export type ErrorRecord = SandboxErrorRecord | InputErrorRecord | InternalErrorRecord;
 
-export type ResultRecord = { valid: true } | { valid: false; error: ErrorRecord };
+/** An accepted, evaluated condition: the value's CPython type name and repr, or the exception class. */
+export type EvaluatedRecord =
+  | { valid: true; fired: boolean; value: { type: string; repr: string } }
+  | { valid: true; fired: false; error: string };
+
+export type ResultRecord = EvaluatedRecord | { valid: false; error: ErrorRecord };
+
+/** Builds the record field by field, so the key order is fixed whatever the library object looks like. */
+export function evaluatedResult(result: DetailedResult): EvaluatedRecord {
+  if ('error' in result) return { valid: true, fired: false, error: result.error };
+  return { valid: true, fired: result.fired, value: { type: result.value.type, repr: result.value.repr } };
+}
 
 export function sandboxErrorResult(err: SandboxError): ResultRecord {
   return {

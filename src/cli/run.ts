@@ -3,13 +3,16 @@
  * the entry point (`main.ts`) stays a one-liner.
  *
  * Exit status: 0 success (also when the reader of stdout goes away early, e.g. `| head -1`),
- * 1 an I/O failure or an internal error, 2 a usage error.
+ * 1 a rejected condition (EXPR form only), an I/O failure or an internal error, 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
+import { SandboxError } from '../condition/errors.js';
+import { compileCondition, type ConditionVars } from '../condition/evaluate.js';
 import { evalJsonl } from './eval-jsonl.js';
+import { formatDetailed, parseEvalArgs, UsageError, type EvalArgs } from './eval-expr.js';
 
 export interface CliIo {
   stdin: Readable;
@@ -22,33 +25,67 @@ const PROGRAM = 'aorta-probe';
 export const USAGE = `Usage: ${PROGRAM} <command> [options]
 
 Commands:
+  eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
+                 Check one condition against the sandbox rules, evaluate it with the given
+                 variables, and print its value, type and whether it fired.
   eval --jsonl   Read JSON Lines on stdin and write one JSON result line per input line
-                 to stdout. Conditions are checked against the sandbox rules; this version
-                 does not evaluate them. See '${PROGRAM} eval --help'.
+                 to stdout: each condition is checked, then evaluated with its line's
+                 variables.
+See '${PROGRAM} eval --help' for the details of both forms.
 
 Options:
   -h, --help     Show this help and exit.
   --version      Print the version and exit.
 `;
 
-export const EVAL_USAGE = `Usage: ${PROGRAM} eval --jsonl
+const EVAL_SYNOPSIS = `Usage: ${PROGRAM} eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
+       ${PROGRAM} eval --jsonl
+`;
 
-Reads JSON Lines on stdin, one object per line:
+/** Shown after an `eval` usage error: the synopsis and where the details are. */
+export const EVAL_USAGE_SHORT = `${EVAL_SYNOPSIS}Run '${PROGRAM} eval --help' for the options and the output format.
+`;
+
+export const EVAL_USAGE = `${EVAL_SYNOPSIS}
+With EXPR: checks the condition against the sandbox rules, evaluates it once and prints
+  value: <Python repr of the value>
+  type:  <Python type name>
+  fired: yes|no
+or, when evaluating raised an exception (which means the condition did not fire),
+  error: <exception class, e.g. KeyError>
+  fired: no
+A rejected condition's SandboxError message goes to stderr instead (exit status 1).
+
+  --capture NAME=VALUE   A named regex capture, capture['NAME'] == 'VALUE'. Repeatable; the
+                         value may contain '='. Default: no captures.
+  --exit-code N          exit_code, an integer (negative: killed by a signal). Default: 0.
+  --walltime SECONDS     walltime_sec, a finite number. Default: 0.0.
+  --peak-vram MIB        peak_vram_mib, an integer. Default: unavailable (null, which the
+                         condition sees as 0).
+Each option may be given once (--capture once per NAME), as '--exit-code 3' or '--exit-code=3'.
+An expression that starts with '-' goes after '--', which ends the options.
+
+With --jsonl: reads JSON Lines on stdin, one object per line:
   {"condition": str, "capture": {str: str}, "exit_code": int,
    "walltime_sec": number, "peak_vram_mib": int|null}
 and writes exactly one JSON line per input line (blank lines included) to stdout, in order:
-  {"valid": true}
+  {"valid": true, "fired": bool, "value": {"type": str, "repr": str}}
+  {"valid": true, "fired": false, "error": "<exception class>"}
   {"valid": false, "error": {"type": "SandboxError", "node": str|null, "message": str,
                              "detail": str, "line": int, "col": int}}
   {"valid": false, "error": {"type": "InputError", "message": str, "line": <input line>, "col": 1}}
 A SandboxError's line/col point into the condition; an InputError's line is the input line.
 
 Options:
-  --jsonl        Required: JSON Lines in and out.
+  --jsonl        JSON Lines in and out; takes no EXPR and no variable options.
   -h, --help     Show this help and exit.
 
-Exit status: 0 when the input was read to the end (rejected conditions and malformed lines
-are answered on stdout, not by the exit status), 1 on an I/O or internal error, 2 on a usage error.
+Exit status:
+  EXPR form: 0 when the condition was evaluated (fired or not, exception or not),
+    1 when it was rejected or on an internal error, 2 on a usage error.
+  --jsonl form: 0 when the input was read to the end (rejected conditions and malformed
+    lines are answered on stdout, not by the exit status), 1 on an I/O or internal error,
+    2 on a usage error.
 `;
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -75,25 +112,46 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 async function evalCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let jsonl = false;
-  for (const arg of args) {
-    if (arg === '-h' || arg === '--help') {
-      await writeAll(io.stdout, EVAL_USAGE);
-      return 0;
-    }
-    if (arg === '--jsonl') jsonl = true;
-    else if (arg.startsWith('-')) return usageError(io, `eval: unknown option '${arg}'`, EVAL_USAGE);
-    else return usageError(io, `eval: unexpected argument '${arg}'`, EVAL_USAGE);
+  let parsed: EvalArgs;
+  try {
+    parsed = parseEvalArgs(args);
+  } catch (err) {
+    if (err instanceof UsageError) return usageError(io, `eval: ${err.message}`, EVAL_USAGE_SHORT);
+    throw err;
   }
-  if (!jsonl) return usageError(io, 'eval: --jsonl is required', EVAL_USAGE);
+  if (parsed.mode === 'help') {
+    await writeAll(io.stdout, EVAL_USAGE);
+    return 0;
+  }
+  if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, io);
 
   const summary = await evalJsonl(io.stdin, io.stdout, {
     onInternalError: (err, line) => {
-      const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
-      io.stderr.write(`${PROGRAM}: internal error on input line ${line}: ${text}\n`);
+      io.stderr.write(`${PROGRAM}: internal error on input line ${line}: ${describeInternalError(err)}\n`);
     },
   });
   return summary.internalErrors > 0 ? 1 : 0;
+}
+
+/** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */
+async function evalExpression(condition: string, vars: ConditionVars, io: CliIo): Promise<number> {
+  let text: string;
+  try {
+    text = formatDetailed(compileCondition(condition).evaluateDetailed(vars));
+  } catch (err) {
+    if (err instanceof SandboxError) {
+      await writeAll(io.stderr, `${err.message}\n`);
+      return 1;
+    }
+    await writeAll(io.stderr, `${PROGRAM}: internal error: ${describeInternalError(err)}\n`);
+    return 1;
+  }
+  await writeAll(io.stdout, text);
+  return 0;
+}
+
+function describeInternalError(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
 async function usageError(io: CliIo, message: string, usage: string): Promise<number> {
