@@ -76,7 +76,7 @@ export const CONST_ELLIPSIS = 3; // no payload
 export const CONST_INT = 4; // i64 as (low, high) words; literals are capped below 10**9
 export const CONST_FLOAT = 5; // f64 bits as (low, high)
 export const CONST_COMPLEX = 6; // real (low, high), imag (low, high)
-export const CONST_STR = 7; // length in UTF-16 units, then units packed two per word (low first)
+export const CONST_STR = 7; // length in code points, then one code point per word
 export const CONST_BYTES = 8; // length in bytes, then bytes packed four per word (low first)
 export const CONST_TAG_COUNT = 9;
 

@@ -37,6 +37,9 @@ export const E_OVERFLOW: i32 = 5;
 export const E_MEMORY: i32 = 6;
 export const E_NO_PROGRAM: i32 = 7;
 
+/** A Python str: code points, so lone surrogates stay distinct from the characters they could pair into. */
+type PyStr = StaticArray<i32>;
+
 export class Complex {
   constructor(public re: f64, public im: f64) {}
 }
@@ -53,8 +56,8 @@ let loaded: bool = false;
 let exitCode: i64 = 0;
 let walltime: f64 = 0;
 let peakVram: i64 = 0;
-let capKeys: Array<string> = [];
-let capVals: Array<string> = [];
+let capKeys: Array<PyStr> = [];
+let capVals: Array<PyStr> = [];
 
 // ---- the stack and the result -------------------------------------------------------------------
 const stTag = new StaticArray<i32>(Op.MAX_STACK);
@@ -135,7 +138,7 @@ function verify(words: StaticArray<i32>): i32 {
       if (at >= n) return V_TRUNCATED;
       let len = words[at++];
       if (len < 0) return V_CONST;
-      let perWord = tag == Op.CONST_STR ? 2 : 4;
+      let perWord = tag == Op.CONST_STR ? 1 : 4;
       at += (len + perWord - 1) / perWord;
     } else if (tag < 0 || tag >= Op.CONST_TAG_COUNT) return V_CONST;
     if (at > n) return V_TRUNCATED;
@@ -248,15 +251,11 @@ export function loadProgram(): i32 {
       }
       case Op.CONST_STR: {
         let len = words[at++];
-        let s = changetype<string>(__new(<usize>len << 1, idof<string>()));
-        let p = changetype<usize>(s);
-        for (let u = 0; u < len; u++) {
-          let w = words[at + (u >> 1)];
-          store<u16>(p + (<usize>u << 1), <u16>((u & 1) == 0 ? w & 0xffff : (w >>> 16) & 0xffff));
-        }
-        at += (len + 1) >> 1;
+        let s = new StaticArray<i32>(len);
+        for (let u = 0; u < len; u++) s[u] = words[at + u];
+        at += len;
         constTag[k] = T_STR;
-        constRef[k] = p;
+        constRef[k] = changetype<usize>(s);
         break;
       }
       case Op.CONST_BYTES: {
@@ -281,18 +280,17 @@ export function inputBuffer(words: i32): usize {
   return changetype<usize>(new StaticArray<i32>(max(words, 0)));
 }
 
-function readString(words: usize, at: i32): string {
+function readString(words: usize, at: i32): PyStr {
   let len = load<i32>(words + (<usize>at << 2));
-  let src = words + (<usize>(at + 1) << 2);
-  let s = changetype<string>(__new(<usize>len << 1, idof<string>()));
-  memory.copy(changetype<usize>(s), src, <usize>len << 1);
+  let s = new StaticArray<i32>(len);
+  memory.copy(changetype<usize>(s), words + (<usize>(at + 1) << 2), <usize>len << 2);
   return s;
 }
 
 /**
  * Decodes one variable set at word offset `at` of an input buffer:
  * [exit_code lo, hi, walltime bits lo, hi, peak_vram lo, hi, nCaptures,
- *  then per capture: keyLen, key units (2 per word), valueLen, value units].
+ *  then per capture: keyLen, key code points (1 per word), valueLen, value code points].
  * Returns the word offset after it.
  */
 export function setInputs(words: usize, at: i32): i32 {
@@ -302,13 +300,13 @@ export function setInputs(words: usize, at: i32): i32 {
   peakVram = load<i64>(w + 16);
   let n = load<i32>(w + 24);
   at += 7;
-  capKeys = new Array<string>(n);
-  capVals = new Array<string>(n);
+  capKeys = new Array<PyStr>(n);
+  capVals = new Array<PyStr>(n);
   for (let k = 0; k < n; k++) {
     capKeys[k] = readString(words, at);
-    at += 1 + ((load<i32>(words + (<usize>at << 2)) + 1) >> 1);
+    at += 1 + load<i32>(words + (<usize>at << 2));
     capVals[k] = readString(words, at);
-    at += 1 + ((load<i32>(words + (<usize>at << 2)) + 1) >> 1);
+    at += 1 + load<i32>(words + (<usize>at << 2));
   }
   return at;
 }
@@ -333,7 +331,7 @@ function pushBig(b: BigInt): void {
   else push(T_BIG, 0, changetype<usize>(b));
 }
 
-function pushStr(s: string): void { push(T_STR, 0, changetype<usize>(s)); }
+function pushStr(s: PyStr): void { push(T_STR, 0, changetype<usize>(s)); }
 
 function fail(e: i32): void {
   if (err == E_OK) err = e;
@@ -365,7 +363,7 @@ function realToFloat(tag: i32, num: i64, ref: usize): f64 {
   return tag == T_FLOAT ? reinterpret<f64>(num) : intToFloat(tag, num, ref);
 }
 
-function strOf(ref: usize): string { return changetype<string>(ref); }
+function strOf(ref: usize): PyStr { return changetype<PyStr>(ref); }
 function bytesOf(ref: usize): StaticArray<u8> { return changetype<StaticArray<u8>>(ref); }
 
 export function truthy(tag: i32, num: i64, ref: usize): bool {
@@ -534,7 +532,11 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     return;
   }
   if (op == Op.BIN_ADD && at == T_STR && bt == T_STR) {
-    pushStr(strOf(ar).concat(strOf(br)));
+    let a = strOf(ar), b = strOf(br);
+    let out = new StaticArray<i32>(a.length + b.length);
+    memory.copy(changetype<usize>(out), changetype<usize>(a), <usize>a.length << 2);
+    memory.copy(changetype<usize>(out) + (<usize>a.length << 2), changetype<usize>(b), <usize>b.length << 2);
+    pushStr(out);
     return;
   }
   if (op == Op.BIN_ADD && at == T_BYTES && bt == T_BYTES) {
@@ -600,19 +602,43 @@ function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
   return bigCmpF64(bigOf(t, n, r), x);
 }
 
-/** Compares str by code point: UTF-16 order differs for astral characters vs U+E000..U+FFFF. */
-function cmpStr(a: string, b: string): i32 {
+/** Compares strs by code point, as CPython does. */
+function cmpStr(a: PyStr, b: PyStr): i32 {
   let n = min(a.length, b.length);
   for (let i = 0; i < n; i++) {
-    let x = <i32>a.charCodeAt(i);
-    let y = <i32>b.charCodeAt(i);
-    if (x == y) continue;
-    let cx = a.codePointAt(i);
-    let cy = b.codePointAt(i);
-    // A lone surrogate is its own code point; codePointAt already returns it.
-    return cx < cy ? -1 : cx > cy ? 1 : (x < y ? -1 : 1);
+    let x = unchecked(a[i]);
+    let y = unchecked(b[i]);
+    if (x != y) return x < y ? -1 : 1;
   }
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+}
+
+function strEqual(a: PyStr, b: PyStr): bool {
+  return a.length == b.length && memory.compare(changetype<usize>(a), changetype<usize>(b), <usize>a.length << 2) == 0;
+}
+
+/**
+ * A str as UTF-16 for the number parsers. A lone surrogate can never be part of a number, so it
+ * becomes '?', which also keeps two lone surrogates from fusing into an astral digit.
+ */
+function strForParsing(s: PyStr): string {
+  let units = 0;
+  for (let i = 0; i < s.length; i++) units += unchecked(s[i]) >= 0x10000 ? 2 : 1;
+  let out = changetype<string>(__new(<usize>units << 1, idof<string>()));
+  let p = changetype<usize>(out);
+  for (let i = 0; i < s.length; i++) {
+    let c = unchecked(s[i]);
+    if (c >= 0x10000) {
+      c -= 0x10000;
+      store<u16>(p, <u16>(0xd800 + (c >> 10)));
+      store<u16>(p + 2, <u16>(0xdc00 + (c & 0x3ff)));
+      p += 4;
+    } else {
+      store<u16>(p, <u16>(c >= 0xd800 && c <= 0xdfff ? 0x3f : c));
+      p += 2;
+    }
+  }
+  return out;
 }
 
 function cmpBytes(a: StaticArray<u8>, b: StaticArray<u8>): i32 {
@@ -641,7 +667,7 @@ function equalValues(at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): 
   if (at != bt) return false;
   switch (at) {
     case T_NONE: case T_ELLIPSIS: case T_DICT: return true;
-    case T_STR: return strOf(ar) == strOf(br);
+    case T_STR: return strEqual(strOf(ar), strOf(br));
     case T_BYTES: return cmpBytes(bytesOf(ar), bytesOf(br)) == 0;
     case T_BUILTIN: return an == bn;
   }
@@ -673,7 +699,7 @@ function subscript(ct: i32, kt: i32, kn: i64, kr: usize): void {
   if (kt == T_STR) {
     let k = strOf(kr);
     for (let i = 0; i < capKeys.length; i++) {
-      if (unchecked(capKeys[i]) == k) { pushStr(unchecked(capVals[i])); return; }
+      if (strEqual(unchecked(capKeys[i]), k)) { pushStr(unchecked(capVals[i])); return; }
     }
   }
   fail(E_KEY); // only str keys exist; anything else hashes but is absent
@@ -702,7 +728,7 @@ function callFloat(argc: i32, base: i32): void {
     return;
   }
   if (t == T_STR || t == T_BYTES) {
-    let x = parsePyFloat(t == T_STR ? strOf(r) : bytesAsAscii(bytesOf(r)));
+    let x = parsePyFloat(t == T_STR ? strForParsing(strOf(r)) : bytesAsAscii(bytesOf(r)));
     if (pyFloatError) { fail(E_VALUE); return; }
     pushFloat(x);
     return;
@@ -726,7 +752,7 @@ function callInt(argc: i32, base: i32): void {
     if (!isIntTag(bt)) { fail(E_TYPE); return; }
     if (bt == T_BIG || !(bn == 0 || (bn >= 2 && bn <= 36))) { fail(E_VALUE); return; }
     if (t != T_STR && t != T_BYTES) { fail(E_TYPE); return; }
-    parseIntText(t == T_STR ? transformDecimalAndSpaceToAscii(strOf(r)) : bytesAsAscii(bytesOf(r)), <i32>bn);
+    parseIntText(t == T_STR ? transformDecimalAndSpaceToAscii(strForParsing(strOf(r))) : bytesAsAscii(bytesOf(r)), <i32>bn);
     return;
   }
   switch (t) {
@@ -740,7 +766,7 @@ function callInt(argc: i32, base: i32): void {
       else pushBig(bigFromF64(x));
       return;
     }
-    case T_STR: parseIntText(transformDecimalAndSpaceToAscii(strOf(r)), 10); return;
+    case T_STR: parseIntText(transformDecimalAndSpaceToAscii(strForParsing(strOf(r))), 10); return;
     case T_BYTES: parseIntText(bytesAsAscii(bytesOf(r)), 10); return;
   }
   fail(E_TYPE);
@@ -749,20 +775,7 @@ function callInt(argc: i32, base: i32): void {
 function callLen(argc: i32, base: i32): void {
   if (argc != 1) { fail(E_TYPE); return; }
   let t = stTag[base], r = stRef[base];
-  if (t == T_STR) {
-    let s = strOf(r);
-    let n = s.length;
-    let count: i64 = n;
-    for (let i = 0; i + 1 < n; i++) {
-      let c = <i32>s.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff) {
-        let d = <i32>s.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) { count--; i++; }
-      }
-    }
-    push(T_INT, count, 0);
-    return;
-  }
+  if (t == T_STR) { push(T_INT, strOf(r).length, 0); return; }
   if (t == T_BYTES) { push(T_INT, bytesOf(r).length, 0); return; }
   if (t == T_DICT) { push(T_INT, capKeys.length, 0); return; }
   fail(E_TYPE);

@@ -79,6 +79,11 @@ describe('values, reprs and exceptions as CPython reports them', () => {
     ["'a' == b'a'", 'bool', 'False'],
     ["len('😀a')", 'int', '2'],
     ["'😀' > '\uffff'", 'bool', 'True'],
+    // strs are code points: two lone surrogates stay two, unlike in a JS string.
+    ["len('\\ud83d' + '\\ude00')", 'int', '2'],
+    ["'\\ud83d\\ude00' == '\\U0001f600'", 'bool', 'False'],
+    ["'\\ud83d' + '\\ude00'", 'str', "'\\ud83d\\ude00'"],
+    ["'\\ud83d\\ude00' < '\\ufb01'", 'bool', 'True'],
   ])('%s → %s %s', (text, type, repr) => {
     expect(detailed(text)).toMatchObject({ value: { type, repr } });
   });

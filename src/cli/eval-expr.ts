@@ -141,5 +141,6 @@ function parseInteger(name: string, value: string): number {
  */
 export function formatDetailed(result: DetailedResult): string {
   if ('error' in result) return `error: ${result.error}\nfired: no\n`;
-  return `value: ${result.value.repr}\ntype:  ${result.value.type}\nfired: ${result.fired ? 'yes' : 'no'}\n`;
+  const repr = result.value.repr ?? '(repr() raises ValueError: more than 4300 digits)';
+  return `value: ${repr}\ntype:  ${result.value.type}\nfired: ${result.fired ? 'yes' : 'no'}\n`;
 }

@@ -41,7 +41,7 @@ export type ErrorRecord = SandboxErrorRecord | InputErrorRecord | InternalErrorR
 
 /** An accepted, evaluated condition: the value's CPython type name and repr, or the exception class. */
 export type EvaluatedRecord =
-  | { valid: true; fired: boolean; value: { type: string; repr: string } }
+  | { valid: true; fired: boolean; value: { type: string; repr: string | null } } // repr null: an int past 4300 digits
   | { valid: true; fired: false; error: string };
 
 export type ResultRecord = EvaluatedRecord | { valid: false; error: ErrorRecord };

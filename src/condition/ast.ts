@@ -16,7 +16,12 @@ export type PyConstant =
   | { readonly kind: 'int'; readonly value: bigint }
   | { readonly kind: 'float'; readonly value: number }
   | { readonly kind: 'complex'; readonly real: number; readonly imag: number }
-  | { readonly kind: 'str'; readonly value: string }
+  /**
+   * `codePoints` is the value: Python strs are code-point sequences, and two lone surrogates
+   * written as escapes stay two code points (a JS string would fuse them into one character).
+   * `value` is the same text as a JS string, for display.
+   */
+  | { readonly kind: 'str'; readonly value: string; readonly codePoints: readonly number[] }
   | { readonly kind: 'bytes'; readonly value: Uint8Array }
   | { readonly kind: 'bool'; readonly value: boolean }
   | { readonly kind: 'None' }

@@ -237,15 +237,8 @@ export function encodeConstant(v: PyConstant): number[] {
       return [Op.CONST_FLOAT, ...floatWords(v.value)];
     case 'complex':
       return [Op.CONST_COMPLEX, ...floatWords(v.real), ...floatWords(v.imag)];
-    case 'str': {
-      const words = [Op.CONST_STR, v.value.length];
-      for (let i = 0; i < v.value.length; i += 2) {
-        const lo = v.value.charCodeAt(i);
-        const hi = i + 1 < v.value.length ? v.value.charCodeAt(i + 1) : 0;
-        words.push(lo | (hi << 16));
-      }
-      return words;
-    }
+    case 'str':
+      return [Op.CONST_STR, v.codePoints.length, ...v.codePoints];
     case 'bytes': {
       const words = [Op.CONST_BYTES, v.value.length];
       for (let i = 0; i < v.value.length; i += 4) {

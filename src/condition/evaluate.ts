@@ -14,8 +14,11 @@ export type { ConditionVars } from './vm-host.js';
 export interface EvaluatedValue {
   /** `type(v).__name__` */
   readonly type: string;
-  /** `repr(v)`, exactly as CPython prints it. */
-  readonly repr: string;
+  /**
+   * `repr(v)`, exactly as CPython prints it; null where CPython's repr() raises ValueError (an
+   * int of more than 4300 digits).
+   */
+  readonly repr: string | null;
 }
 
 export type DetailedResult =
@@ -89,11 +92,11 @@ export function describe(v: VmValue, vars: ConditionVars): EvaluatedValue {
     case 'Ellipsis': return { type: 'ellipsis', repr: 'Ellipsis' };
     case 'bool': return { type: 'bool', repr: v.value ? 'True' : 'False' };
     case 'int':
-      // Past 4300 digits CPython's repr() itself raises; the value is still an int.
-      return { type: 'int', repr: v.value === null ? '<int too large to print>' : v.value.toString() };
+      // Past 4300 digits CPython's repr() itself raises ValueError; the value is still an int.
+      return { type: 'int', repr: v.value === null ? null : v.value.toString() };
     case 'float': return { type: 'float', repr: floatRepr(v.value) };
     case 'complex': return { type: 'complex', repr: complexRepr(v.re, v.im) };
-    case 'str': return { type: 'str', repr: strRepr(v.value) };
+    case 'str': return { type: 'str', repr: strRepr(v.codePoints) };
     case 'bytes': return { type: 'bytes', repr: `b${strRepr(String.fromCharCode(...v.value), true)}` };
     case 'dict': {
       const items = Object.entries(vars.capture).map(([k, val]) => `${strRepr(k)}: ${strRepr(val)}`);

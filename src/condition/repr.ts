@@ -21,7 +21,7 @@ export function constantRepr(c: PyConstant): string {
     case 'complex':
       return complexRepr(c.real, c.imag);
     case 'str':
-      return strRepr(c.value);
+      return strRepr(c.codePoints);
     case 'bytes':
       return `b${strRepr(String.fromCharCode(...c.value), true)}`;
   }
@@ -42,16 +42,21 @@ export function floatRepr(x: number): string {
   return s.includes('.') || s.includes('e') ? s : `${s}.0`;
 }
 
-/** Python's `repr(str)` (and of bytes' text when `bytes` is set). */
-export function strRepr(s: string, bytes = false): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+/**
+ * Python's `repr(str)` (and of bytes' text when `bytes` is set), over code points: a lone
+ * surrogate is its own code point and is escaped, even next to another one.
+ */
+export function strRepr(s: string | readonly number[], bytes = false): string {
+  const cps = typeof s === 'string' ? Array.from(s, (ch) => ch.codePointAt(0)!) : s;
+  const hasSingle = cps.includes(0x27);
+  const quote = hasSingle && !cps.includes(0x22) ? '"' : "'";
   let out = quote;
-  for (const ch of s) {
-    const c = ch.codePointAt(0)!;
+  for (const c of cps) {
+    const ch = String.fromCodePoint(c);
     if (ch === quote || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
+    else if (c === 0x0a) out += '\\n';
+    else if (c === 0x0d) out += '\\r';
+    else if (c === 0x09) out += '\\t';
     else if (bytes ? c < 0x20 || c >= 0x7f : !isPrintable(c)) {
       if (c < 0x100) out += `\\x${c.toString(16).padStart(2, '0')}`;
       else if (c < 0x10000) out += `\\u${c.toString(16).padStart(4, '0')}`;

@@ -82,12 +82,12 @@ function decodeError(src: SourceText, t: Token, codec: 'unicode error' | 'value 
 
 /**
  * `decode_unicode_with_escapes` + `_PyUnicode_DecodeUnicodeEscapeInternal` over code points
- * [start, end). A backslash before a non-ASCII character stays a backslash; unknown escapes are
+ * [start, end), returning code points. A backslash before a non-ASCII character stays a backslash; unknown escapes are
  * kept verbatim (CPython only warns).
  */
-export function decodeStr(src: SourceText, t: Token, start: number, end: number, raw: boolean): string {
+export function decodeStr(src: SourceText, t: Token, start: number, end: number, raw: boolean): number[] {
   const cps = src.cps;
-  if (raw) return fromCodePoints(cps, start, end);
+  if (raw) return cps.slice(start, end);
   const out: number[] = [];
   let i = start;
   const fail = (reason: string, from: number, to: number): never => {
@@ -166,7 +166,7 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
         out.push(0x5c, e);
     }
   }
-  return fromCodePoints(out);
+  return out;
 }
 
 /** `_PyBytes_DecodeEscape` (the body is already known to be ASCII). */
@@ -216,7 +216,7 @@ function hexValue(c: number): number {
 
 /** `FstringParser`: accumulates literal text and replacement fields into a JoinedStr. */
 class FstringState {
-  private lastStr: string | null = null;
+  private lastStr: number[] | null = null;
   private readonly values: Expr[] = [];
   private fmode = false;
 
@@ -229,9 +229,10 @@ class FstringState {
     this.fmode = true;
   }
 
-  addString(s: string): void {
+  addString(s: readonly number[]): void {
     if (s.length === 0) return;
-    this.lastStr = this.lastStr === null ? s : this.lastStr + s;
+    if (this.lastStr === null) this.lastStr = [...s];
+    else for (const c of s) this.lastStr.push(c);
   }
 
   addExpression(e: Expr): void {
@@ -245,13 +246,13 @@ class FstringState {
     this.lastStr = null;
   }
 
-  private constant(s: string): Constant {
-    const value: PyConstant = { kind: 'str', value: s };
+  private constant(s: readonly number[]): Constant {
+    const value: PyConstant = { kind: 'str', value: fromCodePoints(s), codePoints: s };
     return { type: 'Constant', value, kind: this.kind, loc: this.loc };
   }
 
   finish(): Constant | JoinedStr {
-    if (!this.fmode) return this.constant(this.lastStr ?? '');
+    if (!this.fmode) return this.constant(this.lastStr ?? []);
     this.flushStr();
     return { type: 'JoinedStr', values: this.values, loc: this.loc };
   }
@@ -297,7 +298,7 @@ class FstringScanner {
   }
 
   /** Literal text up to the next `{` or `}`; a doubled brace at the top level ends a literal part. */
-  private findLiteral(level: number): { literal: string | null; doubled: boolean } {
+  private findLiteral(level: number): { literal: number[] | null; doubled: boolean } {
     const start = this.i;
     let doubled = false;
     let stop = this.end;
@@ -336,7 +337,7 @@ class FstringScanner {
   }
 
   /** A replacement field `{expr[=][!c][:spec]}` starting at `{`. */
-  private findExpr(level: number): { exprText: string | null; value: FormattedValue } {
+  private findExpr(level: number): { exprText: number[] | null; value: FormattedValue } {
     const open = this.i;
     if (level >= 2) this.error('f-string: expressions nested too deeply');
     this.i++;
@@ -396,12 +397,12 @@ class FstringScanner {
 
     const value = this.compileExpr(open, exprStart, exprEnd);
 
-    let exprText: string | null = null;
+    let exprText: number[] | null = null;
     if (this.at(this.i) === 0x3d) {
       this.i++;
       while (this.i < this.end && [0x20, 0x09, 0x0a, 0x0b, 0x0c, 0x0d].includes(this.at(this.i))) this.i++;
       if (this.i >= this.end) this.error("f-string: expecting '}'");
-      exprText = fromCodePoints(this.src.cps, exprStart, this.i);
+      exprText = this.src.cps.slice(exprStart, this.i);
     }
     let conversion = -1;
     if (this.at(this.i) === 0x21) {

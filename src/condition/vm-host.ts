@@ -30,7 +30,7 @@ export type VmValue =
   | { tag: 'int'; value: bigint | null } // null: beyond CPython's 4300-digit int→str limit
   | { tag: 'float'; value: number }
   | { tag: 'complex'; re: number; im: number }
-  | { tag: 'str'; value: string }
+  | { tag: 'str'; codePoints: number[] }
   | { tag: 'bytes'; value: Uint8Array }
   | { tag: 'builtin'; id: number };
 
@@ -210,7 +210,7 @@ export class ConditionVM {
         const f = new Float64Array(mem.slice(ref, ref + 16));
         return { tag: 'complex', re: f[0]!, im: f[1]! };
       }
-      case T_STR: return { tag: 'str', value: readString(mem, ref) };
+      case T_STR: return { tag: 'str', codePoints: Array.from(new Int32Array(mem, ref, objectSize(mem, ref) >> 2)) };
       case T_BYTES: return { tag: 'bytes', value: new Uint8Array(mem.slice(ref, ref + objectSize(mem, ref))) };
       case T_BUILTIN: return { tag: 'builtin', id: Number(num) };
       default: throw new Error(`VM returned unknown value tag ${tag}`);
@@ -223,6 +223,7 @@ function objectSize(mem: ArrayBuffer, ptr: number): number {
   return new DataView(mem).getUint32(ptr - 4, true);
 }
 
+/** An AssemblyScript (UTF-16) string object. */
 function readString(mem: ArrayBuffer, ptr: number): string {
   const units = new Uint16Array(mem, ptr, objectSize(mem, ptr) >> 1);
   let out = '';
@@ -239,21 +240,31 @@ function putI64(out: Int32Array, at: number, x: number): void {
   out[at + 1] = Math.floor(x / 4294967296) | 0;
 }
 
-/** Variable sets in the layout `setInputs` reads (see assembly/vm.ts). */
+/** Variable sets in the layout `setInputs` reads (see assembly/vm.ts); strings as code points. */
 function encodeVars(list: readonly ConditionVars[]): Int32Array {
+  // UTF-16 length bounds the code point count; the buffer is trimmed at the end.
   let words = 0;
   for (const v of list) {
     words += 7;
-    for (const k in v.capture) words += 2 + ((k.length + 1) >> 1) + ((v.capture[k]!.length + 1) >> 1);
+    for (const k in v.capture) words += 2 + k.length + v.capture[k]!.length;
   }
   const out = new Int32Array(words);
-  const units = new Uint16Array(out.buffer);
   let at = 0;
   const putString = (s: string): void => {
-    out[at] = s.length;
-    const base = (at + 1) * 2;
-    for (let i = 0; i < s.length; i++) units[base + i] = s.charCodeAt(i);
-    at += 1 + ((s.length + 1) >> 1);
+    const lenAt = at++;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          out[at++] = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+          i++;
+          continue;
+        }
+      }
+      out[at++] = c;
+    }
+    out[lenAt] = at - lenAt - 1;
   };
   for (const v of list) {
     putI64(out, at, v.exit_code);
@@ -270,5 +281,5 @@ function encodeVars(list: readonly ConditionVars[]): Int32Array {
       putString(v.capture[k]!);
     }
   }
-  return out;
+  return at === out.length ? out : out.subarray(0, at);
 }
