@@ -37,8 +37,23 @@ export const E_OVERFLOW: i32 = 5;
 export const E_MEMORY: i32 = 6;
 export const E_NO_PROGRAM: i32 = 7;
 
-/** A Python str: code points, so lone surrogates stay distinct from the characters they could pair into. */
-type PyStr = StaticArray<i32>;
+/**
+ * A Python str is the address of a length word followed by that many code points (so lone
+ * surrogates stay distinct from the characters they could pair into). Inputs arrive in exactly
+ * this layout, so a capture is used where the host wrote it, without a copy.
+ */
+type PyStr = usize;
+
+// @ts-ignore: decorator
+@inline function strLen(s: PyStr): i32 { return load<i32>(s); }
+// @ts-ignore: decorator
+@inline function strAt(s: PyStr, i: i32): i32 { return load<i32>(s + 4 + (<usize>i << 2)); }
+
+function allocStr(n: i32): PyStr {
+  let s = changetype<usize>(new StaticArray<i32>(n + 1));
+  store<i32>(s, n);
+  return s;
+}
 
 export class Complex {
   constructor(public re: f64, public im: f64) {}
@@ -56,8 +71,9 @@ let loaded: bool = false;
 let exitCode: i64 = 0;
 let walltime: f64 = 0;
 let peakVram: i64 = 0;
-let capKeys: Array<PyStr> = [];
-let capVals: Array<PyStr> = [];
+/** The captures, where the host wrote them: key and value strs alternating from `capStart`. */
+let capCount: i32 = 0;
+let capStart: usize = 0;
 
 // ---- the stack and the result -------------------------------------------------------------------
 const stTag = new StaticArray<i32>(Op.MAX_STACK);
@@ -205,6 +221,7 @@ export function programBuffer(words: i32): usize {
   if (baseMark == 0) baseMark = __arena_mark();
   else __arena_release(baseMark);
   loaded = false;
+  capCount = 0;
   code = new StaticArray<i32>(max(words, 0));
   return changetype<usize>(code);
 }
@@ -251,11 +268,11 @@ export function loadProgram(): i32 {
       }
       case Op.CONST_STR: {
         let len = words[at++];
-        let s = new StaticArray<i32>(len);
-        for (let u = 0; u < len; u++) s[u] = words[at + u];
+        let s = allocStr(len);
+        for (let u = 0; u < len; u++) store<i32>(s + 4 + (<usize>u << 2), words[at + u]);
         at += len;
         constTag[k] = T_STR;
-        constRef[k] = changetype<usize>(s);
+        constRef[k] = s;
         break;
       }
       case Op.CONST_BYTES: {
@@ -280,13 +297,6 @@ export function inputBuffer(words: i32): usize {
   return changetype<usize>(new StaticArray<i32>(max(words, 0)));
 }
 
-function readString(words: usize, at: i32): PyStr {
-  let len = load<i32>(words + (<usize>at << 2));
-  let s = new StaticArray<i32>(len);
-  memory.copy(changetype<usize>(s), words + (<usize>(at + 1) << 2), <usize>len << 2);
-  return s;
-}
-
 /**
  * Decodes one variable set at word offset `at` of an input buffer:
  * [exit_code lo, hi, walltime bits lo, hi, peak_vram lo, hi, nCaptures,
@@ -300,14 +310,9 @@ export function setInputs(words: usize, at: i32): i32 {
   peakVram = load<i64>(w + 16);
   let n = load<i32>(w + 24);
   at += 7;
-  capKeys = new Array<PyStr>(n);
-  capVals = new Array<PyStr>(n);
-  for (let k = 0; k < n; k++) {
-    capKeys[k] = readString(words, at);
-    at += 1 + load<i32>(words + (<usize>at << 2));
-    capVals[k] = readString(words, at);
-    at += 1 + load<i32>(words + (<usize>at << 2));
-  }
+  capCount = n;
+  capStart = words + (<usize>at << 2);
+  for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + (<usize>at << 2));
   return at;
 }
 
@@ -331,7 +336,7 @@ function pushBig(b: BigInt): void {
   else push(T_BIG, 0, changetype<usize>(b));
 }
 
-function pushStr(s: PyStr): void { push(T_STR, 0, changetype<usize>(s)); }
+function pushStr(s: PyStr): void { push(T_STR, 0, s); }
 
 function fail(e: i32): void {
   if (err == E_OK) err = e;
@@ -363,7 +368,8 @@ function realToFloat(tag: i32, num: i64, ref: usize): f64 {
   return tag == T_FLOAT ? reinterpret<f64>(num) : intToFloat(tag, num, ref);
 }
 
-function strOf(ref: usize): PyStr { return changetype<PyStr>(ref); }
+// @ts-ignore: decorator
+@inline function strOf(ref: usize): PyStr { return ref; }
 function bytesOf(ref: usize): StaticArray<u8> { return changetype<StaticArray<u8>>(ref); }
 
 export function truthy(tag: i32, num: i64, ref: usize): bool {
@@ -373,9 +379,9 @@ export function truthy(tag: i32, num: i64, ref: usize): bool {
     case T_BIG: return !bigIsZero(changetype<BigInt>(ref));
     case T_FLOAT: return reinterpret<f64>(num) != 0.0; // NaN is true
     case T_COMPLEX: { let c = changetype<Complex>(ref); return c.re != 0.0 || c.im != 0.0; }
-    case T_STR: return strOf(ref).length > 0;
+    case T_STR: return strLen(ref) > 0;
     case T_BYTES: return bytesOf(ref).length > 0;
-    case T_DICT: return capKeys.length > 0;
+    case T_DICT: return capCount > 0;
   }
   return true; // Ellipsis, builtins
 }
@@ -532,10 +538,10 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     return;
   }
   if (op == Op.BIN_ADD && at == T_STR && bt == T_STR) {
-    let a = strOf(ar), b = strOf(br);
-    let out = new StaticArray<i32>(a.length + b.length);
-    memory.copy(changetype<usize>(out), changetype<usize>(a), <usize>a.length << 2);
-    memory.copy(changetype<usize>(out) + (<usize>a.length << 2), changetype<usize>(b), <usize>b.length << 2);
+    let la = strLen(ar), lb = strLen(br);
+    let out = allocStr(la + lb);
+    memory.copy(out + 4, ar + 4, <usize>la << 2);
+    memory.copy(out + 4 + (<usize>la << 2), br + 4, <usize>lb << 2);
     pushStr(out);
     return;
   }
@@ -604,17 +610,19 @@ function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
 
 /** Compares strs by code point, as CPython does. */
 function cmpStr(a: PyStr, b: PyStr): i32 {
-  let n = min(a.length, b.length);
+  let la = strLen(a), lb = strLen(b);
+  let n = min(la, lb);
   for (let i = 0; i < n; i++) {
-    let x = unchecked(a[i]);
-    let y = unchecked(b[i]);
+    let x = strAt(a, i);
+    let y = strAt(b, i);
     if (x != y) return x < y ? -1 : 1;
   }
-  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+  return la < lb ? -1 : la > lb ? 1 : 0;
 }
 
 function strEqual(a: PyStr, b: PyStr): bool {
-  return a.length == b.length && memory.compare(changetype<usize>(a), changetype<usize>(b), <usize>a.length << 2) == 0;
+  let n = strLen(a);
+  return n == strLen(b) && memory.compare(a + 4, b + 4, <usize>n << 2) == 0;
 }
 
 /**
@@ -622,12 +630,13 @@ function strEqual(a: PyStr, b: PyStr): bool {
  * becomes '?', which also keeps two lone surrogates from fusing into an astral digit.
  */
 function strForParsing(s: PyStr): string {
+  let n = strLen(s);
   let units = 0;
-  for (let i = 0; i < s.length; i++) units += unchecked(s[i]) >= 0x10000 ? 2 : 1;
+  for (let i = 0; i < n; i++) units += strAt(s, i) >= 0x10000 ? 2 : 1;
   let out = changetype<string>(__new(<usize>units << 1, idof<string>()));
   let p = changetype<usize>(out);
-  for (let i = 0; i < s.length; i++) {
-    let c = unchecked(s[i]);
+  for (let i = 0; i < n; i++) {
+    let c = strAt(s, i);
     if (c >= 0x10000) {
       c -= 0x10000;
       store<u16>(p, <u16>(0xd800 + (c >> 10)));
@@ -698,8 +707,11 @@ function subscript(ct: i32, kt: i32, kn: i64, kr: usize): void {
   if (kt == T_DICT) { fail(E_TYPE); return; } // unhashable type: 'dict'
   if (kt == T_STR) {
     let k = strOf(kr);
-    for (let i = 0; i < capKeys.length; i++) {
-      if (strEqual(unchecked(capKeys[i]), k)) { pushStr(unchecked(capVals[i])); return; }
+    let p = capStart;
+    for (let i = 0; i < capCount; i++) {
+      let val = p + 4 + (<usize>strLen(p) << 2);
+      if (strEqual(p, k)) { pushStr(val); return; }
+      p = val + 4 + (<usize>strLen(val) << 2);
     }
   }
   fail(E_KEY); // only str keys exist; anything else hashes but is absent
@@ -720,7 +732,7 @@ function bytesAsAscii(b: StaticArray<u8>): string {
 function callFloat(argc: i32, base: i32): void {
   if (argc == 0) { pushFloat(0.0); return; }
   if (argc > 1) { fail(E_TYPE); return; }
-  let t = stTag[base], n = stNum[base], r = stRef[base];
+  let t = unchecked(stTag[base]), n = unchecked(stNum[base]), r = unchecked(stRef[base]);
   if (t == T_FLOAT) { push(t, n, r); return; }
   if (isIntTag(t)) {
     let x = intToFloat(t, n, r);
@@ -745,10 +757,10 @@ function parseIntText(s: string, base: i32): void {
 function callInt(argc: i32, base: i32): void {
   if (argc == 0) { push(T_INT, 0, 0); return; }
   if (argc > 2) { fail(E_TYPE); return; }
-  let t = stTag[base], n = stNum[base], r = stRef[base];
+  let t = unchecked(stTag[base]), n = unchecked(stNum[base]), r = unchecked(stRef[base]);
   if (argc == 2) {
     // CPython checks the base (type, then range) before the type of x.
-    let bt = stTag[base + 1], bn = stNum[base + 1];
+    let bt = unchecked(stTag[base + 1]), bn = unchecked(stNum[base + 1]);
     if (!isIntTag(bt)) { fail(E_TYPE); return; }
     if (bt == T_BIG || !(bn == 0 || (bn >= 2 && bn <= 36))) { fail(E_VALUE); return; }
     if (t != T_STR && t != T_BYTES) { fail(E_TYPE); return; }
@@ -774,18 +786,18 @@ function callInt(argc: i32, base: i32): void {
 
 function callLen(argc: i32, base: i32): void {
   if (argc != 1) { fail(E_TYPE); return; }
-  let t = stTag[base], r = stRef[base];
-  if (t == T_STR) { push(T_INT, strOf(r).length, 0); return; }
+  let t = unchecked(stTag[base]), r = unchecked(stRef[base]);
+  if (t == T_STR) { push(T_INT, strLen(r), 0); return; }
   if (t == T_BYTES) { push(T_INT, bytesOf(r).length, 0); return; }
-  if (t == T_DICT) { push(T_INT, capKeys.length, 0); return; }
+  if (t == T_DICT) { push(T_INT, capCount, 0); return; }
   fail(E_TYPE);
 }
 
 function callMathTest(argc: i32, base: i32, inf: bool): void {
   if (argc != 1) { fail(E_TYPE); return; }
-  let t = stTag[base];
+  let t = unchecked(stTag[base]);
   if (!isRealTag(t)) { fail(E_TYPE); return; }
-  let x = realToFloat(t, stNum[base], stRef[base]);
+  let x = realToFloat(t, unchecked(stNum[base]), unchecked(stRef[base]));
   if (err != E_OK) return;
   pushBool(inf ? (x == Infinity || x == -Infinity) : x != x);
 }
@@ -821,31 +833,31 @@ export function run(): i32 {
         break;
       case Op.OP_BINARY: {
         sp -= 2;
-        binary(arg, stTag[sp], stNum[sp], stRef[sp], stTag[sp + 1], stNum[sp + 1], stRef[sp + 1]);
+        binary(arg, unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]), unchecked(stTag[sp + 1]), unchecked(stNum[sp + 1]), unchecked(stRef[sp + 1]));
         break;
       }
       case Op.OP_UNARY: {
         sp -= 1;
-        unary(arg, stTag[sp], stNum[sp], stRef[sp]);
+        unary(arg, unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]));
         break;
       }
       case Op.OP_COMPARE: {
         sp -= 2;
-        compare(arg, stTag[sp], stNum[sp], stRef[sp], stTag[sp + 1], stNum[sp + 1], stRef[sp + 1]);
+        compare(arg, unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]), unchecked(stTag[sp + 1]), unchecked(stNum[sp + 1]), unchecked(stRef[sp + 1]));
         break;
       }
       case Op.OP_SUBSCRIPT: {
         sp -= 2;
-        subscript(stTag[sp], stTag[sp + 1], stNum[sp + 1], stRef[sp + 1]);
+        subscript(unchecked(stTag[sp]), unchecked(stTag[sp + 1]), unchecked(stNum[sp + 1]), unchecked(stRef[sp + 1]));
         break;
       }
       case Op.OP_CALL: {
         sp -= arg + 1;
         let callee = sp;
         let base = sp + 1;
-        if (stTag[callee] != T_BUILTIN || stNum[callee] == Op.BUILTIN_MATH) { fail(E_TYPE); break; }
+        if (unchecked(stTag[callee]) != T_BUILTIN || unchecked(stNum[callee]) == Op.BUILTIN_MATH) { fail(E_TYPE); break; }
         // The result is pushed at the callee's slot, below the arguments, so reading them first is safe.
-        let which = <i32>stNum[callee];
+        let which = <i32>unchecked(stNum[callee]);
         let argc = arg;
         switch (which) {
           case Op.BUILTIN_FLOAT: callFloat(argc, base); break;
@@ -860,32 +872,32 @@ export function run(): i32 {
         pc = arg;
         break;
       case Op.OP_JUMP_IF_FALSE_OR_POP:
-        if (!truthy(stTag[sp - 1], stNum[sp - 1], stRef[sp - 1])) pc = arg;
+        if (!truthy(unchecked(stTag[sp - 1]), unchecked(stNum[sp - 1]), unchecked(stRef[sp - 1]))) pc = arg;
         else sp--;
         break;
       case Op.OP_JUMP_IF_TRUE_OR_POP:
-        if (truthy(stTag[sp - 1], stNum[sp - 1], stRef[sp - 1])) pc = arg;
+        if (truthy(unchecked(stTag[sp - 1]), unchecked(stNum[sp - 1]), unchecked(stRef[sp - 1]))) pc = arg;
         else sp--;
         break;
       case Op.OP_POP_JUMP_IF_FALSE:
         sp--;
-        if (!truthy(stTag[sp], stNum[sp], stRef[sp])) pc = arg;
+        if (!truthy(unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]))) pc = arg;
         break;
       case Op.OP_DUP_TOP:
-        push(stTag[sp - 1], stNum[sp - 1], stRef[sp - 1]);
+        push(unchecked(stTag[sp - 1]), unchecked(stNum[sp - 1]), unchecked(stRef[sp - 1]));
         break;
       case Op.OP_ROT_TWO: {
-        let t = stTag[sp - 1], n = stNum[sp - 1], r = stRef[sp - 1];
-        stTag[sp - 1] = stTag[sp - 2]; stNum[sp - 1] = stNum[sp - 2]; stRef[sp - 1] = stRef[sp - 2];
-        stTag[sp - 2] = t; stNum[sp - 2] = n; stRef[sp - 2] = r;
+        let t = unchecked(stTag[sp - 1]), n = unchecked(stNum[sp - 1]), r = unchecked(stRef[sp - 1]);
+        unchecked(stTag[sp - 1] = unchecked(stTag[sp - 2])); unchecked(stNum[sp - 1] = unchecked(stNum[sp - 2])); unchecked(stRef[sp - 1] = unchecked(stRef[sp - 2]));
+        unchecked(stTag[sp - 2] = t); unchecked(stNum[sp - 2] = n); unchecked(stRef[sp - 2] = r);
         break;
       }
       case Op.OP_ROT_THREE: {
         // [a, b, c] → [c, a, b]
-        let t = stTag[sp - 1], n = stNum[sp - 1], r = stRef[sp - 1];
-        stTag[sp - 1] = stTag[sp - 2]; stNum[sp - 1] = stNum[sp - 2]; stRef[sp - 1] = stRef[sp - 2];
-        stTag[sp - 2] = stTag[sp - 3]; stNum[sp - 2] = stNum[sp - 3]; stRef[sp - 2] = stRef[sp - 3];
-        stTag[sp - 3] = t; stNum[sp - 3] = n; stRef[sp - 3] = r;
+        let t = unchecked(stTag[sp - 1]), n = unchecked(stNum[sp - 1]), r = unchecked(stRef[sp - 1]);
+        unchecked(stTag[sp - 1] = unchecked(stTag[sp - 2])); unchecked(stNum[sp - 1] = unchecked(stNum[sp - 2])); unchecked(stRef[sp - 1] = unchecked(stRef[sp - 2]));
+        unchecked(stTag[sp - 2] = unchecked(stTag[sp - 3])); unchecked(stNum[sp - 2] = unchecked(stNum[sp - 3])); unchecked(stRef[sp - 2] = unchecked(stRef[sp - 3]));
+        unchecked(stTag[sp - 3] = t); unchecked(stNum[sp - 3] = n); unchecked(stRef[sp - 3] = r);
         break;
       }
       case Op.OP_POP_TOP:
@@ -893,9 +905,9 @@ export function run(): i32 {
         break;
       case Op.OP_RETURN:
         sp--;
-        resultTag = stTag[sp];
-        resultNum = stNum[sp];
-        resultRef = stRef[sp];
+        resultTag = unchecked(stTag[sp]);
+        resultNum = unchecked(stNum[sp]);
+        resultRef = unchecked(stRef[sp]);
         resultError = E_OK;
         return E_OK;
     }

@@ -58,10 +58,7 @@ export function compileCondition(text: unknown, options: CompileOptions = {}): C
   return {
     ...checked,
     program,
-    evaluate: (vars) => {
-      const r = sharedVm(limit).evaluate(program, vars);
-      return r.ok && r.truthy;
-    },
+    evaluate: (vars) => sharedVm(limit).evaluateTruthy(program, vars),
     evaluateDetailed: (vars) => {
       const r = sharedVm(limit).evaluate(program, vars);
       if (!r.ok) return { fired: false, error: r.error };

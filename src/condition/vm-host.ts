@@ -147,11 +147,20 @@ export class ConditionVM {
     }
   }
 
-  /** Copies encoded variable sets into a fresh VM buffer; returns its address. */
+  /**
+   * Encodes variable sets straight into a fresh VM buffer (no intermediate copy: this is the hot
+   * path of batch evaluation); returns its address.
+   */
   private writeInputs(list: readonly ConditionVars[]): number {
-    const encoded = encodeVars(list);
-    const ptr = this.ex.inputBuffer(encoded.length);
-    this.memWords().set(encoded, ptr >> 2);
+    // UTF-16 length bounds the code point count.
+    let words = 0;
+    for (let i = 0; i < list.length; i++) {
+      const cap = list[i]!.capture;
+      words += 7;
+      for (const k in cap) words += 2 + k.length + cap[k]!.length;
+    }
+    const ptr = this.ex.inputBuffer(words);
+    encodeVars(list, this.memWords(), ptr >> 2);
     return ptr;
   }
 
@@ -169,6 +178,19 @@ export class ConditionVM {
     );
   }
 
+  /** The spec's `evaluate`: only truthiness, without reading the value back. */
+  evaluateTruthy(program: Int32Array, vars: ConditionVars): boolean {
+    return this.guarded(
+      program,
+      () => {
+        this.ex.arenaRelease(this.programMark);
+        this.ex.setInputs(this.writeInputs([vars]), 0);
+        return this.ex.run() === 0 && this.ex.resultTruthy() !== 0;
+      },
+      () => false,
+    );
+  }
+
   /** One VM call for many variable sets: fired or not for each (errors count as not fired). */
   evaluateBatch(program: Int32Array, list: readonly ConditionVars[]): boolean[] {
     if (list.length === 0) return [];
@@ -180,7 +202,9 @@ export class ConditionVM {
         const out = this.ex.inputBuffer((list.length + 3) >> 2);
         this.ex.runBatch(ptr, list.length, out);
         const fired = new Uint8Array(this.ex.memory.buffer, out, list.length);
-        return Array.from(fired, (b) => b !== 0);
+        const result = new Array<boolean>(list.length);
+        for (let i = 0; i < list.length; i++) result[i] = fired[i] !== 0;
+        return result;
       },
       // A trap mid-batch (one greedy variable set): fall back to one call each.
       () => list.map((v) => {
@@ -210,7 +234,11 @@ export class ConditionVM {
         const f = new Float64Array(mem.slice(ref, ref + 16));
         return { tag: 'complex', re: f[0]!, im: f[1]! };
       }
-      case T_STR: return { tag: 'str', codePoints: Array.from(new Int32Array(mem, ref, objectSize(mem, ref) >> 2)) };
+      case T_STR: {
+        // A str is a length word followed by its code points.
+        const n = new Int32Array(mem, ref, 1)[0]!;
+        return { tag: 'str', codePoints: Array.from(new Int32Array(mem, ref + 4, n)) };
+      }
       case T_BYTES: return { tag: 'bytes', value: new Uint8Array(mem.slice(ref, ref + objectSize(mem, ref))) };
       case T_BUILTIN: return { tag: 'builtin', id: Number(num) };
       default: throw new Error(`VM returned unknown value tag ${tag}`);
@@ -240,46 +268,46 @@ function putI64(out: Int32Array, at: number, x: number): void {
   out[at + 1] = Math.floor(x / 4294967296) | 0;
 }
 
-/** Variable sets in the layout `setInputs` reads (see assembly/vm.ts); strings as code points. */
-function encodeVars(list: readonly ConditionVars[]): Int32Array {
-  // UTF-16 length bounds the code point count; the buffer is trimmed at the end.
-  let words = 0;
-  for (const v of list) {
-    words += 7;
-    for (const k in v.capture) words += 2 + k.length + v.capture[k]!.length;
-  }
-  const out = new Int32Array(words);
-  let at = 0;
-  const putString = (s: string): void => {
-    const lenAt = at++;
-    for (let i = 0; i < s.length; i++) {
-      const c = s.charCodeAt(i);
-      if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-        const d = s.charCodeAt(i + 1);
-        if (d >= 0xdc00 && d <= 0xdfff) {
-          out[at++] = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-          i++;
-          continue;
-        }
-      }
-      out[at++] = c;
-    }
-    out[lenAt] = at - lenAt - 1;
-  };
-  for (const v of list) {
+/**
+ * Writes variable sets in the layout `setInputs` reads (see assembly/vm.ts), strings as code
+ * points, into `out` from word `at`.
+ */
+function encodeVars(list: readonly ConditionVars[], out: Int32Array, at: number): void {
+  for (let i = 0; i < list.length; i++) {
+    const v = list[i]!;
     putI64(out, at, v.exit_code);
     scratchF64[0] = v.walltime_sec;
     out[at + 2] = scratchI32[0]!;
     out[at + 3] = scratchI32[1]!;
     putI64(out, at + 4, v.peak_vram_mib ?? 0);
-    let n = 0;
-    for (const _ in v.capture) n++;
-    out[at + 6] = n;
+    const countAt = at + 6;
     at += 7;
-    for (const k in v.capture) {
-      putString(k);
-      putString(v.capture[k]!);
+    let n = 0;
+    const cap = v.capture;
+    for (const k in cap) {
+      at = putString(out, at, k);
+      at = putString(out, at, cap[k]!);
+      n++;
     }
+    out[countAt] = n;
   }
-  return at === out.length ? out : out.subarray(0, at);
+}
+
+/** A string as its length and code points (a surrogate pair is one code point, a lone one its own). */
+function putString(out: Int32Array, at: number, s: string): number {
+  const lenAt = at++;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        out[at++] = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
+        i++;
+        continue;
+      }
+    }
+    out[at++] = c;
+  }
+  out[lenAt] = at - lenAt - 1;
+  return at;
 }
