@@ -22,7 +22,11 @@ import { type Token, tokenize } from './tokenizer.js';
 export const MAX_PARSER_DEPTH = 3000;
 const TOO_DEEP = 'too many nested expressions (parser stack overflow)';
 
-type Memo<T> = Map<number, { node: T | null; end: number }>;
+/** Memoised rules, numbered for the memo table's keys. */
+const enum Rule {
+  Expression, StarExpression, Disjunction, Conjunction, Inversion, BitwiseOr, Factor, AwaitPrimary, Primary,
+  Strings, Arguments, StarTarget, TargetWithStarAtom, TPrimary, Count,
+}
 
 const FAIL = null;
 
@@ -70,6 +74,16 @@ export function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
   throw new PySyntaxError('f-string: invalid syntax', tokens[0]!.start);
 }
 
+const BITOR_OPS: Readonly<Record<string, OperatorName>> = { '|': 'BitOr' };
+const BITXOR_OPS: Readonly<Record<string, OperatorName>> = { '^': 'BitXor' };
+const BITAND_OPS: Readonly<Record<string, OperatorName>> = { '&': 'BitAnd' };
+const SHIFT_OPS: Readonly<Record<string, OperatorName>> = { '<<': 'LShift', '>>': 'RShift' };
+const SUM_OPS: Readonly<Record<string, OperatorName>> = { '+': 'Add', '-': 'Sub' };
+const TERM_OPS: Readonly<Record<string, OperatorName>> = { '*': 'Mult', '/': 'Div', '//': 'FloorDiv', '%': 'Mod', '@': 'MatMult' };
+const UNARY_OPS: Readonly<Record<string, UnaryOpName>> = { '+': 'UAdd', '-': 'USub', '~': 'Invert' };
+// '<>' is a NOTEQUAL token too, but without barry_as_FLUFL the grammar refuses it: not listed.
+const CMP_OPS: Readonly<Record<string, CmpOpName>> = { '==': 'Eq', '!=': 'NotEq', '<=': 'LtE', '<': 'Lt', '>=': 'GtE', '>': 'Gt' };
+
 const SOFT_KEYWORDS: ReadonlySet<string> = new Set(['_', 'case', 'match']);
 const LEGACY_STATEMENTS: ReadonlySet<string> = new Set(['print', 'exec']);
 
@@ -78,20 +92,8 @@ class Parser {
   /** Furthest token index looked at: where CPython reports a generic "invalid syntax". */
   private furthest = 0;
   private depth = 0;
-  private readonly memoExpression: Memo<Expr> = new Map();
-  private readonly memoStarExpression: Memo<Expr> = new Map();
-  private readonly memoDisjunction: Memo<Expr> = new Map();
-  private readonly memoConjunction: Memo<Expr> = new Map();
-  private readonly memoInversion: Memo<Expr> = new Map();
-  private readonly memoBitwiseOr: Memo<Expr> = new Map();
-  private readonly memoFactor: Memo<Expr> = new Map();
-  private readonly memoAwaitPrimary: Memo<Expr> = new Map();
-  private readonly memoPrimary: Memo<Expr> = new Map();
-  private readonly memoStrings: Memo<Expr> = new Map();
-  private readonly memoArguments: Memo<{ args: Expr[]; keywords: Keyword[] }> = new Map();
-  private readonly memoStarTarget: Memo<Expr> = new Map();
-  private readonly memoTargetWithStarAtom: Memo<Expr> = new Map();
-  private readonly memoTPrimary: Memo<Expr> = new Map();
+  /** All memoised results, keyed by `position * MEMO_RULES + rule` (one Map, made per parse). */
+  private readonly memoTable = new Map<number, { node: unknown; end: number }>();
 
   private readonly invalidNamedTried = new Set<number>();
   /** Inside `expression_without_invalid`: the invalid rules are off even in the second pass. */
@@ -198,18 +200,19 @@ class Parser {
   }
 
   /** Runs a rule with memoisation by start position; restores the position on failure. */
-  private memo<T>(table: Memo<T>, rule: () => T | null): T | null {
+  private memo<T>(id: Rule, rule: () => T | null): T | null {
     const start = this.pos;
-    const hit = table.get(start);
+    const key = start * Rule.Count + id;
+    const hit = this.memoTable.get(key);
     if (hit !== undefined) {
       this.pos = hit.end;
-      return hit.node;
+      return hit.node as T | null;
     }
     this.enter();
     const node = rule();
     this.depth--;
     if (node === FAIL) this.pos = start;
-    table.set(start, { node, end: this.pos });
+    this.memoTable.set(key, { node, end: this.pos });
     return node;
   }
 
@@ -258,7 +261,7 @@ class Parser {
 
   /** expression (memo): disjunction 'if' disjunction 'else' expression | disjunction | lambdef */
   private expression(): Expr | null {
-    return this.memo(this.memoExpression, () => {
+    return this.memo(Rule.Expression, () => {
       if (this.invalidRules) {
         this.attempt(() => this.invalidExpression());
         this.attempt(() => this.invalidLegacyExpression());
@@ -302,7 +305,7 @@ class Parser {
 
   /** star_expression (memo): '*' bitwise_or | expression */
   private starExpression(): Expr | null {
-    return this.memo(this.memoStarExpression, () => this.starred(() => this.bitwiseOr()) ?? this.expression());
+    return this.memo(Rule.StarExpression, () => this.starred(() => this.bitwiseOr()) ?? this.expression());
   }
 
   /** '*' X → Starred(X, Load) */
@@ -360,12 +363,12 @@ class Parser {
 
   /** disjunction (memo): conjunction ('or' conjunction)+ | conjunction */
   private disjunction(): Expr | null {
-    return this.memo(this.memoDisjunction, () => this.boolOp('or', 'Or', () => this.conjunction()));
+    return this.memo(Rule.Disjunction, () => this.boolOp('or', 'Or', () => this.conjunction()));
   }
 
   /** conjunction (memo): inversion ('and' inversion)+ | inversion */
   private conjunction(): Expr | null {
-    return this.memo(this.memoConjunction, () => this.boolOp('and', 'And', () => this.inversion()));
+    return this.memo(Rule.Conjunction, () => this.boolOp('and', 'And', () => this.inversion()));
   }
 
   private boolOp(kw: string, op: BoolOpName, item: () => Expr | null): Expr | null {
@@ -392,7 +395,7 @@ class Parser {
 
   /** inversion (memo): 'not' inversion | comparison */
   private inversion(): Expr | null {
-    return this.memo(this.memoInversion, () => {
+    return this.memo(Rule.Inversion, () => {
       const not = this.attempt<Expr>(() => {
         const t = this.keyword('not');
         if (!t) return FAIL;
@@ -425,9 +428,7 @@ class Parser {
     const t = this.peek();
     let op: CmpOpName | null = null;
     if (t.type === 'OP') {
-      // '<>' is a NOTEQUAL token too, but without barry_as_FLUFL the grammar refuses it.
-      const map: Record<string, CmpOpName> = { '==': 'Eq', '!=': 'NotEq', '<=': 'LtE', '<': 'Lt', '>=': 'GtE', '>': 'Gt' };
-      op = map[t.text] ?? null;
+      op = CMP_OPS[t.text] ?? null;
       if (op !== null) this.pos++;
     } else if (t.type === 'KEYWORD') {
       if (t.text === 'not') {
@@ -454,31 +455,31 @@ class Parser {
 
   /** bitwise_or (left-recursive, memo): bitwise_or '|' bitwise_xor | bitwise_xor */
   private bitwiseOr(): Expr | null {
-    return this.memo(this.memoBitwiseOr, () => this.leftAssoc({ '|': 'BitOr' }, () => this.bitwiseXor()));
+    return this.memo(Rule.BitwiseOr, () => this.leftAssoc(BITOR_OPS, () => this.bitwiseXor()));
   }
 
   private bitwiseXor(): Expr | null {
-    return this.leftAssoc({ '^': 'BitXor' }, () => this.bitwiseAnd());
+    return this.leftAssoc(BITXOR_OPS, () => this.bitwiseAnd());
   }
 
   private bitwiseAnd(): Expr | null {
-    return this.leftAssoc({ '&': 'BitAnd' }, () => this.shiftExpr());
+    return this.leftAssoc(BITAND_OPS, () => this.shiftExpr());
   }
 
   private shiftExpr(): Expr | null {
-    return this.leftAssoc({ '<<': 'LShift', '>>': 'RShift' }, () => this.sum());
+    return this.leftAssoc(SHIFT_OPS, () => this.sum());
   }
 
   private sum(): Expr | null {
-    return this.leftAssoc({ '+': 'Add', '-': 'Sub' }, () => this.term());
+    return this.leftAssoc(SUM_OPS, () => this.term());
   }
 
   private term(): Expr | null {
-    return this.leftAssoc({ '*': 'Mult', '/': 'Div', '//': 'FloorDiv', '%': 'Mod', '@': 'MatMult' }, () => this.factor());
+    return this.leftAssoc(TERM_OPS, () => this.factor());
   }
 
   /** A left-recursive binary rule `r: r OP next | next`, grown as a loop (pegen's seed growing). */
-  private leftAssoc(ops: Record<string, OperatorName>, next: () => Expr | null): Expr | null {
+  private leftAssoc(ops: Readonly<Record<string, OperatorName>>, next: () => Expr | null): Expr | null {
     const start = this.peek();
     let left = next();
     if (left === FAIL) return FAIL;
@@ -500,10 +501,9 @@ class Parser {
 
   /** factor (memo): '+' factor | '-' factor | '~' factor | power */
   private factor(): Expr | null {
-    return this.memo(this.memoFactor, () => {
+    return this.memo(Rule.Factor, () => {
       const t = this.peek();
-      const unary: Record<string, UnaryOpName> = { '+': 'UAdd', '-': 'USub', '~': 'Invert' };
-      const op = t.type === 'OP' ? unary[t.text] : undefined;
+      const op = t.type === 'OP' ? UNARY_OPS[t.text] : undefined;
       if (op !== undefined) {
         const node = this.attempt<Expr>(() => {
           this.pos++;
@@ -534,7 +534,7 @@ class Parser {
 
   /** await_primary (memo): AWAIT primary | primary */
   private awaitPrimary(): Expr | null {
-    return this.memo(this.memoAwaitPrimary, () => {
+    return this.memo(Rule.AwaitPrimary, () => {
       const node = this.attempt<Expr>(() => {
         const t = this.keyword('await');
         if (!t) return FAIL;
@@ -548,7 +548,7 @@ class Parser {
 
   /** primary (left-recursive): primary '.' NAME | primary genexp | primary '(' [arguments] ')' | primary '[' slices ']' | atom */
   private primary(): Expr | null {
-    return this.memo(this.memoPrimary, () => {
+    return this.memo(Rule.Primary, () => {
       const start = this.peek();
       let a = this.atom();
       if (a === FAIL) return FAIL;
@@ -655,7 +655,7 @@ class Parser {
 
   /** strings (memo): STRING+ — decoded and concatenated as `_PyPegen_concatenate_strings` does. */
   private strings(): Expr | null {
-    return this.memo(this.memoStrings, () => {
+    return this.memo(Rule.Strings, () => {
       const parts: Token[] = [];
       while (this.peekType('STRING')) parts.push(this.tokens[this.pos++]!);
       if (parts.length === 0) return FAIL;
@@ -840,7 +840,7 @@ class Parser {
 
   /** arguments (memo): args [','] &')' */
   private arguments(): { args: Expr[]; keywords: Keyword[] } | null {
-    return this.memo(this.memoArguments, () => {
+    return this.memo(Rule.Arguments, () => {
       const a = this.attempt(() => {
         const parsed = this.args();
         if (parsed === FAIL) return FAIL;
@@ -1253,7 +1253,7 @@ class Parser {
 
   /** star_target (memo): '*' (!'*' star_target) | target_with_star_atom */
   private starTarget(): Expr | null {
-    return this.memo(this.memoStarTarget, () => {
+    return this.memo(Rule.StarTarget, () => {
       const starred = this.attempt<Expr>(() => {
         const star = this.op('*');
         if (!star || this.peekOp('*')) return FAIL;
@@ -1272,7 +1272,7 @@ class Parser {
    *   | star_atom
    */
   private targetWithStarAtom(): Expr | null {
-    return this.memo(this.memoTargetWithStarAtom, () => {
+    return this.memo(Rule.TargetWithStarAtom, () => {
       const start = this.peek();
       const attr = this.attempt<Expr>(() => {
         const value = this.tPrimary();
@@ -1354,7 +1354,7 @@ class Parser {
    * t_lookahead ('(' | '[' | '.').
    */
   private tPrimary(): Expr | null {
-    return this.memo(this.memoTPrimary, () => {
+    return this.memo(Rule.TPrimary, () => {
       const start = this.peek();
       let a = this.attempt(() => {
         const atom = this.atom();

@@ -24,9 +24,17 @@ export function toCodePoints(text: string): number[] {
 }
 
 export function fromCodePoints(cps: readonly number[], start = 0, end = cps.length): string {
+  if (end - start > 64) {
+    // Long runs in chunks: spreading a huge array into one call would exceed the argument limit.
+    let out = '';
+    for (let i = start; i < end; i += 4096) out += String.fromCodePoint(...cps.slice(i, Math.min(end, i + 4096)));
+    return out;
+  }
+  // Tokens are short: appending characters beats allocating a slice and spreading it.
   let out = '';
-  for (let i = start; i < end; i += 4096) {
-    out += String.fromCodePoint(...cps.slice(i, Math.min(end, i + 4096)));
+  for (let i = start; i < end; i++) {
+    const c = cps[i]!;
+    out += c < 0x10000 ? String.fromCharCode(c) : String.fromCodePoint(c);
   }
   return out;
 }
@@ -58,6 +66,10 @@ export function makeSource(cps: readonly number[]): SourceText {
 
 /** Python's `str.strip()` with no argument: strips what `str.isspace()` calls whitespace. */
 export function pyStrip(text: string): string {
+  // Fast path: nothing to strip when both ends are printable ASCII (never whitespace).
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  if (first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f) return text;
   const cps = toCodePoints(text);
   let start = 0;
   let end = cps.length;
