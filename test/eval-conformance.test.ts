@@ -70,5 +70,5 @@ describe('CPython evaluation conformance (golden-eval.jsonl)', () => {
       }
     }
     expect(failures.length, failures.slice(0, 30).join('\n')).toBe(0);
-  });
+  }, 120_000);
 });

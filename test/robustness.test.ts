@@ -87,7 +87,7 @@ describe('robustness', () => {
     // The generator must exercise both outcomes, or this test proves little.
     expect(counts.accepted).toBeGreaterThan(1000);
     expect(counts.rejected).toBeGreaterThan(50_000);
-  });
+  }, 120_000);
 
   it.each([
     ['parentheses', `${'('.repeat(10_000)}1${')'.repeat(10_000)}`, 'too many nested parentheses'],
