@@ -36,7 +36,7 @@ function checkGolden(runtime: Runtime) {
   expect(failures).toEqual([]);
 }
 
-describe('bigint (CPython 3.11 int semantics)', () => {
+describe('bigint (CPython 3.11 int semantics)', { timeout: 120_000 }, () => {
   it('golden corpus covers every operation', () => {
     expect(cases.length).toBeGreaterThanOrEqual(30_000);
     const ops = new Set(cases.map((c) => c[0]));

@@ -90,7 +90,7 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('float(str) in AssemblyScript', () => {
+describe('float(str) in AssemblyScript', { timeout: 120_000 }, () => {
   it('imports nothing from the host but env.abort', () => {
     const imports = WebAssembly.Module.imports(module).map((i) => `${i.module}.${i.name}`);
     expect(imports).toEqual(['env.abort']);

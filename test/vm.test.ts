@@ -15,7 +15,7 @@ function detailed(text: string, v = vars()) {
   return compileCondition(text).evaluateDetailed(v);
 }
 
-describe('the spec worked examples and the original seed tests (notes §1.7)', () => {
+describe('the spec worked examples and the original seed tests (notes §1.7)', { timeout: 120_000 }, () => {
   it('loss NaN fires, a number does not', () => {
     const c = compileCondition("math.isnan(float(capture['loss']))");
     expect(c.evaluate(vars({ capture: { loss: 'nan' } }))).toBe(true);
@@ -57,7 +57,7 @@ describe('the spec worked examples and the original seed tests (notes §1.7)', (
   });
 });
 
-describe('values, reprs and exceptions as CPython reports them', () => {
+describe('values, reprs and exceptions as CPython reports them', { timeout: 120_000 }, () => {
   it.each([
     ['7/2', 'float', '3.5'],
     ['-5//2', 'int', '-3'],
@@ -109,7 +109,7 @@ describe('values, reprs and exceptions as CPython reports them', () => {
   });
 });
 
-describe('the sandbox', () => {
+describe('the sandbox', { timeout: 120_000 }, () => {
   it('imports nothing but env.abort', () => {
     expect(vmImports()).toEqual([{ module: 'env', name: 'abort', kind: 'function' }]);
   });
