@@ -292,9 +292,12 @@ export function loadProgram(): i32 {
 
 // ---- inputs -------------------------------------------------------------------------------------
 
-/** A buffer for one evaluation's inputs (see setInputs); returns its data address. */
+/**
+ * A buffer for inputs (see setInputs); returns its address. Raw memory, not an object: the host
+ * overwrites all of it, so it is not zeroed.
+ */
 export function inputBuffer(words: i32): usize {
-  return changetype<usize>(new StaticArray<i32>(max(words, 0)));
+  return __alloc(<usize>max(words, 1) << 2);
 }
 
 /**

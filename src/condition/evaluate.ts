@@ -53,10 +53,10 @@ export function compileCondition(text: unknown, options: CompileOptions = {}): C
   const checked = validateCondition(text);
   const program = compileChecked(checked);
   const limit = options.heapLimitBytes ?? DEFAULT_HEAP_LIMIT_BYTES;
-  // Verify now, so a compiler bug surfaces at compile time rather than at the first evaluation.
-  sharedVm(limit).load(program);
+  // The VM verifies the program when it first loads it, before running it.
   return {
-    ...checked,
+    source: checked.source,
+    tree: checked.tree,
     program,
     evaluate: (vars) => sharedVm(limit).evaluateTruthy(program, vars),
     evaluateDetailed: (vars) => {

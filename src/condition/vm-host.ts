@@ -12,6 +12,9 @@ const T_NONE = 0, T_BOOL = 1, T_INT = 2, T_BIG = 3, T_FLOAT = 4, T_COMPLEX = 5, 
 const ERROR_CLASSES = ['', 'TypeError', 'ValueError', 'ZeroDivisionError', 'KeyError', 'OverflowError', 'MemoryError'];
 const VERIFY_ERRORS = ['', 'bad header', 'unknown opcode', 'argument out of range', 'bad jump target', 'stack underflow or overflow', 'bad constant', 'truncated program'];
 
+/** Variable sets per VM call in a batch. */
+const BATCH_CHUNK = 512;
+
 /** Default arena limit: the most linear memory one VM instance may use. */
 export const DEFAULT_HEAP_LIMIT_BYTES = 256 * 1024 * 1024;
 
@@ -191,19 +194,25 @@ export class ConditionVM {
     );
   }
 
-  /** One VM call for many variable sets: fired or not for each (errors count as not fired). */
+  /**
+   * Fired or not for each variable set (errors count as not fired), in VM calls of up to
+   * BATCH_CHUNK sets: chunks keep the input buffer in cache, which is faster than one huge call.
+   */
   evaluateBatch(program: Int32Array, list: readonly ConditionVars[]): boolean[] {
     if (list.length === 0) return [];
     return this.guarded(
       program,
       () => {
-        this.ex.arenaRelease(this.programMark);
-        const ptr = this.writeInputs(list);
-        const out = this.ex.inputBuffer((list.length + 3) >> 2);
-        this.ex.runBatch(ptr, list.length, out);
-        const fired = new Uint8Array(this.ex.memory.buffer, out, list.length);
         const result = new Array<boolean>(list.length);
-        for (let i = 0; i < list.length; i++) result[i] = fired[i] !== 0;
+        for (let from = 0; from < list.length; from += BATCH_CHUNK) {
+          const chunk = list.length <= BATCH_CHUNK ? list : list.slice(from, from + BATCH_CHUNK);
+          this.ex.arenaRelease(this.programMark);
+          const ptr = this.writeInputs(chunk);
+          const out = this.ex.inputBuffer((chunk.length + 3) >> 2);
+          this.ex.runBatch(ptr, chunk.length, out);
+          const fired = new Uint8Array(this.ex.memory.buffer, out, chunk.length);
+          for (let i = 0; i < chunk.length; i++) result[from + i] = fired[i] !== 0;
+        }
         return result;
       },
       // A trap mid-batch (one greedy variable set): fall back to one call each.

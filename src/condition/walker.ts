@@ -33,11 +33,16 @@ export interface Violation {
 
 /** Returns the first violation in walk order, or null when the tree is allowed. */
 export function findViolation(tree: Expression): Violation | null {
-  const queue: { node: Node; loc: Loc | null }[] = [{ node: tree, loc: null }];
+  // Parallel arrays: each node, and the position to report for it (its own, or its parent's).
+  const queue: Node[] = [tree];
+  const locs: (Loc | null)[] = [null];
   for (let head = 0; head < queue.length; head++) {
-    const { node, loc } = queue[head]!;
-    const here = node.loc ?? loc;
-    for (const child of childNodes(node)) queue.push({ node: child, loc: here });
+    const node = queue[head]!;
+    const here = node.loc ?? locs[head]!;
+    for (const child of childNodes(node)) {
+      queue.push(child);
+      locs.push(here);
+    }
     const detail = checkNode(node);
     if (detail !== null) return { ...detail, node: node.type, loc: here };
   }
