@@ -9,7 +9,8 @@ where `result` is what `cpython_eval_oracle.evaluate_record` returns (CPython 3.
     {"valid": true, "fired": false, "error": "<exception class>"}
     {"valid": false, "node": str|null, "kind": str}      (only the spec's rejected examples)
 
-    python3 scripts/gen_eval_corpus.py [--seed S] [--count N] (--out FILE | --stdout) [--quiet]
+    python3 scripts/gen_eval_corpus.py [--seed S] [--count N] [--random-only [--sampled-share F]]
+                                       (--out FILE | --stdout) [--quiet]
 
 Defaults: seed 1, count 52000 (the fixed core is ~37,200 records, so 52,000 gives the ~70/30 mix).
 The same seed and count give the same file (for the same CPython: results are CPython's; note that
@@ -36,6 +37,11 @@ Layout of the output (the `origin` field says which generator made a record):
       str:* bytes:* complex:* dict:* repr:* chain:* ternary:* boolop:* subscript:* nfkc layout
     then "matrix:sampled" (random three-operand combinations of the matrix atoms) up to 70% of N.
   * ~30% "random": random compositions (up to 256 chars) that pass the walker, with random inputs.
+
+`--random-only` (for the live fuzzer, scripts/fuzz-conditions.ts) skips the seed-independent core, so
+every record depends on the seed: first "matrix:sampled" up to --sampled-share of N (default 0.25),
+then "random" for the rest. The default layout (and so the committed golden) is unchanged by it.
+With --stdout, records are written as they are generated (same bytes as the buffered form).
 """
 
 from __future__ import annotations
@@ -251,11 +257,15 @@ class Corpus:
         self.seen: set[str] = set()
         self.rejected_gen = 0
         self.unrepresentable = 0
+        self.sink = None  # called with every record as it is kept (streaming --stdout)
 
     def full(self) -> bool:
         return len(self.records) >= self.limit
 
-    def add(self, condition: str, capture: dict | None = None, origin: str = "?", **env) -> dict | None:
+    def add(self, condition: str, capture: dict | None = None, origin: str = "?", accepted_only: bool = False,
+            **env) -> dict | None:
+        """Evaluate and keep one record. With `accepted_only`, a walker rejection is not kept (it is
+        still remembered as seen and counted in `rejected_gen`) and None is returned."""
         if self.full():
             return None
         rec = {"condition": condition, "capture": dict(capture or {})}
@@ -280,7 +290,12 @@ class Corpus:
         if len(line) + 1 > MAX_LINE:
             raise AssertionError(f"line too long ({len(line)}): {condition!r}")
         self.seen.add(key)
+        if accepted_only and not res["valid"]:
+            self.rejected_gen += 1
+            return None
         self.records.append(out)
+        if self.sink is not None:
+            self.sink(line)
         return out
 
     def add_r(self, rendered, origin: str, **extra_env) -> dict | None:
@@ -1020,11 +1035,8 @@ def sec_random(c: Corpus, target: int) -> None:
         if g.p(0.3):  # unused extra keys
             for k in g.r.sample(["extra", "rank", "gpu", "host", "\u3000", ""], g.r.randint(1, 3)):
                 g.capture.setdefault(k, g.cap_value("str"))
-        rec = c.add(text, g.capture, "random", **g.env_random())
-        if rec is not None and not rec["valid"]:
-            # keep the corpus all-accepted: drop walker rejections (e.g. an unparenthesised `not`)
-            c.records.pop()
-            c.rejected_gen += 1
+        # keep the corpus all-accepted: drop walker rejections (e.g. an unparenthesised `not`)
+        c.add(text, g.capture, "random", accepted_only=True, **g.env_random())
 
 
 CORE_SECTIONS = [sec_spec, sec_type_matrix, sec_numeric_matrix, sec_unary, sec_zero_division, sec_calls, sec_parse,
@@ -1032,8 +1044,18 @@ CORE_SECTIONS = [sec_spec, sec_type_matrix, sec_numeric_matrix, sec_unary, sec_z
                  sec_dict_and_callables, sec_chains_ternary_boolop, sec_nfkc_layout]
 
 
-def generate(seed: int, count: int) -> tuple[list[dict], int, Corpus]:
+def generate(seed: int, count: int, random_only: bool = False, sampled_share: float = 0.25,
+             sink=None) -> tuple[list[dict], int, Corpus]:
     c = Corpus(seed, count)
+    c.sink = sink
+    if random_only:
+        # Everything depends on the seed: no core, a share of sampled matrix combinations, then random.
+        sec_sampled(c, min(count, round(count * sampled_share)))
+        if not c.full():
+            sec_random(c, count)
+        if len(c.records) < count:
+            sec_sampled(c, count)
+        return c.records, 0, c
     for sec in CORE_SECTIONS:
         sec(c)
         if c.full():
@@ -1096,6 +1118,10 @@ def main(argv: list[str]) -> int:
     dest.add_argument("--out", help="write the JSONL corpus to this file")
     dest.add_argument("--stdout", action="store_true", help="write the JSONL corpus to stdout")
     ap.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    ap.add_argument("--random-only", action="store_true",
+                    help="skip the seed-independent core: only seed-dependent sampled + random records")
+    ap.add_argument("--sampled-share", type=float, default=0.25,
+                    help="with --random-only: share of matrix:sampled records (default 0.25)")
     args = ap.parse_args(argv)
     if not args.out and not args.stdout:
         ap.error("one of --out FILE or --stdout is required")
@@ -1104,20 +1130,36 @@ def main(argv: list[str]) -> int:
     if sys.get_int_max_str_digits() != 4300:
         print(f"warning: sys.int_max_str_digits is {sys.get_int_max_str_digits()}, not CPython's default 4300 "
               "(PYTHONINTMAXSTRDIGITS / -X int_max_str_digits?)", file=sys.stderr)
+    if not 0.0 <= args.sampled_share <= 1.0:
+        ap.error("--sampled-share must be between 0 and 1")
     t0 = time.perf_counter()
-    records, core, corpus = generate(args.seed, args.count)
-    text = "".join(dumps(r) + "\n" for r in records)
     if args.stdout:
+        # Stream: every record is written as soon as it is kept, so a consumer starts at once.
+        nbytes = 0
+
+        def sink(line: str) -> None:
+            nonlocal nbytes
+            sys.stdout.write(line + "\n")
+            nbytes += len(line) + 1
+
         try:
-            sys.stdout.write(text)
+            records, core, corpus = generate(args.seed, args.count, args.random_only, args.sampled_share, sink)
             sys.stdout.flush()
         except BrokenPipeError:
+            # The reader went away; keep the interpreter's final flush from complaining.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
             return 0
-    else:
-        os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-        with open(args.out + ".tmp", "w", encoding="ascii", newline="\n") as fh:
-            fh.write(text)
-        os.replace(args.out + ".tmp", args.out)
+        elapsed = time.perf_counter() - t0
+        if not args.quiet:
+            summarize(records, core, corpus, nbytes, elapsed, args.seed)
+        return 0
+    records, core, corpus = generate(args.seed, args.count, args.random_only, args.sampled_share)
+    text = "".join(dumps(r) + "\n" for r in records)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    with open(args.out + ".tmp", "w", encoding="ascii", newline="\n") as fh:
+        fh.write(text)
+    os.replace(args.out + ".tmp", args.out)
     elapsed = time.perf_counter() - t0
     if not args.quiet:
         summarize(records, core, corpus, len(text), elapsed, args.seed)
