@@ -23,7 +23,7 @@
 // input): the scratch buffers live in static memory (memory.data), which the stub runtime's
 // __reset() does not rewind, so the VM can reset its arena between evaluations safely.
 
-import { isAsciiSpace, transformDecimalAndSpaceToAscii } from "./pystr";
+import { isAsciiSpace, transformDecimalAndSpaceToAscii, codeUnitAt } from "./pystr";
 
 /** True after parsePyFloat() when CPython's float(s) raises ValueError; false on success. */
 export let pyFloatError: bool = false;
@@ -387,9 +387,9 @@ function matchWord(t: string, p: i32, end: i32, word: string): bool {
   const n = word.length;
   if (end - p < n) return false;
   for (let i = 0; i < n; i++) {
-    let c = t.charCodeAt(p + i);
+    let c = codeUnitAt(t, p + i);
     if (c >= 0x41 && c <= 0x5a) c += 0x20; // Py_TOLOWER is ASCII-only
-    if (c != word.charCodeAt(i)) return false;
+    if (c != codeUnitAt(word, i)) return false;
   }
   return true;
 }
@@ -415,10 +415,10 @@ export function parsePyFloat(s: string): f64 {
   // rejects an embedded NUL; the grammar below would reject it too, the explicit test just
   // mirrors CPython and keeps the reason obvious.
   for (let i = 0; i < len; i++) {
-    const c = t.charCodeAt(i);
+    const c = codeUnitAt(t, i);
     if (c == 0) return fail();
     if (c == C_UNDERSCORE) {
-      if (i == 0 || i + 1 == len || !isDigit(t.charCodeAt(i - 1)) || !isDigit(t.charCodeAt(i + 1))) {
+      if (i == 0 || i + 1 == len || !isDigit(codeUnitAt(t, i - 1)) || !isDigit(codeUnitAt(t, i + 1))) {
         return fail();
       }
     }
@@ -427,14 +427,14 @@ export function parsePyFloat(s: string): f64 {
   // float_from_string_inner: strip Py_ISSPACE on both sides; nothing left is an error.
   let start = 0;
   let end = len;
-  while (start < end && isAsciiSpace(t.charCodeAt(start))) start++;
+  while (start < end && isAsciiSpace(codeUnitAt(t, start))) start++;
   if (start == end) return fail();
-  while (end > start + 1 && isAsciiSpace(t.charCodeAt(end - 1))) end--;
+  while (end > start + 1 && isAsciiSpace(codeUnitAt(t, end - 1))) end--;
 
   // _Py_dg_strtod: [sign] digits [. digits] [(e|E) [sign] digits], at least one mantissa digit.
   let p = start;
   let negative = false;
-  let c = t.charCodeAt(p); // p < end here
+  let c = codeUnitAt(t, p); // p < end here
   if (c == C_MINUS || c == C_PLUS) {
     negative = c == C_MINUS;
     p++;
@@ -447,7 +447,7 @@ export function parsePyFloat(s: string): f64 {
   let decExp: i64 = 0; // the value is 0.d1d2d3... * 10^decExp
   let inFraction = false;
   while (p < end) {
-    c = t.charCodeAt(p);
+    c = codeUnitAt(t, p);
     if (isDigit(c)) {
       sawDigit = true;
       if (nd == 0 && c == 0x30) {
@@ -470,7 +470,7 @@ export function parsePyFloat(s: string): f64 {
     // No digits: _Py_parse_inf_or_nan from the start (it reads its own sign).
     p = start;
     negative = false;
-    c = t.charCodeAt(p);
+    c = codeUnitAt(t, p);
     if (c == C_MINUS || c == C_PLUS) {
       negative = c == C_MINUS;
       p++;
@@ -496,16 +496,16 @@ export function parsePyFloat(s: string): f64 {
     let q = p + 1;
     let expNegative = false;
     if (q < end) {
-      const sc = t.charCodeAt(q);
+      const sc = codeUnitAt(t, q);
       if (sc == C_MINUS || sc == C_PLUS) {
         expNegative = sc == C_MINUS;
         q++;
       }
     }
-    if (q < end && isDigit(t.charCodeAt(q))) {
+    if (q < end && isDigit(codeUnitAt(t, q))) {
       let exp: i64 = 0;
       while (q < end) {
-        const ec = t.charCodeAt(q);
+        const ec = codeUnitAt(t, q);
         if (isDigit(ec)) {
           if (exp < EXP_CLAMP) exp = exp * 10 + (ec - 0x30);
         } else if (ec != C_UNDERSCORE) {

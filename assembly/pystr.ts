@@ -3,6 +3,12 @@
 
 import { decimalValue, isPySpace } from "./unicode-data";
 
+/** `codeUnitAt(s, i)` (-1 past the end) written out so it inlines: the parsers call it per character. */
+// @ts-ignore: decorator
+@inline export function codeUnitAt(s: string, i: i32): i32 {
+  return <u32>i < <u32>s.length ? <i32>load<u16>(changetype<usize>(s) + (<usize>i << 1)) : -1;
+}
+
 const QUESTION_MARK: u16 = 0x3f;
 const SPACE: u16 = 0x20;
 
@@ -32,7 +38,7 @@ export function transformDecimalAndSpaceToAscii(s: string): string {
   const len = s.length;
   let ascii = true;
   for (let i = 0; i < len; i++) {
-    if (<u32>s.charCodeAt(i) >= 0x80) {
+    if (<u32>codeUnitAt(s, i) >= 0x80) {
       ascii = false;
       break;
     }
@@ -45,9 +51,9 @@ export function transformDecimalAndSpaceToAscii(s: string): string {
   let n = 0;
   let i = 0;
   while (i < len) {
-    let cp = s.charCodeAt(i++);
+    let cp = codeUnitAt(s, i++);
     if (cp >= 0xd800 && cp <= 0xdbff && i < len) {
-      const lo = s.charCodeAt(i);
+      const lo = codeUnitAt(s, i);
       if (lo >= 0xdc00 && lo <= 0xdfff) {
         cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
         i++;

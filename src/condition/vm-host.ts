@@ -154,16 +154,16 @@ export class ConditionVM {
    * Encodes variable sets straight into a fresh VM buffer (no intermediate copy: this is the hot
    * path of batch evaluation); returns its address.
    */
-  private writeInputs(list: readonly ConditionVars[]): number {
+  private writeInputs(list: readonly ConditionVars[], from = 0, to = list.length): number {
     // UTF-16 length bounds the code point count.
     let words = 0;
-    for (let i = 0; i < list.length; i++) {
+    for (let i = from; i < to; i++) {
       const cap = list[i]!.capture;
       words += 7;
       for (const k in cap) words += 2 + k.length + cap[k]!.length;
     }
     const ptr = this.ex.inputBuffer(words);
-    encodeVars(list, this.memWords(), ptr >> 2);
+    encodeVars(list, from, to, this.memWords(), ptr >> 2);
     return ptr;
   }
 
@@ -205,13 +205,13 @@ export class ConditionVM {
       () => {
         const result = new Array<boolean>(list.length);
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
-          const chunk = list.length <= BATCH_CHUNK ? list : list.slice(from, from + BATCH_CHUNK);
+          const to = Math.min(list.length, from + BATCH_CHUNK);
           this.ex.arenaRelease(this.programMark);
-          const ptr = this.writeInputs(chunk);
-          const out = this.ex.inputBuffer((chunk.length + 3) >> 2);
-          this.ex.runBatch(ptr, chunk.length, out);
-          const fired = new Uint8Array(this.ex.memory.buffer, out, chunk.length);
-          for (let i = 0; i < chunk.length; i++) result[from + i] = fired[i] !== 0;
+          const ptr = this.writeInputs(list, from, to);
+          const out = this.ex.inputBuffer((to - from + 3) >> 2);
+          this.ex.runBatch(ptr, to - from, out);
+          const fired = new Uint8Array(this.ex.memory.buffer, out, to - from);
+          for (let i = from; i < to; i++) result[i] = fired[i - from] !== 0;
         }
         return result;
       },
@@ -281,8 +281,8 @@ function putI64(out: Int32Array, at: number, x: number): void {
  * Writes variable sets in the layout `setInputs` reads (see assembly/vm.ts), strings as code
  * points, into `out` from word `at`.
  */
-function encodeVars(list: readonly ConditionVars[], out: Int32Array, at: number): void {
-  for (let i = 0; i < list.length; i++) {
+function encodeVars(list: readonly ConditionVars[], from: number, to: number, out: Int32Array, at: number): void {
+  for (let i = from; i < to; i++) {
     const v = list[i]!;
     putI64(out, at, v.exit_code);
     scratchF64[0] = v.walltime_sec;
