@@ -2,12 +2,8 @@
  * A bounded LRU cache of compiled conditions, keyed by condition text, so a stream that repeats a
  * condition validates and compiles it once.
  *
- * Every compiled condition owns a WebAssembly instance whose linear memory only grows (about
- * 128 KiB to start with, up to the VM's heap limit), so the cache is bounded twice over:
- * - by entry count (least recently used first out), and
- * - by what an entry may have grown to: a condition evaluated on a record with large captures (more
- *   than `LARGE_CAPTURE_UNITS` UTF-16 code units of names and values) is dropped after use instead
- *   of being kept, since its VM's memory has grown with that record. The next use recompiles it.
+ * Compiled conditions share one VM instance, so an entry is small (the tree and the bytecode);
+ * the cache is bounded by entry count, least recently used first out.
  *
  * Rejections (SandboxErrors) are cached too: they own no VM. Non-string conditions are never cached
  * (they are rejected without parsing anyway), and neither is anything that threw some other error.
@@ -24,9 +20,6 @@ export interface ConditionEvaluator {
 export type CompileFn = (condition: unknown) => ConditionEvaluator;
 
 export const DEFAULT_CACHE_ENTRIES = 512;
-
-/** Captures larger than this (code units of names plus values) make a cache entry be dropped after use. */
-export const LARGE_CAPTURE_UNITS = 4096;
 
 type Entry = { ok: true; evaluator: ConditionEvaluator } | { ok: false; error: SandboxError };
 
@@ -64,7 +57,6 @@ export class ConditionCache {
       this.entries.delete(condition);
       throw err;
     }
-    if (captureUnits(vars.capture) > LARGE_CAPTURE_UNITS) this.entries.delete(condition);
     return result;
   }
 
@@ -90,10 +82,4 @@ export class ConditionCache {
     }
     return entry;
   }
-}
-
-function captureUnits(capture: Readonly<Record<string, string>>): number {
-  let units = 0;
-  for (const [key, value] of Object.entries(capture)) units += key.length + value.length;
-  return units;
 }
