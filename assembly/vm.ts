@@ -751,6 +751,40 @@ function callFloat(argc: i32, base: i32): void {
   fail(E_TYPE);
 }
 
+/**
+ * `int(str)` for the common shape — ASCII whitespace, an optional sign, 1 to 18 ASCII digits,
+ * ASCII whitespace — straight into an i64. Anything else (underscores, Unicode digits or spaces,
+ * more digits) returns false and takes the general path, which implements every rule.
+ */
+let fastInt: i64 = 0;
+function parseSmallDecimal(s: PyStr): bool {
+  let n = strLen(s);
+  let i = 0;
+  while (i < n && isAsciiSpaceCp(strAt(s, i))) i++;
+  let negative = false;
+  if (i < n) {
+    let c = strAt(s, i);
+    if (c == 0x2d || c == 0x2b) { negative = c == 0x2d; i++; }
+  }
+  let start = i;
+  let v: i64 = 0;
+  while (i < n) {
+    let d = strAt(s, i) - 0x30;
+    if (d < 0 || d > 9) break;
+    v = v * 10 + d;
+    i++;
+  }
+  let digits = i - start;
+  if (digits == 0 || digits > 18) return false;
+  while (i < n && isAsciiSpaceCp(strAt(s, i))) i++;
+  if (i != n) return false;
+  fastInt = negative ? -v : v;
+  return true;
+}
+
+// @ts-ignore: decorator
+@inline function isAsciiSpaceCp(c: i32): bool { return c == 0x20 || (c >= 0x09 && c <= 0x0d); }
+
 function parseIntText(s: string, base: i32): void {
   let parsed = bigParse(s, base);
   if (parsed === null) { fail(E_VALUE); return; }
@@ -781,7 +815,10 @@ function callInt(argc: i32, base: i32): void {
       else pushBig(bigFromF64(x));
       return;
     }
-    case T_STR: parseIntText(transformDecimalAndSpaceToAscii(strForParsing(strOf(r))), 10); return;
+    case T_STR:
+      if (parseSmallDecimal(strOf(r))) { push(T_INT, fastInt, 0); return; }
+      parseIntText(transformDecimalAndSpaceToAscii(strForParsing(strOf(r))), 10);
+      return;
     case T_BYTES: parseIntText(bytesAsAscii(bytesOf(r)), 10); return;
   }
   fail(E_TYPE);
@@ -846,6 +883,21 @@ export function run(): i32 {
       }
       case Op.OP_COMPARE: {
         sp -= 2;
+        // Fast path: two small ints, the commonest comparison in conditions.
+        if (unchecked(stTag[sp]) == T_INT && unchecked(stTag[sp + 1]) == T_INT) {
+          let a = unchecked(stNum[sp]), b = unchecked(stNum[sp + 1]);
+          let r: bool;
+          switch (arg) {
+            case Op.CMP_EQ: r = a == b; break;
+            case Op.CMP_NE: r = a != b; break;
+            case Op.CMP_LT: r = a < b; break;
+            case Op.CMP_LE: r = a <= b; break;
+            case Op.CMP_GT: r = a > b; break;
+            default: r = a >= b;
+          }
+          pushBool(r);
+          break;
+        }
         compare(arg, unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]), unchecked(stTag[sp + 1]), unchecked(stNum[sp + 1]), unchecked(stRef[sp + 1]));
         break;
       }
