@@ -155,15 +155,11 @@ export class ConditionVM {
    * path of batch evaluation); returns its address.
    */
   private writeInputs(list: readonly ConditionVars[], from = 0, to = list.length): number {
-    // UTF-16 length bounds the code point count.
-    let words = 0;
-    for (let i = from; i < to; i++) {
-      const cap = list[i]!.capture;
-      words += 7;
-      for (const k in cap) words += 2 + k.length + cap[k]!.length;
-    }
+    // One pass into a reusable scratch array, then one copy into linear memory: cheaper than
+    // sizing the buffer with a second pass over every capture.
+    const words = encodeVars(list, from, to);
     const ptr = this.ex.inputBuffer(words);
-    encodeVars(list, from, to, this.memWords(), ptr >> 2);
+    this.memWords().set(scratch.subarray(0, words), ptr >> 2);
     return ptr;
   }
 
@@ -277,13 +273,26 @@ function putI64(out: Int32Array, at: number, x: number): void {
   out[at + 1] = Math.floor(x / 4294967296) | 0;
 }
 
+/** Encoding scratch space, grown as needed and reused across calls. */
+let scratch = new Int32Array(1024);
+
+function reserve(words: number): void {
+  if (words <= scratch.length) return;
+  const bigger = new Int32Array(Math.max(words, scratch.length * 2));
+  bigger.set(scratch);
+  scratch = bigger;
+}
+
 /**
  * Writes variable sets in the layout `setInputs` reads (see assembly/vm.ts), strings as code
- * points, into `out` from word `at`.
+ * points, into `scratch`; returns the number of words written.
  */
-function encodeVars(list: readonly ConditionVars[], from: number, to: number, out: Int32Array, at: number): void {
+function encodeVars(list: readonly ConditionVars[], from: number, to: number): number {
+  let at = 0;
   for (let i = from; i < to; i++) {
     const v = list[i]!;
+    reserve(at + 7);
+    const out = scratch;
     putI64(out, at, v.exit_code);
     scratchF64[0] = v.walltime_sec;
     out[at + 2] = scratchI32[0]!;
@@ -294,12 +303,15 @@ function encodeVars(list: readonly ConditionVars[], from: number, to: number, ou
     let n = 0;
     const cap = v.capture;
     for (const k in cap) {
-      at = putString(out, at, k);
-      at = putString(out, at, cap[k]!);
+      const value = cap[k]!;
+      reserve(at + 2 + k.length + value.length); // UTF-16 length bounds the code point count
+      at = putString(scratch, at, k);
+      at = putString(scratch, at, value);
       n++;
     }
-    out[countAt] = n;
+    scratch[countAt] = n;
   }
+  return at;
 }
 
 /** A string as its length and code points (a surrogate pair is one code point, a lone one its own). */
