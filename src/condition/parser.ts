@@ -720,15 +720,7 @@ class Parser {
 
   /** listcomp: '[' named_expression for_if_clauses ']' */
   private listcomp(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op('[');
-      if (!open) return FAIL;
-      const elt = this.namedExpression();
-      if (elt === FAIL) return FAIL;
-      const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op(']')) return FAIL;
-      return { type: 'ListComp', elt, generators, loc: this.locFrom(open) };
-    });
+    return this.eltComprehension('[', ']', 'ListComp');
   }
 
   /** set: '{' star_named_expressions '}' */
@@ -744,14 +736,19 @@ class Parser {
 
   /** setcomp: '{' named_expression for_if_clauses '}' */
   private setcomp(): Expr | null {
+    return this.eltComprehension('{', '}', 'SetComp');
+  }
+
+  /** The shape listcomp and setcomp share: OPEN named_expression for_if_clauses CLOSE. */
+  private eltComprehension(openText: string, closeText: string, type: 'ListComp' | 'SetComp'): Expr | null {
     return this.attempt<Expr>(() => {
-      const open = this.op('{');
+      const open = this.op(openText);
       if (!open) return FAIL;
       const elt = this.namedExpression();
       if (elt === FAIL) return FAIL;
       const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op('}')) return FAIL;
-      return { type: 'SetComp', elt, generators, loc: this.locFrom(open) };
+      if (generators === FAIL || !this.op(closeText)) return FAIL;
+      return { type, elt, generators, loc: this.locFrom(open) };
     });
   }
 

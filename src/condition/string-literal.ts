@@ -109,17 +109,7 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
     const e = cps[i]!;
     i++;
     switch (e) {
-      case 0x0a: continue;
-      case 0x5c: out.push(0x5c); continue;
-      case 0x27: out.push(0x27); continue;
-      case 0x22: out.push(0x22); continue;
-      case 0x62 /* b */: out.push(0x08); continue;
-      case 0x66 /* f */: out.push(0x0c); continue;
-      case 0x74 /* t */: out.push(0x09); continue;
-      case 0x6e /* n */: out.push(0x0a); continue;
-      case 0x72 /* r */: out.push(0x0d); continue;
-      case 0x76 /* v */: out.push(0x0b); continue;
-      case 0x61 /* a */: out.push(0x07); continue;
+      case 0x0a: continue; // backslash-newline: a line continuation inside the literal
       case 0x78 /* x */:
       case 0x75 /* u */:
       case 0x55 /* U */: {
@@ -155,15 +145,21 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
         fail('malformed \\N character escape', escStart, i);
         break;
       }
-      default:
+      default: {
+        const simple = SIMPLE_ESCAPES.get(e);
+        if (simple !== undefined) {
+          out.push(simple);
+          continue;
+        }
         if (e >= 0x30 && e <= 0x37) {
-          let value = e - 0x30;
-          for (let k = 0; k < 2 && i < end && cps[i]! >= 0x30 && cps[i]! <= 0x37; k++, i++) value = value * 8 + (cps[i]! - 0x30);
-          out.push(value);
+          const octal = readOctal(cps, i - 1, end);
+          out.push(octal.value);
+          i = octal.next;
           continue;
         }
         // Unknown escape: kept as written (a DeprecationWarning in CPython 3.11, not an error).
         out.push(0x5c, e);
+      }
     }
   }
   return out;
@@ -185,14 +181,15 @@ function decodeBytes(src: SourceText, t: Token, start: number, end: number, raw:
     i++;
     const e = cps[i]!;
     i++;
-    const simple: Record<number, number> = { 0x5c: 0x5c, 0x27: 0x27, 0x22: 0x22, 0x62: 0x08, 0x66: 0x0c, 0x74: 0x09, 0x6e: 0x0a, 0x72: 0x0d, 0x76: 0x0b, 0x61: 0x07 };
+    const simple = SIMPLE_ESCAPES.get(e);
     if (e === 0x0a) continue;
-    if (simple[e] !== undefined) {
-      out.push(simple[e]!);
+    if (simple !== undefined) {
+      out.push(simple);
     } else if (e >= 0x30 && e <= 0x37) {
-      let value = e - 0x30;
-      for (let k = 0; k < 2 && i < end && cps[i]! >= 0x30 && cps[i]! <= 0x37; k++, i++) value = value * 8 + (cps[i]! - 0x30);
-      out.push(value & 0xff);
+      // Up to three digits; CPython 3.11 keeps the low byte of \400..\777.
+      const octal = readOctal(cps, i - 1, end);
+      out.push(octal.value & 0xff);
+      i = octal.next;
     } else if (e === 0x78) {
       const h1 = i < end ? hexValue(cps[i]!) : -1;
       const h2 = i + 1 < end ? hexValue(cps[i + 1]!) : -1;
@@ -205,6 +202,20 @@ function decodeBytes(src: SourceText, t: Token, start: number, end: number, raw:
     }
   }
   return out;
+}
+
+/** The one-character escapes str and bytes literals share (`\n`, `\t`, `\\`, quotes, ...). */
+const SIMPLE_ESCAPES: ReadonlyMap<number, number> = new Map([
+  [0x5c, 0x5c], [0x27, 0x27], [0x22, 0x22], [0x62 /* b */, 0x08], [0x66 /* f */, 0x0c], [0x74 /* t */, 0x09],
+  [0x6e /* n */, 0x0a], [0x72 /* r */, 0x0d], [0x76 /* v */, 0x0b], [0x61 /* a */, 0x07],
+]);
+
+/** An octal escape's value from its first digit at `at`: one to three digits. */
+function readOctal(cps: readonly number[], at: number, end: number): { value: number; next: number } {
+  let value = cps[at]! - 0x30;
+  let i = at + 1;
+  for (let k = 0; k < 2 && i < end && cps[i]! >= 0x30 && cps[i]! <= 0x37; k++, i++) value = value * 8 + (cps[i]! - 0x30);
+  return { value, next: i };
 }
 
 function hexValue(c: number): number {
