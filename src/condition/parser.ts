@@ -92,8 +92,12 @@ class Parser {
   /** Furthest token index looked at: where CPython reports a generic "invalid syntax". */
   private furthest = 0;
   private depth = 0;
-  /** All memoised results, keyed by `position * MEMO_RULES + rule` (one Map, made per parse). */
-  private readonly memoTable = new Map<number, { node: unknown; end: number }>();
+  /**
+   * Memoised results per rule, indexed by token position: the node (or FAIL) and the end position
+   * plus one (0 = not computed yet). A rule's arrays are made on its first use.
+   */
+  private readonly memoNode: (unknown[] | undefined)[] = [];
+  private readonly memoEnd: (Int32Array | undefined)[] = [];
 
   private readonly invalidNamedTried = new Set<number>();
   /** Inside `expression_without_invalid`: the invalid rules are off even in the second pass. */
@@ -202,17 +206,23 @@ class Parser {
   /** Runs a rule with memoisation by start position; restores the position on failure. */
   private memo<T>(id: Rule, rule: () => T | null): T | null {
     const start = this.pos;
-    const key = start * Rule.Count + id;
-    const hit = this.memoTable.get(key);
-    if (hit !== undefined) {
-      this.pos = hit.end;
-      return hit.node as T | null;
+    let ends = this.memoEnd[id];
+    let nodes = this.memoNode[id];
+    if (ends === undefined || nodes === undefined) {
+      ends = this.memoEnd[id] = new Int32Array(this.tokens.length);
+      nodes = this.memoNode[id] = new Array<unknown>(this.tokens.length).fill(null);
+    }
+    const end = ends[start]!;
+    if (end !== 0) {
+      this.pos = end - 1;
+      return nodes[start] as T | null;
     }
     this.enter();
     const node = rule();
     this.depth--;
     if (node === FAIL) this.pos = start;
-    this.memoTable.set(key, { node, end: this.pos });
+    nodes[start] = node;
+    ends[start] = this.pos + 1;
     return node;
   }
 
@@ -1472,6 +1482,13 @@ function identifier(text: string): string {
 
 /** The value of a NUMBER token, by Python's literal rules (underscores already validated). */
 export function numberValue(text: string): PyConstant {
+  // Fast path: a plain decimal int, the commonest literal in conditions.
+  let plain = text.length <= 15;
+  for (let i = 0; plain && i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    plain = c >= 0x30 && c <= 0x39;
+  }
+  if (plain) return { kind: 'int', value: BigInt(Number(text)) };
   const t = text.replace(/_/g, '');
   const lower = t.toLowerCase();
   if (lower.startsWith('0x') || lower.startsWith('0o') || lower.startsWith('0b')) {
