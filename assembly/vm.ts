@@ -850,128 +850,167 @@ export function run(): i32 {
     resultError = E_NO_PROGRAM;
     return resultError;
   }
-  sp = 0;
   err = E_OK;
   let pc = 0;
   let prog = code;
+  // The stack pointer and the stack arrays live in locals here; `sp` (the global the helper
+  // functions push through) is synchronised around each helper call.
+  let s = 0;
+  let tags = stTag;
+  let nums = stNum;
+  let refs = stRef;
   for (;;) {
     let op = unchecked(prog[Op.HEADER_WORDS + 2 * pc]);
     let arg = unchecked(prog[Op.HEADER_WORDS + 2 * pc + 1]);
     pc++;
     switch (op) {
       case Op.OP_LOAD_CONST:
-        push(unchecked(constTag[arg]), unchecked(constNum[arg]), unchecked(constRef[arg]));
-        break;
+        unchecked(tags[s] = constTag[arg]);
+        unchecked(nums[s] = constNum[arg]);
+        unchecked(refs[s] = constRef[arg]);
+        s++;
+        continue;
       case Op.OP_LOAD_VAR:
-        if (arg == Op.VAR_CAPTURE) push(T_DICT, 0, 0);
-        else if (arg == Op.VAR_EXIT_CODE) push(T_INT, exitCode, 0);
-        else if (arg == Op.VAR_WALLTIME_SEC) pushFloat(walltime);
-        else push(T_INT, peakVram, 0);
-        break;
+        if (arg == Op.VAR_CAPTURE) { unchecked(tags[s] = T_DICT); }
+        else if (arg == Op.VAR_EXIT_CODE) { unchecked(tags[s] = T_INT); unchecked(nums[s] = exitCode); }
+        else if (arg == Op.VAR_WALLTIME_SEC) { unchecked(tags[s] = T_FLOAT); unchecked(nums[s] = reinterpret<i64>(walltime)); }
+        else { unchecked(tags[s] = T_INT); unchecked(nums[s] = peakVram); }
+        s++;
+        continue;
       case Op.OP_LOAD_BUILTIN:
-        push(T_BUILTIN, arg, 0);
+        unchecked(tags[s] = T_BUILTIN);
+        unchecked(nums[s] = arg);
+        s++;
+        continue;
+      case Op.OP_BINARY:
+        s -= 2;
+        sp = s;
+        binary(arg, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]), unchecked(tags[s + 1]), unchecked(nums[s + 1]), unchecked(refs[s + 1]));
+        s = sp;
         break;
-      case Op.OP_BINARY: {
-        sp -= 2;
-        binary(arg, unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]), unchecked(stTag[sp + 1]), unchecked(stNum[sp + 1]), unchecked(stRef[sp + 1]));
+      case Op.OP_UNARY:
+        s -= 1;
+        sp = s;
+        unary(arg, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]));
+        s = sp;
         break;
-      }
-      case Op.OP_UNARY: {
-        sp -= 1;
-        unary(arg, unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]));
-        break;
-      }
       case Op.OP_COMPARE: {
-        sp -= 2;
-        // Fast path: two small ints, the commonest comparison in conditions.
-        if (unchecked(stTag[sp]) == T_INT && unchecked(stTag[sp + 1]) == T_INT) {
-          let a = unchecked(stNum[sp]), b = unchecked(stNum[sp + 1]);
-          let r: bool;
-          switch (arg) {
-            case Op.CMP_EQ: r = a == b; break;
-            case Op.CMP_NE: r = a != b; break;
-            case Op.CMP_LT: r = a < b; break;
-            case Op.CMP_LE: r = a <= b; break;
-            case Op.CMP_GT: r = a > b; break;
-            default: r = a >= b;
-          }
-          pushBool(r);
-          break;
+        s -= 2;
+        let at = unchecked(tags[s]);
+        let bt = unchecked(tags[s + 1]);
+        // Fast paths: int with int, and float with float or int, the commonest in conditions.
+        if (at == T_INT && bt == T_INT) {
+          let a = unchecked(nums[s]), b = unchecked(nums[s + 1]);
+          unchecked(tags[s] = T_BOOL);
+          unchecked(nums[s] = compareOrdered(arg, a < b ? -1 : a > b ? 1 : 0) ? 1 : 0);
+          s++;
+          continue;
         }
-        compare(arg, unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]), unchecked(stTag[sp + 1]), unchecked(stNum[sp + 1]), unchecked(stRef[sp + 1]));
+        if (at == T_FLOAT && (bt == T_FLOAT || (bt == T_INT && unchecked(nums[s + 1]) > -TWO53 && unchecked(nums[s + 1]) < TWO53))) {
+          let x = reinterpret<f64>(unchecked(nums[s]));
+          let y = bt == T_FLOAT ? reinterpret<f64>(unchecked(nums[s + 1])) : <f64>unchecked(nums[s + 1]);
+          unchecked(tags[s] = T_BOOL);
+          // NaN is unordered: only != holds.
+          let c = x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
+          unchecked(nums[s] = (c == 2 ? arg == Op.CMP_NE : compareOrdered(arg, c)) ? 1 : 0);
+          s++;
+          continue;
+        }
+        sp = s;
+        compare(arg, at, unchecked(nums[s]), unchecked(refs[s]), bt, unchecked(nums[s + 1]), unchecked(refs[s + 1]));
+        s = sp;
         break;
       }
-      case Op.OP_SUBSCRIPT: {
-        sp -= 2;
-        subscript(unchecked(stTag[sp]), unchecked(stTag[sp + 1]), unchecked(stNum[sp + 1]), unchecked(stRef[sp + 1]));
+      case Op.OP_SUBSCRIPT:
+        s -= 2;
+        sp = s;
+        subscript(unchecked(tags[s]), unchecked(tags[s + 1]), unchecked(nums[s + 1]), unchecked(refs[s + 1]));
+        s = sp;
         break;
-      }
       case Op.OP_CALL: {
-        sp -= arg + 1;
-        let callee = sp;
-        let base = sp + 1;
-        if (unchecked(stTag[callee]) != T_BUILTIN || unchecked(stNum[callee]) == Op.BUILTIN_MATH) { fail(E_TYPE); break; }
+        s -= arg + 1;
+        let callee = s;
+        let base = s + 1;
+        sp = s;
+        if (unchecked(tags[callee]) != T_BUILTIN || unchecked(nums[callee]) == Op.BUILTIN_MATH) { fail(E_TYPE); break; }
         // The result is pushed at the callee's slot, below the arguments, so reading them first is safe.
-        let which = <i32>unchecked(stNum[callee]);
-        let argc = arg;
-        switch (which) {
-          case Op.BUILTIN_FLOAT: callFloat(argc, base); break;
-          case Op.BUILTIN_INT: callInt(argc, base); break;
-          case Op.BUILTIN_LEN: callLen(argc, base); break;
-          case Op.BUILTIN_ISNAN: callMathTest(argc, base, false); break;
-          case Op.BUILTIN_ISINF: callMathTest(argc, base, true); break;
+        switch (<i32>unchecked(nums[callee])) {
+          case Op.BUILTIN_FLOAT: callFloat(arg, base); break;
+          case Op.BUILTIN_INT: callInt(arg, base); break;
+          case Op.BUILTIN_LEN: callLen(arg, base); break;
+          case Op.BUILTIN_ISNAN: callMathTest(arg, base, false); break;
+          case Op.BUILTIN_ISINF: callMathTest(arg, base, true); break;
         }
+        s = sp;
         break;
       }
       case Op.OP_JUMP:
         pc = arg;
-        break;
+        continue;
       case Op.OP_JUMP_IF_FALSE_OR_POP:
-        if (!truthy(unchecked(stTag[sp - 1]), unchecked(stNum[sp - 1]), unchecked(stRef[sp - 1]))) pc = arg;
-        else sp--;
-        break;
+        if (!truthy(unchecked(tags[s - 1]), unchecked(nums[s - 1]), unchecked(refs[s - 1]))) pc = arg;
+        else s--;
+        continue;
       case Op.OP_JUMP_IF_TRUE_OR_POP:
-        if (truthy(unchecked(stTag[sp - 1]), unchecked(stNum[sp - 1]), unchecked(stRef[sp - 1]))) pc = arg;
-        else sp--;
-        break;
+        if (truthy(unchecked(tags[s - 1]), unchecked(nums[s - 1]), unchecked(refs[s - 1]))) pc = arg;
+        else s--;
+        continue;
       case Op.OP_POP_JUMP_IF_FALSE:
-        sp--;
-        if (!truthy(unchecked(stTag[sp]), unchecked(stNum[sp]), unchecked(stRef[sp]))) pc = arg;
-        break;
+        s--;
+        if (!truthy(unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]))) pc = arg;
+        continue;
       case Op.OP_DUP_TOP:
-        push(unchecked(stTag[sp - 1]), unchecked(stNum[sp - 1]), unchecked(stRef[sp - 1]));
-        break;
+        unchecked(tags[s] = tags[s - 1]);
+        unchecked(nums[s] = nums[s - 1]);
+        unchecked(refs[s] = refs[s - 1]);
+        s++;
+        continue;
       case Op.OP_ROT_TWO: {
-        let t = unchecked(stTag[sp - 1]), n = unchecked(stNum[sp - 1]), r = unchecked(stRef[sp - 1]);
-        unchecked(stTag[sp - 1] = unchecked(stTag[sp - 2])); unchecked(stNum[sp - 1] = unchecked(stNum[sp - 2])); unchecked(stRef[sp - 1] = unchecked(stRef[sp - 2]));
-        unchecked(stTag[sp - 2] = t); unchecked(stNum[sp - 2] = n); unchecked(stRef[sp - 2] = r);
-        break;
+        let t = unchecked(tags[s - 1]), n = unchecked(nums[s - 1]), r = unchecked(refs[s - 1]);
+        unchecked(tags[s - 1] = tags[s - 2]); unchecked(nums[s - 1] = nums[s - 2]); unchecked(refs[s - 1] = refs[s - 2]);
+        unchecked(tags[s - 2] = t); unchecked(nums[s - 2] = n); unchecked(refs[s - 2] = r);
+        continue;
       }
       case Op.OP_ROT_THREE: {
         // [a, b, c] → [c, a, b]
-        let t = unchecked(stTag[sp - 1]), n = unchecked(stNum[sp - 1]), r = unchecked(stRef[sp - 1]);
-        unchecked(stTag[sp - 1] = unchecked(stTag[sp - 2])); unchecked(stNum[sp - 1] = unchecked(stNum[sp - 2])); unchecked(stRef[sp - 1] = unchecked(stRef[sp - 2]));
-        unchecked(stTag[sp - 2] = unchecked(stTag[sp - 3])); unchecked(stNum[sp - 2] = unchecked(stNum[sp - 3])); unchecked(stRef[sp - 2] = unchecked(stRef[sp - 3]));
-        unchecked(stTag[sp - 3] = t); unchecked(stNum[sp - 3] = n); unchecked(stRef[sp - 3] = r);
-        break;
+        let t = unchecked(tags[s - 1]), n = unchecked(nums[s - 1]), r = unchecked(refs[s - 1]);
+        unchecked(tags[s - 1] = tags[s - 2]); unchecked(nums[s - 1] = nums[s - 2]); unchecked(refs[s - 1] = refs[s - 2]);
+        unchecked(tags[s - 2] = tags[s - 3]); unchecked(nums[s - 2] = nums[s - 3]); unchecked(refs[s - 2] = refs[s - 3]);
+        unchecked(tags[s - 3] = t); unchecked(nums[s - 3] = n); unchecked(refs[s - 3] = r);
+        continue;
       }
       case Op.OP_POP_TOP:
-        sp--;
-        break;
+        s--;
+        continue;
       case Op.OP_RETURN:
-        sp--;
-        resultTag = unchecked(stTag[sp]);
-        resultNum = unchecked(stNum[sp]);
-        resultRef = unchecked(stRef[sp]);
+        s--;
+        sp = s;
+        resultTag = unchecked(tags[s]);
+        resultNum = unchecked(nums[s]);
+        resultRef = unchecked(refs[s]);
         resultError = E_OK;
         return E_OK;
     }
+    // Only helper calls reach here: they may have raised.
     if (err != E_OK) {
       resultError = err;
       return err;
     }
   }
   return E_OK; // not reached: the verifier guarantees every path ends in RETURN
+}
+
+/** An ordering comparison's outcome from a three-way result (-1, 0, 1). */
+// @ts-ignore: decorator
+@inline function compareOrdered(op: i32, c: i32): bool {
+  switch (op) {
+    case Op.CMP_EQ: return c == 0;
+    case Op.CMP_NE: return c != 0;
+    case Op.CMP_LT: return c < 0;
+    case Op.CMP_LE: return c <= 0;
+    case Op.CMP_GT: return c > 0;
+  }
+  return c >= 0;
 }
 
 /** Truthiness of the last result (the spec's `bool(value)`). */
