@@ -632,8 +632,26 @@ function strEqual(a: PyStr, b: PyStr): bool {
  * A str as UTF-16 for the number parsers. A lone surrogate can never be part of a number, so it
  * becomes '?', which also keeps two lone surrogates from fusing into an astral digit.
  */
+/**
+ * A string object reused for short ASCII inputs to the number parsers, so `float(capture[...])`
+ * does not allocate. Made at start-up, below every arena mark, so it is never released; its
+ * length is set by rewriting the object header's size before each use.
+ */
+const SCRATCH_UNITS = 64;
+const parseScratch = changetype<string>(__new(SCRATCH_UNITS << 1, idof<string>()));
+
 function strForParsing(s: PyStr): string {
   let n = strLen(s);
+  if (n <= SCRATCH_UNITS) {
+    let ascii = true;
+    for (let i = 0; i < n; i++) if (<u32>strAt(s, i) >= 0x80) { ascii = false; break; }
+    if (ascii) {
+      let p = changetype<usize>(parseScratch);
+      for (let i = 0; i < n; i++) store<u16>(p + (<usize>i << 1), <u16>strAt(s, i));
+      store<u32>(p - 4, <u32>n << 1); // rtSize: the string's length in bytes
+      return parseScratch;
+    }
+  }
   let units = 0;
   for (let i = 0; i < n; i++) units += strAt(s, i) >= 0x10000 ? 2 : 1;
   let out = changetype<string>(__new(<usize>units << 1, idof<string>()));
