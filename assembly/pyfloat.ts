@@ -383,7 +383,8 @@ const C_MINUS = 0x2d;
 const EXP_CLAMP: i64 = 1_000_000_000_000_000;
 
 /** CPython's case_insensitive_match(s, word) at position p of t[0..end); word is lowercase. */
-function matchWord(t: string, p: i32, end: i32, word: string): bool {
+// @ts-ignore: decorator
+@inline function matchWord(t: string, p: i32, end: i32, word: string): bool {
   const n = word.length;
   if (end - p < n) return false;
   for (let i = 0; i < n; i++) {
