@@ -750,11 +750,27 @@ function bytesAsAscii(b: StaticArray<u8>): string {
   return s;
 }
 
+/**
+ * `float()` of the exact strs 'nan' and 'inf' in any case, the values a diverging training loss
+ * prints; everything else (signs, spaces, 'infinity', digits) goes to the full parser.
+ */
+function specialFloatWord(s: PyStr): f64 {
+  if (strLen(s) != 3) return 0;
+  let a = strAt(s, 0) | 0x20, b = strAt(s, 1) | 0x20, c = strAt(s, 2) | 0x20;
+  if (a == 0x6e && b == 0x61 && c == 0x6e) return NaN; // CPython's float('nan') is a positive NaN
+  if (a == 0x69 && b == 0x6e && c == 0x66) return Infinity;
+  return 0;
+}
+
 function callFloat(argc: i32, base: i32): void {
   if (argc == 0) { pushFloat(0.0); return; }
   if (argc > 1) { fail(E_TYPE); return; }
   let t = unchecked(stTag[base]), n = unchecked(stNum[base]), r = unchecked(stRef[base]);
   if (t == T_FLOAT) { push(t, n, r); return; }
+  if (t == T_STR) {
+    let special = specialFloatWord(strOf(r));
+    if (special != 0) { pushFloat(special); return; }
+  }
   if (isIntTag(t)) {
     let x = intToFloat(t, n, r);
     if (err == E_OK) pushFloat(x);
@@ -939,12 +955,30 @@ export function run(): i32 {
         s = sp;
         break;
       }
-      case Op.OP_SUBSCRIPT:
+      case Op.OP_SUBSCRIPT: {
         s -= 2;
+        // Fast path: capture['name'] with the name present (the general path raises the errors).
+        if (unchecked(tags[s]) == T_DICT && unchecked(tags[s + 1]) == T_STR) {
+          let key = <usize>unchecked(refs[s + 1]);
+          let p = capStart;
+          let found: usize = 0;
+          for (let i = 0; i < capCount; i++) {
+            let val = p + 4 + (<usize>strLen(p) << 2);
+            if (strEqual(p, key)) { found = val; break; }
+            p = val + 4 + (<usize>strLen(val) << 2);
+          }
+          if (found != 0) {
+            unchecked(tags[s] = T_STR);
+            unchecked(refs[s] = found);
+            s++;
+            continue;
+          }
+        }
         sp = s;
         subscript(unchecked(tags[s]), unchecked(tags[s + 1]), unchecked(nums[s + 1]), unchecked(refs[s + 1]));
         s = sp;
         break;
+      }
       case Op.OP_CALL: {
         s -= arg + 1;
         let callee = s;
