@@ -186,12 +186,11 @@ class Compiler {
   }
 
   private constant(v: PyConstant): number {
-    const words = encodeConstant(v);
-    const key = words.join(',');
+    const key = constantKey(v);
     const known = this.constKeys.get(key);
     if (known !== undefined) return known;
     const index = this.consts.length;
-    this.consts.push(words);
+    this.consts.push(encodeConstant(v));
     this.constKeys.set(key, index);
     return index;
   }
@@ -216,6 +215,23 @@ const i32 = new Int32Array(f64.buffer);
 function floatWords(x: number): [number, number] {
   f64[0] = x;
   return [i32[0]!, i32[1]!];
+}
+
+/**
+ * Identity of a constant for pooling: equal keys encode to equal words. Floats are keyed by their
+ * bits (so 0.0 and -0.0, or two NaNs with different payloads, stay apart).
+ */
+function constantKey(v: PyConstant): string {
+  switch (v.kind) {
+    case 'int': return `i${v.value}`;
+    case 'float': return `f${floatWords(v.value).join(',')}`;
+    case 'complex': return `c${floatWords(v.real).join(',')},${floatWords(v.imag).join(',')}`;
+    case 'str': return `s${v.codePoints.join(',')}`;
+    case 'bytes': return `b${v.value.join(',')}`;
+    case 'bool': return v.value ? 'T' : 'F';
+    case 'None': return 'N';
+    case 'Ellipsis': return 'E';
+  }
 }
 
 /** One constant as (tag, payload...) words; numbers are exact values parsed by the front end. */

@@ -271,14 +271,16 @@ class Parser {
 
   /** expression (memo): disjunction 'if' disjunction 'else' expression | disjunction | lambdef */
   private expression(): Expr | null {
-    return this.memo(Rule.Expression, () => {
-      if (this.invalidRules) {
-        this.attempt(() => this.invalidExpression());
-        this.attempt(() => this.invalidLegacyExpression());
-      }
-      return this.expressionWithoutInvalid();
-    });
+    return this.memo(Rule.Expression, this.expressionBody);
   }
+
+  private readonly expressionBody = (): Expr | null => {
+    if (this.invalidRules) {
+      this.attempt(() => this.invalidExpression());
+      this.attempt(() => this.invalidLegacyExpression());
+    }
+    return this.expressionWithoutInvalid();
+  };
 
   /** expression_without_invalid: the alternatives of `expression` proper. */
   private expressionWithoutInvalid(): Expr | null {
@@ -315,8 +317,11 @@ class Parser {
 
   /** star_expression (memo): '*' bitwise_or | expression */
   private starExpression(): Expr | null {
-    return this.memo(Rule.StarExpression, () => this.starred(() => this.bitwiseOr()) ?? this.expression());
+    return this.memo(Rule.StarExpression, this.starExpressionBody);
   }
+
+  private readonly starExpressionBody = (): Expr | null => this.starred(this.bitwiseOrFn) ?? this.expression();
+  private readonly bitwiseOrFn = (): Expr | null => this.bitwiseOr();
 
   /** '*' X → Starred(X, Load) */
   private starred(item: () => Expr | null): Expr | null {
@@ -373,13 +378,19 @@ class Parser {
 
   /** disjunction (memo): conjunction ('or' conjunction)+ | conjunction */
   private disjunction(): Expr | null {
-    return this.memo(Rule.Disjunction, () => this.boolOp('or', 'Or', () => this.conjunction()));
+    return this.memo(Rule.Disjunction, this.disjunctionBody);
   }
+
+  private readonly disjunctionBody = (): Expr | null => this.boolOp('or', 'Or', this.conjunctionFn);
+  private readonly conjunctionFn = (): Expr | null => this.conjunction();
 
   /** conjunction (memo): inversion ('and' inversion)+ | inversion */
   private conjunction(): Expr | null {
-    return this.memo(Rule.Conjunction, () => this.boolOp('and', 'And', () => this.inversion()));
+    return this.memo(Rule.Conjunction, this.conjunctionBody);
   }
+
+  private readonly conjunctionBody = (): Expr | null => this.boolOp('and', 'And', this.inversionFn);
+  private readonly inversionFn = (): Expr | null => this.inversion();
 
   private boolOp(kw: string, op: BoolOpName, item: () => Expr | null): Expr | null {
     const start = this.peek();
@@ -405,17 +416,19 @@ class Parser {
 
   /** inversion (memo): 'not' inversion | comparison */
   private inversion(): Expr | null {
-    return this.memo(Rule.Inversion, () => {
-      const not = this.attempt<Expr>(() => {
-        const t = this.keyword('not');
-        if (!t) return FAIL;
-        const operand = this.inversion();
-        if (operand === FAIL) return FAIL;
-        return { type: 'UnaryOp', op: this.marker('Not', t), operand, loc: this.locFrom(t) };
-      });
-      return not ?? this.comparison();
-    });
+    return this.memo(Rule.Inversion, this.inversionBody);
   }
+
+  private readonly inversionBody = (): Expr | null => {
+    const not = this.attempt<Expr>(() => {
+      const t = this.keyword('not');
+      if (!t) return FAIL;
+      const operand = this.inversion();
+      if (operand === FAIL) return FAIL;
+      return { type: 'UnaryOp', op: this.marker('Not', t), operand, loc: this.locFrom(t) };
+    });
+    return not ?? this.comparison();
+  };
 
   /** comparison: bitwise_or compare_op_bitwise_or_pair+ | bitwise_or */
   private comparison(): Expr | null {
@@ -465,28 +478,39 @@ class Parser {
 
   /** bitwise_or (left-recursive, memo): bitwise_or '|' bitwise_xor | bitwise_xor */
   private bitwiseOr(): Expr | null {
-    return this.memo(Rule.BitwiseOr, () => this.leftAssoc(BITOR_OPS, () => this.bitwiseXor()));
+    return this.memo(Rule.BitwiseOr, this.bitwiseOrBody);
   }
 
+  private readonly bitwiseOrBody = (): Expr | null => this.leftAssoc(BITOR_OPS, this.bitwiseXorFn);
+
   private bitwiseXor(): Expr | null {
-    return this.leftAssoc(BITXOR_OPS, () => this.bitwiseAnd());
+    return this.leftAssoc(BITXOR_OPS, this.bitwiseAndFn);
   }
 
   private bitwiseAnd(): Expr | null {
-    return this.leftAssoc(BITAND_OPS, () => this.shiftExpr());
+    return this.leftAssoc(BITAND_OPS, this.shiftExprFn);
   }
 
   private shiftExpr(): Expr | null {
-    return this.leftAssoc(SHIFT_OPS, () => this.sum());
+    return this.leftAssoc(SHIFT_OPS, this.sumFn);
   }
 
   private sum(): Expr | null {
-    return this.leftAssoc(SUM_OPS, () => this.term());
+    return this.leftAssoc(SUM_OPS, this.termFn);
   }
 
   private term(): Expr | null {
-    return this.leftAssoc(TERM_OPS, () => this.factor());
+    return this.leftAssoc(TERM_OPS, this.factorFn);
   }
+
+  // Operand rules and memoised rule bodies are fields (made once per parse), so the hot paths
+  // allocate no closure per call.
+  private readonly bitwiseXorFn = (): Expr | null => this.bitwiseXor();
+  private readonly bitwiseAndFn = (): Expr | null => this.bitwiseAnd();
+  private readonly shiftExprFn = (): Expr | null => this.shiftExpr();
+  private readonly sumFn = (): Expr | null => this.sum();
+  private readonly termFn = (): Expr | null => this.term();
+  private readonly factorFn = (): Expr | null => this.factor();
 
   /** A left-recursive binary rule `r: r OP next | next`, grown as a loop (pegen's seed growing). */
   private leftAssoc(ops: Readonly<Record<string, OperatorName>>, next: () => Expr | null): Expr | null {
@@ -511,21 +535,23 @@ class Parser {
 
   /** factor (memo): '+' factor | '-' factor | '~' factor | power */
   private factor(): Expr | null {
-    return this.memo(Rule.Factor, () => {
-      const t = this.peek();
-      const op = t.type === 'OP' ? UNARY_OPS[t.text] : undefined;
-      if (op !== undefined) {
-        const node = this.attempt<Expr>(() => {
-          this.pos++;
-          const operand = this.factor();
-          if (operand === FAIL) return FAIL;
-          return { type: 'UnaryOp', op: this.marker(op, t), operand, loc: this.locFrom(t) };
-        });
-        if (node !== FAIL) return node;
-      }
-      return this.power();
-    });
+    return this.memo(Rule.Factor, this.factorBody);
   }
+
+  private readonly factorBody = (): Expr | null => {
+    const t = this.peek();
+    const op = t.type === 'OP' ? UNARY_OPS[t.text] : undefined;
+    if (op !== undefined) {
+      const node = this.attempt<Expr>(() => {
+        this.pos++;
+        const operand = this.factor();
+        if (operand === FAIL) return FAIL;
+        return { type: 'UnaryOp', op: this.marker(op, t), operand, loc: this.locFrom(t) };
+      });
+      if (node !== FAIL) return node;
+    }
+    return this.power();
+  };
 
   /** power: await_primary '**' factor | await_primary */
   private power(): Expr | null {
@@ -544,31 +570,35 @@ class Parser {
 
   /** await_primary (memo): AWAIT primary | primary */
   private awaitPrimary(): Expr | null {
-    return this.memo(Rule.AwaitPrimary, () => {
-      const node = this.attempt<Expr>(() => {
-        const t = this.keyword('await');
-        if (!t) return FAIL;
-        const value = this.primary();
-        if (value === FAIL) return FAIL;
-        return { type: 'Await', value, loc: this.locFrom(t) };
-      });
-      return node ?? this.primary();
-    });
+    return this.memo(Rule.AwaitPrimary, this.awaitPrimaryBody);
   }
+
+  private readonly awaitPrimaryBody = (): Expr | null => {
+    const node = this.attempt<Expr>(() => {
+      const t = this.keyword('await');
+      if (!t) return FAIL;
+      const value = this.primary();
+      if (value === FAIL) return FAIL;
+      return { type: 'Await', value, loc: this.locFrom(t) };
+    });
+    return node ?? this.primary();
+  };
 
   /** primary (left-recursive): primary '.' NAME | primary genexp | primary '(' [arguments] ')' | primary '[' slices ']' | atom */
   private primary(): Expr | null {
-    return this.memo(Rule.Primary, () => {
-      const start = this.peek();
-      let a = this.atom();
-      if (a === FAIL) return FAIL;
-      for (;;) {
-        const next = this.primarySuffix(a, start);
-        if (next === FAIL) return a;
-        a = next;
-      }
-    });
+    return this.memo(Rule.Primary, this.primaryBody);
   }
+
+  private readonly primaryBody = (): Expr | null => {
+    const start = this.peek();
+    let a = this.atom();
+    if (a === FAIL) return FAIL;
+    for (;;) {
+      const next = this.primarySuffix(a, start);
+      if (next === FAIL) return a;
+      a = next;
+    }
+  };
 
   /** One step of `primary`'s (and `t_primary`'s) left recursion, alternatives in grammar order. */
   private primarySuffix(a: Expr, start: Token): Expr | null {
@@ -665,13 +695,15 @@ class Parser {
 
   /** strings (memo): STRING+ — decoded and concatenated as `_PyPegen_concatenate_strings` does. */
   private strings(): Expr | null {
-    return this.memo(Rule.Strings, () => {
-      const parts: Token[] = [];
-      while (this.peekType('STRING')) parts.push(this.tokens[this.pos++]!);
-      if (parts.length === 0) return FAIL;
-      return decodeStrings(this.src, parts);
-    });
+    return this.memo(Rule.Strings, this.stringsBody);
   }
+
+  private readonly stringsBody = (): Expr | null => {
+    const parts: Token[] = [];
+    while (this.peekType('STRING')) parts.push(this.tokens[this.pos++]!);
+    if (parts.length === 0) return FAIL;
+    return decodeStrings(this.src, parts);
+  };
 
   /** group: '(' (yield_expr | named_expression) ')' */
   private group(): Expr | null {
@@ -847,17 +879,19 @@ class Parser {
 
   /** arguments (memo): args [','] &')' */
   private arguments(): { args: Expr[]; keywords: Keyword[] } | null {
-    return this.memo(Rule.Arguments, () => {
-      const a = this.attempt(() => {
-        const parsed = this.args();
-        if (parsed === FAIL) return FAIL;
-        this.op(',');
-        return this.peekOp(')') ? parsed : FAIL;
-      });
-      if (a === FAIL && this.invalidRules) this.attempt(() => this.invalidArguments());
-      return a;
-    });
+    return this.memo(Rule.Arguments, this.argumentsBody);
   }
+
+  private readonly argumentsBody = (): { args: Expr[]; keywords: Keyword[] } | null => {
+    const a = this.attempt(() => {
+      const parsed = this.args();
+      if (parsed === FAIL) return FAIL;
+      this.op(',');
+      return this.peekOp(')') ? parsed : FAIL;
+    });
+    if (a === FAIL && this.invalidRules) this.attempt(() => this.invalidArguments());
+    return a;
+  };
 
   /**
    * args: ','.(starred_expression | (assignment_expression | expression !':=') !'=')+ [',' kwargs]
@@ -1260,17 +1294,19 @@ class Parser {
 
   /** star_target (memo): '*' (!'*' star_target) | target_with_star_atom */
   private starTarget(): Expr | null {
-    return this.memo(Rule.StarTarget, () => {
-      const starred = this.attempt<Expr>(() => {
-        const star = this.op('*');
-        if (!star || this.peekOp('*')) return FAIL;
-        const value = this.starTarget();
-        if (value === FAIL) return FAIL;
-        return { type: 'Starred', value: withStore(value), ctx: this.ctx('Store'), loc: this.locFrom(star) };
-      });
-      return starred ?? this.targetWithStarAtom();
-    });
+    return this.memo(Rule.StarTarget, this.starTargetBody);
   }
+
+  private readonly starTargetBody = (): Expr | null => {
+    const starred = this.attempt<Expr>(() => {
+      const star = this.op('*');
+      if (!star || this.peekOp('*')) return FAIL;
+      const value = this.starTarget();
+      if (value === FAIL) return FAIL;
+      return { type: 'Starred', value: withStore(value), ctx: this.ctx('Store'), loc: this.locFrom(star) };
+    });
+    return starred ?? this.targetWithStarAtom();
+  };
 
   /**
    * target_with_star_atom (memo):
@@ -1279,26 +1315,28 @@ class Parser {
    *   | star_atom
    */
   private targetWithStarAtom(): Expr | null {
-    return this.memo(Rule.TargetWithStarAtom, () => {
-      const start = this.peek();
-      const attr = this.attempt<Expr>(() => {
-        const value = this.tPrimary();
-        if (value === FAIL || !this.op('.')) return FAIL;
-        const name = this.nameToken();
-        if (!name || this.tLookahead()) return FAIL;
-        return { type: 'Attribute', value, attr: identifier(name.text), ctx: this.ctx('Store'), loc: this.locFrom(start) };
-      });
-      if (attr !== FAIL) return attr;
-      const sub = this.attempt<Expr>(() => {
-        const value = this.tPrimary();
-        if (value === FAIL || !this.op('[')) return FAIL;
-        const slice = this.slices();
-        if (slice === FAIL || !this.op(']') || this.tLookahead()) return FAIL;
-        return { type: 'Subscript', value, slice, ctx: this.ctx('Store'), loc: this.locFrom(start) };
-      });
-      return sub ?? this.starAtom();
-    });
+    return this.memo(Rule.TargetWithStarAtom, this.targetWithStarAtomBody);
   }
+
+  private readonly targetWithStarAtomBody = (): Expr | null => {
+    const start = this.peek();
+    const attr = this.attempt<Expr>(() => {
+      const value = this.tPrimary();
+      if (value === FAIL || !this.op('.')) return FAIL;
+      const name = this.nameToken();
+      if (!name || this.tLookahead()) return FAIL;
+      return { type: 'Attribute', value, attr: identifier(name.text), ctx: this.ctx('Store'), loc: this.locFrom(start) };
+    });
+    if (attr !== FAIL) return attr;
+    const sub = this.attempt<Expr>(() => {
+      const value = this.tPrimary();
+      if (value === FAIL || !this.op('[')) return FAIL;
+      const slice = this.slices();
+      if (slice === FAIL || !this.op(']') || this.tLookahead()) return FAIL;
+      return { type: 'Subscript', value, slice, ctx: this.ctx('Store'), loc: this.locFrom(start) };
+    });
+    return sub ?? this.starAtom();
+  };
 
   /**
    * star_atom:
@@ -1361,24 +1399,26 @@ class Parser {
    * t_lookahead ('(' | '[' | '.').
    */
   private tPrimary(): Expr | null {
-    return this.memo(Rule.TPrimary, () => {
-      const start = this.peek();
-      let a = this.attempt(() => {
-        const atom = this.atom();
-        return atom !== FAIL && this.tLookahead() ? atom : FAIL;
-      });
-      if (a === FAIL) return FAIL;
-      for (;;) {
-        const base: Expr = a;
-        const next = this.attempt(() => {
-          const n = this.primarySuffix(base, start);
-          return n !== FAIL && this.tLookahead() ? n : FAIL;
-        });
-        if (next === FAIL) return a;
-        a = next;
-      }
-    });
+    return this.memo(Rule.TPrimary, this.tPrimaryBody);
   }
+
+  private readonly tPrimaryBody = (): Expr | null => {
+    const start = this.peek();
+    let a = this.attempt(() => {
+      const atom = this.atom();
+      return atom !== FAIL && this.tLookahead() ? atom : FAIL;
+    });
+    if (a === FAIL) return FAIL;
+    for (;;) {
+      const base: Expr = a;
+      const next = this.attempt(() => {
+        const n = this.primarySuffix(base, start);
+        return n !== FAIL && this.tLookahead() ? n : FAIL;
+      });
+      if (next === FAIL) return a;
+      a = next;
+    }
+  };
 
   private tLookahead(): boolean {
     return this.peekOp('(') || this.peekOp('[') || this.peekOp('.');
