@@ -985,6 +985,13 @@ export function run(): i32 {
         let base = s + 1;
         sp = s;
         if (unchecked(tags[callee]) != T_BUILTIN || unchecked(nums[callee]) == Op.BUILTIN_MATH) { fail(E_TYPE); break; }
+        // Fast path: len(str).
+        if (arg == 1 && unchecked(nums[callee]) == Op.BUILTIN_LEN && unchecked(tags[base]) == T_STR) {
+          unchecked(tags[callee] = T_INT);
+          unchecked(nums[callee] = strLen(<usize>unchecked(refs[base])));
+          s = callee + 1;
+          continue;
+        }
         // The result is pushed at the callee's slot, below the arguments, so reading them first is safe.
         switch (<i32>unchecked(nums[callee])) {
           case Op.BUILTIN_FLOAT: callFloat(arg, base); break;
@@ -1000,16 +1007,16 @@ export function run(): i32 {
         pc = arg;
         continue;
       case Op.OP_JUMP_IF_FALSE_OR_POP:
-        if (!truthy(unchecked(tags[s - 1]), unchecked(nums[s - 1]), unchecked(refs[s - 1]))) pc = arg;
+        if (!truthyAt(tags, nums, refs, s - 1)) pc = arg;
         else s--;
         continue;
       case Op.OP_JUMP_IF_TRUE_OR_POP:
-        if (truthy(unchecked(tags[s - 1]), unchecked(nums[s - 1]), unchecked(refs[s - 1]))) pc = arg;
+        if (truthyAt(tags, nums, refs, s - 1)) pc = arg;
         else s--;
         continue;
       case Op.OP_POP_JUMP_IF_FALSE:
         s--;
-        if (!truthy(unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]))) pc = arg;
+        if (!truthyAt(tags, nums, refs, s)) pc = arg;
         continue;
       case Op.OP_DUP_TOP:
         unchecked(tags[s] = tags[s - 1]);
@@ -1050,6 +1057,14 @@ export function run(): i32 {
     }
   }
   return E_OK; // not reached: the verifier guarantees every path ends in RETURN
+}
+
+/** Truthiness of a stack slot, with bools (what comparisons leave) decided inline. */
+// @ts-ignore: decorator
+@inline function truthyAt(tags: StaticArray<i32>, nums: StaticArray<i64>, refs: StaticArray<usize>, i: i32): bool {
+  let t = unchecked(tags[i]);
+  if (t == T_BOOL) return unchecked(nums[i]) != 0;
+  return truthy(t, unchecked(nums[i]), unchecked(refs[i]));
 }
 
 /** An ordering comparison's outcome from a three-way result (-1, 0, 1). */
