@@ -37,6 +37,13 @@ export interface ParseOptions {
 
 /** `ast.parse(text, mode="eval")`. Throws `PySyntaxError`. */
 export function parseExpression(text: string): Expression {
+  // One scan decides whether the rare cases below (NUL, surrogates, CR) need looking at.
+  let unusual = false;
+  for (let i = 0; i < text.length && !unusual; i++) {
+    const c = text.charCodeAt(i);
+    unusual = c === 0 || c === 0x0d || (c >= 0xd800 && c <= 0xdfff);
+  }
+  if (!unusual) return parseClean(text);
   if (text.includes('\0')) {
     throw new PySyntaxError('source code string cannot contain null bytes', { line: 1, col: 1 });
   }
@@ -49,7 +56,12 @@ export function parseExpression(text: string): Expression {
       { line: 1, col: before.length + 1 },
     );
   }
-  const src = makeSource(toCodePoints(translateNewlines(text)));
+  return parseClean(translateNewlines(text));
+}
+
+/** Parses text known to hold no NUL, no lone surrogate and no CR. */
+function parseClean(text: string): Expression {
+  const src = makeSource(toCodePoints(text));
   const tokens = tokenize(src);
   try {
     const first = new Parser(src, tokens, false);

@@ -19,7 +19,18 @@ export interface SourceText {
 
 export function toCodePoints(text: string): number[] {
   const cps: number[] = [];
-  for (const ch of text) cps.push(ch.codePointAt(0)!);
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        cps.push(0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00));
+        i++;
+        continue;
+      }
+    }
+    cps.push(c);
+  }
   return cps;
 }
 
@@ -51,6 +62,7 @@ export function makeSource(cps: readonly number[]): SourceText {
   return {
     cps,
     posAt(index: number): Pos {
+      if (lineStarts.length === 1) return { line: 1, col: index + 1 };
       // Binary search for the last line start <= index.
       let lo = 0;
       let hi = lineStarts.length - 1;
