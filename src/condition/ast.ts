@@ -170,9 +170,15 @@ function isNode(value: unknown): value is Node {
 
 /** `ast.iter_child_nodes`: child nodes in `_fields` order (list fields flattened, nulls skipped). */
 export function childNodes(node: Node): Node[] {
-  const fields = FIELDS[node.type];
-  if (fields === undefined) return [];
   const out: Node[] = [];
+  appendChildNodes(node, out);
+  return out;
+}
+
+/** `childNodes`, appended to `out` (the walker's queue) without an intermediate array. */
+export function appendChildNodes(node: Node, out: Node[]): void {
+  const fields = FIELDS[node.type];
+  if (fields === undefined) return;
   const record = node as unknown as Record<string, unknown>;
   for (const field of fields) {
     const value = record[field];
@@ -182,7 +188,6 @@ export function childNodes(node: Node): Node[] {
       out.push(value);
     }
   }
-  return out;
 }
 
 /** `ast.walk`: breadth-first, iterative (a deep tree cannot overflow the JS stack). */
@@ -190,7 +195,7 @@ export function* walk(root: Node): Generator<Node> {
   const queue: Node[] = [root];
   for (let head = 0; head < queue.length; head++) {
     const node = queue[head]!;
-    for (const child of childNodes(node)) queue.push(child);
+    appendChildNodes(node, queue);
     yield node;
   }
 }

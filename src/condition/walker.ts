@@ -3,7 +3,7 @@
  * nodes are visited in `ast.walk` order (breadth-first, children in `_fields` order) and the first
  * node that fails a rule is reported, so the error names the same node CPython's walker would.
  */
-import { type Expr, type Expression, type Loc, type Node, childNodes } from './ast.js';
+import { type Expr, type Expression, type Loc, type Node, appendChildNodes } from './ast.js';
 import type { SandboxErrorKind } from './errors.js';
 import { unparse } from './unparse.js';
 
@@ -39,10 +39,9 @@ export function findViolation(tree: Expression): Violation | null {
   for (let head = 0; head < queue.length; head++) {
     const node = queue[head]!;
     const here = node.loc ?? locs[head]!;
-    for (const child of childNodes(node)) {
-      queue.push(child);
-      locs.push(here);
-    }
+    const before = queue.length;
+    appendChildNodes(node, queue);
+    for (let i = before; i < queue.length; i++) locs.push(here);
     const detail = checkNode(node);
     if (detail !== null) return { ...detail, node: node.type, loc: here };
   }
