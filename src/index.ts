@@ -6,3 +6,4 @@ export type { SandboxErrorKind } from './condition/errors.js';
 export { compileCondition } from './condition/evaluate.js';
 export type { CompiledCondition, ConditionVars, DetailedResult, EvaluatedValue, CompileOptions } from './condition/evaluate.js';
 export { DEFAULT_HEAP_LIMIT_BYTES, VerifyError } from './condition/vm-host.js';
+export * from './recipe/index.js';

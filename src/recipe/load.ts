@@ -1,0 +1,449 @@
+/**
+ * `loadRecipe`: the original `load_recipe` + `_validate_top_level` + the parts of
+ * `build_probe_recipe_from_dict` whose values the scanner consumes, and `validate_custom_patterns`
+ * (upstream-notes §2.2, §4.1–4.2). Every rejection carries the YAML `file:line:col`.
+ */
+import { createHash } from 'node:crypto';
+import { isScalar, type LineCounter } from 'yaml';
+import { SandboxError } from '../condition/errors.js';
+import { strRepr } from '../condition/repr.js';
+import { isPySpace } from '../condition/unicode-tables.js';
+import { validateCondition, type CheckedCondition } from '../condition/validate.js';
+import { bytePos, findInvalidUtf8 } from './decode.js';
+import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
+import { mapScalarValue } from './scalar-map.js';
+import { parseYaml, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
+import {
+  AUTOPSY_CATEGORIES, ON_MATCH_VALUES, type CustomPattern, type LoadRecipeOptions, type OnMatch, type Recipe,
+  type RecipeMode,
+} from './types.js';
+
+/** Top-level keys deferred to Phase 3 (newest version: a top-level `condition:`). */
+export const PHASE_3_KEYS: readonly string[] = ['condition'];
+/** Keys valid in both modes. */
+export const COMMON_KEYS: readonly string[] = ['schema_version', 'ticket', 'mode', 'trials', 'collect', 'stop_after'];
+export const TRIAGE_ONLY_KEYS: readonly string[] = [
+  'workload', 'steps', 'cells', 'workload_config', 'save_logs', 'extra_env', 'trial_isolation',
+];
+export const PROBE_ONLY_KEYS: readonly string[] = [
+  'mitigation_axis', 'diagnostic_axis', 'step_time_regex', 'collect_paths', 'timeout_per_trial',
+  'env_passthrough_mode', 'confound', 'custom_patterns', 'hang_window_sec', 'hang_grace_period_at_start',
+  'tier3_vram_growth', 'disable_detectors', 'disable_detector_tiers', 'retain', 'redaction',
+];
+export const VALID_TOP_LEVEL: readonly string[] = [...COMMON_KEYS, ...TRIAGE_ONLY_KEYS, ...PROBE_ONLY_KEYS].sort();
+const PROBE_REQUIRED = ['schema_version', 'trials', 'mitigation_axis', 'diagnostic_axis'];
+
+const PATTERN_KEYS = ['category', 'id', 'match', 'on_match', 'required_for_pass'];
+const MATCH_KEYS = ['condition', 'regex'];
+
+/** Python `repr()` of a sorted list of strings. */
+function listRepr(items: readonly string[]): string {
+  return `[${items.map((s) => strRepr(s)).join(', ')}]`;
+}
+
+class Ctx {
+  constructor(
+    readonly text: string,
+    readonly file: string,
+    readonly lc: LineCounter,
+  ) {}
+
+  fail(reason: string, at: PyNode | { start: number; end: number }): never {
+    throw new RecipeError(reason, this.file, spanPos(this.text, this.lc, at.start, at.end), this.text);
+  }
+
+  pos(at: { start: number; end: number }): FilePos {
+    return spanPos(this.text, this.lc, at.start, at.end);
+  }
+}
+
+function get(d: PyNode, key: string): PyNode | undefined {
+  for (const e of d.entries ?? []) if (e.key.kind === 'str' && e.key.value === key) return e.value;
+  return undefined;
+}
+
+function keyNode(d: PyNode, key: string): PyNode | undefined {
+  for (const e of d.entries ?? []) if (e.key.kind === 'str' && e.key.value === key) return e.key;
+  return undefined;
+}
+
+function keyName(k: PyNode): string {
+  return k.kind === 'str' ? (k.value as string) : reprNode(k);
+}
+
+/** Sorted unknown keys as Python prints them, and the first one in document order. */
+function unknownKeys(d: PyNode, allowed: readonly string[]): { repr: string; first: PyNode } | null {
+  const unknown = (d.entries ?? []).filter((e) => !(e.key.kind === 'str' && allowed.includes(e.key.value as string)));
+  if (unknown.length === 0) return null;
+  const sorted = unknown.map((e) => e.key).sort((a, b) => (keyName(a) < keyName(b) ? -1 : keyName(a) > keyName(b) ? 1 : 0));
+  return { repr: `[${sorted.map((k) => reprNode(k)).join(', ')}]`, first: unknown[0]!.key };
+}
+
+/**
+ * Loads and validates a recipe. `input` may be text or raw bytes (decoded as strict UTF-8).
+ * `fileName` is used in messages and selects the parser: `.json` → JSON, anything else → YAML.
+ */
+export function loadRecipe(input: string | Uint8Array, fileName: string, options: LoadRecipeOptions = {}): Recipe {
+  let text: string;
+  let bytes: Uint8Array;
+  if (typeof input === 'string') {
+    text = input;
+    bytes = Buffer.from(input, 'utf8');
+  } else {
+    bytes = input;
+    const bad = findInvalidUtf8(bytes);
+    if (bad !== null) {
+      const p = bytePos(bytes, bad.byteOffset);
+      const hex = bad.byte.toString(16).padStart(2, '0');
+      throw new RecipeError(
+        `recipe ${fileName}: cannot read file ('utf-8' codec can't decode byte 0x${hex} in position ${bad.byteOffset}: ${bad.reason})`,
+        fileName, { line: p.line, col: p.col, endCol: p.col + 1 }, undefined);
+    }
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  }
+  const sourceSha256 = createHash('sha256').update(bytes).digest('hex');
+  const json = fileName.toLowerCase().endsWith('.json');
+  // PyYAML's reader rejects non-printable characters before parsing.
+  const badChar = json ? null : /[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.exec(text);
+  if (badChar !== null) {
+    const p = new LineCounterLite(text).pos(badChar.index);
+    const hex = badChar[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+    throw new RecipeError(`recipe ${fileName}: parse error (unacceptable character #x${hex}: special characters are not allowed)`,
+      fileName, { line: p.line, col: p.col, endCol: p.col + 1 }, text);
+  }
+
+  let root: PyNode | null;
+  let lc: LineCounter;
+  try {
+    const parsed = parseYaml(text, json);
+    root = parsed.root;
+    lc = parsed.lineCounter;
+  } catch (e) {
+    if (!(e instanceof TreeError)) throw e;
+    // Positions straight from the offsets; the line counter may be incomplete after a failure.
+    const lines = new LineCounterLite(text);
+    const a = lines.pos(e.offset);
+    const b = lines.pos(e.endOffset);
+    let reason = e.reason;
+    if (e.firstOffset !== undefined) {
+      const f = lines.pos(e.firstOffset);
+      reason += ` (first defined at line ${f.line}, col ${f.col})`;
+    }
+    throw new RecipeError(`recipe ${fileName}: parse error (${reason})`, fileName,
+      { line: a.line, col: a.col, endCol: b.line === a.line && b.col > a.col ? b.col : a.col + 1 }, text);
+  }
+  const ctx: Ctx = new Ctx(text, fileName, lc);
+  if (root === null || root.kind !== 'dict') {
+    ctx.fail(`recipe top-level must be a mapping, got ${root?.typeName ?? 'NoneType'}`, root ?? { start: 0, end: 0 });
+  }
+  const keys = root.entries!.map((e) => keyName(e.key));
+  const bare = keys.length === 1 && keys[0] === 'custom_patterns';
+  if (bare) {
+    return {
+      fileName, sourceSha256, bare, mode: 'probe', schemaVersion: null, ticket: null, trials: null,
+      mitigationAxis: [], diagnosticAxis: [], timeoutPerTrial: null, envPassthroughMode: 'inherit',
+      hangWindowSec: 30, hangGracePeriodAtStart: 60,
+      customPatterns: validateCustomPatterns(ctx, get(root, 'custom_patterns')!, options), keys,
+    };
+  }
+  return loadFull(ctx, root, keys, sourceSha256, options);
+}
+
+/** Line/column from offsets alone (used when parsing failed). */
+class LineCounterLite {
+  private readonly starts: number[] = [0];
+  constructor(private readonly text: string) {
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === '\n' || (c === '\r' && text[i + 1] !== '\n')) this.starts.push(i + 1);
+    }
+  }
+  pos(offset: number): { line: number; col: number } {
+    const o = Math.max(0, Math.min(offset, this.text.length));
+    let line = 0;
+    while (line + 1 < this.starts.length && this.starts[line + 1]! <= o) line++;
+    return { line: line + 1, col: Array.from(this.text.slice(this.starts[line]!, o)).length + 1 };
+  }
+}
+
+function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, options: LoadRecipeOptions): Recipe {
+  // 2. Phase-3 intercept.
+  const phase3 = keys.filter((k) => PHASE_3_KEYS.includes(k)).sort();
+  if (phase3.length > 0) {
+    ctx.fail(`recipe: keys ${listRepr(phase3)} are deferred to Phase 3 (bundle integration + redaction + handout templates); see docs/plans/aorta-probe-188-rubric.md §PHASE 3. Remove these keys from your recipe.`,
+      keyNode(root, phase3[0]!)!);
+  }
+  // 3. mode.
+  const modeNode = get(root, 'mode');
+  let mode: RecipeMode = 'triage';
+  if (modeNode !== undefined) {
+    if (modeNode.kind !== 'str' || (modeNode.value !== 'triage' && modeNode.value !== 'probe')) {
+      ctx.fail(`recipe.mode: must be 'triage' or 'probe', got ${reprNode(modeNode)}`, modeNode);
+    }
+    mode = modeNode.value as RecipeMode;
+  }
+  // 4. Unknown keys.
+  const unknown = unknownKeys(root, VALID_TOP_LEVEL);
+  if (unknown !== null) {
+    ctx.fail(`recipe: unknown top-level keys ${unknown.repr}; allowed: ${listRepr(VALID_TOP_LEVEL)}`, unknown.first);
+  }
+  // 5. Mode-specific keys.
+  if (mode === 'probe') {
+    const triageOnly = keys.filter((k) => TRIAGE_ONLY_KEYS.includes(k));
+    if (triageOnly.length > 0) {
+      ctx.fail(`recipe: keys ${listRepr([...triageOnly].sort())} are triage-mode only and are not valid in a 'mode: probe' recipe (probe-mode synthesises cells from mitigation_axis x diagnostic_axis and fixes the workload internally). Remove these keys.`,
+        keyNode(root, triageOnly[0]!)!);
+    }
+    for (const k of PROBE_REQUIRED) {
+      if (!keys.includes(k)) ctx.fail(`recipe (mode: probe): missing required key '${k}'`, { start: root.start, end: root.start + 1 });
+    }
+  } else {
+    const probeOnly = keys.filter((k) => PROBE_ONLY_KEYS.includes(k));
+    if (probeOnly.length > 0) {
+      ctx.fail(`recipe: keys ${listRepr([...probeOnly].sort())} are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys`,
+        keyNode(root, probeOnly[0]!)!);
+    }
+  }
+  // 6. schema_version.
+  const sv = get(root, 'schema_version');
+  let schemaVersion: number | null = null;
+  if (sv !== undefined) {
+    if (sv.kind !== 'int') ctx.fail(`recipe.schema_version: must be an integer, got ${sv.typeName} (${reprNode(sv)})`, sv);
+    if (sv.value !== 1n) ctx.fail(`recipe.schema_version: unsupported version ${reprNode(sv)}; this build understands version 1`, sv);
+    schemaVersion = 1;
+  }
+  const base = {
+    fileName: ctx.file, sourceSha256, bare: false, mode, schemaVersion, keys,
+  };
+  if (mode === 'triage') {
+    // Triage recipes carry no scanner input; their own keys are not validated here.
+    return {
+      ...base, ticket: null, trials: null, mitigationAxis: [], diagnosticAxis: [], timeoutPerTrial: null,
+      envPassthroughMode: 'inherit', hangWindowSec: 30, hangGracePeriodAtStart: 60, customPatterns: [],
+    };
+  }
+  // build_probe_recipe_from_dict, in its order.
+  const trialsNode = get(root, 'trials')!;
+  if (trialsNode.kind !== 'int' || (trialsNode.value as bigint) < 1n) {
+    ctx.fail(`recipe.trials: must be a positive int, got ${reprNode(trialsNode)}`, trialsNode);
+  }
+  const ticketNode = get(root, 'ticket');
+  if (ticketNode !== undefined && ticketNode.kind !== 'str') {
+    ctx.fail(`recipe.ticket: must be a string or absent, got ${ticketNode.typeName}`, ticketNode);
+  }
+  const axes: string[][] = [];
+  for (const name of ['mitigation_axis', 'diagnostic_axis']) {
+    const n = get(root, name)!;
+    if (n.kind !== 'list' || n.items!.some((i) => i.kind !== 'str')) {
+      ctx.fail(`recipe.${name}: must be a list[str], got ${n.typeName} (${reprNode(n)})`, n);
+    }
+    if (n.items!.length === 0) ctx.fail(`recipe.${name}: must be a non-empty list`, n);
+    axes.push(n.items!.map((i) => i.value as string));
+  }
+  const str = get(root, 'step_time_regex');
+  if (str !== undefined && str.kind !== 'NoneType') {
+    if (str.kind !== 'str') ctx.fail(`recipe.step_time_regex: must be a string, got ${str.typeName}`, str);
+    compileHook(ctx, options, str, `recipe.step_time_regex: invalid regex ({err}): ${reprNode(str)}`);
+  }
+  const cp = get(root, 'collect_paths');
+  if (cp !== undefined && cp.kind !== 'NoneType' && (cp.kind !== 'list' || cp.items!.some((i) => i.kind !== 'str'))) {
+    ctx.fail(`recipe.collect_paths: must be a list[str], got ${cp.typeName}`, cp);
+  }
+  const tpt = get(root, 'timeout_per_trial');
+  let timeoutPerTrial: number | null = null;
+  if (tpt !== undefined && tpt.kind !== 'NoneType') {
+    if (tpt.kind !== 'int' && tpt.kind !== 'float') ctx.fail(`recipe.timeout_per_trial: must be a number or null, got ${tpt.typeName}`, tpt);
+    timeoutPerTrial = Number(tpt.value);
+    if (!(timeoutPerTrial > 0)) ctx.fail(`recipe.timeout_per_trial: must be > 0 when set, got ${reprNode(tpt)}`, tpt);
+  }
+  const epm = get(root, 'env_passthrough_mode');
+  let envPassthroughMode: 'inherit' | 'file' = 'inherit';
+  if (epm !== undefined && epm.kind !== 'NoneType') {
+    if (epm.kind !== 'str' || (epm.value !== 'inherit' && epm.value !== 'file')) {
+      ctx.fail(`recipe.env_passthrough_mode: must be 'inherit' or 'file', got ${reprNode(epm)}`, epm);
+    }
+    envPassthroughMode = epm.value as 'inherit' | 'file';
+  }
+  const cpNode = get(root, 'custom_patterns');
+  const customPatterns = cpNode === undefined ? [] : validateCustomPatterns(ctx, cpNode, options);
+  const hangWindowSec = positiveNumber(ctx, root, 'hang_window_sec', 30, false);
+  const hangGracePeriodAtStart = positiveNumber(ctx, root, 'hang_grace_period_at_start', 60, true);
+  const red = get(root, 'redaction');
+  if (red !== undefined && red.kind !== 'NoneType' && red.kind !== 'dict') {
+    ctx.fail(`recipe.redaction: must be a mapping, got ${red.typeName}`, red);
+  }
+  const conf = get(root, 'confound');
+  if (conf !== undefined && conf.kind !== 'NoneType') {
+    if (conf.kind !== 'dict') ctx.fail(`recipe.confound: must be a mapping, got ${conf.typeName}`, conf);
+    const uk = unknownKeys(conf, ['baseline_cell', 'threshold']);
+    if (uk !== null) ctx.fail(`recipe.confound: unknown keys ${uk.repr}; allowed: ['baseline_cell', 'threshold']`, uk.first);
+    const th = get(conf, 'threshold');
+    if (th !== undefined && th.kind !== 'NoneType' && (!(th.kind === 'int' || th.kind === 'float') || !(Number(th.value) > 0))) {
+      ctx.fail(`recipe.confound.threshold: must be > 0, got ${reprNode(th)}`, th);
+    }
+    const bc = get(conf, 'baseline_cell');
+    if (bc !== undefined && bc.kind !== 'NoneType' && bc.kind !== 'str') {
+      ctx.fail(`recipe.confound.baseline_cell: must be a string, got ${bc.typeName}`, bc);
+    }
+  }
+  return {
+    ...base, ticket: ticketNode?.kind === 'str' ? (ticketNode.value as string) : null,
+    trials: Number(trialsNode.value), mitigationAxis: axes[0]!, diagnosticAxis: axes[1]!, timeoutPerTrial,
+    envPassthroughMode, hangWindowSec, hangGracePeriodAtStart, customPatterns,
+  };
+}
+
+function positiveNumber(ctx: Ctx, root: PyNode, key: string, dflt: number, allowZero: boolean): number {
+  const n = get(root, key);
+  if (n === undefined || n.kind === 'NoneType') return dflt;
+  if (n.kind !== 'int' && n.kind !== 'float') ctx.fail(`recipe.${key}: must be a number, got ${n.typeName}`, n);
+  const v = Number(n.value);
+  if (allowZero ? !(v >= 0) : !(v > 0)) ctx.fail(`recipe.${key}: must be ${allowZero ? '>=' : '>'} 0 when set, got ${reprNode(n)}`, n);
+  return v;
+}
+
+/** Runs the regex compilation hook, if one is plugged in. `template` holds `{err}`. */
+function compileHook(ctx: Ctx, options: LoadRecipeOptions, node: PyNode, template: string): void {
+  if (options.compileRegex === undefined) return;
+  try {
+    options.compileRegex(node.value as string, '');
+  } catch (e) {
+    ctx.fail(template.replace('{err}', e instanceof Error ? e.message : String(e)), node);
+  }
+}
+
+/** `validate_custom_patterns(raw)`, §2.2. */
+function validateCustomPatterns(ctx: Ctx, raw: PyNode, options: LoadRecipeOptions): CustomPattern[] {
+  if (raw.kind === 'NoneType') return [];
+  if (raw.kind !== 'list' || raw.items!.length === 0) {
+    ctx.fail(`recipe.custom_patterns: must be a non-empty list, got ${reprNode(raw)}`, raw);
+  }
+  const seen = new Set<string>();
+  return raw.items!.map((entry, idx) => validateOne(ctx, entry, `recipe.custom_patterns[${idx}]`, seen, options));
+}
+
+function validateOne(ctx: Ctx, entry: PyNode, path: string, seen: Set<string>, options: LoadRecipeOptions): CustomPattern {
+  if (entry.kind !== 'dict') ctx.fail(`${path}: must be a mapping, got ${entry.typeName}`, entry);
+  const uk = unknownKeys(entry, PATTERN_KEYS);
+  if (uk !== null) ctx.fail(`${path}: unknown keys ${uk.repr}; allowed: ${listRepr(PATTERN_KEYS)}`, uk.first);
+  const idNode = get(entry, 'id');
+  if (idNode === undefined || idNode.kind !== 'str' || idNode.value === '') {
+    ctx.fail(`${path}.id: must be a non-empty string`, idNode ?? entry);
+  }
+  const id = idNode.value as string;
+  if (seen.has(id)) {
+    ctx.fail(`${path}.id: duplicate id ${strRepr(id)} (custom-pattern ids must be unique within a recipe)`, idNode);
+  }
+  seen.add(id);
+  const match = get(entry, 'match');
+  if (match === undefined || match.kind !== 'dict') {
+    ctx.fail(`${path}.match: must be a mapping with 'regex' (and optional 'condition'), got ${match?.typeName ?? 'NoneType'}`, match ?? entry);
+  }
+  const muk = unknownKeys(match, MATCH_KEYS);
+  if (muk !== null) ctx.fail(`${path}.match: unknown keys ${muk.repr}; allowed: ${listRepr(MATCH_KEYS)}`, muk.first);
+  const regexNode = get(match, 'regex');
+  if (regexNode === undefined || regexNode.kind !== 'str' || regexNode.value === '') {
+    ctx.fail(`${path}.match.regex: must be a non-empty string`, regexNode ?? match);
+  }
+  // REGEX COMPILATION HOOK: `options.compileRegex` (the RE2 module) plugs in here, where the
+  // original calls `re.compile`.
+  compileHook(ctx, options, regexNode, `${path}.match.regex: invalid regex ({err}): ${reprNode(regexNode)}`);
+  const condNode = get(match, 'condition');
+  let condition: CheckedCondition | null = null;
+  if (condNode !== undefined && condNode.kind !== 'NoneType') {
+    condition = checkCondition(ctx, condNode, path);
+  }
+  const onMatchNode = get(entry, 'on_match');
+  let onMatch: OnMatch = 'fail';
+  if (onMatchNode !== undefined) {
+    if (onMatchNode.kind !== 'str' || !ON_MATCH_VALUES.includes(onMatchNode.value as OnMatch)) {
+      ctx.fail(`${path}.on_match: must be one of ${listRepr(ON_MATCH_VALUES)}, got ${reprNode(onMatchNode)}`, onMatchNode);
+    }
+    onMatch = onMatchNode.value as OnMatch;
+  }
+  const rfpNode = get(entry, 'required_for_pass');
+  let requiredForPass = false;
+  if (rfpNode !== undefined) {
+    if (rfpNode.kind !== 'bool') ctx.fail(`${path}.required_for_pass: must be a boolean, got ${rfpNode.typeName}`, rfpNode);
+    requiredForPass = rfpNode.value as boolean;
+  }
+  if (requiredForPass && onMatch !== 'fail') {
+    ctx.fail(`${path}.required_for_pass: only meaningful with on_match='fail' (got on_match=${strRepr(onMatch)}); a warn/info pattern cannot be required for pass`, rfpNode!);
+  }
+  let category: string | null = null;
+  const catNode = get(entry, 'category');
+  if (catNode !== undefined) {
+    if (catNode.kind !== 'str' || !AUTOPSY_CATEGORIES.includes(catNode.value as string)) {
+      ctx.fail(`${path}.category: must be one of ${listRepr(AUTOPSY_CATEGORIES)}, got ${reprNode(catNode)}`, catNode);
+    }
+    category = catNode.value as string;
+  }
+  const at = ctx.pos(entry);
+  return {
+    id, detectorId: `custom:${id}`, regex: regexNode.value as string, flags: '', condition,
+    conditionSource: condNode?.kind === 'str' ? (condNode.value as string) : null,
+    onMatch, requiredForPass, category, line: at.line, col: at.col,
+  };
+}
+
+/** Validates a condition and re-raises a rejection positioned at the offending node in the file. */
+function checkCondition(ctx: Ctx, node: PyNode, path: string): CheckedCondition {
+  try {
+    if (node.kind === 'other') {
+      // Dates, bytes, sets: name the Python type the way validateCondition names the others.
+      throw new SandboxError({ kind: 'not-a-string', detail: `condition: must be a string, got ${node.typeName}`, node: null, line: 1, col: 1 });
+    }
+    return validateCondition(node.kind === 'str' ? node.value : pyValueForType(node));
+  } catch (e) {
+    if (!(e instanceof SandboxError)) throw e;
+    const { pos, approximate } = conditionFilePos(ctx, node, e);
+    throw new RecipeSandboxError(e, path, ctx.file, pos, ctx.text, approximate);
+  }
+}
+
+/** A JS stand-in whose type `validateCondition` names as the Python type (bool/int/float/list/dict). */
+function pyValueForType(node: PyNode): unknown {
+  switch (node.kind) {
+    case 'bool':
+      return node.value;
+    case 'int':
+      return 1;
+    case 'float':
+      return 0.5;
+    case 'list':
+      return [];
+    case 'dict':
+      return {};
+    default:
+      return node.value;
+  }
+}
+
+/**
+ * Maps the error's (line, col) inside the stripped condition to the file: skip the leading
+ * whitespace `str.strip()` removed, walk to the line (a `\r\n` counts once, as the tokenizer's
+ * newline translation does), add the column, and look the value index up in the scalar's
+ * value→source map. Anything that cannot be mapped falls back to the scalar's start.
+ */
+function conditionFilePos(ctx: Ctx, node: PyNode, err: SandboxError): { pos: FilePos; approximate: boolean } {
+  const fallback = { pos: ctx.pos({ start: node.start, end: node.start + 1 }), approximate: true };
+  if (err.kind === 'empty') return { pos: ctx.pos({ start: node.start, end: node.end }), approximate: false };
+  if (node.kind !== 'str' || !isScalar(node.node)) return { pos: ctx.pos({ start: node.start, end: node.start + 1 }), approximate: node.kind === 'str' };
+  const vm = mapScalarValue(ctx.text, node.node);
+  if (vm === null) return fallback;
+  const cps = Array.from(node.value as string);
+  let idx = 0;
+  while (idx < cps.length && isPySpace(cps[idx]!.codePointAt(0)!)) idx++;
+  let line = 1;
+  while (line < err.line && idx < cps.length) {
+    const c = cps[idx++];
+    if (c === '\r' && cps[idx] === '\n') idx++;
+    if (c === '\n' || c === '\r') line++;
+  }
+  if (line < err.line) return fallback;
+  const startIdx = idx + err.col - 1;
+  const lastIdx = startIdx + Math.max(err.endCol - err.col, 1) - 1;
+  const startOff = startIdx < cps.length ? vm.offsets[startIdx]! : vm.endOffset;
+  const endOff = lastIdx < cps.length && lastIdx >= startIdx ? vm.offsets[lastIdx]! + vm.lengths[lastIdx]! : startOff + 1;
+  return { pos: ctx.pos({ start: startOff, end: endOff }), approximate: false };
+}

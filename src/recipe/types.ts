@@ -1,0 +1,70 @@
+/** The typed recipe a loader call returns. */
+import type { CheckedCondition } from '../condition/validate.js';
+
+export type OnMatch = 'fail' | 'warn' | 'info';
+
+/** `aorta.agent.llm.AUTOPSY_CATEGORIES`, newest version (with the evidence-only additions). */
+export const AUTOPSY_CATEGORIES: readonly string[] = [
+  'checkpoint_race', 'gpu_race', 'illegal_mem', 'launch_error', 'numeric_silent', 'oom_fragment',
+  'perf_regression', 'rccl_hang', 'thermal_throttle', 'tooling_gap', 'unknown',
+];
+
+export const ON_MATCH_VALUES: readonly OnMatch[] = ['fail', 'info', 'warn'];
+
+/** One validated `custom_patterns` entry (the original's `CompiledPattern`, before regex compilation). */
+export interface CustomPattern {
+  /** The entry's `id`. */
+  readonly id: string;
+  /** `custom:{id}`. */
+  readonly detectorId: string;
+  /** The regex source, in Python `re` syntax, not yet compiled. */
+  readonly regex: string;
+  /** Regex flags; the original compiles with none. */
+  readonly flags: string;
+  /** The validated condition, or null when absent / `null`. */
+  readonly condition: CheckedCondition | null;
+  /** The condition text as written (before strip), or null. */
+  readonly conditionSource: string | null;
+  readonly onMatch: OnMatch;
+  readonly requiredForPass: boolean;
+  readonly category: string | null;
+  /** 1-based position of the entry in the recipe file. */
+  readonly line: number;
+  readonly col: number;
+}
+
+export type RecipeMode = 'triage' | 'probe';
+
+/** The subset of recipe keys the scanner consumes; every other accepted key is kept raw in `extra`. */
+export interface Recipe {
+  readonly fileName: string;
+  /** sha256 (hex) of the recipe text. */
+  readonly sourceSha256: string;
+  /** True for a bare `custom_patterns:` file (no other top-level keys). */
+  readonly bare: boolean;
+  readonly mode: RecipeMode;
+  readonly schemaVersion: number | null;
+  readonly ticket: string | null;
+  readonly trials: number | null;
+  readonly mitigationAxis: readonly string[];
+  readonly diagnosticAxis: readonly string[];
+  readonly timeoutPerTrial: number | null;
+  readonly envPassthroughMode: 'inherit' | 'file';
+  readonly hangWindowSec: number;
+  readonly hangGracePeriodAtStart: number;
+  readonly customPatterns: readonly CustomPattern[];
+  /** Top-level keys present in the file, in order. */
+  readonly keys: readonly string[];
+}
+
+/**
+ * Regex compilation hook: called once per `match.regex` after its type check, at the position of the
+ * original's `re.compile`. Throw an `Error` whose message is the engine's reason to reject the
+ * pattern; the loader turns it into `{path}.match.regex: invalid regex ({message}): {regex!r}`.
+ * No hook ⇒ regexes are stored unchecked.
+ */
+export type RegexCompileHook = (source: string, flags: string) => void;
+
+export interface LoadRecipeOptions {
+  readonly compileRegex?: RegexCompileHook;
+}
