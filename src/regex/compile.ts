@@ -1,0 +1,310 @@
+/**
+ * Compiling, caching and disposing RE2 programs.
+ *
+ * Every compiled program lives in the fixed 16 MiB WebAssembly heap until its embind handle is deleted, so
+ * compiled regexes are reference-counted: `compileRegex()` returns a fresh `RegexHandle` lease on a shared entry
+ * keyed by (pattern, normalised flags); `handle.dispose()` releases the lease. An entry with no leases is kept in a
+ * small idle LRU (`maxIdle`) for reuse and deleted when evicted or on `clear()`.
+ */
+import { newRawRE2, readGroupNames, callEngine, type RawRE2 } from './engine.js';
+import { RegexDisposedError, RegexSyntaxError } from './errors.js';
+import { mayMatchNewline } from './newline.js';
+import { hintForRe2Error, translatePythonRegex, type RegexNote } from './syntax.js';
+
+/**
+ * Flags as letters: `i` IGNORECASE, `m` MULTILINE, `s` DOTALL. `u` is accepted and implied (RE2 always works on
+ * UTF-8 code points; re2-wasm's JS wrapper demands it, this layer does not need it). Any other letter is an error
+ * (re2-wasm's wrapper silently ignores unknown letters).
+ */
+export type RegexFlagString = string;
+
+const PY_FLAGS: Record<string, string> = {
+  I: 'i',
+  IGNORECASE: 'i',
+  M: 'm',
+  MULTILINE: 'm',
+  S: 's',
+  DOTALL: 's',
+  U: '',
+  UNICODE: '', // the default for str patterns in Python; RE2 matches code points (but \d\w\s\b stay ASCII)
+};
+
+/** Maps Python `re` flag names (`re.IGNORECASE` → "IGNORECASE" or "I") to a flag string. */
+export function flagsFromPython(names: Iterable<string>): RegexFlagString {
+  let out = '';
+  for (const raw of names) {
+    const name = raw.replace(/^re\./, '');
+    const letter = PY_FLAGS[name];
+    if (letter === undefined) {
+      throw new RegexSyntaxError({
+        kind: 'bad-flags',
+        pattern: '',
+        offset: -1,
+        detail: `Python flag ${raw} has no RE2 equivalent`,
+        hint: 'supported flags: IGNORECASE, MULTILINE, DOTALL (UNICODE is implied)',
+      });
+    }
+    out += letter;
+  }
+  return normaliseFlags(out, '');
+}
+
+function normaliseFlags(flags: string, pattern: string): string {
+  let i = false;
+  let m = false;
+  let s = false;
+  for (const ch of flags) {
+    if (ch === 'i') i = true;
+    else if (ch === 'm') m = true;
+    else if (ch === 's') s = true;
+    else if (ch !== 'u') {
+      throw new RegexSyntaxError({
+        kind: 'bad-flags',
+        pattern,
+        offset: -1,
+        detail: `unsupported regex flag ${JSON.stringify(ch)}`,
+        hint: 'supported flags: i (IGNORECASE), m (MULTILINE), s (DOTALL); u is implied',
+      });
+    }
+  }
+  return `${i ? 'i' : ''}${m ? 'm' : ''}${s ? 's' : ''}`;
+}
+
+interface Entry {
+  key: string;
+  pattern: string;
+  flags: string;
+  source: string;
+  notes: RegexNote[];
+  raw: RawRE2;
+  /** groupNames[k] is the name of capture group k+1, or undefined. */
+  groupNames: (string | undefined)[];
+  lineLocal: boolean;
+  refs: number;
+  deleted: boolean;
+}
+
+/** A lease on a compiled regex. Use it with `searchRegex` / `matchAll` / `testRegex`; call `dispose()` when done. */
+export class RegexHandle {
+  #entry: Entry | null;
+  readonly #cache: RegexCache;
+  readonly pattern: string;
+  /** Normalised flags (subset of "ims", in that order). */
+  readonly flags: string;
+  /** The pattern as given to RE2 (after `(?<name>` / `\u` rewriting and the `(?m)` prefix for MULTILINE). */
+  readonly source: string;
+  readonly notes: readonly RegexNote[];
+  /** `groupNames[k]` names capture group k+1 (undefined for an unnamed group); length = number of groups. */
+  readonly groupNames: readonly (string | undefined)[];
+  /**
+   * True when the pattern provably cannot match "\n" (conservative lexical check), so every match lies within
+   * one line: the match functions then feed re2-wasm line-aligned windows (no per-match copy of the whole
+   * remaining text, and no total subject-size limit — only a single line must fit).
+   */
+  readonly lineLocal: boolean;
+
+  /** @internal use compileRegex / RegexCache.compile */
+  constructor(entry: Entry, cache: RegexCache) {
+    this.#entry = entry;
+    this.#cache = cache;
+    this.pattern = entry.pattern;
+    this.flags = entry.flags;
+    this.source = entry.source;
+    this.notes = entry.notes;
+    this.groupNames = entry.groupNames;
+    this.lineLocal = entry.lineLocal;
+  }
+
+  get disposed(): boolean {
+    return this.#entry === null;
+  }
+
+  /** Releases this lease (idempotent). The program is freed once no lease holds it and it leaves the idle cache. */
+  dispose(): void {
+    const e = this.#entry;
+    if (e === null) return;
+    this.#entry = null;
+    this.#cache.release(e);
+  }
+
+  /** @internal the embind handle, for the match functions. */
+  raw(): RawRE2 {
+    const e = this.#entry;
+    if (e === null) throw new RegexDisposedError(`regex ${JSON.stringify(this.pattern)} was used after dispose()`);
+    return e.raw;
+  }
+}
+
+export interface RegexCacheStats {
+  hits: number;
+  misses: number;
+  /** Entries with at least one live lease. */
+  live: number;
+  /** Entries kept for reuse without a lease. */
+  idle: number;
+  /** Programs compiled / deleted over the cache's lifetime (their difference is live + idle). */
+  compiled: number;
+  deleted: number;
+}
+
+export interface RegexCacheOptions {
+  /** How many unleased programs to keep for reuse (LRU). 0 frees a program as soon as its last lease goes. */
+  maxIdle?: number;
+}
+
+export class RegexCache {
+  readonly maxIdle: number;
+  readonly #entries = new Map<string, Entry>();
+  /** Unleased entries, oldest first (Map insertion order). */
+  readonly #idle = new Map<string, Entry>();
+  #hits = 0;
+  #misses = 0;
+  #compiled = 0;
+  #deleted = 0;
+
+  constructor(options: RegexCacheOptions = {}) {
+    this.maxIdle = Math.max(0, Math.floor(options.maxIdle ?? 64));
+  }
+
+  /**
+   * Compiles `pattern` (Python `re` syntax, checked and translated by `translatePythonRegex`) or reuses the
+   * cached program; throws `RegexSyntaxError` (a `RecipeSchemaError`) for a pattern RE2 cannot run with the
+   * same meaning.
+   */
+  compile(pattern: string, flags: RegexFlagString = ''): RegexHandle {
+    if (typeof pattern !== 'string') {
+      throw new RegexSyntaxError({ kind: 'not-a-string', pattern: String(pattern), offset: -1, detail: 'pattern must be a string', hint: '' });
+    }
+    const norm = normaliseFlags(flags, pattern);
+    const key = `${norm}\u0000${pattern}`;
+    const hit = this.#entries.get(key);
+    if (hit) {
+      this.#hits++;
+      if (hit.refs === 0) this.#idle.delete(key);
+      hit.refs++;
+      return new RegexHandle(hit, this);
+    }
+    this.#misses++;
+    const translated = translatePythonRegex(pattern);
+    const source = norm.includes('m') ? `(?m)${translated.source}` : translated.source;
+    const raw = newRawRE2(source, norm.includes('i'), norm.includes('s'));
+    this.#compiled++;
+    let ok = false;
+    try {
+      if (!callEngine('compile', () => raw.ok())) {
+        const message = callEngine('compile', () => raw.error());
+        throw new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
+      }
+      const names = readGroupNames(raw);
+      const count = names.size === 0 ? countGroups(raw) : Math.max(countGroups(raw), ...names.keys());
+      const groupNames: (string | undefined)[] = [];
+      for (let g = 1; g <= count; g++) groupNames.push(names.get(g));
+      const entry: Entry = { key, pattern, flags: norm, source, notes: translated.notes, raw, groupNames,
+        lineLocal: !mayMatchNewline(source, norm.includes('s')), refs: 1, deleted: false };
+      this.#entries.set(key, entry);
+      ok = true;
+      return new RegexHandle(entry, this);
+    } finally {
+      if (!ok) this.#free(raw);
+    }
+  }
+
+  /** @internal called by RegexHandle.dispose */
+  release(entry: Entry): void {
+    if (entry.deleted || entry.refs <= 0) return;
+    entry.refs--;
+    if (entry.refs > 0) return;
+    if (this.maxIdle === 0) {
+      this.#drop(entry);
+      return;
+    }
+    this.#idle.set(entry.key, entry);
+    while (this.#idle.size > this.maxIdle) {
+      const oldest = this.#idle.values().next().value as Entry;
+      this.#idle.delete(oldest.key);
+      this.#drop(oldest);
+    }
+  }
+
+  /** Frees every idle program. Leased programs stay until their last handle is disposed. */
+  clear(): void {
+    for (const e of this.#idle.values()) this.#drop(e);
+    this.#idle.clear();
+  }
+
+  stats(): RegexCacheStats {
+    return {
+      hits: this.#hits,
+      misses: this.#misses,
+      live: this.#entries.size - this.#idle.size,
+      idle: this.#idle.size,
+      compiled: this.#compiled,
+      deleted: this.#deleted,
+    };
+  }
+
+  #drop(entry: Entry): void {
+    this.#entries.delete(entry.key);
+    entry.deleted = true;
+    this.#free(entry.raw);
+  }
+
+  #free(raw: RawRE2): void {
+    callEngine('delete', () => raw.delete());
+    this.#deleted++;
+  }
+}
+
+/**
+ * Number of capture groups. The embind class does not expose NumberOfCapturingGroups() (`match` returns one slot per
+ * group only on success), so count them lexically in the pattern RE2 accepted.
+ */
+function countGroups(raw: RawRE2): number {
+  return countCapturingGroups(callEngine('pattern', () => raw.pattern()));
+}
+
+/** Counts capturing groups in an RE2 pattern: '(' not followed by '?', plus '(?P<', outside sets and \Q…\E. */
+export function countCapturingGroups(p: string): number {
+  let n = 0;
+  let inClass = false;
+  for (let i = 0; i < p.length; i++) {
+    const c = p[i];
+    if (c === '\\') {
+      if (p[i + 1] === 'Q') {
+        const end = p.indexOf('\\E', i + 2);
+        i = end < 0 ? p.length : end + 1;
+      } else {
+        i++;
+      }
+      continue;
+    }
+    if (inClass) {
+      if (c === '[' && p[i + 1] === ':') {
+        const end = p.indexOf(':]', i + 2);
+        if (end >= 0) i = end + 1;
+      } else if (c === ']') {
+        inClass = false;
+      }
+      continue;
+    }
+    if (c === '[') {
+      inClass = true;
+      if (p[i + 1] === '^') i++;
+      if (p[i + 1] === ']') i++; // leading ']' is literal
+      continue;
+    }
+    if (c === '(') {
+      if (p[i + 1] !== '?') n++;
+      else if (p[i + 2] === 'P' && p[i + 3] === '<') n++;
+    }
+  }
+  return n;
+}
+
+/** The process-wide cache used by `compileRegex`. */
+export const defaultRegexCache = new RegexCache({ maxIdle: 256 });
+
+/** `defaultRegexCache.compile(pattern, flags)`: a lease on a cached compiled regex; dispose it when done. */
+export function compileRegex(pattern: string, flags: RegexFlagString = ''): RegexHandle {
+  return defaultRegexCache.compile(pattern, flags);
+}
