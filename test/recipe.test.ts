@@ -93,7 +93,16 @@ describe('custom_patterns validation (notes §2.2), in order', () => {
     const e = reject(patterns(`{id: a, match: {regex: "(", condition: "x ** 2"}}`), { compileRegex });
     expect(e.reason).toBe(
       "recipe.custom_patterns[0].match.regex: invalid regex (missing ), unterminated subpattern at position 0): '('");
-    expect(loadRecipe(patterns('{id: a, match: {regex: "("}}'), 'r.yaml').customPatterns[0]!.regex).toBe('(');
+  });
+
+  it('without a hook, regexes are checked on RE2, with a hint for Python-only syntax', () => {
+    expect(reject(patterns('{id: a, match: {regex: "("}}')).reason).toBe(
+      "recipe.custom_patterns[0].match.regex: invalid regex (missing ): (): '('");
+    expect(reject(patterns("{id: a, match: {regex: 'a{,3}'}}")).reason).toBe(
+      "recipe.custom_patterns[0].match.regex: invalid regex ({,3} means {0,3} in Python but is a literal string in RE2 at position 1): 'a{,3}'; hint: write {0,3} instead of {,3}");
+    expect(reject(patterns("{id: a, match: {regex: 'done\\Z'}}")).reason).toBe(
+      "recipe.custom_patterns[0].match.regex: invalid regex (\\Z is not supported by RE2 at position 4): 'done\\\\Z'; hint: RE2 spells end-of-text as \\z (same meaning as Python's \\Z)");
+    expect(loadRecipe(patterns("{id: a, match: {regex: 'loss=(?P<loss>[0-9.]+)'}}"), 'r.yaml').customPatterns[0]!.regex).toBe('loss=(?P<loss>[0-9.]+)');
   });
 
   it('condition rejection is re-raised with the path', () => {

@@ -9,13 +9,14 @@ import { SandboxError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
 import { isPySpace } from '../condition/unicode-tables.js';
 import { validateCondition, type CheckedCondition } from '../condition/validate.js';
+import { compileRegex, RegexSyntaxError } from '../regex/index.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
 import { mapScalarValue } from './scalar-map.js';
 import { parseYaml, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
 import {
   AUTOPSY_CATEGORIES, ON_MATCH_VALUES, type CustomPattern, type LoadRecipeOptions, type OnMatch, type Recipe,
-  type RecipeMode,
+  type RecipeMode, type RegexCompileHook,
 } from './types.js';
 
 /** Top-level keys deferred to Phase 3 (newest version: a top-level `condition:`). */
@@ -302,12 +303,22 @@ function positiveNumber(ctx: Ctx, root: PyNode, key: string, dflt: number, allow
   return v;
 }
 
-/** Runs the regex compilation hook, if one is plugged in. `template` holds `{err}`. */
+/** By default a regex is checked by compiling it on RE2 (and releasing it at once). */
+const compileOnRe2: RegexCompileHook = (source, flags) => compileRegex(source, flags).dispose();
+
+/**
+ * Checks a regex where the original calls `re.compile`. `template` holds `{err}`; an RE2 syntax
+ * error's hint (e.g. for a Python-only construct) follows the pattern.
+ */
 function compileHook(ctx: Ctx, options: LoadRecipeOptions, node: PyNode, template: string): void {
-  if (options.compileRegex === undefined) return;
+  const compile = options.compileRegex ?? compileOnRe2;
   try {
-    options.compileRegex(node.value as string, '');
+    compile(node.value as string, '');
   } catch (e) {
+    if (e instanceof RegexSyntaxError) {
+      const where = e.offset >= 0 ? ` at position ${e.offset}` : '';
+      ctx.fail(template.replace('{err}', `${e.detail}${where}`) + (e.hint ? `; hint: ${e.hint}` : ''), node);
+    }
     ctx.fail(template.replace('{err}', e instanceof Error ? e.message : String(e)), node);
   }
 }
@@ -345,7 +356,7 @@ function validateOne(ctx: Ctx, entry: PyNode, path: string, seen: Set<string>, o
   if (regexNode === undefined || regexNode.kind !== 'str' || regexNode.value === '') {
     ctx.fail(`${path}.match.regex: must be a non-empty string`, regexNode ?? match);
   }
-  // REGEX COMPILATION HOOK: `options.compileRegex` (the RE2 module) plugs in here, where the
+  // Regex check (RE2 by default, `options.compileRegex` to replace it), where the
   // original calls `re.compile`.
   compileHook(ctx, options, regexNode, `${path}.match.regex: invalid regex ({err}): ${reprNode(regexNode)}`);
   const condNode = get(match, 'condition');
