@@ -3,7 +3,8 @@
  * the entry point (`main.ts`) stays a one-liner.
  *
  * Exit status: 0 success (also when the reader of stdout goes away early, e.g. `| head -1`),
- * 1 a rejected condition (EXPR form only), an I/O failure or an internal error, 2 a usage error.
+ * 1 a rejected condition (EXPR form) or an invalid recipe (check), an I/O failure or an internal
+ * error, 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,7 @@ import { SandboxError } from '../condition/errors.js';
 import { compileCondition, type ConditionVars } from '../condition/evaluate.js';
 import { evalJsonl } from './eval-jsonl.js';
 import { formatDetailed, parseEvalArgs, UsageError, type EvalArgs } from './eval-expr.js';
+import { CHECK_USAGE, CheckUsageError, parseCheckArgs, runCheck, type CheckArgs } from './check.js';
 
 export interface CliIo {
   stdin: Readable;
@@ -31,7 +33,10 @@ Commands:
   eval --jsonl   Read JSON Lines on stdin and write one JSON result line per input line
                  to stdout: each condition is checked, then evaluated with its line's
                  variables.
-See '${PROGRAM} eval --help' for the details of both forms.
+  check RECIPE [--json]
+                 Load a recipe with all of the loader's checks (schema, conditions, regexes
+                 on RE2) and report the first error at its file:line:col.
+See '${PROGRAM} eval --help' and '${PROGRAM} check --help' for the details.
 
 Options:
   -h, --help     Show this help and exit.
@@ -102,6 +107,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     if (command === 'eval') return await evalCommand(rest, io);
+    if (command === 'check') return await checkCommand(rest, io);
     if (command.startsWith('-')) return await usageError(io, `unknown option '${command}'`, USAGE);
     return await usageError(io, `unknown command '${command}'`, USAGE);
   } catch (err) {
@@ -131,6 +137,21 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
     },
   });
   return summary.internalErrors > 0 ? 1 : 0;
+}
+
+async function checkCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: CheckArgs;
+  try {
+    parsed = parseCheckArgs(args);
+  } catch (err) {
+    if (err instanceof CheckUsageError) return usageError(io, `check: ${err.message}`, CHECK_USAGE);
+    throw err;
+  }
+  if (parsed.help) {
+    await writeAll(io.stdout, CHECK_USAGE);
+    return 0;
+  }
+  return runCheck(parsed, { write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
 }
 
 /** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */
