@@ -7,3 +7,5 @@ export { compileCondition } from './condition/evaluate.js';
 export type { CompiledCondition, ConditionVars, DetailedResult, EvaluatedValue, CompileOptions } from './condition/evaluate.js';
 export { DEFAULT_HEAP_LIMIT_BYTES, VerifyError } from './condition/vm-host.js';
 export * from './recipe/index.js';
+export * from './scan/index.js';
+export * from './regex/index.js';

@@ -189,7 +189,8 @@ function* iterate(
     if (withGroups) {
       regex.groupNames.forEach((name, k) => {
         const v = groups[k];
-        if (name !== undefined && v !== undefined) named[name] = v;
+        // defineProperty, not assignment: a group named __proto__ must be a key like any other.
+        if (name !== undefined && v !== undefined) Object.defineProperty(named, name, { value: v, enumerable: true, writable: true, configurable: true });
       });
     }
     yield { index, end, match: text.slice(index, end), groups, named };

@@ -1,0 +1,12 @@
+/** Log scanning: Tier 4 built-in patterns, Tier 5 recipe custom patterns, the two-tier verdict. */
+export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, tier4Regexes } from './tier4.js';
+export type { BuiltinPattern } from './tier4.js';
+export {
+  DEFAULT_WINDOW_BYTES, MAX_OVERLAP_BYTES, MIN_WINDOW_BYTES, iterWindows, overlapFor, resolveWindowBytes,
+  windowedMatches, WindowedMatcher,
+} from './windows.js';
+export type { AbsoluteMatch, ScanWindow, WindowOptions } from './windows.js';
+export { MISSING_PASS_SIGNAL, orderFirings, resolveVerdict, ScanSession, scanLog, scanTier4, scanTier5 } from './scan.js';
+export type { Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan.js';
+export { scanStream, StreamWindower } from './stream.js';
+export type { ByteSource } from './stream.js';

@@ -1,0 +1,161 @@
+/**
+ * Scan windows: they exist only to bound the size of each RE2 call (re2-wasm copies the whole subject into a fixed
+ * 16 MiB heap; the regex module refuses subjects over MAX_SUBJECT_UTF8_BYTES). Windows are measured in **UTF-8
+ * bytes** (the unit of that cap), always cut on code-point boundaries, and consecutive windows overlap by
+ * `min(4096, window / 2)` bytes, as the original's `_iter_windows` (which counted code points).
+ *
+ * Every start offset belongs to exactly one window ("owns"): window k owns [start_k, start_{k+1}), the last window
+ * owns the rest. A match is reported only by the window that owns its start, so a match inside an overlap is
+ * reported once, and every reported match had at least `overlap` bytes of text after its start in view. Each window
+ * also carries one code point of left context, so `^`, `\b` and friends see the same character before the search
+ * position as in the whole text.
+ *
+ * Iteration is that of `matchAll` over the whole text (leftmost-first, non-overlapping, an empty match steps one
+ * code point): a window resumes where the previous window's last reported match ended. The result equals
+ * `matchAll(re, wholeText)` whenever each match is decided within `overlap` bytes of its start — always when the
+ * whole text fits in one window.
+ */
+import { matchAll, MAX_SUBJECT_UTF8_BYTES, type RegexHandle, type RegexMatch } from '../regex/index.js';
+
+/** Room for the one code point of left context (at most 4 UTF-8 bytes) each window carries. */
+const CONTEXT_BYTES = 4;
+/** Default window: the largest that keeps every RE2 call (window + context) within the regex module's cap. */
+export const DEFAULT_WINDOW_BYTES = MAX_SUBJECT_UTF8_BYTES - CONTEXT_BYTES;
+/** The original's `_WINDOW_OVERLAP_BYTES`. */
+export const MAX_OVERLAP_BYTES = 4096;
+/** Smallest accepted window (an astral code point is 4 bytes; windows must make progress). */
+export const MIN_WINDOW_BYTES = 16;
+
+export interface WindowOptions {
+  /** Window size in UTF-8 bytes (default DEFAULT_WINDOW_BYTES). Tests use e.g. 100. */
+  windowBytes?: number;
+}
+
+export function resolveWindowBytes(options: WindowOptions = {}): number {
+  const w = options.windowBytes ?? DEFAULT_WINDOW_BYTES;
+  if (!Number.isInteger(w) || w < MIN_WINDOW_BYTES || w > DEFAULT_WINDOW_BYTES) {
+    throw new RangeError(`windowBytes must be an integer in [${MIN_WINDOW_BYTES}, ${DEFAULT_WINDOW_BYTES}], got ${w}`);
+  }
+  return w;
+}
+
+export function overlapFor(windowBytes: number): number {
+  return Math.min(MAX_OVERLAP_BYTES, Math.floor(windowBytes / 2));
+}
+
+/** One window of the text. Offsets inside `text`; `base` maps them to the whole text. */
+export interface ScanWindow {
+  /** The window's text, including the left-context code point (if any). */
+  readonly text: string;
+  /** UTF-16 offset of `text[0]` in the whole text. */
+  readonly base: number;
+  /** First index of `text` the window owns (after the context code point). */
+  readonly from: number;
+  /** Index of `text` just past the owned region (`text.length` for the last window). */
+  readonly ownEnd: number;
+  readonly last: boolean;
+}
+
+/** UTF-8 bytes and UTF-16 units of the code point at `i`. A lone surrogate counts as U+FFFD (3 bytes). */
+function cpAt(s: string, i: number): [units: number, bytes: number] {
+  const c = s.charCodeAt(i);
+  if (c < 0x80) return [1, 1];
+  if (c < 0x800) return [1, 2];
+  if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+    const d = s.charCodeAt(i + 1);
+    if (d >= 0xdc00 && d <= 0xdfff) return [2, 4];
+  }
+  return [1, 3];
+}
+
+/** UTF-8 bytes and UTF-16 units of the code point ending just before `i` (i > 0). */
+function cpBefore(s: string, i: number): [units: number, bytes: number] {
+  const lo = s.charCodeAt(i - 1);
+  if (lo >= 0xdc00 && lo <= 0xdfff && i >= 2) {
+    const hi = s.charCodeAt(i - 2);
+    if (hi >= 0xd800 && hi <= 0xdbff) return [2, 4];
+  }
+  return cpAt(s, i - 1);
+}
+
+/** Furthest code-point boundary `e` with bytes(text[from, e)) ≤ budget; at least one code point past `from`. */
+export function advanceBytes(s: string, from: number, budget: number): number {
+  let i = from;
+  let used = 0;
+  while (i < s.length) {
+    const [u, b] = cpAt(s, i);
+    if (used + b > budget && i > from) break;
+    used += b;
+    i += u;
+  }
+  return i;
+}
+
+/** Smallest code-point boundary `b` ≥ floor with bytes(text[b, to)) ≤ budget. */
+export function retreatBytes(s: string, to: number, budget: number, floor: number): number {
+  let i = to;
+  let used = 0;
+  while (i > floor) {
+    const [u, b] = cpBefore(s, i);
+    if (used + b > budget) break;
+    used += b;
+    i -= u;
+  }
+  return i;
+}
+
+/** The windows over a whole text (a single window, even for "", when it fits). */
+export function* iterWindows(text: string, options: WindowOptions = {}): Generator<ScanWindow> {
+  const windowBytes = resolveWindowBytes(options);
+  // Cheap exit: 3 bytes per UTF-16 unit is the worst case.
+  if (text.length * 3 <= windowBytes || Buffer.byteLength(text, 'utf8') <= windowBytes) {
+    yield { text, base: 0, from: 0, ownEnd: text.length, last: true };
+    return;
+  }
+  const overlap = overlapFor(windowBytes);
+  let start = 0;
+  for (;;) {
+    const end = advanceBytes(text, start, windowBytes);
+    const last = end >= text.length;
+    const ctx = start > 0 ? start - cpBefore(text, start)[0] : 0;
+    let next = end;
+    if (!last) {
+      next = retreatBytes(text, end, overlap, start);
+      if (next <= start) next = end; // cannot happen for windowBytes ≥ MIN_WINDOW_BYTES; guarantees progress
+    }
+    yield { text: text.slice(ctx, end), base: ctx, from: start - ctx, ownEnd: next - ctx, last };
+    if (last) return;
+    start = next;
+  }
+}
+
+/** A match with offsets in the whole text. */
+export interface AbsoluteMatch extends RegexMatch {}
+
+/**
+ * One regex's progress through a sequence of windows: yields each match once, in text order, with absolute
+ * UTF-16 offsets. Feed it the windows in order.
+ */
+export class WindowedMatcher {
+  /** Absolute UTF-16 offset where the next search starts. */
+  #next = 0;
+  constructor(readonly regex: RegexHandle) {}
+
+  *matchesIn(w: ScanWindow): Generator<AbsoluteMatch> {
+    const from = Math.max(w.from, this.#next - w.base);
+    if (from > w.text.length) return;
+    if (!w.last && from >= w.ownEnd) return;
+    for (const m of matchAll(this.regex, w.text, from)) {
+      if (!w.last && m.index >= w.ownEnd) return; // the next window owns it (and sees more of what follows)
+      if (m.end > m.index) this.#next = w.base + m.end;
+      else this.#next = w.base + m.end + (m.end < w.text.length ? cpAt(w.text, m.end)[0] : 1);
+      yield { ...m, index: w.base + m.index, end: w.base + m.end };
+    }
+  }
+}
+
+/** Every match of `regex` in `text`, window by window, each once, with absolute offsets. */
+export function* windowedMatches(regex: RegexHandle, text: string, options: WindowOptions = {}): Generator<AbsoluteMatch> {
+  const matcher = new WindowedMatcher(regex);
+  for (const w of iterWindows(text, options)) yield* matcher.matchesIn(w);
+}
