@@ -2,16 +2,20 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 
-async function check(...args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function cli(args: string[], input = ''): Promise<{ code: number; out: string; err: string }> {
+  const stdin = new PassThrough();
+  stdin.end(input);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
   stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(['check', ...args], { stdin: new PassThrough(), stdout, stderr });
+  const code = await runCli(args, { stdin, stdout, stderr });
   return { code, out, err };
 }
+
+const check = (...args: string[]) => cli(['check', ...args]);
 
 const GOOD = 'fixtures/recipes/example-probe-smoke.yaml';
 const BAD = 'fixtures/recipes/invalid-condition.yaml';
@@ -55,5 +59,53 @@ describe('aorta-probe check', () => {
     const r = await check('--help');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Usage: aorta-probe check RECIPE \[--json\]/);
+  });
+});
+
+describe('aorta-probe scan', () => {
+  it('fires the custom pattern at the NaN loss after ordinary loss lines; exit 1 for fail', async () => {
+    const r = await cli(['scan', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt']);
+    expect(r).toEqual({
+      code: 1,
+      out: "verdict: fail\nfailure detectors: tier4:nan_signature, custom:nan_loss\nwarn detectors: (none)\ncapture: {'loss': 'nan'}\n",
+      err: '',
+    });
+    const json = JSON.parse((await cli(['scan', '--json', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt'])).out);
+    expect(json).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_loss'], capture: { loss: 'nan' } });
+  });
+
+  it('reads stdin for -, and a clean log passes with exit 0', async () => {
+    expect(await cli(['scan', '-'], 'step 1 loss=0.5\nall good\n')).toEqual({
+      code: 0,
+      out: 'verdict: pass\nfailure detectors: (none)\nwarn detectors: (none)\ncapture: {}\n',
+      err: '',
+    });
+  });
+
+  it('usage errors and unreadable files exit 2; an invalid recipe exits 1 with its position', async () => {
+    expect((await cli(['scan'])).code).toBe(2);
+    expect((await cli(['scan', 'a.log', '--exit-code', 'x'])).code).toBe(2);
+    const missing = await cli(['scan', 'fixtures/logs/nope.txt']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/cannot read fixtures\/logs\/nope\.txt: ENOENT/);
+    const bad = await cli(['scan', '--recipe', 'fixtures/recipes/invalid-condition.yaml', 'fixtures/logs/clean.txt']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/^fixtures\/recipes\/invalid-condition\.yaml:5:68: /);
+  });
+});
+
+describe('aorta-probe patterns', () => {
+  it('lists the 7 built-in patterns, as text and JSON, and the catalogue version', async () => {
+    const text = await cli(['patterns']);
+    expect(text.code).toBe(0);
+    expect(text.out.match(/^tier4:/gm)).toHaveLength(7);
+    const json = JSON.parse((await cli(['patterns', '--json'])).out) as { version: string; patterns: { id: string }[] };
+    expect(json.version).toBe('1');
+    expect(json.patterns.map((p) => p.id)).toEqual([
+      'tier4:python_traceback', 'tier4:hip_error', 'tier4:cuda_error', 'tier4:rocm_error', 'tier4:nccl_rccl_error',
+      'tier4:collective_timeout', 'tier4:nan_signature',
+    ]);
+    expect((await cli(['patterns', '--version'])).out).toBe('1\n');
+    expect((await cli(['patterns', '--bogus'])).code).toBe(2);
   });
 });

@@ -671,7 +671,8 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).toContain('eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]');
     expect(r.stdout).not.toMatch(/not evaluate/);
     expect(r.stdout).toContain('check RECIPE [--json]');
-    expect(flagsIn(r.stdout)).toEqual(['--capture', '--exit-code', '--help', '--json', '--jsonl', '--peak-vram', '--version', '--walltime', '-h']);
+    expect(r.stdout).toContain('patterns [--json] [--version]');
+    expect(flagsIn(r.stdout)).toEqual(['--capture', '--exit-code', '--help', '--json', '--jsonl', '--peak-vram', '--recipe', '--version', '--walltime', '-h']);
   });
 
   it('eval --help describes both forms, their output and their options, and exits 0', async () => {

@@ -3,8 +3,8 @@
  * the entry point (`main.ts`) stays a one-liner.
  *
  * Exit status: 0 success (also when the reader of stdout goes away early, e.g. `| head -1`),
- * 1 a rejected condition (EXPR form) or an invalid recipe (check), an I/O failure or an internal
- * error, 2 a usage error.
+ * 1 a rejected condition (EXPR form), an invalid recipe (check, scan) or a failing log (scan), an
+ * I/O failure or an internal error, 2 a usage error.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,6 +15,7 @@ import { compileCondition, type ConditionVars } from '../condition/evaluate.js';
 import { evalJsonl } from './eval-jsonl.js';
 import { formatDetailed, parseEvalArgs, UsageError, type EvalArgs } from './eval-expr.js';
 import { CHECK_USAGE, CheckUsageError, parseCheckArgs, runCheck, type CheckArgs } from './check.js';
+import { parseScanArgs, runPatterns, runScan, SCAN_USAGE, ScanUsageError, type ScanArgs } from './scan.js';
 
 export interface CliIo {
   stdin: Readable;
@@ -36,7 +37,12 @@ Commands:
   check RECIPE [--json]
                  Load a recipe with all of the loader's checks (schema, conditions, regexes
                  on RE2) and report the first error at its file:line:col.
-See '${PROGRAM} eval --help' and '${PROGRAM} check --help' for the details.
+  scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
+                 Classify a trial log with the Tier 4 patterns and the recipe's
+                 custom_patterns: verdict, detectors fired, captures.
+  patterns [--json] [--version]
+                 List the built-in Tier 4 patterns.
+See '${PROGRAM} <command> --help' for the details of each command.
 
 Options:
   -h, --help     Show this help and exit.
@@ -108,6 +114,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     }
     if (command === 'eval') return await evalCommand(rest, io);
     if (command === 'check') return await checkCommand(rest, io);
+    if (command === 'scan') return await scanCommand(rest, io);
+    if (command === 'patterns') {
+      const r = runPatterns(rest);
+      if (r.out !== '') await writeAll(io.stdout, r.out);
+      if (r.err !== '') await writeAll(io.stderr, r.err);
+      return r.code;
+    }
     if (command.startsWith('-')) return await usageError(io, `unknown option '${command}'`, USAGE);
     return await usageError(io, `unknown command '${command}'`, USAGE);
   } catch (err) {
@@ -152,6 +165,21 @@ async function checkCommand(args: readonly string[], io: CliIo): Promise<number>
     return 0;
   }
   return runCheck(parsed, { write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
+}
+
+async function scanCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: ScanArgs;
+  try {
+    parsed = parseScanArgs(args);
+  } catch (err) {
+    if (err instanceof ScanUsageError) return usageError(io, `scan: ${err.message}`, SCAN_USAGE);
+    throw err;
+  }
+  if (parsed.help) {
+    await writeAll(io.stdout, SCAN_USAGE);
+    return 0;
+  }
+  return runScan(parsed, { stdin: io.stdin, write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
 }
 
 /** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */

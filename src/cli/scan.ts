@@ -1,0 +1,168 @@
+/**
+ * `aorta-probe scan [--recipe R.yaml] LOG [--exit-code N] [--walltime S] [--peak-vram M] [--json]`
+ * classifies a trial log (streamed from a file, or stdin for '-') with the Tier 4 catalogue and
+ * the recipe's custom patterns; `aorta-probe patterns [--json] [--version]` lists the catalogue.
+ *
+ * Exit status: scan 0 pass, 1 fail (or an invalid recipe); patterns 0; 2 usage error or an
+ * unreadable file.
+ */
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { RecipeSchemaError } from '../condition/errors.js';
+import { strRepr } from '../condition/repr.js';
+import { loadRecipe, type Recipe } from '../recipe/index.js';
+import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ScanResult, type ScanVars } from '../scan/index.js';
+
+export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
+
+Scans LOG (a file, or '-' for stdin; read as a stream in bounded memory, invalid UTF-8 read as
+U+FFFD) with the 7 built-in Tier 4 patterns and, with --recipe, the recipe's custom_patterns.
+A custom pattern fires at the first match in log order whose condition holds; its condition
+sees the variables below. Prints the verdict, the detectors that fired and the merged captures.
+
+  --recipe RECIPE      A probe recipe or a bare custom_patterns: file (checked as 'check' does).
+  --exit-code N        exit_code for conditions, an integer. Default: 0.
+  --walltime SECONDS   walltime_sec for conditions. Default: 0.0.
+  --peak-vram MIB      peak_vram_mib for conditions, an integer. Default: unavailable (0).
+  --json               One JSON object: {"verdict", "failure_detectors_fired",
+                       "warn_detectors_fired", "capture", "tier_durations_ms"}.
+  -h, --help           Show this help and exit.
+
+Exit status: 0 pass, 1 fail or an invalid recipe, 2 usage error or unreadable file.
+`;
+
+export const PATTERNS_USAGE = `Usage: aorta-probe patterns [--json] [--version]
+
+Lists the built-in Tier 4 patterns in scan order: id, description, regex, flags and a sample line.
+  --json       A JSON object {"version": str, "patterns": [{"id", "description", "regex",
+               "flags", "sample"}]}.
+  --version    Print only the catalogue version ("${BUILTIN_PATTERN_VERSION}").
+  -h, --help   Show this help and exit.
+`;
+
+export class ScanUsageError extends Error {}
+
+export interface ScanArgs {
+  help: boolean;
+  recipe: string | null;
+  log: string;
+  vars: ScanVars;
+  json: boolean;
+}
+
+const INTEGER = /^[+-]?\d+$/;
+const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+export function parseScanArgs(args: readonly string[]): ScanArgs {
+  let recipe: string | null = null;
+  let log: string | undefined;
+  let json = false;
+  const vars: ScanVars = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
+  const seen = new Set<string>();
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '-h' || arg === '--help') return { help: true, recipe, log: '', vars, json };
+    if (arg === '--json') {
+      json = true;
+      continue;
+    }
+    if (arg === '-' || !arg.startsWith('-')) {
+      if (log !== undefined) throw new ScanUsageError(`unexpected argument '${arg}'`);
+      log = arg;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (!['--recipe', '--exit-code', '--walltime', '--peak-vram'].includes(name)) throw new ScanUsageError(`unknown option '${name}'`);
+    if (seen.has(name)) throw new ScanUsageError(`${name} is given more than once`);
+    seen.add(name);
+    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new ScanUsageError(`option '${name}' needs a value`);
+    if (name === '--recipe') recipe = value;
+    else if (name === '--walltime') {
+      if (!DECIMAL.test(value)) throw new ScanUsageError(`--walltime must be a finite number of seconds, got '${value}'`);
+      vars.walltime_sec = Number(value);
+    } else {
+      const n = Number(value);
+      if (!INTEGER.test(value) || !Number.isSafeInteger(n)) throw new ScanUsageError(`${name} must be an integer, got '${value}'`);
+      if (name === '--exit-code') vars.exit_code = n;
+      else vars.peak_vram_mib = n;
+    }
+  }
+  if (log === undefined) throw new ScanUsageError('missing LOG (a file, or - for stdin)');
+  return { help: false, recipe, log, vars, json };
+}
+
+export interface ScanIo {
+  stdin: Readable;
+  write(text: string): Promise<void>;
+  writeError(text: string): Promise<void>;
+}
+
+export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
+  let recipe: Recipe | null = null;
+  if (args.recipe !== null) {
+    let bytes: Buffer;
+    try {
+      bytes = await readFile(args.recipe);
+    } catch (err) {
+      await io.writeError(`aorta-probe scan: cannot read ${args.recipe}: ${(err as Error).message}\n`);
+      return 2;
+    }
+    try {
+      recipe = loadRecipe(bytes, args.recipe);
+    } catch (err) {
+      if (!(err instanceof RecipeSchemaError)) throw err;
+      await io.writeError(`${err.message}\n`);
+      return 1;
+    }
+  }
+  let source: Readable;
+  if (args.log === '-') source = io.stdin;
+  else {
+    source = createReadStream(args.log);
+    // Surface "cannot open" before scanning: a missing file is a usage problem, not a verdict.
+    const opened = await new Promise<Error | null>((resolve) => {
+      source.once('open', () => resolve(null));
+      source.once('error', (e) => resolve(e));
+    });
+    if (opened !== null) {
+      await io.writeError(`aorta-probe scan: cannot read ${args.log}: ${opened.message}\n`);
+      return 2;
+    }
+  }
+  const result = await scanStream(recipe, source, args.vars);
+  await io.write(args.json ? `${JSON.stringify(result)}\n` : formatScan(result));
+  return result.verdict === 'pass' ? 0 : 1;
+}
+
+function formatScan(r: ScanResult): string {
+  const list = (ids: readonly string[]): string => (ids.length === 0 ? '(none)' : ids.join(', '));
+  const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
+  return (
+    `verdict: ${r.verdict}\n` +
+    `failure detectors: ${list(r.failure_detectors_fired)}\n` +
+    `warn detectors: ${list(r.warn_detectors_fired)}\n` +
+    `capture: {${capture.join(', ')}}\n`
+  );
+}
+
+export function runPatterns(args: readonly string[]): { code: number; out: string; err: string } {
+  let json = false;
+  let version = false;
+  for (const a of args) {
+    if (a === '-h' || a === '--help') return { code: 0, out: PATTERNS_USAGE, err: '' };
+    if (a === '--json') json = true;
+    else if (a === '--version') version = true;
+    else return { code: 2, out: '', err: `aorta-probe: patterns: unknown argument '${a}'\n\n${PATTERNS_USAGE}` };
+  }
+  if (version) return { code: 0, out: json ? `${JSON.stringify({ version: BUILTIN_PATTERN_VERSION })}\n` : `${BUILTIN_PATTERN_VERSION}\n`, err: '' };
+  const rows = TIER4_PATTERNS.map((p) => ({ id: p.detectorId, description: p.description, regex: p.regex, flags: p.pythonFlags, sample: p.sample }));
+  if (json) return { code: 0, out: `${JSON.stringify({ version: BUILTIN_PATTERN_VERSION, patterns: rows })}\n`, err: '' };
+  let out = `Tier 4 built-in patterns, version ${BUILTIN_PATTERN_VERSION} (scan order):\n`;
+  for (const r of rows) {
+    out += `\n${r.id}\n  ${r.description}\n  regex:  ${r.regex}${r.flags.length > 0 ? `   (${r.flags.join(', ')})` : ''}\n  sample: ${r.sample}\n`;
+  }
+  return { code: 0, out, err: '' };
+}
