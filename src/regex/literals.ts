@@ -237,9 +237,18 @@ function foldsSafely(s: string): boolean {
   return /^[\x00-\x7f]*$/.test(s) && !/[sS]/.test(s);
 }
 
-/** Whether `window` contains one of the set's literals: if not, no match can lie inside it. */
-export function windowMayMatch(set: LiteralSet, window: string): boolean {
-  const text = set.caseInsensitive ? window.toLowerCase() : window;
-  for (const lit of set.literals) if (text.includes(lit)) return true;
+/**
+ * Whether `window` (from UTF-16 offset `from`) contains one of the set's literals: if not, no
+ * match can lie there. `lowered` may pass `window.toLowerCase()` when the caller already has it.
+ * Lowercasing keeps UTF-16 offsets only for most text, so a case-insensitive check looks at the
+ * whole window (a superset: never a missed match).
+ */
+export function windowMayMatch(set: LiteralSet, window: string, from = 0, lowered?: string): boolean {
+  if (set.caseInsensitive) {
+    const text = lowered ?? window.toLowerCase();
+    for (const lit of set.literals) if (text.includes(lit)) return true;
+    return false;
+  }
+  for (const lit of set.literals) if (window.indexOf(lit, from) !== -1) return true;
   return false;
 }

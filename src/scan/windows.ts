@@ -15,7 +15,7 @@
  * `matchAll(re, wholeText)` whenever each match is decided within `overlap` bytes of its start — always when the
  * whole text fits in one window.
  */
-import { matchAll, MAX_SUBJECT_UTF8_BYTES, type RegexHandle, type RegexMatch } from '../regex/index.js';
+import { matchAll, MAX_SUBJECT_UTF8_BYTES, requiredLiterals, windowMayMatch, type LiteralSet, type RegexHandle, type RegexMatch } from '../regex/index.js';
 
 /** Room for the one code point of left context (at most 4 UTF-8 bytes) each window carries. */
 const CONTEXT_BYTES = 4;
@@ -137,14 +137,26 @@ export interface AbsoluteMatch extends RegexMatch {}
  * UTF-16 offsets. Feed it the windows in order.
  */
 export class WindowedMatcher {
+  /**
+   * Whether windows without any of a pattern's required literals are skipped. Only the
+   * differential test turns it off, to prove that skipping changes no result.
+   */
+  static prefilter = true;
   /** Absolute UTF-16 offset where the next search starts. */
   #next = 0;
-  constructor(readonly regex: RegexHandle) {}
+  /** Literals every match contains (the prefilter), or null when none can be proven. */
+  readonly #literals: LiteralSet | null;
+
+  constructor(readonly regex: RegexHandle) {
+    this.#literals = requiredLiterals(regex.source, regex.flags);
+  }
 
   *matchesIn(w: ScanWindow): Generator<AbsoluteMatch> {
     const from = Math.max(w.from, this.#next - w.base);
     if (from > w.text.length) return;
     if (!w.last && from >= w.ownEnd) return;
+    // The prefilter: a window holding none of the pattern's literals cannot match; skip RE2.
+    if (WindowedMatcher.prefilter && this.#literals !== null && !windowMayMatch(this.#literals, w.text, from, lowered(w.text, this.#literals))) return;
     for (const m of matchAll(this.regex, w.text, from)) {
       if (!w.last && m.index >= w.ownEnd) return; // the next window owns it (and sees more of what follows)
       if (m.end > m.index) this.#next = w.base + m.end;
@@ -152,6 +164,18 @@ export class WindowedMatcher {
       yield { ...m, index: w.base + m.index, end: w.base + m.end };
     }
   }
+}
+
+/** The last window's lowercase form, shared by the case-insensitive patterns of one window. */
+let lastLowerSource = '';
+let lastLower = '';
+function lowered(text: string, set: LiteralSet): string | undefined {
+  if (!set.caseInsensitive) return undefined;
+  if (text !== lastLowerSource) {
+    lastLowerSource = text;
+    lastLower = text.toLowerCase();
+  }
+  return lastLower;
 }
 
 /** Every match of `regex` in `text`, window by window, each once, with absolute offsets. */
