@@ -228,24 +228,29 @@ export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | n
 }
 
 /**
- * Case-insensitive literals are compared by lowercasing the window. That finds every RE2 case
- * match only when the literal's characters have no fold partners that lowercase elsewhere: ASCII
- * other than 's' (RE2 folds 'ſ', U+017F, with it; JS lowercases 'ſ' to itself). 'k' is fine:
- * the Kelvin sign lowercases to 'k'.
+ * Case-insensitive literals are compared against `foldWindow(window)`. That finds every RE2 case
+ * match for ASCII literals: RE2's simple case folding adds only two non-ASCII partners to ASCII
+ * letters, the Kelvin sign (which JS lowercases to 'k') and 'ſ' U+017F (which `foldWindow` maps
+ * to 's'). Non-ASCII literals get no prefilter.
  */
 function foldsSafely(s: string): boolean {
-  return /^[\x00-\x7f]*$/.test(s) && !/[sS]/.test(s);
+  return /^[\x00-\x7f]*$/.test(s);
+}
+
+/** The window as case-insensitive literals are compared with it (same length in UTF-16 units). */
+export function foldWindow(window: string): string {
+  return window.toLowerCase().replace(/\u017f/g, 's');
 }
 
 /**
  * Whether `window` (from UTF-16 offset `from`) contains one of the set's literals: if not, no
- * match can lie there. `lowered` may pass `window.toLowerCase()` when the caller already has it.
+ * match can lie there. `lowered` may pass `foldWindow(window)` when the caller already has it.
  * Lowercasing keeps UTF-16 offsets only for most text, so a case-insensitive check looks at the
  * whole window (a superset: never a missed match).
  */
 export function windowMayMatch(set: LiteralSet, window: string, from = 0, lowered?: string): boolean {
   if (set.caseInsensitive) {
-    const text = lowered ?? window.toLowerCase();
+    const text = lowered ?? foldWindow(window);
     for (const lit of set.literals) if (text.includes(lit)) return true;
     return false;
   }

@@ -15,7 +15,7 @@
  * `matchAll(re, wholeText)` whenever each match is decided within `overlap` bytes of its start — always when the
  * whole text fits in one window.
  */
-import { matchAll, MAX_SUBJECT_UTF8_BYTES, requiredLiterals, windowMayMatch, type LiteralSet, type RegexHandle, type RegexMatch } from '../regex/index.js';
+import { foldWindow, matchAll, MAX_SUBJECT_UTF8_BYTES, requiredLiterals, windowMayMatch, type LiteralSet, type RegexHandle, type RegexMatch } from '../regex/index.js';
 
 /** Room for the one code point of left context (at most 4 UTF-8 bytes) each window carries. */
 const CONTEXT_BYTES = 4;
@@ -173,7 +173,7 @@ function lowered(text: string, set: LiteralSet): string | undefined {
   if (!set.caseInsensitive) return undefined;
   if (text !== lastLowerSource) {
     lastLowerSource = text;
-    lastLower = text.toLowerCase();
+    lastLower = foldWindow(text);
   }
   return lastLower;
 }
