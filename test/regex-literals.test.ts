@@ -6,28 +6,29 @@ const lits = (p: string, flags = '') => requiredLiterals(translatePythonRegex(p)
 
 describe('required literals', () => {
   it.each([
-    ['FATAL: (?P<why>.+)', ['FATAL: '], false],
-    ['exit status (?P<code>\\d+)', ['exit status '], false],
-    ['hipError_[A-Za-z0-9_]+|HIP error:', ['hipError_', 'HIP error:'], false],
-    ['^Traceback \\(most recent call last\\):', ['Traceback (most recent call last):'], false],
-    ['Error code: \\d+', ['Error code: '], false],
-    ['(?i)loss(?: is)? nan|loss=nan', ['loss', 'loss=nan'], true], // 's' also matches U+017F: the window is folded
-    ['(?i)watchdog', ['watchdog'], true],
-    ['a+b', ['a'], false],
-    ['(abc)+', ['abc'], false],
-    ['(abc)*x', ['x'], false],
+    ['FATAL: (?P<why>.+)', [['FATAL: ']], false],
+    ['exit status (?P<code>\\d+)', [['exit status ']], false],
+    ['hipError_[A-Za-z0-9_]+|HIP error:', [['hipError_', 'HIP error:']], false],
+    ['^Traceback \\(most recent call last\\):', [['Traceback (most recent call last):']], false],
+    ['Error code: \\d+', [['Error code: ']], false],
+    // Every match has ("loss" and " nan") or "loss=nan"; 's' also matches U+017F: windows are folded.
+    ['(?i)loss(?: is)? nan|loss=nan', [['loss', 'loss=nan'], [' nan', 'loss=nan']], true],
+    ['(?i)watchdog', [['watchdog']], true],
+    ['a+b', [['a'], ['b']], false],
+    ['(abc)+', [['abc']], false],
+    ['(abc)*x', [['x']], false],
     ['x?', null, false],
     ['a|', null, false],
     ['\\d+', null, false],
-    ['caf\\x{e9}', ['café'], false],
+    ['caf\\x{e9}', [['café']], false],
   ] as const)('%s → %j', (pattern, expected, ci) => {
     const set = lits(pattern);
     if (expected === null) expect(set).toBeNull();
-    else expect(set).toEqual({ literals: expected, caseInsensitive: ci });
+    else expect(set).toEqual({ clauses: expected, caseInsensitive: ci });
   });
 
   it('a compile flag i makes the set case-insensitive', () => {
-    expect(lits('Watchdog', 'i')).toEqual({ literals: ['watchdog'], caseInsensitive: true });
+    expect(lits('Watchdog', 'i')).toEqual({ clauses: [['watchdog']], caseInsensitive: true });
     expect(windowMayMatch(lits('Watchdog', 'i')!, 'the WATCHDOG fired')).toBe(true);
   });
 
@@ -35,6 +36,10 @@ describe('required literals', () => {
     const set = lits('exit status (?P<code>\\d+)')!;
     expect(windowMayMatch(set, 'step 10 loss=0.5\n')).toBe(false);
     expect(windowMayMatch(set, 'process exit status 3\n')).toBe(true);
+    // All clauses must hold: a clean training log (loss lines, no NaN) skips the nan signature.
+    const nan = lits('(?i)loss(?: is)? nan|loss=nan')!;
+    expect(windowMayMatch(nan, 'step 1 loss=0.5\nstep 2 loss=0.4\n')).toBe(false);
+    expect(windowMayMatch(nan, 'step 3 Loss is NaN\n')).toBe(true);
   });
 });
 

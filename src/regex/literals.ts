@@ -1,27 +1,33 @@
 /**
  * The literal prefilter: from a pattern (RE2 syntax, as `translatePythonRegex` produces it) derive
- * a set of strings at least one of which every match must contain. A window of log text that
- * contains none of them cannot match, so the scanner may skip it without calling RE2. Patterns
- * for which no such set can be proven get `null` and always run.
+ * clauses of strings — every match contains, for each clause, one of its strings. A window of log
+ * text that fails a clause cannot match, so the scanner may skip it without calling RE2. Patterns
+ * for which nothing can be proven get `null` and always run.
  *
  * Soundness is what matters (a wrong set would lose matches); a weak set only costs speed. So
  * the analysis is conservative: anything it does not fully understand yields "no guarantee".
  */
 
 export interface LiteralSet {
-  /** Non-empty strings; every match contains at least one of them. */
-  readonly literals: readonly string[];
+  /**
+   * Clauses, all of which every match satisfies: a clause is satisfied when the match contains
+   * at least one of its (non-empty) strings. `(?i)loss(?: is)? nan|loss=nan` gives
+   * [["loss", "loss=nan"], [" nan", "loss=nan"]].
+   */
+  readonly clauses: readonly (readonly string[])[];
   /** Compare case-insensitively (the pattern has `i` somewhere, or was compiled with it). */
   readonly caseInsensitive: boolean;
 }
 
-/** Larger alternations are not worth a prefilter (and their checks cost more than RE2's). */
-const MAX_LITERALS = 16;
+/** Bounds that keep the checks cheaper than RE2 itself; dropping clauses only weakens the filter. */
+const MAX_LITERALS_PER_CLAUSE = 16;
+const MAX_CLAUSES = 6;
 
-type Req = readonly string[] | null;
+/** A conjunction of clauses (see LiteralSet); [] means "no requirement". */
+type Req = readonly (readonly string[])[];
 
 interface Parsed {
-  /** Required literals of the whole node, or null. */
+  /** The node's required clauses ([] when it guarantees nothing). */
   req: Req;
   /** When the node is exactly one literal character (unquantified), that character. */
   char: string | null;
@@ -34,29 +40,28 @@ class LiteralParser {
 
   constructor(private readonly p: string) {}
 
-  /** alternation: concat ('|' concat)* */
+  /** alternation: concat ('|' concat)* — (A1 ∧ A2) ∨ (B1 ∧ B2) distributes to (Ai ∪ Bj) clauses. */
   alternation(): Req {
-    const branches: Req[] = [this.concat()];
+    let acc: Req = this.concat();
     while (this.p[this.i] === '|') {
       this.i++;
-      branches.push(this.concat());
+      const b = this.concat();
+      const out: string[][] = [];
+      for (const x of acc) {
+        for (const y of b) {
+          const union = [...new Set([...x, ...y])];
+          if (union.length <= MAX_LITERALS_PER_CLAUSE) out.push(union);
+        }
+      }
+      acc = best(out);
     }
-    if (branches.length === 1) return branches[0]!;
-    const all = new Set<string>();
-    for (const b of branches) {
-      if (b === null) return null;
-      for (const s of b) all.add(s);
-    }
-    return all.size <= MAX_LITERALS ? [...all] : null;
+    return acc;
   }
 
-  /** concat: (atom quantifier?)* — runs of plain characters join into longer literals. */
+  /** concat: (atom quantifier?)* — every required part's clauses; plain character runs join. */
   private concat(): Req {
-    let best: Req = null;
+    const clauses: (readonly string[])[] = [];
     let run = '';
-    const consider = (req: Req): void => {
-      if (req !== null && score(req) > (best === null ? -1 : score(best))) best = req;
-    };
     while (this.i < this.p.length && this.p[this.i] !== '|' && this.p[this.i] !== ')') {
       const atom = this.atom();
       const q = this.quantifier();
@@ -64,14 +69,13 @@ class LiteralParser {
         run += atom.char;
         continue;
       }
-      if (run !== '') consider([run]);
+      if (run !== '') clauses.push([run]);
       run = '';
-      // A quantifier with a minimum of one keeps the atom's guarantee; zero loses it.
-      if (q === 'one' || q === 'at-least-one') consider(atom.req);
-      // A repeated single character still guarantees that character.
+      // A quantifier with a minimum of one keeps the atom's requirements; zero loses them.
+      if (q === 'one' || q === 'at-least-one') clauses.push(...atom.req);
     }
-    if (run !== '') consider([run]);
-    return best;
+    if (run !== '') clauses.push([run]);
+    return best(clauses);
   }
 
   /** Returns 'one' (no quantifier), 'at-least-one' or 'optional' (minimum 0). */
@@ -101,19 +105,19 @@ class LiteralParser {
     if (c === '(') return this.group();
     if (c === '[') {
       this.skipClass();
-      return { req: null, char: null };
+      return { req: [], char: null };
     }
     if (c === '\\') return this.escape();
     this.i++;
-    if (c === '.' || c === '^' || c === '$') return { req: null, char: null };
+    if (c === '.' || c === '^' || c === '$') return { req: [], char: null };
     // A plain character, possibly astral (two UTF-16 units).
     const code = c.charCodeAt(0);
     if (code >= 0xd800 && code <= 0xdbff && this.i < this.p.length) {
       const pair = c + this.p[this.i]!;
       this.i++;
-      return { req: [pair], char: pair };
+      return { req: [[pair]], char: pair };
     }
-    return { req: [c], char: c };
+    return { req: [[c]], char: c };
   }
 
   private group(): Parsed {
@@ -128,7 +132,7 @@ class LiteralParser {
         if (flags[1]!.includes('i')) this.sawCaseInsensitive = true;
         this.i += flags[0].length;
         // `(?i)` alone sets flags for the rest of the group; it matches nothing itself.
-        if (flags[2] === ')') return { req: null, char: null };
+        if (flags[2] === ')') return { req: [], char: null };
       } else {
         throw new Unsupported();
       }
@@ -145,11 +149,11 @@ class LiteralParser {
     if (c === undefined) throw new Unsupported();
     this.i++;
     // Classes, anchors and Unicode properties guarantee no literal.
-    if ('dDwWsSbBAzC'.includes(c)) return { req: null, char: null };
+    if ('dDwWsSbBAzC'.includes(c)) return { req: [], char: null };
     if (c === 'p' || c === 'P') {
       if (this.p[this.i] === '{') this.skipTo('}');
       else this.i++;
-      return { req: null, char: null };
+      return { req: [], char: null };
     }
     if (c === 'x') {
       let hex: string;
@@ -164,13 +168,13 @@ class LiteralParser {
       }
       if (!/^[0-9A-Fa-f]+$/.test(hex)) throw new Unsupported();
       const ch = String.fromCodePoint(parseInt(hex, 16));
-      return { req: [ch], char: ch };
+      return { req: [[ch]], char: ch };
     }
     const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', f: '\f', v: '\v', a: '\x07' };
-    if (simple[c] !== undefined) return { req: [simple[c]!], char: simple[c]! };
+    if (simple[c] !== undefined) return { req: [[simple[c]!]], char: simple[c]! };
     if (/[0-9]/.test(c)) throw new Unsupported(); // octal: rare, not worth modelling
     if (/[A-Za-z]/.test(c)) throw new Unsupported(); // an escape we do not model
-    return { req: [c], char: c }; // an escaped punctuation character is itself
+    return { req: [[c]], char: c }; // an escaped punctuation character is itself
   }
 
   /** Skips a character class, `]` first and `[:name:]` included. */
@@ -202,11 +206,23 @@ class LiteralParser {
 
 class Unsupported extends Error {}
 
-/** How selective a set is: its shortest literal's length (longer is rarer in a log). */
-function score(req: readonly string[]): number {
+/** How selective a clause is: its shortest literal's length (longer is rarer in a log). */
+function score(clause: readonly string[]): number {
   let min = Infinity;
-  for (const s of req) min = Math.min(min, s.length);
+  for (const s of clause) min = Math.min(min, s.length);
   return min;
+}
+
+/** At most MAX_CLAUSES clauses, the most selective first; no duplicates. */
+function best(clauses: readonly (readonly string[])[]): Req {
+  const seen = new Set<string>();
+  const unique = clauses.filter((c) => {
+    const key = [...c].sort().join('\u0000');
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return unique.sort((a, b) => score(b) - score(a)).slice(0, MAX_CLAUSES);
 }
 
 /**
@@ -216,11 +232,14 @@ function score(req: readonly string[]): number {
 export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | null {
   try {
     const parser = new LiteralParser(re2Pattern);
-    const req = parser.alternation();
-    if (!parser.atEnd() || req === null || req.length === 0 || req.some((s) => s.length === 0)) return null;
+    let clauses = parser.alternation();
+    if (!parser.atEnd()) return null;
     const caseInsensitive = flags.includes('i') || parser.sawCaseInsensitive;
-    if (caseInsensitive && req.some((s) => !foldsSafely(s))) return null;
-    return { literals: caseInsensitive ? req.map((s) => s.toLowerCase()) : [...req], caseInsensitive };
+    // A clause that could be satisfied by an empty string, or that a case-insensitive compare
+    // cannot check soundly, is dropped (a weaker filter, never a wrong one).
+    clauses = clauses.filter((c) => c.length > 0 && c.every((s) => s.length > 0 && (!caseInsensitive || foldsSafely(s))));
+    if (clauses.length === 0) return null;
+    return { clauses: caseInsensitive ? clauses.map((c) => c.map((s) => s.toLowerCase())) : clauses, caseInsensitive };
   } catch (e) {
     if (e instanceof Unsupported) return null;
     throw e;
@@ -249,11 +268,17 @@ export function foldWindow(window: string): string {
  * whole window (a superset: never a missed match).
  */
 export function windowMayMatch(set: LiteralSet, window: string, from = 0, lowered?: string): boolean {
-  if (set.caseInsensitive) {
-    const text = lowered ?? foldWindow(window);
-    for (const lit of set.literals) if (text.includes(lit)) return true;
-    return false;
+  const text = set.caseInsensitive ? lowered ?? foldWindow(window) : window;
+  const start = set.caseInsensitive ? 0 : from;
+  for (const clause of set.clauses) {
+    let found = false;
+    for (const lit of clause) {
+      if (text.indexOf(lit, start) !== -1) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) return false;
   }
-  for (const lit of set.literals) if (window.indexOf(lit, from) !== -1) return true;
-  return false;
+  return true;
 }
