@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileRegex, searchRegex, translatePythonRegex } from '../src/regex/index.js';
 import { requiredLiterals, windowMayMatch } from '../src/regex/literals.js';
+import { rng } from './support/rng.js';
 
 const lits = (p: string, flags = '') => requiredLiterals(translatePythonRegex(p).source, flags);
 
@@ -43,17 +44,6 @@ describe('required literals', () => {
   });
 });
 
-/** mulberry32: seeded, so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('prefilter differential', () => {
   it('never skips a window RE2 would match in (2,000 generated patterns x 10 texts)', () => {

@@ -2,18 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { SandboxError, validateCondition } from '../src/index.js';
 import { parseExpression } from '../src/condition/parser.js';
 import { PySyntaxError } from '../src/condition/syntax-error.js';
+import { rng } from './support/rng.js';
 
-/** mulberry32: a small seeded PRNG, so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const PIECES = [
   'capture', "['loss']", 'exit_code', 'walltime_sec', 'peak_vram_mib', 'math', '.isnan', '.isinf', 'float', 'int',

@@ -1,18 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadRecipe } from '../src/recipe/index.js';
 import { scanLog, WindowedMatcher } from '../src/scan/index.js';
+import { rng } from './support/rng.js';
 
-/** mulberry32: seeded, so a failure reproduces. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const LINES = [
   'step 12 loss=0.5123 grad_norm=1.02', 'step 13 loss=nan', 'Loss is NaN, skipping', 'LOSS=NAN',
