@@ -29,7 +29,7 @@ describe('required literals', () => {
   });
 
   it('a compile flag i makes the set case-insensitive', () => {
-    expect(lits('Watchdog', 'i')).toEqual({ clauses: [['watchdog']], caseInsensitive: true });
+    expect(lits('Watchdog', 'i')).toEqual({ clauses: [['Watchdog']], caseInsensitive: true });
     expect(windowMayMatch(lits('Watchdog', 'i')!, 'the WATCHDOG fired')).toBe(true);
   });
 

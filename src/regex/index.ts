@@ -18,5 +18,5 @@ export { RegexSyntaxError, RegexSubjectTooLargeError, RegexEngineError, RegexDis
 export type { RegexSyntaxErrorKind, RegexSyntaxErrorInit } from './errors.js';
 export { heapProbe, engineAbortReason } from './engine.js';
 export type { HeapProbe } from './engine.js';
-export { foldWindow, requiredLiterals, windowMayMatch } from './literals.js';
+export { requiredLiterals, windowMayMatch } from './literals.js';
 export type { LiteralSet } from './literals.js';

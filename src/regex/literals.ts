@@ -239,7 +239,7 @@ export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | n
     // cannot check soundly, is dropped (a weaker filter, never a wrong one).
     clauses = clauses.filter((c) => c.length > 0 && c.every((s) => s.length > 0 && (!caseInsensitive || foldsSafely(s))));
     if (clauses.length === 0) return null;
-    return { clauses: caseInsensitive ? clauses.map((c) => c.map((s) => s.toLowerCase())) : clauses, caseInsensitive };
+    return { clauses, caseInsensitive };
   } catch (e) {
     if (e instanceof Unsupported) return null;
     throw e;
@@ -247,33 +247,38 @@ export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | n
 }
 
 /**
- * Case-insensitive literals are compared against `foldWindow(window)`. That finds every RE2 case
- * match for ASCII literals: RE2's simple case folding adds only two non-ASCII partners to ASCII
- * letters, the Kelvin sign (which JS lowercases to 'k') and 'ſ' U+017F (which `foldWindow` maps
- * to 's'). Non-ASCII literals get no prefilter.
+ * Case-insensitive clauses are tested with a JS RegExp with flags `iu`, whose simple case folding
+ * covers RE2's for ASCII literals: the only non-ASCII partners of ASCII letters are the Kelvin
+ * sign (k) and U+017F (s), and both engines fold them. Non-ASCII literals get no prefilter.
  */
 function foldsSafely(s: string): boolean {
   return /^[\x00-\x7f]*$/.test(s);
 }
 
-/** The window as case-insensitive literals are compared with it (same length in UTF-16 units). */
-export function foldWindow(window: string): string {
-  return window.toLowerCase().replace(/\u017f/g, 's');
+const clauseRegexes = new WeakMap<readonly string[], RegExp>();
+
+function clauseRegex(clause: readonly string[]): RegExp {
+  let re = clauseRegexes.get(clause);
+  if (re === undefined) {
+    re = new RegExp(clause.map((lit) => lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('|'), 'iu'); // syntax characters only: u mode rejects other escapes
+    clauseRegexes.set(clause, re);
+  }
+  return re;
 }
 
 /**
- * Whether `window` (from UTF-16 offset `from`) contains one of the set's literals: if not, no
- * match can lie there. `lowered` may pass `foldWindow(window)` when the caller already has it.
- * Lowercasing keeps UTF-16 offsets only for most text, so a case-insensitive check looks at the
- * whole window (a superset: never a missed match).
+ * Whether `window` (from UTF-16 offset `from`) satisfies every clause: if not, no match can lie
+ * there. A case-insensitive check looks at the whole window (a superset: never a missed match).
  */
-export function windowMayMatch(set: LiteralSet, window: string, from = 0, lowered?: string): boolean {
-  const text = set.caseInsensitive ? lowered ?? foldWindow(window) : window;
-  const start = set.caseInsensitive ? 0 : from;
+export function windowMayMatch(set: LiteralSet, window: string, from = 0): boolean {
   for (const clause of set.clauses) {
+    if (set.caseInsensitive) {
+      if (!clauseRegex(clause).test(window)) return false;
+      continue;
+    }
     let found = false;
     for (const lit of clause) {
-      if (text.indexOf(lit, start) !== -1) {
+      if (window.indexOf(lit, from) !== -1) {
         found = true;
         break;
       }

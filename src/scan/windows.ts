@@ -15,7 +15,7 @@
  * `matchAll(re, wholeText)` whenever each match is decided within `overlap` bytes of its start — always when the
  * whole text fits in one window.
  */
-import { foldWindow, matchAll, MAX_SUBJECT_UTF8_BYTES, requiredLiterals, windowMayMatch, type LiteralSet, type RegexHandle, type RegexMatch } from '../regex/index.js';
+import { matchAll, MAX_SUBJECT_UTF8_BYTES, requiredLiterals, windowMayMatch, type LiteralSet, type RegexHandle, type RegexMatch } from '../regex/index.js';
 
 /** Room for the one code point of left context (at most 4 UTF-8 bytes) each window carries. */
 const CONTEXT_BYTES = 4;
@@ -80,10 +80,21 @@ function cpBefore(s: string, i: number): [units: number, bytes: number] {
 
 /** Furthest code-point boundary `e` with bytes(text[from, e)) ≤ budget; at least one code point past `from`. */
 export function advanceBytes(s: string, from: number, budget: number): number {
+  // cpAt inlined: this loop visits every character of the log, and a tuple per character
+  // made it the scanner's main cost in garbage collection.
   let i = from;
   let used = 0;
-  while (i < s.length) {
-    const [u, b] = cpAt(s, i);
+  const n = s.length;
+  while (i < n) {
+    const c = s.charCodeAt(i);
+    let u = 1;
+    let b: number;
+    if (c < 0x80) b = 1;
+    else if (c < 0x800) b = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      u = 2;
+      b = 4;
+    } else b = 3;
     if (used + b > budget && i > from) break;
     used += b;
     i += u;
@@ -156,7 +167,7 @@ export class WindowedMatcher {
     if (from > w.text.length) return;
     if (!w.last && from >= w.ownEnd) return;
     // The prefilter: a window holding none of the pattern's literals cannot match; skip RE2.
-    if (WindowedMatcher.prefilter && this.#literals !== null && !windowMayMatch(this.#literals, w.text, from, lowered(w.text, this.#literals))) return;
+    if (WindowedMatcher.prefilter && this.#literals !== null && !windowMayMatch(this.#literals, w.text, from)) return;
     for (const m of matchAll(this.regex, w.text, from)) {
       if (!w.last && m.index >= w.ownEnd) return; // the next window owns it (and sees more of what follows)
       if (m.end > m.index) this.#next = w.base + m.end;
@@ -164,18 +175,6 @@ export class WindowedMatcher {
       yield { ...m, index: w.base + m.index, end: w.base + m.end };
     }
   }
-}
-
-/** The last window's lowercase form, shared by the case-insensitive patterns of one window. */
-let lastLowerSource = '';
-let lastLower = '';
-function lowered(text: string, set: LiteralSet): string | undefined {
-  if (!set.caseInsensitive) return undefined;
-  if (text !== lastLowerSource) {
-    lastLowerSource = text;
-    lastLower = foldWindow(text);
-  }
-  return lastLower;
 }
 
 /** Every match of `regex` in `text`, window by window, each once, with absolute offsets. */
