@@ -196,17 +196,40 @@ class Compiler {
   }
 
   finish(): Int32Array {
-    const constWords = this.consts.reduce((n, w) => n + w.length, 0);
-    const out = new Int32Array(Op.HEADER_WORDS + this.code.length + constWords);
-    out.set([Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, this.code.length, this.consts.length, this.maxDepth]);
-    out.set(this.code, Op.HEADER_WORDS);
-    let at = Op.HEADER_WORDS + this.code.length;
-    for (const w of this.consts) {
-      out.set(w, at);
-      at += w.length;
-    }
+    let constWords = 0;
+    for (const w of this.consts) constWords += w.length;
+    const out = allocWords(Op.HEADER_WORDS + this.code.length + constWords);
+    out[0] = Op.PROGRAM_MAGIC;
+    out[1] = Op.PROGRAM_VERSION;
+    out[2] = this.code.length;
+    out[3] = this.consts.length;
+    out[4] = this.maxDepth;
+    // Plain loops: TypedArray.set from a small JS array is the slow generic path in V8.
+    let at = Op.HEADER_WORDS;
+    for (const word of this.code) out[at++] = word;
+    for (const w of this.consts) for (const word of w) out[at++] = word;
     return out;
   }
+}
+
+/**
+ * Programs are carved out of shared 64 KiB slabs: in V8 a typed array over 64 bytes gets its own
+ * off-heap backing store, which costs microseconds (measured ~2.4 µs for 40 words here, more than
+ * the rest of the compiler), while a view on an existing buffer is nearly free.
+ */
+const SLAB_WORDS = 16 * 1024;
+let slab = new ArrayBuffer(SLAB_WORDS * 4);
+let slabUsed = 0;
+
+function allocWords(n: number): Int32Array {
+  if (n > SLAB_WORDS / 4) return new Int32Array(n);
+  if (slabUsed + n > SLAB_WORDS) {
+    slab = new ArrayBuffer(SLAB_WORDS * 4);
+    slabUsed = 0;
+  }
+  const out = new Int32Array(slab, slabUsed * 4, n);
+  slabUsed += n;
+  return out;
 }
 
 const f64 = new Float64Array(1);
@@ -226,7 +249,9 @@ function constantKey(v: PyConstant): string {
     case 'int': return `i${v.value}`;
     case 'float': return `f${floatWords(v.value).join(',')}`;
     case 'complex': return `c${floatWords(v.real).join(',')},${floatWords(v.imag).join(',')}`;
-    case 'str': return `s${v.codePoints.join(',')}`;
+    // Without surrogates the JS string determines the code points; with them it may not
+    // ('\ud83d\ude00' and '\U0001f600' are the same JS string).
+    case 'str': return /[\ud800-\udfff]/.test(v.value) ? `S${v.codePoints.join(',')}` : `s${v.value}`;
     case 'bytes': return `b${v.value.join(',')}`;
     case 'bool': return v.value ? 'T' : 'F';
     case 'None': return 'N';

@@ -109,7 +109,9 @@ class Parser {
    * plus one (0 = not computed yet). A rule's arrays are made on its first use.
    */
   private readonly memoNode: (unknown[] | undefined)[] = [];
-  private readonly memoEnd: (Int32Array | undefined)[] = [];
+  // Plain arrays, not Int32Array: in V8 a typed array over 64 bytes costs an off-heap
+  // allocation (microseconds), which longer conditions would pay once per memoised rule.
+  private readonly memoEnd: (number[] | undefined)[] = [];
 
   private readonly invalidNamedTried = new Set<number>();
   /** Inside `expression_without_invalid`: the invalid rules are off even in the second pass. */
@@ -221,7 +223,7 @@ class Parser {
     let ends = this.memoEnd[id];
     let nodes = this.memoNode[id];
     if (ends === undefined || nodes === undefined) {
-      ends = this.memoEnd[id] = new Int32Array(this.tokens.length);
+      ends = this.memoEnd[id] = new Array<number>(this.tokens.length).fill(0);
       nodes = this.memoNode[id] = new Array<unknown>(this.tokens.length).fill(null);
     }
     const end = ends[start]!;
