@@ -61,7 +61,7 @@ export function parseExpression(text: string): Expression {
 
 /** Parses text known to hold no NUL, no lone surrogate and no CR. */
 function parseClean(text: string): Expression {
-  const src = makeSource(toCodePoints(text));
+  const src = makeSource(toCodePoints(text), text);
   const tokens = tokenize(src);
   try {
     const first = new Parser(src, tokens, false);

@@ -15,6 +15,8 @@ export interface Pos {
 export interface SourceText {
   readonly cps: readonly number[];
   posAt(index: number): Pos;
+  /** Text of code points [start, end). */
+  slice(start: number, end: number): string;
 }
 
 export function toCodePoints(text: string): number[] {
@@ -56,11 +58,14 @@ export function translateNewlines(text: string): string {
 }
 
 /** A source whose lines are split at `\n`. */
-export function makeSource(cps: readonly number[]): SourceText {
+export function makeSource(cps: readonly number[], text?: string): SourceText {
   const lineStarts = [0];
   for (let i = 0; i < cps.length; i++) if (cps[i] === 0x0a) lineStarts.push(i + 1);
+  // When every code point is one UTF-16 unit, slices of the original text are the token texts.
+  const bmp = text !== undefined && text.length === cps.length ? text : undefined;
   return {
     cps,
+    slice: bmp !== undefined ? (start, end) => bmp.slice(start, end) : (start, end) => fromCodePoints(cps, start, end),
     posAt(index: number): Pos {
       if (lineStarts.length === 1) return { line: 1, col: index + 1 };
       // Binary search for the last line start <= index.

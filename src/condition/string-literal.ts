@@ -466,6 +466,7 @@ class FstringScanner {
     const inner: SourceText = {
       cps: outer.cps.slice(start, end),
       posAt: (index: number) => outer.posAt(start + index),
+      slice: (from: number, to: number) => outer.slice(start + from, start + to),
     };
     let tokens: Token[];
     try {

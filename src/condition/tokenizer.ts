@@ -7,7 +7,6 @@
  */
 import { isPrintable, isXidContinue, isXidStart } from './unicode-tables.js';
 import type { Pos, SourceText } from './source.js';
-import { fromCodePoints } from './source.js';
 import { PySyntaxError } from './syntax-error.js';
 
 export type TokenType = 'NAME' | 'KEYWORD' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER';
@@ -88,7 +87,7 @@ class Tokenizer {
     throw new PySyntaxError(msg, pos, end.line === pos.line ? end.col : pos.col + 1);
   }
 
-  private push(type: TokenType, start: number, end: number, text = fromCodePoints(this.cps, start, end)): void {
+  private push(type: TokenType, start: number, end: number, text = this.src.slice(start, end)): void {
     this.tokens.push({
       type, text, start: this.src.posAt(start), end: this.src.posAt(end), startIndex: start, endIndex: end, level: this.level,
     });
@@ -236,7 +235,7 @@ class Tokenizer {
       this.i++;
     }
     if (nonAscii) this.verifyIdentifier(start, this.i);
-    const text = fromCodePoints(this.cps, start, this.i);
+    const text = this.src.slice(start, this.i);
     this.push(KEYWORDS.has(text) ? 'KEYWORD' : 'NAME', start, this.i, text);
   }
 
@@ -419,7 +418,7 @@ class Tokenizer {
   }
 
   private operator(start: number, c: number): void {
-    const three = fromCodePoints(this.cps, start, Math.min(start + 3, this.cps.length));
+    const three = this.src.slice(start, Math.min(start + 3, this.cps.length));
     if (THREE_CHAR_OPS.has(three)) {
       this.i += 3;
       this.push('OP', start, this.i, three);
