@@ -161,6 +161,11 @@ class Parser {
     return this.peek().type === type;
   }
 
+  private peekKeyword(text: string): boolean {
+    const t = this.peek();
+    return t.type === 'KEYWORD' && t.text === text;
+  }
+
   private peekOp(text: string): boolean {
     const t = this.peek();
     return t.type === 'OP' && t.text === text;
@@ -300,17 +305,24 @@ class Parser {
   private expressionWithoutInvalid(): Expr | null {
     return this.attempt(() => {
       const start = this.peek();
-      const ternary = this.attempt<Expr>(() => {
-        const body = this.disjunction();
-        if (body === FAIL || !this.keyword('if')) return FAIL;
-        const test = this.disjunction();
-        if (test === FAIL || !this.keyword('else')) return FAIL;
-        const orelse = this.expression();
-        if (orelse === FAIL) return FAIL;
-        return { type: 'IfExp', test, body, orelse, loc: this.locFrom(start) };
-      });
-      if (ternary !== FAIL) return ternary;
-      return this.disjunction() ?? this.lambdef();
+      // Both first alternatives begin with the (memoised, so deterministic) disjunction: parse it
+      // once; without a following 'if' the ternary fails and the disjunction alternative wins.
+      const body = this.disjunction();
+      if (body === FAIL) return this.lambdef();
+      const afterBody = this.pos;
+      if (this.peekKeyword('if')) {
+        const ternary = this.attempt<Expr>(() => {
+          this.pos++;
+          const test = this.disjunction();
+          if (test === FAIL || !this.keyword('else')) return FAIL;
+          const orelse = this.expression();
+          if (orelse === FAIL) return FAIL;
+          return { type: 'IfExp', test, body, orelse, loc: this.locFrom(start) };
+        });
+        if (ternary !== FAIL) return ternary;
+        this.pos = afterBody;
+      }
+      return body;
     });
   }
 
@@ -434,6 +446,7 @@ class Parser {
   }
 
   private readonly inversionBody = (): Expr | null => {
+    if (!this.peekKeyword('not')) return this.comparison();
     const not = this.attempt<Expr>(() => {
       const t = this.keyword('not');
       if (!t) return FAIL;
@@ -588,6 +601,7 @@ class Parser {
   }
 
   private readonly awaitPrimaryBody = (): Expr | null => {
+    if (!this.peekKeyword('await')) return this.primary();
     const node = this.attempt<Expr>(() => {
       const t = this.keyword('await');
       if (!t) return FAIL;
@@ -616,6 +630,9 @@ class Parser {
 
   /** One step of `primary`'s (and `t_primary`'s) left recursion, alternatives in grammar order. */
   private primarySuffix(a: Expr, start: Token): Expr | null {
+    // Every alternative starts with '.', '(' or '[': anything else ends the chain at once.
+    const next = this.peek();
+    if (next.type !== 'OP' || (next.text !== '.' && next.text !== '(' && next.text !== '[')) return FAIL;
     const attr = this.attempt<Expr>(() => {
       if (!this.op('.')) return FAIL;
       const name = this.nameToken();
