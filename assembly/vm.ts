@@ -723,17 +723,24 @@ function compare(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usi
 
 // ---- subscript and calls ------------------------------------------------------------------------
 
+/** The capture value for a str key, or 0 when there is none. */
+function findCapture(key: PyStr): PyStr {
+  let p = capStart;
+  for (let i = 0; i < capCount; i++) {
+    let val = p + 4 + (<usize>strLen(p) << 2);
+    if (strEqual(p, key)) return val;
+    p = val + 4 + (<usize>strLen(val) << 2);
+  }
+  return 0;
+}
+
+/** `capture[key]` in general: the dispatch loop handles a present str key itself. */
 function subscript(ct: i32, kt: i32, kn: i64, kr: usize): void {
   if (ct != T_DICT) { fail(E_TYPE); return; }
   if (kt == T_DICT) { fail(E_TYPE); return; } // unhashable type: 'dict'
   if (kt == T_STR) {
-    let k = strOf(kr);
-    let p = capStart;
-    for (let i = 0; i < capCount; i++) {
-      let val = p + 4 + (<usize>strLen(p) << 2);
-      if (strEqual(p, k)) { pushStr(val); return; }
-      p = val + 4 + (<usize>strLen(val) << 2);
-    }
+    let val = findCapture(strOf(kr));
+    if (val != 0) { pushStr(val); return; }
   }
   fail(E_KEY); // only str keys exist; anything else hashes but is absent
 }
@@ -959,14 +966,7 @@ export function run(): i32 {
         s -= 2;
         // Fast path: capture['name'] with the name present (the general path raises the errors).
         if (unchecked(tags[s]) == T_DICT && unchecked(tags[s + 1]) == T_STR) {
-          let key = <usize>unchecked(refs[s + 1]);
-          let p = capStart;
-          let found: usize = 0;
-          for (let i = 0; i < capCount; i++) {
-            let val = p + 4 + (<usize>strLen(p) << 2);
-            if (strEqual(p, key)) { found = val; break; }
-            p = val + 4 + (<usize>strLen(val) << 2);
-          }
+          let found = findCapture(<usize>unchecked(refs[s + 1]));
           if (found != 0) {
             unchecked(tags[s] = T_STR);
             unchecked(refs[s] = found);

@@ -53,7 +53,7 @@ import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from cpython_oracle import verdict  # noqa: E402
+from cpython_oracle import serve_requests, verdict  # noqa: E402
 
 _FIELDS = ("condition", "capture", "exit_code", "walltime_sec", "peak_vram_mib")
 
@@ -137,21 +137,7 @@ def dumps(obj: object) -> str:
 
 
 def serve(stdin=None, stdout=None) -> int:
-    stdin = stdin if stdin is not None else sys.stdin
-    stdout = stdout if stdout is not None else sys.stdout
-    for line in stdin:
-        if not line.strip():
-            continue
-        try:
-            req = json.loads(line)
-            if not isinstance(req, dict) or "condition" not in req:
-                raise ValueError('expected an object with a "condition" key')
-            out = evaluate_record(req)
-        except (ValueError, TypeError) as exc:
-            out = {"error": f"bad request: {type(exc).__name__}: {exc}"}
-        stdout.write(dumps(out) + "\n")
-        stdout.flush()
-    return 0
+    return serve_requests(evaluate_record, stdin, stdout)
 
 
 def main(argv: list[str]) -> int:

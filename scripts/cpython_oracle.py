@@ -200,7 +200,9 @@ def dumps(obj: object) -> str:
     return json.dumps(obj, ensure_ascii=True, separators=(",", ":"))
 
 
-def serve(stdin=None, stdout=None) -> int:
+def serve_requests(handle, stdin=None, stdout=None) -> int:
+    """JSON-lines server shared by the oracles: one `{"condition": ...}` object per line in, one
+    JSON answer per line out, flushed at once; a malformed request gets `{"error": ...}`."""
     stdin = stdin if stdin is not None else sys.stdin
     stdout = stdout if stdout is not None else sys.stdout
     for line in stdin:
@@ -210,13 +212,16 @@ def serve(stdin=None, stdout=None) -> int:
             req = json.loads(line)
             if not isinstance(req, dict) or "condition" not in req:
                 raise ValueError('expected an object with a "condition" key')
-        except ValueError as exc:
-            stdout.write(dumps({"error": f"bad request: {exc}"}) + "\n")
-            stdout.flush()
-            continue
-        stdout.write(dumps(verdict(req["condition"])) + "\n")
+            out = handle(req)
+        except (ValueError, TypeError) as exc:
+            out = {"error": f"bad request: {type(exc).__name__}: {exc}"}
+        stdout.write(dumps(out) + "\n")
         stdout.flush()
     return 0
+
+
+def serve(stdin=None, stdout=None) -> int:
+    return serve_requests(lambda req: verdict(req["condition"]), stdin, stdout)
 
 
 def main(argv: list[str]) -> int:

@@ -495,16 +495,7 @@ class FstringScanner {
       synthetic(')', end, closePos),
       synthetic('', end, closePos, 'ENDMARKER'),
     ];
-    const expr = parseFstringTokens(outer, wrapped);
-    return unwrapParenthesised(expr);
+    // A group parses to the expression itself; a tuple or genexp spans the synthetic parens.
+    return parseFstringTokens(outer, wrapped);
   }
-}
-
-/**
- * The wrapped `(expr)` parses as a group whose node is the expression itself, or as a tuple or
- * generator expression whose span includes our synthetic parentheses; either way the node is
- * what CPython's FormattedValue holds.
- */
-function unwrapParenthesised(e: Expr): Expr {
-  return e;
 }

@@ -64,7 +64,8 @@ function checkNode(node: Node): { kind: SandboxErrorKind; detail: string } | nul
       if (node.value.type === 'Name' && node.value.id === 'capture') return null;
       return { kind: 'forbidden-subscript', detail: 'condition: subscript only allowed on capture[...]' };
     case 'Call': {
-      const target = callTarget(node.func);
+      // Compared as unparsed text with the allowed calls, as the original does.
+      const target = unparse(node.func);
       if (ALLOWED_CALLS.has(target)) return null;
       return { kind: 'forbidden-call', detail: `condition: forbidden call: ${target}` };
     }
@@ -84,9 +85,4 @@ function checkNode(node: Node): { kind: SandboxErrorKind; detail: string } | nul
     default:
       return null;
   }
-}
-
-/** The unparsed call target, compared as text with the allowed calls (as the original does). */
-function callTarget(func: Expr): string {
-  return unparse(func);
 }
