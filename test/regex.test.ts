@@ -356,12 +356,14 @@ describe('line-local windows', () => {
     const line = 'step 1234 loss=0.123 vram=2048MiB é€😀 ok\n';
     const big = line.repeat(Math.ceil((3 * MAX_SUBJECT_UTF8_BYTES) / utf8ByteLength(line)));
     const re = compileRegex('vram=(?P<v>[0-9]+)MiB');
+    expect(re.fast).not.toBeNull(); // the RE2 path is what this test is about: forced below
+    const RE2_ONLY = { engine: 're2' } as const;
     try {
       expect(utf8ByteLength(big)).toBeGreaterThan(3 * MAX_SUBJECT_UTF8_BYTES);
       const before = heapProbe();
       const t0 = performance.now();
       let n = 0;
-      for (const m of matchAll(re, big)) {
+      for (const m of matchAll(re, big, 0, RE2_ONLY)) {
         if (n === 0) expect(m).toMatchObject({ index: 21, named: { v: '2048' } });
         n++;
       }
@@ -370,10 +372,10 @@ describe('line-local windows', () => {
       const after = heapProbe();
       expect(after.emvalHandles).toBe(before.emvalHandles); // match() results do not pin WASM-side values
       expect(after.probe1MiBAddress).toBeLessThanOrEqual(before.probe1MiBAddress + 64 * 1024);
-      expect(testRegex(re, big + 'vram=1MiB', big.length)).toBe(true);
+      expect(testRegex(re, big + 'vram=1MiB', big.length, RE2_ONLY)).toBe(true);
       const longLine = 'x'.repeat(5000) + '\nvram=1MiB\n';
-      expect(() => [...matchAll(re, longLine, 0, { maxSubjectBytes: 4096, windowBytes: 100 })]).toThrow(RegexSubjectTooLargeError);
-      expect(searchRegex(re, longLine, 5001, { maxSubjectBytes: 4096 })?.index).toBe(5001);
+      expect(() => [...matchAll(re, longLine, 0, { maxSubjectBytes: 4096, windowBytes: 100, engine: 're2' })]).toThrow(RegexSubjectTooLargeError);
+      expect(searchRegex(re, longLine, 5001, { maxSubjectBytes: 4096, engine: 're2' })?.index).toBe(5001);
     } finally {
       re.dispose();
     }

@@ -8,6 +8,7 @@
  */
 import { newRawRE2, readGroupNames, callEngine, type RawRE2 } from './engine.js';
 import { RegexDisposedError, RegexSyntaxError } from './errors.js';
+import { fastPathRegExp } from './fast-path.js';
 import { mayMatchNewline } from './newline.js';
 import { hintForRe2Error, translatePythonRegex, type RegexNote } from './syntax.js';
 
@@ -80,6 +81,8 @@ interface Entry {
   /** groupNames[k] is the name of capture group k+1, or undefined. */
   groupNames: (string | undefined)[];
   lineLocal: boolean;
+  /** The V8 RegExp equivalent of the pattern when it is in fast-path.ts's safe subset, else null. */
+  fast: RegExp | null;
   refs: number;
   deleted: boolean;
 }
@@ -102,6 +105,11 @@ export class RegexHandle {
    * remaining text, and no total subject-size limit — only a single line must fit).
    */
   readonly lineLocal: boolean;
+  /**
+   * The pattern as a V8 RegExp (flags `gu`) when fast-path.ts proves it returns RE2's matches in linear time;
+   * the match functions then use it instead of re2-wasm. Shared by every lease: set `lastIndex` before each exec.
+   */
+  readonly fast: RegExp | null;
 
   /** @internal use compileRegex / RegexCache.compile */
   constructor(entry: Entry, cache: RegexCache) {
@@ -113,6 +121,7 @@ export class RegexHandle {
     this.notes = entry.notes;
     this.groupNames = entry.groupNames;
     this.lineLocal = entry.lineLocal;
+    this.fast = entry.fast;
   }
 
   get disposed(): boolean {
@@ -200,7 +209,7 @@ export class RegexCache {
       const groupNames: (string | undefined)[] = [];
       for (let g = 1; g <= count; g++) groupNames.push(names.get(g));
       const entry: Entry = { key, pattern, flags: norm, source, notes: translated.notes, raw, groupNames,
-        lineLocal: !mayMatchNewline(source, norm.includes('s')), refs: 1, deleted: false };
+        lineLocal: !mayMatchNewline(source, norm.includes('s')), fast: fastPath(source, norm, count), refs: 1, deleted: false };
       this.#entries.set(key, entry);
       ok = true;
       return new RegexHandle(entry, this);
@@ -303,6 +312,14 @@ export function countCapturingGroups(p: string): number {
 
 /** The process-wide cache used by `compileRegex`. */
 export const defaultRegexCache = new RegexCache({ maxIdle: 256 });
+
+/** The fast-path RegExp, kept only if it has exactly RE2's capture groups (a cross-check of the two parsers). */
+function fastPath(source: string, flags: string, groups: number): RegExp | null {
+  const re = fastPathRegExp(source, flags);
+  if (re === null) return null;
+  const probe = new RegExp(`${re.source}|`, 'u').exec('');
+  return probe !== null && probe.length - 1 === groups ? re : null;
+}
 
 /** `defaultRegexCache.compile(pattern, flags)`: a lease on a cached compiled regex; dispose it when done. */
 export function compileRegex(pattern: string, flags: RegexFlagString = ''): RegexHandle {

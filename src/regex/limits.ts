@@ -21,7 +21,24 @@ export const MAX_SUBJECT_UTF8_BYTES = 1 << 20;
 
 /** UTF-8 length of a JS string as TextEncoder would encode it (a lone surrogate counts as U+FFFD, 3 bytes). */
 export function utf8ByteLength(s: string): number {
-  return Buffer.byteLength(s, 'utf8');
+  return nodeBuffer !== undefined ? nodeBuffer.byteLength(s, 'utf8') : countUtf8(s);
+}
+
+// Node's Buffer.byteLength is native (~7 GB/s on ASCII); a browser has no Buffer and gets the loop.
+const nodeBuffer: { byteLength(s: string, enc: 'utf8'): number } | undefined = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
+function countUtf8(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
 }
 
 /** UTF-8 length of the code point starting at UTF-16 index `i` and its UTF-16 width. */

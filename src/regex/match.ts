@@ -55,6 +55,11 @@ export interface MatchOptions {
    * 4× (up to maxSubjectBytes / 8) after each window without a match and shrinks back after a match.
    */
   windowBytes?: number;
+  /**
+   * 'auto' (default): a pattern in the fast-path subset (`RegexHandle.fast`) runs on V8's RegExp when the text is
+   * well-formed UTF-16; 're2': always re2-wasm (the differential tests compare the two).
+   */
+  engine?: 'auto' | 're2';
 }
 
 const DEFAULT_WINDOW_BYTES = 1024;
@@ -104,6 +109,12 @@ export function testRegex(regex: RegexHandle, text: string, fromIndex = 0, optio
 
 function start(regex: RegexHandle, text: string, fromIndex: number, options: MatchOptions, withGroups: boolean): Generator<RegexMatch> {
   const from = normaliseFrom(text, fromIndex);
+  const fast = regex.fast;
+  // A lone surrogate reads as U+FFFD in RE2 but as itself in V8: such texts stay on RE2.
+  if (fast !== null && options.engine !== 're2' && text.isWellFormed()) {
+    regex.raw(); // fail fast if disposed
+    return iterateFast(regex, fast, text, from, withGroups);
+  }
   const limit = options.maxSubjectBytes ?? MAX_SUBJECT_UTF8_BYTES;
   regex.raw(); // fail fast if disposed
   if (!regex.lineLocal) {
@@ -114,6 +125,39 @@ function start(regex: RegexHandle, text: string, fromIndex: number, options: Mat
   }
   const window = regex.lineLocal ? Math.max(1, Math.min(options.windowBytes ?? DEFAULT_WINDOW_BYTES, limit)) : Infinity;
   return iterate(regex, text, from, withGroups, limit, window);
+}
+
+/** Python's `groupdict()` without the None values: the named groups that took part. */
+function setNamed(named: Record<string, string>, names: readonly (string | undefined)[], groups: readonly (string | undefined)[]): void {
+  for (let k = 0; k < names.length; k++) {
+    const name = names[k];
+    const v = groups[k];
+    if (name === undefined || v === undefined) continue;
+    // A group named __proto__ must be a key like any other: assignment would set the prototype.
+    if (name === '__proto__') Object.defineProperty(named, name, { value: v, enumerable: true, writable: true, configurable: true });
+    else named[name] = v;
+  }
+}
+
+/** Matches on V8's RegExp (fast-path.ts proves they are RE2's, and never empty). */
+function* iterateFast(regex: RegexHandle, re: RegExp, text: string, from: number, withGroups: boolean): Generator<RegexMatch> {
+  let pos = from;
+  for (;;) {
+    regex.raw(); // the handle may be disposed while iterating
+    re.lastIndex = pos; // the RegExp is shared by every lease: set before each exec
+    const m = re.exec(text);
+    if (m === null) return;
+    const index = m.index;
+    const end = index + m[0].length;
+    const groups: (string | undefined)[] = [];
+    const named: Record<string, string> = {};
+    if (withGroups) {
+      for (let k = 1; k < m.length; k++) groups.push(m[k]);
+      setNamed(named, regex.groupNames, groups);
+    }
+    yield { index, end, match: m[0], groups, named };
+    pos = end;
+  }
 }
 
 function* iterate(
@@ -187,11 +231,7 @@ function* iterate(
     const groups = withGroups ? r.groups.slice() : [];
     const named: Record<string, string> = {};
     if (withGroups) {
-      regex.groupNames.forEach((name, k) => {
-        const v = groups[k];
-        // defineProperty, not assignment: a group named __proto__ must be a key like any other.
-        if (name !== undefined && v !== undefined) Object.defineProperty(named, name, { value: v, enumerable: true, writable: true, configurable: true });
-      });
+      setNamed(named, regex.groupNames, groups);
     }
     yield { index, end, match: text.slice(index, end), groups, named };
 

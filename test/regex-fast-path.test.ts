@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { compileRegex, matchAll, type RegexMatch } from '../src/regex/index.js';
+import { fastPathSource } from '../src/regex/fast-path.js';
+import { rng } from './support/rng.js';
+
+describe('fast-path subset: which patterns run on V8 RegExp', () => {
+  it.each([
+    ['loss=(?P<loss>[0-9.]+)', '[\\u{6c}][\\u{6f}][\\u{73}][\\u{73}][\\u{3d}]([\\u{2e}\\u{30}-\\u{39}]{1,})'],
+    ['FATAL: (.+)', '[\\u{46}][\\u{41}][\\u{54}][\\u{41}][\\u{4c}][\\u{3a}][\\u{20}]([\\u{0}-\\u{9}\\u{b}-\\u{10ffff}]{1,})'],
+    ['a\\d+?b|c', '[\\u{61}][\\u{30}-\\u{39}]{1,}?[\\u{62}]|[\\u{63}]'],
+    ['(?:x|yz)\\s', '(?:[\\u{78}]|[\\u{79}][\\u{7a}])[\\u{9}-\\u{a}\\u{c}-\\u{d}\\u{20}]'],
+  ])('%s → %s', (pattern, js) => {
+    expect(fastPathSource(pattern, '')).toBe(js);
+  });
+
+  it.each([
+    ['(a+)+$', 'quantified group and anchor'],
+    ['\\d+ms', 'a match can start inside the run it backs off'],
+    ['a.*b', '. backs off onto b'],
+    ['x\\d+\\b', 'only an assertion follows the repetition'],
+    ['^foo', 'anchors are window-dependent'],
+    ['(?i)foo', 'inline flags'],
+    ['\\pL+x', 'Unicode classes'],
+    ['a*b', 'optional first item'],
+    ['(?:a|b)(?:a|b)(?:a|b)(?:a|b)(?:a|b)x', '32 alternatives at one position'],
+    ['a(?:b|)c', 'empty alternative'],
+    ['a{2}{3}', 'stacked quantifiers'],
+  ])('%s stays on RE2 (%s)', (pattern) => {
+    expect(fastPathSource(pattern, '')).toBeNull();
+  });
+
+  it('flags keep a pattern on RE2', () => {
+    expect(fastPathSource('abc', 'i')).toBeNull();
+    expect(compileRegex('abc', 'i').fast).toBeNull();
+    const h = compileRegex('abc');
+    expect(h.fast?.flags).toBe('gu');
+    h.dispose();
+  });
+});
+
+/** Random patterns from pieces of the subset (and a little outside it), valid in Python and RE2 syntax. */
+function genPattern(next: () => number): string {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const atoms = ['a', 'b', '1', ' ', '=', ':', '\\.', '-', '\\d', '\\w', '\\s', '\\D', '\\S', '\\W', '.', '[ab]', '[^a]', '[0-9.]', '[a-c1]', '[^\\n ]', '\\t', 'é', '😀', '\\x41'];
+  const quants = ['', '', '', '+', '*', '?', '{2}', '{1,3}', '{2,}', '+?', '*?'];
+  let groups = 0;
+  const seq = (depth: number): string => {
+    let s = '';
+    const n = 1 + Math.floor(next() * 4);
+    for (let i = 0; i < n; i++) {
+      const r = next();
+      if (r < 0.15 && depth < 2) {
+        const kind = pick(['(', '(?:', '(?P<']);
+        const open = kind === '(?P<' ? `(?P<g${groups++}>` : kind;
+        const alts = next() < 0.4 ? [seq(depth + 1), seq(depth + 1)] : [seq(depth + 1)];
+        s += `${open}${alts.join('|')})`;
+      } else if (r < 0.2) s += '\\b';
+      else s += pick(atoms) + pick(quants);
+    }
+    return s;
+  };
+  return next() < 0.2 ? `${seq(0)}|${seq(0)}` : seq(0);
+}
+
+function genText(next: () => number, n: number): string {
+  const chars = ['a', 'b', '1', '2', ' ', '=', ':', '.', '-', '\n', '\t', 'é', '😀', 'A', 'K', '_', 'c'];
+  let s = '';
+  for (let i = 0; i < n; i++) s += chars[Math.floor(next() * chars.length)];
+  return s;
+}
+
+const plain = (ms: Iterable<RegexMatch>) => [...ms].map((m) => ({ ...m }));
+
+describe('fast path equals re2-wasm', () => {
+  it('on generated patterns and texts', () => {
+    const next = rng(20261130);
+    let eligible = 0;
+    let matches = 0;
+    for (let k = 0; k < 1500; k++) {
+      const pattern = genPattern(next);
+      const re = compileRegex(pattern);
+      try {
+        if (re.fast === null) continue;
+        eligible++;
+        for (let t = 0; t < 4; t++) {
+          const text = genText(next, 1 + Math.floor(next() * 120));
+          const from = Math.floor(next() * 4);
+          const viaRe2 = plain(matchAll(re, text, from, { engine: 're2' }));
+          const viaV8 = plain(matchAll(re, text, from));
+          matches += viaRe2.length;
+          expect({ pattern, text, from, matches: viaV8 }).toEqual({ pattern, text, from, matches: viaRe2 });
+        }
+      } finally {
+        re.dispose();
+      }
+    }
+    // The generator must exercise the fast path for this test to mean anything.
+    expect(eligible).toBeGreaterThan(300);
+    expect(matches).toBeGreaterThan(3000);
+  }, 60_000);
+
+  it('a text with a lone surrogate is matched by RE2 (which reads it as U+FFFD)', () => {
+    const re = compileRegex('a(?P<x>.)b');
+    try {
+      expect(re.fast).not.toBeNull();
+      const [m] = [...matchAll(re, 'za\ud800b')];
+      expect(m).toMatchObject({ index: 1, end: 4, match: 'a\ud800b', named: { x: '\ufffd' } });
+    } finally {
+      re.dispose();
+    }
+  });
+
+  it('a group named __proto__ is an own key', () => {
+    const re = compileRegex('v=(?P<__proto__>\\d+)');
+    try {
+      const [m] = [...matchAll(re, 'v=42')];
+      expect(Object.keys(m!.named)).toEqual(['__proto__']);
+      expect(Object.getPrototypeOf(m!.named)).toBe(Object.prototype);
+    } finally {
+      re.dispose();
+    }
+  });
+});
