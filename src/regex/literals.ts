@@ -267,23 +267,63 @@ function clauseRegex(clause: readonly string[]): RegExp {
 }
 
 /**
+ * How one literal is searched for: by a short piece that starts at its rarest character, then verified.
+ *
+ * Why: V8's `indexOf` runs a memchr on the first character for needles under 7 units (tens of GB/s when that
+ * character is rare) but switches to Boyer–Moore–Horspool for longer ones, ~2.5 GB/s on log text. With ten
+ * patterns and a dozen literals, that difference is most of a clean log's scan time.
+ */
+interface Probe {
+  readonly lit: string;
+  /** `lit.slice(offset, offset + PIECE)`. */
+  readonly piece: string;
+  readonly offset: number;
+}
+
+/** Longest needle V8 still searches with memchr on its first character. */
+const PIECE = 6;
+/** Characters sampled from the first window a set sees, to rank characters by frequency in this log. */
+const SAMPLE = 1 << 16;
+
+const plans = new WeakMap<LiteralSet, readonly (readonly Probe[])[]>();
+
+function planFor(set: LiteralSet, window: string): readonly (readonly Probe[])[] {
+  let plan = plans.get(set);
+  if (plan === undefined) {
+    const freq = new Uint32Array(128); // non-ASCII characters count as rare
+    const n = Math.min(window.length, SAMPLE);
+    for (let i = 0; i < n; i++) {
+      const c = window.charCodeAt(i);
+      if (c < 128) freq[c]!++;
+    }
+    const rarity = (c: number) => (c < 128 ? freq[c]! : 0);
+    plan = set.clauses.map((clause) =>
+      clause.map((lit) => {
+        let offset = 0;
+        for (let i = 1; i < lit.length; i++) if (rarity(lit.charCodeAt(i)) < rarity(lit.charCodeAt(offset))) offset = i;
+        return { lit, piece: lit.slice(offset, offset + PIECE), offset };
+      }),
+    );
+    plans.set(set, plan);
+  }
+  return plan;
+}
+
+/** Whether `lit` occurs in `window` at or after `from`. */
+function contains(window: string, probe: Probe, from: number): boolean {
+  const { lit, piece, offset } = probe;
+  if (offset === 0 && lit.length <= PIECE) return window.indexOf(lit, from) !== -1;
+  for (let i = window.indexOf(piece, from + offset); i !== -1; i = window.indexOf(piece, i + 1)) {
+    if (window.startsWith(lit, i - offset)) return true;
+  }
+  return false;
+}
+
+/**
  * Whether `window` (from UTF-16 offset `from`) satisfies every clause: if not, no match can lie
  * there. A case-insensitive check looks at the whole window (a superset: never a missed match).
  */
 export function windowMayMatch(set: LiteralSet, window: string, from = 0): boolean {
-  for (const clause of set.clauses) {
-    if (set.caseInsensitive) {
-      if (!clauseRegex(clause).test(window)) return false;
-      continue;
-    }
-    let found = false;
-    for (const lit of clause) {
-      if (window.indexOf(lit, from) !== -1) {
-        found = true;
-        break;
-      }
-    }
-    if (!found) return false;
-  }
-  return true;
+  if (set.caseInsensitive) return set.clauses.every((clause) => clauseRegex(clause).test(window));
+  return planFor(set, window).every((clause) => clause.some((probe) => contains(window, probe, from)));
 }

@@ -2,11 +2,12 @@
 export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, tier4Regexes } from './tier4.js';
 export type { BuiltinPattern } from './tier4.js';
 export {
-  DEFAULT_WINDOW_BYTES, MAX_OVERLAP_BYTES, MIN_WINDOW_BYTES, iterWindows, overlapFor, resolveWindowBytes,
+  DEFAULT_WINDOW_BYTES, MAX_OVERLAP_BYTES, MAX_WINDOW_BYTES, MIN_WINDOW_BYTES, iterWindows, overlapFor, resolveWindowBytes,
   windowedMatches, WindowedMatcher,
 } from './windows.js';
 export type { AbsoluteMatch, ScanWindow, WindowOptions } from './windows.js';
 export { MISSING_PASS_SIGNAL, orderFirings, resolveVerdict, ScanSession, scanLog, scanTier4, scanTier5 } from './scan.js';
 export type { Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan.js';
 export { scanStream, StreamWindower } from './stream.js';
+export { ByteWindower } from './byte-windows.js';
 export type { ByteSource } from './stream.js';

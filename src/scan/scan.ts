@@ -97,10 +97,15 @@ function tier5Live(patterns: readonly CustomPattern[], vars: ScanVars, handles: 
     const re = compileRegex(p.regex, p.flags);
     handles.push(re);
     const c: CompiledCondition | null = p.condition === null ? null : compileCondition(p.condition.source);
+    // One vars object per pattern, its capture replaced per match: evaluation copies what it reads.
+    const cv: ConditionVars = { ...vars, capture: {} };
     return {
       matcher: new WindowedMatcher(re),
       make: (offset, named) => ({ detectorId: p.detectorId, kind: p.onMatch, offset, rank: TIER4_PATTERNS.length + i, named, requiredForPass: p.requiredForPass }),
-      condition: c === null ? null : (named) => evaluateSafely(c, { capture: named, ...vars }),
+      condition: c === null ? null : (named) => {
+        cv.capture = named;
+        return evaluateSafely(c, cv);
+      },
       fired: null,
     };
   });

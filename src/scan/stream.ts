@@ -10,7 +10,9 @@
  * `Readable`).
  */
 import type { ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan.js';
+import { ByteWindower } from './byte-windows.js';
 import { ScanSession } from './scan.js';
+import { utf8ByteLength } from '../regex/index.js';
 import { advanceBytes, overlapFor, resolveWindowBytes, retreatBytes, type ScanWindow } from './windows.js';
 
 export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
@@ -37,17 +39,28 @@ export class StreamWindower {
   #pending = 0;
   #ended = false;
 
-  constructor(options: ScanOptions = {}) {
+  /**
+   * `resume` continues a stream whose windows so far were cut elsewhere (ByteWindower): `text` starts at absolute
+   * UTF-16 offset `base` with the context code point, and the next window owns text from index `from` on.
+   */
+  constructor(options: ScanOptions = {}, resume?: { text: string; base: number; from: number }) {
     this.windowBytes = resolveWindowBytes(options);
     this.overlap = overlapFor(this.windowBytes);
+    if (resume !== undefined) {
+      this.#buf = resume.text;
+      this.#base = resume.base;
+      this.#start = resume.base + resume.from;
+      this.#pending = utf8ByteLength(resume.text.slice(resume.from));
+    }
   }
 
   /** Appends text and returns every window that is now complete. */
   push(text: string): ScanWindow[] {
     if (this.#ended) throw new Error('StreamWindower: push() after end()');
-    if (text.length === 0) return [];
-    this.#buf += text;
-    this.#pending += Buffer.byteLength(text, 'utf8');
+    if (text.length > 0) {
+      this.#buf += text;
+      this.#pending += utf8ByteLength(text);
+    }
     const out: ScanWindow[] = [];
     // A window is complete once more than windowBytes follow its start (then its end is not the text's end).
     while (this.#pending > this.windowBytes) {
@@ -60,7 +73,7 @@ export class StreamWindower {
       out.push({ text: this.#buf.slice(ctx, end), base: this.#base + ctx, from: s - ctx, ownEnd: next - ctx, last: false });
       // Keep one code point of context before the next window.
       const cut = next - cpUnitsBefore(this.#buf, next);
-      this.#pending -= Buffer.byteLength(this.#buf.slice(s, next), 'utf8');
+      this.#pending -= utf8ByteLength(this.#buf.slice(s, next));
       this.#buf = this.#buf.slice(cut);
       this.#base += cut;
       this.#start = this.#base + (next - cut);
@@ -84,10 +97,9 @@ export class StreamWindower {
 export async function scanStream(recipe: ScanRecipe | null, source: ByteSource, vars: ScanVars, options: ScanOptions = {}): Promise<ScanResult> {
   const session = new ScanSession(recipe, vars);
   try {
-    const windower = new StreamWindower(options);
-    const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
-    const feed = (text: string): boolean => {
-      for (const w of windower.push(text)) {
+    const windower = new ByteWindower(options);
+    const feed = (windows: readonly ScanWindow[]): boolean => {
+      for (const w of windows) {
         session.feed(w);
         if (session.done) return true;
       }
@@ -95,13 +107,12 @@ export async function scanStream(recipe: ScanRecipe | null, source: ByteSource, 
     };
     let stopped = false;
     for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
-      const text = typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true });
-      if (feed(text)) {
+      if (feed(windower.push(chunk))) {
         stopped = true;
         break;
       }
     }
-    if (!stopped && !feed(decoder.decode())) session.feed(windower.end());
+    if (!stopped) feed(windower.end());
     return session.result();
   } finally {
     session.dispose();

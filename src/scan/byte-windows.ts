@@ -1,0 +1,185 @@
+/**
+ * `ByteWindower`: the windows of `iterWindows` cut straight out of UTF-8 bytes as they arrive, each decoded once.
+ *
+ * Why not decode chunks and join the text (StreamWindower): a window must be one flat string for RegExp and
+ * indexOf, so joining chunks allocates a fresh string per window; V8 puts strings over 128 KiB in their own
+ * mmap'ed pages, and fresh pages cost ~17 ms per MiB on this kind of VM (page faults). Here the bytes
+ * accumulate in one reused buffer, and each window is decoded from it once: a window of DEFAULT_WINDOW_BYTES
+ * stays under that size and is allocated in V8's young generation, whose pages are reused.
+ *
+ * Windows are measured in UTF-8 bytes, so over valid UTF-8 they can be cut on the bytes themselves, exactly as
+ * `iterWindows` cuts the decoded text. Invalid UTF-8 changes byte lengths (each bad sequence becomes U+FFFD, 3
+ * bytes), so on the first window that is not valid UTF-8 the rest of the stream is handed to StreamWindower,
+ * which works on decoded text (from a code-point boundary, so the text is the same as decoding the whole stream).
+ */
+import { StreamWindower } from './stream.js';
+import type { ScanOptions } from './scan.js';
+import { overlapFor, resolveWindowBytes, type ScanWindow } from './windows.js';
+
+interface NodeBufferModule {
+  isAscii(b: Uint8Array): boolean;
+  isUtf8(b: Uint8Array): boolean;
+  Buffer: typeof Buffer;
+}
+
+/** node:buffer when this runs on Node ≥ 20.16 (process.getBuiltinModule); otherwise the text path is used. */
+const nodeBuffer: NodeBufferModule | undefined = (() => {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+  const mod = proc?.getBuiltinModule?.('node:buffer') as Partial<NodeBufferModule> | undefined;
+  return mod?.isAscii !== undefined && mod.isUtf8 !== undefined && mod.Buffer !== undefined ? (mod as NodeBufferModule) : undefined;
+})();
+
+const isContinuation = (b: number) => (b & 0xc0) === 0x80;
+
+/** Length of the UTF-8 sequence a lead byte announces; 0 for a byte that cannot start one. */
+function sequenceLength(b: number): number {
+  if (b < 0x80) return 1;
+  if (b >= 0xc2 && b <= 0xdf) return 2;
+  if (b >= 0xe0 && b <= 0xef) return 3;
+  if (b >= 0xf0 && b <= 0xf4) return 4;
+  return 0;
+}
+
+export class ByteWindower {
+  readonly windowBytes: number;
+  readonly overlap: number;
+  readonly #options: ScanOptions;
+  /** Bytes not yet dropped; acc[0] is a code-point boundary at absolute UTF-16 offset #base16. */
+  #acc: Buffer | null;
+  #len = 0;
+  #base16 = 0;
+  /** Index in #acc where the next window's owned region starts. */
+  #start = 0;
+  /** Set once the stream left the byte path (invalid UTF-8, a string chunk, or no node:buffer). */
+  #text: StreamWindower | null = null;
+  #textDecoder: TextDecoder | null = null;
+  readonly #decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  #ended = false;
+
+  constructor(options: ScanOptions = {}) {
+    this.#options = options;
+    this.windowBytes = resolveWindowBytes(options);
+    this.overlap = overlapFor(this.windowBytes);
+    this.#acc = nodeBuffer === undefined ? null : nodeBuffer.Buffer.allocUnsafe(Math.max(2 * this.windowBytes, 1 << 16));
+    if (this.#acc === null) this.#leaveBytePath();
+  }
+
+  /** Appends a chunk (bytes, or already-decoded text) and returns every window that is now complete. */
+  push(chunk: Uint8Array | string): ScanWindow[] {
+    if (this.#ended) throw new Error('ByteWindower: push() after end()');
+    if (typeof chunk === 'string' && this.#text === null) {
+      if (chunk.length === 0) return [];
+      const out = this.#leaveBytePath();
+      return [...out, ...this.#text!.push(chunk)];
+    }
+    if (this.#text !== null) {
+      return this.#text.push(typeof chunk === 'string' ? chunk : this.#textDecoder!.decode(chunk, { stream: true }));
+    }
+    this.#append(chunk as Uint8Array);
+    const out: ScanWindow[] = [];
+    while (this.#len - this.#start > this.windowBytes) {
+      const w = this.#cut(false);
+      if (w === null) return [...out, ...this.#leaveBytePath()];
+      out.push(w);
+    }
+    return out;
+  }
+
+  /** The remaining windows, the last one with `last: true`. */
+  end(): ScanWindow[] {
+    if (this.#ended) throw new Error('ByteWindower: end() twice');
+    this.#ended = true;
+    if (this.#text === null) {
+      const w = this.#cut(true);
+      if (w !== null) return [w];
+      this.#leaveBytePath();
+    }
+    const text = this.#text!;
+    const out = text.push(this.#textDecoder!.decode());
+    return [...out, text.end()];
+  }
+
+  #append(chunk: Uint8Array): void {
+    let acc = this.#acc!;
+    if (this.#len + chunk.length > acc.length) {
+      const grown = nodeBuffer!.Buffer.allocUnsafe(Math.max(2 * acc.length, this.#len + chunk.length));
+      acc.copy(grown, 0, 0, this.#len);
+      this.#acc = acc = grown;
+    }
+    acc.set(chunk, this.#len);
+    this.#len += chunk.length;
+  }
+
+  /** UTF-16 units of acc[from, to), valid UTF-8 (a 4-byte sequence is a surrogate pair). */
+  #units(from: number, to: number): number {
+    const acc = this.#acc!;
+    if (nodeBuffer!.isAscii(acc.subarray(from, to))) return to - from;
+    let n = 0;
+    for (let i = from; i < to; i++) {
+      const b = acc[i]!;
+      if (!isContinuation(b)) n += b >= 0xf0 ? 2 : 1;
+    }
+    return n;
+  }
+
+  /** Cuts the next window (the rest, when `last`); null when its bytes are not valid UTF-8. */
+  #cut(last: boolean): ScanWindow | null {
+    const acc = this.#acc!;
+    const start = this.#start;
+    let end = this.#len;
+    if (!last) {
+      const budgetEnd = start + this.windowBytes; // < #len: more bytes follow
+      end = budgetEnd;
+      while (end > start && isContinuation(acc[end]!)) end--;
+      // Walking back is only a cut at a code-point boundary if a valid sequence starts there and spans the budget.
+      if (end < budgetEnd) {
+        const n = sequenceLength(acc[end]!);
+        if (n === 0 || end + n <= budgetEnd || end + n > this.#len || !nodeBuffer!.isUtf8(acc.subarray(end, end + n))) return null;
+      }
+    }
+    let ctx = start;
+    if (start > 0) do ctx--; while (ctx > 0 && isContinuation(acc[ctx]!));
+    const view = acc.subarray(ctx, end);
+    const ascii = nodeBuffer!.isAscii(view);
+    if (!ascii && !nodeBuffer!.isUtf8(view)) return null;
+    const text = ascii ? acc.toString('latin1', ctx, end) : this.#decoder.decode(view);
+    let next = end;
+    if (!last) {
+      next = Math.max(start, end - this.overlap);
+      while (next < end && isContinuation(acc[next]!)) next++;
+      if (next <= start) next = end;
+    }
+    const units = (a: number, b: number) => (ascii ? b - a : this.#units(a, b));
+    const base = this.#base16 + units(0, ctx);
+    const w: ScanWindow = { text, base, from: units(ctx, start), ownEnd: units(ctx, next), last };
+    if (!last) {
+      // Keep the code point before `next` as the next window's context.
+      let cut = next - 1;
+      while (cut > 0 && isContinuation(acc[cut]!)) cut--;
+      this.#base16 = base + units(ctx, cut);
+      acc.copyWithin(0, cut, this.#len);
+      this.#len -= cut;
+      this.#start = next - cut;
+    }
+    return w;
+  }
+
+  /** Hands the undelivered bytes, decoded, to a StreamWindower; returns the windows it completes at once. */
+  #leaveBytePath(): ScanWindow[] {
+    this.#textDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
+    if (this.#acc === null || this.#len === 0) {
+      this.#text = new StreamWindower(this.#options);
+      return [];
+    }
+    const acc = this.#acc;
+    let ctx = this.#start;
+    if (ctx > 0) do ctx--; while (ctx > 0 && isContinuation(acc[ctx]!));
+    // Everything before #start was valid (it was in delivered windows), so these units are exact.
+    const base = this.#base16 + this.#units(0, ctx);
+    const from = this.#units(ctx, this.#start);
+    const text = this.#textDecoder.decode(acc.subarray(ctx, this.#len), { stream: true });
+    this.#text = new StreamWindower(this.#options, { text, base, from });
+    this.#acc = null;
+    return this.#text.push('');
+  }
+}
