@@ -1,0 +1,353 @@
+/**
+ * The GPU memory sampler: polls amd-smi or nvidia-smi while a trial runs and reports the peak VRAM
+ * attributable to the trial.
+ *
+ * Design points (see the README's "GPU memory sampler" section):
+ * - `create()` finds the tool and takes the device baseline just before the trial is spawned;
+ *   `start(pid)` polls from then on, one call at a time, a tick every `intervalMs` (a tick that takes
+ *   longer is followed at once by the next); `stop()` kills an in-flight call and returns the summary.
+ * - Every failure (tool missing, exit status, garbage, JSON error, timeout) makes that sample unknown,
+ *   never 0, and adds one warning per distinct problem. A query that fails 3 times in a row is not
+ *   called again for the rest of the run. Nothing here throws into, waits on or signals the trial.
+ * - Attribution: the per-process sum over the trial's process tree when the tool listed at least one
+ *   of its processes; otherwise the device increase over the baseline, summed over GPUs, each GPU
+ *   clamped at 0 (so memory freed by someone else on one GPU does not hide the trial's use of another).
+ */
+import { driverFor, type DeviceReading, type ProcessEntry, type Query, type ToolDriver } from './drivers.js';
+import { findTool, type GpuToolName } from './find-tool.js';
+import { excerpt } from './parse-result.js';
+import { readProcessTree } from './proc-tree.js';
+import { MAX_STDOUT_BYTES, runTool, type ToolRunResult } from './run-tool.js';
+
+export type GpuToolChoice = 'auto' | 'amd-smi' | 'nvidia-smi' | 'none';
+
+export interface GpuSamplerOptions {
+  /** Default `'auto'`: amd-smi if found, else nvidia-smi, else none. */
+  tool?: GpuToolChoice;
+  /** Time between the starts of two ticks, default 1000. Calls never overlap. */
+  intervalMs?: number;
+  /** Hard timeout per tool call (its process group is killed), default 5000. */
+  callTimeoutMs?: number;
+  /** Environment (PATH) used to find and run the tools; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface GpuSummary {
+  tool: GpuToolName | null;
+  toolVersion: string | null;
+  attribution: 'process' | 'device-minus-baseline' | null;
+  /** Device used VRAM summed over GPUs, sampled by `create()`; `null` if that call failed. */
+  baselineMib: number | null;
+  /** Largest attributable VRAM seen, whole MiB (rounded); `null` when nothing usable was sampled. */
+  peakVramMib: number | null;
+  /** Ticks during the run in which at least one query succeeded. */
+  samples: number;
+  /** Failed memory queries, the baseline included (cancelled calls are not failures). */
+  failedCalls: number;
+  intervalMs: number;
+  warnings: string[];
+}
+
+const DEFAULT_INTERVAL_MS = 1000;
+const DEFAULT_CALL_TIMEOUT_MS = 5000;
+/** A query failing this many times in a row is given up for the run (it will not recover in seconds). */
+const MAX_CONSECUTIVE_FAILURES = 3;
+
+/** One query's state during a run. */
+interface QueryState {
+  consecutiveFailures: number;
+  disabled: boolean;
+}
+
+export class GpuSampler {
+  private readonly driver: ToolDriver | null;
+  private readonly toolPath: string | null;
+  private readonly intervalMs: number;
+  private readonly callTimeoutMs: number;
+  private readonly env: NodeJS.ProcessEnv;
+
+  /** Distinct problems, keyed so that the same failure repeated yields one warning. */
+  private readonly warnings = new Map<string, string>();
+  private failedCalls = 0;
+  private samples = 0;
+  private toolVersion: string | null = null;
+  private baseline: Map<string, number> | null = null;
+  private devicePeakMib: number | null = null;
+  private processPeakMib: number | null = null;
+  private processMatched = false;
+  private readonly device: QueryState = { consecutiveFailures: 0, disabled: false };
+  private readonly processes: QueryState = { consecutiveFailures: 0, disabled: false };
+  private versionAsked = false;
+
+  private rootPid: number | null = null;
+  private stopping = false;
+  private readonly abort = new AbortController();
+  private loopDone: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private summary: Promise<GpuSummary> | null = null;
+
+  private constructor(driver: ToolDriver | null, toolPath: string | null, intervalMs: number, callTimeoutMs: number, env: NodeJS.ProcessEnv) {
+    this.driver = driver;
+    this.toolPath = toolPath;
+    this.intervalMs = intervalMs;
+    this.callTimeoutMs = callTimeoutMs;
+    this.env = env;
+  }
+
+  /**
+   * Finds the tool and samples the baseline: call it right before spawning the trial. Takes at most
+   * about `callTimeoutMs`. Rejects only for invalid options (a `RangeError`); a missing or broken tool
+   * gives a sampler whose summary says so.
+   */
+  static async create(options: GpuSamplerOptions = {}): Promise<GpuSampler> {
+    const intervalMs = positive(options.intervalMs, DEFAULT_INTERVAL_MS, 'intervalMs');
+    const callTimeoutMs = positive(options.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS, 'callTimeoutMs');
+    const env = options.env ?? process.env;
+    const choice = options.tool ?? 'auto';
+    if (choice !== 'auto' && choice !== 'amd-smi' && choice !== 'nvidia-smi' && choice !== 'none') {
+      throw new RangeError(`GpuSampler: tool must be 'auto', 'amd-smi', 'nvidia-smi' or 'none', not ${JSON.stringify(choice)}`);
+    }
+    if (choice === 'none') return new GpuSampler(null, null, intervalMs, callTimeoutMs, env);
+
+    const candidates: GpuToolName[] = choice === 'auto' ? ['amd-smi', 'nvidia-smi'] : [choice];
+    for (const tool of candidates) {
+      const path = await findTool(tool, env);
+      if (path === null) continue;
+      const sampler = new GpuSampler(driverFor(tool), path, intervalMs, callTimeoutMs, env);
+      await sampler.takeBaseline();
+      return sampler;
+    }
+    const sampler = new GpuSampler(null, null, intervalMs, callTimeoutMs, env);
+    const what = choice === 'auto' ? 'neither amd-smi nor nvidia-smi was found' : `${choice} was not found`;
+    sampler.warn('not-found', `GPU memory not sampled: ${what} on PATH`);
+    return sampler;
+  }
+
+  /** Begins polling; the trial is `rootPid` and its descendants. Returns at once. */
+  start(rootPid: number): void {
+    if (this.rootPid !== null || this.stopping) throw new Error('GpuSampler: start() may be called once, before stop()');
+    this.rootPid = rootPid;
+    // The loop handles every tool failure itself; this catch only keeps a bug here from becoming an
+    // unhandled rejection in the trial runner.
+    if (this.driver !== null) {
+      this.loopDone = this.loop().catch((e: unknown) => {
+        this.warn('internal', `GPU memory sampling stopped by an internal error: ${e instanceof Error ? e.message : String(e)}`);
+      });
+    }
+  }
+
+  /**
+   * Stops polling, kills an in-flight call, and returns the summary. Resolves promptly (never later
+   * than `callTimeoutMs`); calling it again returns the same summary.
+   */
+  stop(): Promise<GpuSummary> {
+    this.summary ??= this.finish();
+    return this.summary;
+  }
+
+  private async finish(): Promise<GpuSummary> {
+    this.stopping = true;
+    this.abort.abort();
+    this.wake?.();
+    if (this.loopDone !== null) {
+      // The loop ends as soon as its call is killed; the race is a guard against a stuck /proc read.
+      let guard: NodeJS.Timeout | undefined;
+      await Promise.race([this.loopDone, new Promise<void>((r) => (guard = setTimeout(r, this.callTimeoutMs)))]);
+      clearTimeout(guard);
+    }
+    return this.summarize();
+  }
+
+  private summarize(): GpuSummary {
+    let attribution: GpuSummary['attribution'] = null;
+    let peak: number | null = null;
+    if (this.processMatched) {
+      attribution = 'process';
+      peak = this.processPeakMib;
+    } else if (this.devicePeakMib !== null) {
+      attribution = 'device-minus-baseline';
+      peak = this.devicePeakMib;
+    }
+    if (this.driver !== null && this.rootPid !== null && this.samples === 0 && this.warnings.size === 0) {
+      this.warn('no-sample', `no GPU memory sample completed during the run (it was shorter than one ${this.driver.tool} call)`);
+    }
+    let baselineMib: number | null = null;
+    if (this.baseline !== null) {
+      baselineMib = 0;
+      for (const v of this.baseline.values()) baselineMib += v;
+      baselineMib = Math.round(baselineMib);
+    }
+    return {
+      tool: this.driver?.tool ?? null,
+      toolVersion: this.toolVersion,
+      attribution,
+      baselineMib,
+      peakVramMib: peak === null ? null : Math.round(peak),
+      samples: this.samples,
+      failedCalls: this.failedCalls,
+      intervalMs: this.intervalMs,
+      warnings: [...this.warnings.values()],
+    };
+  }
+
+  private warn(key: string, message: string): void {
+    if (!this.warnings.has(key)) this.warnings.set(key, message);
+  }
+
+  private async takeBaseline(): Promise<void> {
+    const driver = this.driver!;
+    const reading = await this.query(driver.device, this.device);
+    if (reading === null) return;
+    if (reading.toolVersion !== undefined) this.toolVersion = reading.toolVersion;
+    const baseline = new Map<string, number>();
+    for (const [gpu, used] of reading.usedMib) if (used !== null) baseline.set(gpu, used);
+    if (baseline.size > 0) this.baseline = baseline;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping && !(this.device.disabled && this.processes.disabled)) {
+      const tickStart = performance.now();
+      const ok = await this.tick();
+      if (ok && !this.versionAsked && this.driver!.version !== null && !this.stopping) {
+        // Once per run, after a sample rather than before the trial, so it never delays the trial.
+        this.versionAsked = true;
+        const v = await this.run(this.driver!.version);
+        if (v.ok && v.value !== null) this.toolVersion = v.value;
+      }
+      if (this.stopping) break;
+      const wait = this.intervalMs - (performance.now() - tickStart);
+      if (wait > 0) {
+        // stop() calls wake() to end the wait at once.
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, wait);
+          this.wake = () => {
+            clearTimeout(t);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    }
+  }
+
+  /** One sample: device memory, then per-process memory. True when either query succeeded. */
+  private async tick(): Promise<boolean> {
+    const driver = this.driver!;
+    const root = this.rootPid!;
+    let ok = false;
+    // The tree is read before and after the process query: a child may start or exit in between.
+    const treeBefore = this.processes.disabled ? null : readProcessTree(root);
+    if (!this.device.disabled) {
+      const reading = await this.query(driver.device, this.device);
+      if (reading !== null && !this.stopping) {
+        ok = true;
+        if (reading.toolVersion !== undefined && reading.toolVersion !== null) this.toolVersion = reading.toolVersion;
+        this.recordDevice(reading);
+      }
+    }
+    if (!this.processes.disabled && !this.stopping) {
+      const entries = await this.query(driver.processes, this.processes);
+      if (entries !== null && !this.stopping) {
+        ok = true;
+        const tree = new Set([...(await treeBefore!), ...(await readProcessTree(root))]);
+        this.recordProcesses(entries, tree);
+      }
+    }
+    if (ok && !this.stopping) this.samples++;
+    return ok;
+  }
+
+  private recordDevice(reading: DeviceReading): void {
+    if (this.baseline === null) return;
+    let delta = 0;
+    let known = false;
+    for (const [gpu, used] of reading.usedMib) {
+      const base = this.baseline.get(gpu);
+      if (used === null || base === undefined) continue;
+      known = true;
+      delta += Math.max(0, used - base);
+    }
+    if (known) this.devicePeakMib = Math.max(this.devicePeakMib ?? 0, delta);
+  }
+
+  private recordProcesses(entries: ProcessEntry[], tree: Set<number>): void {
+    // Same (GPU, pid) listed twice (duplicated documents, old amd-smi bugs): count it once.
+    const perGpuPid = new Map<string, number>();
+    for (const e of entries) {
+      if (!tree.has(e.pid) || e.mib === null) continue;
+      const key = `${e.gpu}\u0000${e.pid}`;
+      perGpuPid.set(key, Math.max(perGpuPid.get(key) ?? 0, e.mib));
+    }
+    if (perGpuPid.size > 0) this.processMatched = true;
+    let sum = 0;
+    for (const v of perGpuPid.values()) sum += v;
+    this.processPeakMib = Math.max(this.processPeakMib ?? 0, sum);
+  }
+
+  /** Runs a memory query, counting and warning on failure; `null` when it gave nothing usable. */
+  private async query<T>(q: Query<T>, state: QueryState): Promise<T | null> {
+    const r = await this.run(q);
+    if (r.ok) {
+      state.consecutiveFailures = 0;
+      return r.value;
+    }
+    if (r.key === 'aborted') return null;
+    this.failedCalls++;
+    this.warn(r.key, r.message);
+    if (++state.consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) state.disabled = true;
+    return null;
+  }
+
+  /**
+   * One call and its parse, failures described (not yet counted). The warning key names the tool and
+   * the kind of failure, not the query: a hung or crashing tool fails both queries, and that is one
+   * problem, reported once (with the first query that hit it).
+   */
+  private async run<T>(q: Query<T>): Promise<{ ok: true; value: T } | { ok: false; key: string; message: string }> {
+    const tool = this.driver!.tool;
+    let res: ToolRunResult;
+    try {
+      res = await runTool(this.toolPath!, q.args, { env: this.env, timeoutMs: this.callTimeoutMs, signal: this.abort.signal });
+    } catch (e) {
+      // spawn() can throw synchronously (e.g. E2BIG, EAGAIN); that is a failed call like any other.
+      const code = (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
+      return { ok: false, key: `${tool}|spawn|${code}`, message: `${tool} could not be started (${code})` };
+    }
+    switch (res.kind) {
+      case 'aborted':
+        return { ok: false, key: 'aborted', message: '' };
+      case 'spawn-error':
+        return { ok: false, key: `${tool}|spawn|${res.code}`, message: `${tool} could not be started (${res.code})` };
+      case 'timeout':
+        return { ok: false, key: `${tool}|timeout`, message: `${q.label} timed out after ${this.callTimeoutMs} ms and was killed` };
+      case 'output-too-large':
+        return { ok: false, key: `${tool}|too-large`, message: `${q.label} printed more than ${MAX_STDOUT_BYTES / 1048576} MiB and was killed` };
+      case 'signaled':
+        return { ok: false, key: `${tool}|signal|${res.signal}`, message: `${q.label} was killed by ${res.signal}` };
+      case 'exited': {
+        if (res.exitCode !== 0) {
+          const line = firstLine(res.stderr) ?? firstLine(res.stdout);
+          return {
+            ok: false,
+            key: `${tool}|exit|${res.exitCode}`,
+            message: `${q.label} exited with status ${res.exitCode}${line === null ? '' : `: ${excerpt(line)}`}`,
+          };
+        }
+        const parsed = q.parse(res.stdout);
+        if (parsed.ok) return parsed;
+        return { ok: false, key: `${tool}|${parsed.error.kind}|${parsed.error.code ?? ''}`, message: `${q.label} ${parsed.error.message}` };
+      }
+    }
+  }
+}
+
+function firstLine(text: string): string | null {
+  for (const line of text.split('\n')) if (line.trim() !== '') return line.trim();
+  return null;
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`GpuSampler: ${name} must be a positive number of milliseconds, not ${value}`);
+  return value;
+}
