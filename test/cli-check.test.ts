@@ -23,7 +23,8 @@ const BAD = 'fixtures/recipes/invalid-condition.yaml';
 describe('aorta-probe check', () => {
   it('reports a valid recipe with its pattern count, exit 0', async () => {
     expect(await check(GOOD)).toEqual({ code: 0, out: `${GOOD}: valid (2 custom patterns)\n`, err: '' });
-    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({ valid: true, file: GOOD, custom_patterns: 2 });
+    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({ valid: true, file: GOOD, custom_patterns: 2, warnings: [] });
+    expect((await check(GOOD, '--strict')).code).toBe(0);
   });
 
   it("points a condition's forbidden node at its line and column in the YAML file, exit 1", async () => {
@@ -45,6 +46,69 @@ describe('aorta-probe check', () => {
     });
   });
 
+  const FOUR = 'fixtures/recipes/lint-four-bugs.yaml';
+
+  it('prints the four silent bugs of issue 8 as warnings at their lines, with fixes; still valid, exit 0', async () => {
+    const r = await check(FOUR);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    expect(r.out).toBe(
+      `${FOUR}:6:19: warning: capture['code'] == 137 is always False: a str never equals an int (capture values are str); convert it with int(); the condition never fires [never-fires/str-int-eq]\n` +
+        `        condition: "capture['code'] == 137"\n` +
+        `                    ^^^^^^^^^^^^^^^^^^^^^^\n` +
+        `  suggestion: int(capture['code']) == 137\n` +
+        `${FOUR}:10:36: warning: capture['los'] raises KeyError whenever it is evaluated: the regex has no group 'los' (did you mean 'loss'?); the condition never fires [never-fires/key-error]\n` +
+        `        condition: "math.isnan(float(capture['los']))"\n` +
+        `                                     ^^^^^^^^^^^^^^\n` +
+        `  suggestion: capture['loss']\n` +
+        `${FOUR}:14:19: warning: capture['g'] > 1 raises TypeError whenever it is evaluated: '>' not supported between instances of 'str' and 'int'; the condition never fires [never-fires/type-error]\n` +
+        `        condition: "capture['g'] > 1"\n` +
+        `                    ^^^^^^^^^^^^^^^^\n` +
+        `  suggestion: int(capture['g']) > 1\n` +
+        `${FOUR}:18:19: warning: math.isnan(capture['loss']) raises TypeError whenever it is evaluated: must be real number, not str; the condition never fires [never-fires/type-error]\n` +
+        `        condition: "math.isnan(capture['loss'])"\n` +
+        `                    ^^^^^^^^^^^^^^^^^^^^^^^^^^^\n` +
+        `  suggestion: math.isnan(float(capture['loss']))\n` +
+        `${FOUR}: valid (4 custom patterns, 4 warnings)\n`,
+    );
+  });
+
+  it('--json lists the warnings with codes and positions; --strict exits 1 on warnings', async () => {
+    const r = await check(FOUR, '--json');
+    expect(r.code).toBe(0);
+    const json = JSON.parse(r.out) as { valid: boolean; custom_patterns: number; warnings: Record<string, unknown>[] };
+    expect(json).toMatchObject({ valid: true, file: FOUR, custom_patterns: 4 });
+    expect(json.warnings.map((w) => [w.code, w.patternId, w.line, w.col, w.endLine, w.endCol])).toEqual([
+      ['never-fires/str-int-eq', 'oom_kill', 6, 19, 6, 41],
+      ['never-fires/key-error', 'nan_loss', 10, 36, 10, 50],
+      ['never-fires/type-error', 'grad_spike', 14, 19, 14, 35],
+      ['never-fires/type-error', 'nan_loss_raw', 18, 19, 18, 46],
+    ]);
+    expect(json.warnings[1]).toEqual({
+      code: 'never-fires/key-error',
+      severity: 'warning',
+      message: "capture['los'] raises KeyError whenever it is evaluated: the regex has no group 'los' (did you mean 'loss'?); the condition never fires",
+      suggestion: "capture['loss']",
+      patternId: 'nan_loss',
+      file: FOUR,
+      line: 10,
+      col: 36,
+      endLine: 10,
+      endCol: 50,
+      excerpt: `        condition: "math.isnan(float(capture['los']))"\n                                     ^^^^^^^^^^^^^^`,
+    });
+    const strict = await check('--strict', FOUR);
+    expect(strict.code).toBe(1);
+    expect(strict.out).toMatch(/: valid \(4 custom patterns, 4 warnings\)\n$/);
+    expect((await check(FOUR, '--json', '--strict')).code).toBe(1);
+    // The corrected recipe is clean, strict or not.
+    expect(await check('fixtures/recipes/lint-four-bugs-fixed.yaml', '--strict')).toEqual({
+      code: 0, out: 'fixtures/recipes/lint-four-bugs-fixed.yaml: valid (4 custom patterns)\n', err: '',
+    });
+    // An invalid recipe stays exit 1 with --strict, and is not linted.
+    expect((await check(BAD, '--strict')).code).toBe(1);
+  });
+
   it('usage errors and unreadable files exit 2', async () => {
     const missing = await check();
     expect(missing.code).toBe(2);
@@ -58,7 +122,8 @@ describe('aorta-probe check', () => {
   it('--help tells the truth about the command', async () => {
     const r = await check('--help');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Usage: aorta-probe check RECIPE \[--json\]/);
+    expect(r.out).toMatch(/^Usage: aorta-probe check RECIPE \[--json\] \[--strict\]/);
+    expect(r.out).toContain('--strict     Exit 1 when there are warnings');
   });
 });
 

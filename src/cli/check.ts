@@ -1,27 +1,37 @@
 /**
- * `aorta-probe check RECIPE [--json]`: loads a recipe (full probe recipe or bare
+ * `aorta-probe check RECIPE [--json] [--strict]`: loads a recipe (full probe recipe or bare
  * `custom_patterns:` file) with every check the loader makes — schema, conditions, regexes on
- * RE2 — and reports the first error at its `file:line:col`.
+ * RE2 — and reports the first error at its `file:line:col`. A valid recipe is then linted
+ * (src/lint/): conditions that can never fire, and the like, are reported as warnings, which never
+ * make the recipe invalid.
  *
- * Exit status: 0 valid, 1 invalid, 2 usage error or unreadable file.
+ * Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error or unreadable file.
  */
 import { readFile } from 'node:fs/promises';
 import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
+import { formatWarning, lintRecipe } from '../lint/index.js';
 import { loadRecipe } from '../recipe/index.js';
 
-export const CHECK_USAGE = `Usage: aorta-probe check RECIPE [--json]
+export const CHECK_USAGE = `Usage: aorta-probe check RECIPE [--json] [--strict]
 
 Loads RECIPE (a probe recipe or a bare custom_patterns: file) with all of the loader's checks:
 the schema, each condition against the sandbox rules, each regex on RE2 (Python-only syntax is
-an error with a hint). Prints 'RECIPE: valid (N custom patterns)', or the first error at its
-file:line:col with the offending line and a caret.
+an error with a hint). Prints the first error at its file:line:col with the offending line and
+a caret; or, for a valid recipe, one warning per lint finding (a condition that can never fire,
+a capture group the regex lacks or may leave unset, a constant condition), each at its
+file:line:col with a caret, its code and a suggested fix, then
+'RECIPE: valid (N custom patterns)' (with ', W warnings' when there are any).
 
-  --json       One JSON object instead: {"valid": true, "file": str, "custom_patterns": int}
+  --json       One JSON object instead: {"valid": true, "file": str, "custom_patterns": int,
+               "warnings": [{"code", "severity", "message", "suggestion", "patternId",
+               "file", "line", "col", "endLine", "endCol", "excerpt"}]}
                or {"valid": false, "file": str, "error": {"type", "message", "reason",
                "line", "col", "node"}} ("node" only for a condition's SandboxError).
+  --strict     Exit 1 when there are warnings (the recipe is still reported valid).
   -h, --help   Show this help and exit.
 
-Exit status: 0 valid, 1 invalid, 2 usage error or unreadable file.
+Exit status: 0 valid, 1 invalid or (with --strict) valid with warnings, 2 usage error or
+unreadable file.
 `;
 
 export interface CheckIo {
@@ -34,21 +44,24 @@ export class CheckUsageError extends Error {}
 export interface CheckArgs {
   file: string;
   json: boolean;
+  strict: boolean;
   help: boolean;
 }
 
 export function parseCheckArgs(args: readonly string[]): CheckArgs {
   let file: string | undefined;
   let json = false;
+  let strict = false;
   for (const a of args) {
-    if (a === '-h' || a === '--help') return { file: '', json, help: true };
+    if (a === '-h' || a === '--help') return { file: '', json, strict, help: true };
     if (a === '--json') json = true;
+    else if (a === '--strict') strict = true;
     else if (a.startsWith('-')) throw new CheckUsageError(`unknown option '${a}'`);
     else if (file === undefined) file = a;
     else throw new CheckUsageError(`unexpected argument '${a}'`);
   }
   if (file === undefined) throw new CheckUsageError('missing RECIPE');
-  return { file, json, help: false };
+  return { file, json, strict, help: false };
 }
 
 export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
@@ -62,10 +75,14 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
   try {
     const recipe = loadRecipe(bytes, args.file);
     const n = recipe.customPatterns.length;
+    // The loader accepted the bytes, so they are valid UTF-8; positions point into this text.
+    const warnings = lintRecipe(recipe, new TextDecoder('utf-8').decode(bytes));
+    const w = warnings.length;
     await io.write(args.json
-      ? `${JSON.stringify({ valid: true, file: args.file, custom_patterns: n })}\n`
-      : `${args.file}: valid (${n} custom pattern${n === 1 ? '' : 's'})\n`);
-    return 0;
+      ? `${JSON.stringify({ valid: true, file: args.file, custom_patterns: n, warnings })}\n`
+      : warnings.map((x) => `${formatWarning(x)}\n`).join('') +
+        `${args.file}: valid (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${w} warning${w === 1 ? '' : 's'}` : ''})\n`);
+    return args.strict && w > 0 ? 1 : 0;
   } catch (err) {
     if (!(err instanceof RecipeSchemaError)) throw err;
     await io.write(args.json ? `${JSON.stringify({ valid: false, file: args.file, error: errorRecord(err) })}\n` : `${err.message}\n`);
