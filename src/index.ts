@@ -9,3 +9,4 @@ export { DEFAULT_HEAP_LIMIT_BYTES, VerifyError } from './condition/vm-host.js';
 export * from './recipe/index.js';
 export * from './scan/index.js';
 export * from './regex/index.js';
+export * from './lint/index.js';
