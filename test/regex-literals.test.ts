@@ -12,8 +12,12 @@ describe('required literals', () => {
     ['hipError_[A-Za-z0-9_]+|HIP error:', [['hipError_', 'HIP error:']], false],
     ['^Traceback \\(most recent call last\\):', [['Traceback (most recent call last):']], false],
     ['Error code: \\d+', [['Error code: ']], false],
-    // Every match has ("loss" and " nan") or "loss=nan"; 's' also matches U+017F: windows are folded.
-    ['(?i)loss(?: is)? nan|loss=nan', [['loss', 'loss=nan'], [' nan', 'loss=nan']], true],
+    // Exact parts multiply out: every match is one of three strings (compared case-insensitively).
+    ['(?i)loss(?: is)? nan|loss=nan', [['loss is nan', 'loss nan', 'loss=nan']], true],
+    ['a(?:b|c)d?e', [['abde', 'abe', 'acde', 'ace']], false],
+    ['x(?:yz)?', [['x']], false],
+    ['(?:a|b){2}c', [['a', 'b'], ['c']], false],
+    ['a{1}b', [['ab']], false],
     ['(?i)watchdog', [['watchdog']], true],
     ['a+b', [['a'], ['b']], false],
     ['(abc)+', [['abc']], false],

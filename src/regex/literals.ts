@@ -12,7 +12,7 @@ export interface LiteralSet {
   /**
    * Clauses, all of which every match satisfies: a clause is satisfied when the match contains
    * at least one of its (non-empty) strings. `(?i)loss(?: is)? nan|loss=nan` gives
-   * [["loss", "loss=nan"], [" nan", "loss=nan"]].
+   * [["loss is nan", "loss nan", "loss=nan"]].
    */
   readonly clauses: readonly (readonly string[])[];
   /** Compare case-insensitively (the pattern has `i` somewhere, or was compiled with it). */
@@ -29,8 +29,22 @@ type Req = readonly (readonly string[])[];
 interface Parsed {
   /** The node's required clauses ([] when it guarantees nothing). */
   req: Req;
-  /** When the node is exactly one literal character (unquantified), that character. */
-  char: string | null;
+  /**
+   * Every string the node can match, when that set is finite and small (`(?: is)?` → [" is", ""]), else null.
+   * Consecutive exact parts multiply out, so `loss(?: is)? NaN` requires one of "loss is NaN", "loss NaN" — a
+   * far more selective clause than "loss" and " NaN" apart.
+   */
+  exact: readonly string[] | null;
+}
+
+/** Bound on an exact set (the cross product of consecutive parts grows fast). */
+const MAX_EXACT = 16;
+
+function cross(a: readonly string[], b: readonly string[]): string[] | null {
+  if (a.length * b.length > MAX_EXACT) return null;
+  const out = new Set<string>();
+  for (const x of a) for (const y of b) out.add(x + y);
+  return [...out];
 }
 
 class LiteralParser {
@@ -41,49 +55,63 @@ class LiteralParser {
   constructor(private readonly p: string) {}
 
   /** alternation: concat ('|' concat)* — (A1 ∧ A2) ∨ (B1 ∧ B2) distributes to (Ai ∪ Bj) clauses. */
-  alternation(): Req {
-    let acc: Req = this.concat();
+  alternation(): Parsed {
+    const first = this.concat();
+    let acc: Req = first.req;
+    let exact: string[] | null = first.exact === null ? null : [...first.exact];
     while (this.p[this.i] === '|') {
       this.i++;
       const b = this.concat();
       const out: string[][] = [];
       for (const x of acc) {
-        for (const y of b) {
+        for (const y of b.req) {
           const union = [...new Set([...x, ...y])];
           if (union.length <= MAX_LITERALS_PER_CLAUSE) out.push(union);
         }
       }
       acc = best(out);
+      exact = exact === null || b.exact === null ? null : [...new Set([...exact, ...b.exact])];
+      if (exact !== null && exact.length > MAX_EXACT) exact = null;
     }
-    return acc;
+    return { req: acc, exact };
   }
 
-  /** concat: (atom quantifier?)* — every required part's clauses; plain character runs join. */
-  private concat(): Req {
+  /** concat: (atom quantifier?)* — every required part's clauses; runs of exact parts multiply out. */
+  private concat(): Parsed {
     const clauses: (readonly string[])[] = [];
-    let run = '';
+    let run: string[] = [''];
+    let whole = true; // the run covers the whole concatenation so far (its exact set is `run`)
+    const flush = () => {
+      // A string containing another of the clause is redundant: drop it ("x" covers "xyz").
+      if (run.every((x) => x !== '')) clauses.push(run.filter((x) => !run.some((y) => y !== x && x.includes(y))));
+      run = [''];
+    };
     while (this.i < this.p.length && this.p[this.i] !== '|' && this.p[this.i] !== ')') {
       const atom = this.atom();
       const q = this.quantifier();
-      if (q === 'one' && atom.char !== null) {
-        run += atom.char;
+      const part = atom.exact === null ? null : q === 'one' ? atom.exact : q === 'zero-or-one' ? [...atom.exact, ''] : null;
+      const grown = part === null ? null : cross(run, part);
+      if (grown !== null) {
+        run = grown;
         continue;
       }
-      if (run !== '') clauses.push([run]);
-      run = '';
+      flush();
+      whole = false;
       // A quantifier with a minimum of one keeps the atom's requirements; zero loses them.
       if (q === 'one' || q === 'at-least-one') clauses.push(...atom.req);
+      if (part !== null) run = [...part]; // a part too big to multiply starts the next run
     }
-    if (run !== '') clauses.push([run]);
-    return best(clauses);
+    const exact = whole ? run : null;
+    flush();
+    return { req: best(clauses), exact };
   }
 
-  /** Returns 'one' (no quantifier), 'at-least-one' or 'optional' (minimum 0). */
-  private quantifier(): 'one' | 'at-least-one' | 'optional' {
+  /** Returns 'one' (no quantifier), 'at-least-one', 'zero-or-one' (`?`) or 'optional' (minimum 0). */
+  private quantifier(): 'one' | 'at-least-one' | 'zero-or-one' | 'optional' {
     const c = this.p[this.i];
-    let kind: 'one' | 'at-least-one' | 'optional' = 'one';
+    let kind: 'one' | 'at-least-one' | 'zero-or-one' | 'optional' = 'one';
     if (c === '*' || c === '?') {
-      kind = 'optional';
+      kind = c === '?' ? 'zero-or-one' : 'optional';
       this.i++;
     } else if (c === '+') {
       kind = 'at-least-one';
@@ -93,6 +121,7 @@ class LiteralParser {
       if (m === null || m[1] === '') return 'one'; // RE2 reads a malformed brace as a literal '{'
       this.i += m[0].length;
       kind = Number(m[1]) >= 1 ? 'at-least-one' : 'optional';
+      if (kind === 'at-least-one' && m[2] === undefined && m[1] === '1') kind = 'one'; // {1}
     } else {
       return 'one';
     }
@@ -105,19 +134,19 @@ class LiteralParser {
     if (c === '(') return this.group();
     if (c === '[') {
       this.skipClass();
-      return { req: [], char: null };
+      return { req: [], exact: null };
     }
     if (c === '\\') return this.escape();
     this.i++;
-    if (c === '.' || c === '^' || c === '$') return { req: [], char: null };
+    if (c === '.' || c === '^' || c === '$') return { req: [], exact: null };
     // A plain character, possibly astral (two UTF-16 units).
     const code = c.charCodeAt(0);
     if (code >= 0xd800 && code <= 0xdbff && this.i < this.p.length) {
       const pair = c + this.p[this.i]!;
       this.i++;
-      return { req: [[pair]], char: pair };
+      return { req: [[pair]], exact: [pair] };
     }
-    return { req: [[c]], char: c };
+    return { req: [[c]], exact: [c] };
   }
 
   private group(): Parsed {
@@ -131,16 +160,17 @@ class LiteralParser {
       } else if (flags !== null) {
         if (flags[1]!.includes('i')) this.sawCaseInsensitive = true;
         this.i += flags[0].length;
-        // `(?i)` alone sets flags for the rest of the group; it matches nothing itself.
-        if (flags[2] === ')') return { req: [], char: null };
+        // `(?i)` alone sets flags for the rest of the group; it matches nothing itself (and ends an exact run,
+        // as the flag changes what the following characters match).
+        if (flags[2] === ')') return { req: [], exact: null };
       } else {
         throw new Unsupported();
       }
     }
-    const req = this.alternation();
+    const inner = this.alternation();
     if (this.p[this.i] !== ')') throw new Unsupported();
     this.i++;
-    return { req, char: null };
+    return inner;
   }
 
   private escape(): Parsed {
@@ -149,11 +179,11 @@ class LiteralParser {
     if (c === undefined) throw new Unsupported();
     this.i++;
     // Classes, anchors and Unicode properties guarantee no literal.
-    if ('dDwWsSbBAzC'.includes(c)) return { req: [], char: null };
+    if ('dDwWsSbBAzC'.includes(c)) return { req: [], exact: null };
     if (c === 'p' || c === 'P') {
       if (this.p[this.i] === '{') this.skipTo('}');
       else this.i++;
-      return { req: [], char: null };
+      return { req: [], exact: null };
     }
     if (c === 'x') {
       let hex: string;
@@ -168,13 +198,13 @@ class LiteralParser {
       }
       if (!/^[0-9A-Fa-f]+$/.test(hex)) throw new Unsupported();
       const ch = String.fromCodePoint(parseInt(hex, 16));
-      return { req: [[ch]], char: ch };
+      return { req: [[ch]], exact: [ch] };
     }
     const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', f: '\f', v: '\v', a: '\x07' };
-    if (simple[c] !== undefined) return { req: [[simple[c]!]], char: simple[c]! };
+    if (simple[c] !== undefined) return { req: [[simple[c]!]], exact: [simple[c]!] };
     if (/[0-9]/.test(c)) throw new Unsupported(); // octal: rare, not worth modelling
     if (/[A-Za-z]/.test(c)) throw new Unsupported(); // an escape we do not model
-    return { req: [[c]], char: c }; // an escaped punctuation character is itself
+    return { req: [[c]], exact: [c] }; // an escaped punctuation character is itself
   }
 
   /** Skips a character class, `]` first and `[:name:]` included. */
@@ -232,7 +262,7 @@ function best(clauses: readonly (readonly string[])[]): Req {
 export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | null {
   try {
     const parser = new LiteralParser(re2Pattern);
-    let clauses = parser.alternation();
+    let clauses = parser.alternation().req;
     if (!parser.atEnd()) return null;
     const caseInsensitive = flags.includes('i') || parser.sawCaseInsensitive;
     // A clause that could be satisfied by an empty string, or that a case-insensitive compare
