@@ -296,6 +296,23 @@ describe('windows', () => {
     }
   });
 
+  it('`$`, `\b` and `\z` at a window end do not match: a match ending there is owned only if longer than the overlap', () => {
+    // Window 1 of 100 bytes ends exactly after "error" / "foo"; the whole text has neither match.
+    const rc = recipe(
+      "{id: eol, match: {regex: 'error$'}, on_match: fail}",
+      "{id: word, match: {regex: 'foo\\b'}, on_match: fail}",
+      "{id: tail, match: {regex: '(?P<tail>\\w+)\\z'}, on_match: info}",
+    );
+    // Every window of the 'z z z …' run also ends right after a word: only the log's last word is at its end.
+    for (const text of ['.'.repeat(95) + 'error' + ' happened ' + 'z '.repeat(80) + 'end', '.'.repeat(97) + 'foo' + 'bar ' + 'z '.repeat(80) + 'end']) {
+      const r = scanLog(rc, text, VARS, W100);
+      expect(r.failure_detectors_fired).toEqual([]);
+      expect(r.capture).toEqual({ tail: 'end' });
+    }
+    // At the real end of the log both still match.
+    expect(scanLog(rc, '.'.repeat(150) + ' error', VARS, W100).failure_detectors_fired).toEqual(['custom:eol']);
+  });
+
   it('a match inside an overlap is reported once, at its absolute offset', () => {
     // window 1 = [0,100) owns [0,50); window 2 = [50,150): "FATAL" at 60 is in both.
     const text = 'x'.repeat(60) + 'FATAL' + 'y'.repeat(200);
