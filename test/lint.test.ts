@@ -131,6 +131,21 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
   });
 });
 
+describe('lint: regex `$` without MULTILINE', () => {
+  const text = (regex: string) => `custom_patterns:\n  - id: p\n    match: {regex: ${JSON.stringify(regex)}}\n    on_match: info\n`;
+
+  it('points at the `$` and suggests (?m:$)', () => {
+    const [w, ...rest] = lint(text('all (?P<what>done)$'));
+    expect(rest).toEqual([]);
+    expect(w).toMatchObject({ code: 'regex/dollar-end-of-text', suggestion: '(?m:$)', patternId: 'p', line: 3, col: 39, endLine: 3, endCol: 40 });
+    expect(w!.excerpt.split('\n')[1]).toBe(`${' '.repeat(40)}^`);
+  });
+
+  it.each(['all done(?m:$)', '(?m)^end$', 'cost [$]\\d+', 'price \\$5'])('%s is not flagged', (regex) => {
+    expect(lint(text(regex))).toEqual([]);
+  });
+});
+
 describe('lint: short-circuits and wording', () => {
   const R = '(?P<a>\\w+)';
 

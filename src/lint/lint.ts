@@ -5,7 +5,8 @@
  */
 import type { Recipe } from '../recipe/types.js';
 import { analyzeCondition, type Finding } from './analyze.js';
-import { conditionLocators, type ConditionLocator } from './position.js';
+import { conditionLocators, fileExcerpt, type ConditionLocator } from './position.js';
+import { endOfTextDollars, regexLocators } from './regex-dollar.js';
 import { captureModel } from './regex-groups.js';
 
 export interface LintWarning {
@@ -35,8 +36,26 @@ export interface LintWarning {
  */
 export function lintRecipe(recipe: Recipe, recipeText?: string): LintWarning[] {
   const locators = recipeText === undefined ? [] : conditionLocators(recipeText, recipe.fileName);
+  const regexAt = recipeText === undefined ? [] : regexLocators(recipeText, recipe.fileName);
   const out: LintWarning[] = [];
   recipe.customPatterns.forEach((p, i) => {
+    if (!p.flags.includes('m')) {
+      for (const at of endOfTextDollars(p.regex)) {
+        const span = regexAt[i]?.(at) ?? { line: p.line, col: p.col, endLine: p.line, endCol: p.col + 1 };
+        out.push({
+          code: 'regex/dollar-end-of-text',
+          severity: 'warning',
+          message:
+            "'$' matches only at the very end of the log in RE2 (Python's re also matched just before a final newline, " +
+            'so a pattern for the last line of a log ending in "\\n" no longer fires); for the end of any line write (?m:$)',
+          suggestion: '(?m:$)',
+          patternId: p.id,
+          file: recipe.fileName,
+          ...span,
+          excerpt: recipeText === undefined || regexAt[i]?.(at) == null ? '' : fileExcerpt(recipeText, span),
+        });
+      }
+    }
     if (p.condition === null) return;
     const model = captureModel(p.regex, p.flags);
     const { findings } = analyzeCondition(p.condition, model);
