@@ -1,0 +1,549 @@
+/** The playground page: two editors, results, scratchpad, catalogue; the engine runs in two workers. */
+import { basicSetup, EditorView } from 'codemirror';
+import { yaml } from '@codemirror/lang-yaml';
+import { lintGutter, setDiagnostics, type Diagnostic as CmDiagnostic } from '@codemirror/lint';
+import type { Text } from '@codemirror/state';
+import { CancelledError, EngineClient } from './engine-client.js';
+import { EXAMPLES, type Example } from './examples.js';
+import type { CatalogueEntry, Diagnostic, MatchOut, PatternInfo, Response, ScanOut, ScratchOut, ValueOut, Vars } from './protocol.js';
+import { readHash, writeHash, type PageState } from './state.js';
+
+// ------------------------------------------------------------------------------------------------ helpers
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
+  const el = document.getElementById(id);
+  if (el === null) throw new Error(`missing #${id}`);
+  return el as T;
+};
+
+type Child = Node | string | null | undefined | false;
+function h(tag: string, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElement {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
+  return el;
+}
+
+const mib = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MiB`;
+
+/** UTF-16 offset in `doc` of 1-based line `line`, 1-based code-point column `col` (clamped to the document). */
+function docPos(doc: Text, line: number, col: number): number {
+  if (line > doc.lines) return doc.length;
+  const l = doc.line(Math.max(1, line));
+  let units = 0;
+  let cps = 1;
+  while (cps < col && units < l.length) {
+    const c = l.text.charCodeAt(units);
+    units += c >= 0xd800 && c <= 0xdbff && units + 1 < l.length ? 2 : 1;
+    cps++;
+  }
+  return l.from + units;
+}
+
+// ------------------------------------------------------------------------------------------------ state
+
+const errors: string[] = [];
+/** Requests answered so far (edits are coalesced: at most one request of a kind is in flight). */
+const stats = { checks: 0, scans: 0, scratches: 0 };
+function reportError(msg: string): void {
+  errors.push(msg);
+  console.warn(msg); // a warning, not an error: the tests treat console errors as failures of the page itself
+  $('engine-status').textContent = msg;
+}
+
+const checker = new EngineClient('checker');
+const scanner = new EngineClient('scanner');
+checker.onError = reportError;
+scanner.onError = reportError;
+// A worker whose re2-wasm aborted is replaced; redo what it was asked (the page shows the reason).
+const abortTimes: number[] = [];
+/** Whether to redo the work after an abort: not when the same input keeps aborting the engine (3 in 30 s). */
+function retryAfterAbort(reason: string): boolean {
+  const now = performance.now();
+  abortTimes.push(now);
+  const recent = abortTimes.filter((t) => now - t < 30_000).length;
+  $('engine-status').textContent = recent >= 3
+    ? `the engine aborted ${recent} times on this input (${reason}); edit the recipe or log to retry`
+    : `engine restarted after an abort: ${reason}`;
+  return recent < 3;
+}
+checker.onRestarted = (reason) => {
+  if (!retryAfterAbort(reason)) return;
+  scheduleCheck();
+  scheduleScratch();
+};
+scanner.onRestarted = (reason) => {
+  if (retryAfterAbort(reason)) scheduleScan();
+};
+
+type LogSource = { kind: 'text' } | { kind: 'file'; file: File };
+let logSource: LogSource = { kind: 'text' };
+
+let recipeView!: EditorView;
+let logView!: EditorView;
+
+let lastCheck: Extract<Response, { kind: 'check' }> | null = null;
+let lastScan: Extract<Response, { kind: 'scan' }> | null = null;
+let lastScratch: ScratchOut | null = null;
+let patternInfos: PatternInfo[] | null = null;
+/** What `bytes` of the last scan counts: UTF-16 units of the editor text, or bytes of a file. */
+let lastScanUnit = 'characters';
+
+// ------------------------------------------------------------------------------------------------ editors
+
+function applyDiagnostics(diags: Diagnostic[]): void {
+  const doc = recipeView.state.doc;
+  const cm: CmDiagnostic[] = diags.map((d) => {
+    const from = docPos(doc, d.line, d.col);
+    let to = docPos(doc, d.endLine, d.endCol);
+    if (to <= from) to = Math.min(doc.length, from + 1);
+    const suggestion = d.suggestion;
+    return {
+      from, to, severity: d.severity, source: d.source === 'sandbox' ? 'condition sandbox' : d.source === 'lint' ? 'lint' : 'recipe loader',
+      message: d.message,
+      ...(suggestion !== undefined ? {
+        actions: [{ name: `Replace with ${suggestion}`, apply: (view: EditorView, f: number, t: number) => view.dispatch({ changes: { from: f, to: t, insert: suggestion } }) }],
+      } : {}),
+    };
+  });
+  recipeView.dispatch(setDiagnostics(recipeView.state, cm));
+  const list = $('diagnostics');
+  list.replaceChildren(
+    ...diags.map((d) =>
+      h('li', { class: `diag ${d.severity}`, 'data-line': String(d.line), 'data-col': String(d.col), 'data-node': d.node ?? '', 'data-code': d.code ?? '' },
+        h('span', { class: 'where' }, `line ${d.line}, col ${d.col}`), ' ',
+        h('span', { class: 'msg' }, d.message),
+        d.detail && d.detail !== d.message ? h('pre', {}, d.detail) : null),
+    ),
+  );
+  list.dataset.count = String(diags.length);
+}
+
+function readVars(prefix: 'var' | 'scratch'): Vars {
+  const num = (id: string, fallback: number): number => {
+    const v = ($(id) as HTMLInputElement).valueAsNumber;
+    return Number.isFinite(v) ? v : fallback;
+  };
+  const vram = ($(`${prefix}-vram`) as HTMLInputElement).value.trim();
+  const vramNum = Number(vram);
+  return {
+    exit_code: Math.trunc(num(`${prefix}-exit`, 0)),
+    walltime_sec: num(`${prefix}-wall`, 0),
+    peak_vram_mib: vram === '' || !Number.isFinite(vramNum) ? null : Math.trunc(vramNum),
+  };
+}
+
+function writeVars(prefix: 'var' | 'scratch', v: Vars): void {
+  ($(`${prefix}-exit`) as HTMLInputElement).value = String(v.exit_code);
+  ($(`${prefix}-wall`) as HTMLInputElement).value = String(v.walltime_sec);
+  ($(`${prefix}-vram`) as HTMLInputElement).value = v.peak_vram_mib === null ? '' : String(v.peak_vram_mib);
+}
+
+function parseCaptures(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    const eq = line.indexOf('=');
+    const name = (eq < 0 ? line : line.slice(0, eq)).trim();
+    if (name === '') continue;
+    Object.defineProperty(out, name, { value: eq < 0 ? '' : line.slice(eq + 1), enumerable: true, writable: true, configurable: true });
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------ scheduling
+
+/** Coalescing: at most one request of a kind in flight; the latest edit is sent when it answers. */
+const waiters: (() => void)[] = [];
+let checkInFlight = false;
+let checkDirty = false;
+let scanInFlight: { started: number; big: boolean } | null = null;
+let scanDirty = false;
+let scratchInFlight = false;
+let scratchDirty = false;
+
+function isIdle(): boolean {
+  return !checkInFlight && !checkDirty && scanInFlight === null && !scanDirty && !scratchInFlight && !scratchDirty;
+}
+
+function settle(): void {
+  if (!isIdle()) return;
+  for (const w of waiters.splice(0)) w();
+}
+
+function idle(): Promise<void> {
+  return new Promise((resolve) => {
+    waiters.push(resolve);
+    queueMicrotask(settle);
+  });
+}
+
+function scheduleCheck(): void {
+  checkDirty = true;
+  if (!checkInFlight) void runCheck();
+}
+
+async function runCheck(): Promise<void> {
+  checkDirty = false;
+  checkInFlight = true;
+  const doc = recipeView.state.doc;
+  try {
+    const r = await checker.request({ kind: 'check', recipe: doc.toString() });
+    if (r.kind === 'check') {
+      stats.checks++;
+      lastCheck = r;
+      if (recipeView.state.doc === doc) {
+        applyDiagnostics(r.diagnostics);
+        patternInfos = r.patterns;
+      }
+    } else if (r.kind === 'fatal') reportError(`check: ${r.error}`);
+  } catch (e) {
+    if (!(e instanceof CancelledError)) reportError(`check: ${String(e)}`);
+  } finally {
+    checkInFlight = false;
+    if (checkDirty) void runCheck();
+    else settle();
+  }
+}
+
+function scheduleScan(): void {
+  scanDirty = true;
+  if (scanInFlight === null) {
+    void runScan();
+    return;
+  }
+  // A long scan is stale now: cancel it (the worker cannot be interrupted) and start the new one. Short scans are
+  // left to finish (restarting a worker costs more than they do).
+  if (scanInFlight.big || performance.now() - scanInFlight.started > 3000) scanner.restart();
+}
+
+async function runScan(): Promise<void> {
+  scanDirty = false;
+  const log: string | Blob = logSource.kind === 'file' ? logSource.file : logView.state.doc.toString();
+  const total = typeof log === 'string' ? log.length : log.size;
+  scanInFlight = { started: performance.now(), big: typeof log !== 'string' || total > 2_000_000 };
+  const started = scanInFlight.started;
+  const recipe = recipeView.state.doc.toString();
+  const progress = $('scan-progress') as HTMLProgressElement;
+  const progressText = $('scan-progress-text');
+  const cancel = $('cancel');
+  const showProgress = scanInFlight.big;
+  progress.hidden = !showProgress;
+  cancel.hidden = !showProgress;
+  progress.value = 0;
+  progressText.textContent = showProgress ? `scanning ${typeof log === 'string' ? mib(total * 1) : mib(total)}…` : '';
+  $('results').dataset.state = 'scanning';
+  try {
+    const r = await scanner.request({ kind: 'scan', recipe, log, vars: readVars('var') }, (done, all) => {
+      progress.value = all === 0 ? 1 : done / all;
+      const pct = all === 0 ? 100 : Math.floor((done / all) * 100);
+      progressText.textContent = `scanning… ${pct}% (${((performance.now() - started) / 1000).toFixed(1)} s)`;
+      progressText.dataset.pct = String(pct);
+    });
+    if (r.kind === 'scan') {
+      stats.scans++;
+      lastScan = r;
+      lastScanUnit = typeof log === 'string' ? 'characters' : 'bytes';
+      renderScan(r);
+      const secs = ((performance.now() - started) / 1000).toFixed(2);
+      progressText.textContent = r.ok && showProgress ? `scanned ${typeof log === 'string' ? `${total.toLocaleString()} chars` : mib(total)} in ${secs} s` : '';
+      progressText.dataset.pct = '100';
+    } else if (r.kind === 'fatal') reportError(`scan: ${r.error}`);
+  } catch (e) {
+    if (e instanceof CancelledError) {
+      if (!scanDirty) {
+        progressText.textContent = 'scan cancelled';
+        $('verdict').textContent = 'cancelled';
+        $('verdict').dataset.verdict = 'cancelled';
+      }
+    } else reportError(`scan: ${String(e)}`);
+  } finally {
+    scanInFlight = null;
+    progress.hidden = true;
+    cancel.hidden = true;
+    $('results').dataset.state = 'done';
+    if (scanDirty) void runScan();
+    else settle();
+  }
+}
+
+function scheduleScratch(): void {
+  scratchDirty = true;
+  if (!scratchInFlight) void runScratch();
+}
+
+async function runScratch(): Promise<void> {
+  scratchDirty = false;
+  scratchInFlight = true;
+  const expr = ($('scratch-expr') as HTMLInputElement).value;
+  try {
+    const r = await checker.request({
+      kind: 'scratch', expr, vars: readVars('scratch'), capture: parseCaptures(($('scratch-capture') as HTMLTextAreaElement).value),
+    });
+    if (r.kind === 'scratch') {
+      stats.scratches++;
+      lastScratch = r.result;
+      if (!scratchDirty) renderScratch(expr, r.result);
+    } else if (r.kind === 'fatal') reportError(`scratchpad: ${r.error}`);
+  } catch (e) {
+    if (!(e instanceof CancelledError)) reportError(`scratchpad: ${String(e)}`);
+  } finally {
+    scratchInFlight = false;
+    if (scratchDirty) void runScratch();
+    else settle();
+  }
+}
+
+// ------------------------------------------------------------------------------------------------ rendering
+
+function valueNode(v: ValueOut | null, showFires = true): HTMLElement {
+  if (v === null) return h('span', { class: 'muted' }, 'no condition');
+  if (v.error !== undefined) return h('span', { class: 'value exc' }, `raises ${v.error}`, showFires && h('span', { class: 'fires no' }, ' → does not fire'));
+  return h('span', { class: 'value' }, h('code', { class: 'repr' }, v.repr ?? '<repr raises ValueError>'), h('span', { class: 'type' }, ` (${v.type})`),
+    showFires && h('span', { class: `fires ${v.fired ? 'yes' : 'no'}` }, v.fired ? ' → fires' : ' → does not fire'));
+}
+
+function captureTable(cap: Record<string, string>): HTMLElement {
+  const keys = Object.keys(cap);
+  if (keys.length === 0) return h('span', { class: 'muted' }, 'no named groups');
+  return h('table', { class: 'cap' }, ...keys.map((k) => h('tr', {}, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(cap[k]))))));
+}
+
+function matchNode(label: string, m: MatchOut): HTMLElement {
+  return h('div', { class: 'match' },
+    h('div', {}, h('b', {}, label), ' ', m.line !== null ? `line ${m.line}` : `offset ${m.offset}`,
+      m.text ? h('code', { class: 'mtext' }, m.text) : null),
+    captureTable(m.capture),
+    h('div', { class: 'cond' }, 'condition → ', valueNode(m.condition)));
+}
+
+function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
+  const verdict = $('verdict');
+  const detectors = $('detectors');
+  const patterns = $('patterns');
+  const captures = $('captures');
+  if (!r.ok) {
+    verdict.textContent = r.error === null ? 'recipe rejected' : 'error';
+    verdict.dataset.verdict = 'invalid';
+    detectors.replaceChildren(h('p', { class: 'muted' }, r.error ?? 'Fix the recipe error marked in the editor to scan the log.'));
+    captures.replaceChildren();
+    patterns.replaceChildren();
+    return;
+  }
+  const s: ScanOut = r.result;
+  verdict.textContent = s.verdict;
+  verdict.dataset.verdict = s.verdict;
+  const list = (title: string, items: HTMLElement[]): HTMLElement =>
+    h('div', { class: 'tier' }, h('h4', {}, title), items.length ? h('ul', {}, ...items) : h('span', { class: 'muted' }, 'none'));
+  const missing = s.failure_detectors_fired.includes('meta:missing_pass_signal');
+  detectors.replaceChildren(
+    list('Tier 4 (built-in)', s.tier4.map((f) => h('li', { class: 'fail', 'data-detector': f.detectorId }, f.detectorId, h('small', {}, f.line !== null ? ` line ${f.line}` : '')))),
+    list('Tier 5 (custom_patterns)', s.tier5.map((f) => h('li', { class: f.kind, 'data-detector': f.detectorId }, f.detectorId, h('small', {}, ` ${f.kind}${f.line !== null ? `, line ${f.line}` : ''}`)))),
+    missing ? h('p', { class: 'fail' }, 'meta:missing_pass_signal — a required_for_pass pattern did not fire') : '',
+    h('p', { class: 'muted small' }, `${s.bytes.toLocaleString()} ${lastScanUnit} scanned in ${s.ms.toFixed(1)} ms (tier 4 ${s.tier_durations_ms.tier4.toFixed(1)} ms, tier 5 ${s.tier_durations_ms.tier5.toFixed(1)} ms)`),
+  );
+  captures.replaceChildren(...Object.keys(s.capture).map((k) => h('tr', { 'data-capture': k }, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(s.capture[k]))))));
+  if (Object.keys(s.capture).length === 0) captures.replaceChildren(h('tr', {}, h('td', { class: 'muted' }, 'none')));
+  const infos = new Map((patternInfos ?? []).map((p) => [p.detectorId, p]));
+  patterns.replaceChildren(
+    ...s.patterns.map((p) => {
+      const info = infos.get(p.detectorId);
+      return h('div', { class: 'pattern', 'data-detector': p.detectorId },
+        h('div', { class: 'phead' }, h('b', {}, p.detectorId), info ? h('small', {}, ` on_match: ${info.onMatch}${info.requiredForPass ? ', required_for_pass' : ''}`) : null,
+          h('span', { class: `badge ${p.firing ? 'fired' : 'quiet'}` }, p.firing ? 'fired' : 'did not fire')),
+        info ? h('div', { class: 'small' }, 'regex ', h('code', {}, info.regex), info.condition ? h('span', {}, ' · condition ', h('code', {}, info.condition)) : null) : null,
+        p.first ? matchNode('first match:', p.first) : h('div', { class: 'muted' }, 'no match in the log'),
+        p.firing && p.first && p.firing.offset !== p.first.offset ? matchNode('fired at:', p.firing) : null,
+      );
+    }),
+  );
+  if (s.patterns.length === 0) patterns.replaceChildren(h('p', { class: 'muted' }, 'The recipe has no custom_patterns.'));
+}
+
+function renderScratch(expr: string, r: ScratchOut): void {
+  const out = $('scratch-out');
+  if (!r.ok) {
+    out.dataset.state = 'rejected';
+    out.replaceChildren(h('div', { class: 'diag error', 'data-node': r.diagnostic.node ?? '' }, h('b', {}, 'rejected: '), r.diagnostic.message,
+      h('pre', {}, r.diagnostic.detail)));
+    return;
+  }
+  out.dataset.state = r.value.error !== undefined ? 'raised' : r.value.fired ? 'fired' : 'quiet';
+  out.replaceChildren(
+    h('table', { class: 'steps' },
+      ...r.steps.map((s, i) => {
+        const final = i === r.steps.length - 1;
+        return h('tr', { class: final ? 'final' : 'step' }, h('td', {}, h('code', {}, s.source)), h('td', { class: 'val' }, valueNode(s.value, final)));
+      })),
+  );
+}
+
+function renderCatalogue(cat: CatalogueEntry[]): void {
+  $('catalogue').replaceChildren(
+    h('tr', {}, h('th', {}, 'detector'), h('th', {}, 'description'), h('th', {}, 'regex (Python re)'), h('th', {}, 'flags'), h('th', {}, 'example')),
+    ...cat.map((p) => h('tr', { 'data-detector': p.detectorId }, h('td', {}, h('code', {}, p.detectorId)), h('td', {}, p.description),
+      h('td', {}, h('code', {}, p.regex)), h('td', {}, p.pythonFlags.join(', ') || '—'), h('td', {}, h('code', {}, p.sample)))),
+  );
+}
+
+// ------------------------------------------------------------------------------------------------ page state
+
+let hashTimer: ReturnType<typeof setTimeout> | undefined;
+function saveHashSoon(): void {
+  clearTimeout(hashTimer);
+  hashTimer = setTimeout(() => void saveHash(), 400);
+}
+
+function currentState(): PageState {
+  return {
+    recipe: recipeView.state.doc.toString(),
+    log: logSource.kind === 'text' ? logView.state.doc.toString() : '',
+    vars: readVars('var'),
+    expr: ($('scratch-expr') as HTMLInputElement).value,
+    scratchVars: readVars('scratch'),
+    capture: ($('scratch-capture') as HTMLTextAreaElement).value,
+  };
+}
+
+async function saveHash(): Promise<void> {
+  const hash = await writeHash(currentState());
+  history.replaceState(null, '', hash);
+}
+
+function setDoc(view: EditorView, text: string): void {
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+}
+
+function applyState(s: PageState): void {
+  setDoc(recipeView, s.recipe);
+  useTextLog();
+  setDoc(logView, s.log);
+  writeVars('var', s.vars);
+  ($('scratch-expr') as HTMLInputElement).value = s.expr;
+  writeVars('scratch', s.scratchVars);
+  ($('scratch-capture') as HTMLTextAreaElement).value = s.capture;
+  scheduleCheck();
+  scheduleScan();
+  scheduleScratch();
+}
+
+function exampleState(e: Example): PageState {
+  return {
+    recipe: e.recipe, log: e.log, vars: e.vars, expr: e.expr, scratchVars: e.vars,
+    capture: Object.entries(e.capture).map(([k, v]) => `${k}=${v}`).join('\n'),
+  };
+}
+
+function useTextLog(): void {
+  if (logSource.kind === 'text') return;
+  logSource = { kind: 'text' };
+  $('log-file-banner').hidden = true;
+  ($('log-file') as HTMLInputElement).value = '';
+}
+
+// ------------------------------------------------------------------------------------------------ start
+
+const t0 = performance.now();
+const timings: Record<string, number> = {};
+
+function mount(): void {
+  const onChange = (f: () => void) => EditorView.updateListener.of((u) => {
+    if (u.docChanged) f();
+  });
+  recipeView = new EditorView({
+    parent: $('recipe-editor'),
+    extensions: [basicSetup, yaml(), lintGutter(), EditorView.lineWrapping, onChange(() => {
+      scheduleCheck();
+      scheduleScan();
+      saveHashSoon();
+    })],
+  });
+  logView = new EditorView({
+    parent: $('log-editor'),
+    extensions: [basicSetup, onChange(() => {
+      useTextLog();
+      scheduleScan();
+      saveHashSoon();
+    })],
+  });
+  const select = $('example') as HTMLSelectElement;
+  select.append(h('option', { value: '' }, '— choose —'), ...EXAMPLES.map((e) => h('option', { value: e.id }, e.title)));
+  select.addEventListener('change', () => {
+    const e = EXAMPLES.find((x) => x.id === select.value);
+    if (e) applyState(exampleState(e));
+    saveHashSoon();
+  });
+  for (const id of ['var-exit', 'var-wall', 'var-vram']) $(id).addEventListener('input', () => { scheduleScan(); saveHashSoon(); });
+  for (const id of ['scratch-expr', 'scratch-exit', 'scratch-wall', 'scratch-vram', 'scratch-capture']) {
+    $(id).addEventListener('input', () => { scheduleScratch(); saveHashSoon(); });
+  }
+  $('log-file').addEventListener('change', () => {
+    const file = ($('log-file') as HTMLInputElement).files?.[0];
+    if (!file) return;
+    logSource = { kind: 'file', file };
+    const banner = $('log-file-banner');
+    banner.hidden = false;
+    banner.replaceChildren(`Scanning the file ${file.name} (${mib(file.size)}); it is not shown in the editor. `,
+      h('button', { type: 'button', id: 'use-editor-log' }, 'Use the editor text instead'));
+    $('use-editor-log').addEventListener('click', () => { useTextLog(); scheduleScan(); });
+    scheduleScan();
+  });
+  $('cancel').addEventListener('click', () => scanner.restart());
+  $('share').addEventListener('click', () => {
+    void saveHash().then(async () => {
+      try {
+        await navigator.clipboard.writeText(location.href);
+        $('share').textContent = 'Link copied';
+      } catch {
+        $('share').textContent = 'Link is in the address bar';
+      }
+      setTimeout(() => ($('share').textContent = 'Copy share link'), 2000);
+    });
+  });
+}
+
+async function start(): Promise<void> {
+  mount();
+  const fromHash = await readHash(location.hash).catch(() => null);
+  applyState(fromHash ?? exampleState(EXAMPLES[0]!));
+  if (fromHash === null) ($('example') as HTMLSelectElement).value = EXAMPLES[0]!.id;
+  timings.editorsMs = performance.now() - t0;
+  const [c] = await Promise.all([checker.ready, scanner.ready]);
+  timings.enginesReadyMs = performance.now() - t0;
+  timings.workerInitMs = c.ms;
+  timings.workerReadySinceStartMs = c.sinceStartMs;
+  timings.re2LoadMs = c.re2LoadMs;
+  renderCatalogue(c.catalogue);
+  $('engine-status').textContent = `engine ready in ${Math.round(timings.enginesReadyMs)} ms (re2-wasm + condition VM in workers)`;
+  await idle();
+  timings.interactiveMs = performance.now() - t0;
+  document.body.dataset.ready = 'true';
+}
+
+const api = {
+  ready: start(),
+  idle,
+  timings,
+  errors,
+  stats,
+  get lastCheck() { return lastCheck; },
+  get lastScan() { return lastScan; },
+  get lastScratch() { return lastScratch; },
+  setRecipe: (text: string) => setDoc(recipeView, text),
+  setLog: (text: string) => { useTextLog(); setDoc(logView, text); },
+  recipeText: () => recipeView.state.doc.toString(),
+  /** Selects the first occurrence of `text` in the recipe editor and focuses it (tests then type over it). */
+  selectInRecipe: (text: string) => {
+    const from = recipeView.state.doc.toString().indexOf(text);
+    if (from < 0) throw new Error(`not in the recipe: ${text}`);
+    recipeView.dispatch({ selection: { anchor: from, head: from + text.length }, scrollIntoView: true });
+    recipeView.focus();
+  },
+  heap: async () => ({
+    checker: await checker.request({ kind: 'heap' }),
+    scanner: await scanner.request({ kind: 'heap' }),
+  }),
+  restarts: () => ({ checker: checker.restarts, scanner: scanner.restarts }),
+};
+(window as unknown as { __playground: typeof api }).__playground = api;
+api.ready.catch((e: unknown) => reportError(`startup: ${String(e)}`));

@@ -1,0 +1,126 @@
+/** Messages between the playground page and its engine workers (structured-clone data only). */
+
+export interface Vars {
+  exit_code: number;
+  walltime_sec: number;
+  peak_vram_mib: number | null;
+}
+
+/** One editor mark: 1-based line, 1-based code-point columns (endCol exclusive) in the recipe text. */
+export interface Diagnostic {
+  severity: 'error' | 'warning';
+  /** Where it comes from: the recipe loader (schema/YAML/regex), the condition sandbox, or the linter. */
+  source: 'recipe' | 'sandbox' | 'lint' | 'internal';
+  line: number;
+  col: number;
+  endLine: number;
+  endCol: number;
+  message: string;
+  /** The CPython AST class of the offending node, for sandbox errors. */
+  node: string | null;
+  /** The full positioned message (with the caret excerpt), when there is one. */
+  detail: string;
+  code?: string;
+  suggestion?: string;
+}
+
+export interface PatternInfo {
+  id: string;
+  detectorId: string;
+  regex: string;
+  flags: string;
+  condition: string | null;
+  onMatch: string;
+  requiredForPass: boolean;
+  category: string | null;
+  line: number;
+}
+
+export interface CatalogueEntry {
+  detectorId: string;
+  description: string;
+  regex: string;
+  pythonFlags: string[];
+  sample: string;
+}
+
+export interface ValueOut {
+  /** The value's CPython type name and repr, or the exception class. */
+  type?: string;
+  repr?: string | null;
+  error?: string;
+  fired: boolean;
+}
+
+export interface MatchOut {
+  /** UTF-16 offset in the log. */
+  offset: number;
+  /** 1-based line in the log (null when the log was streamed from a file). */
+  line: number | null;
+  text: string;
+  capture: Record<string, string>;
+  /** The condition's value on this match (null: the pattern has no condition). */
+  condition: ValueOut | null;
+}
+
+export interface PatternResult {
+  detectorId: string;
+  first: MatchOut | null;
+  /** The match the pattern fired at (null: did not fire). */
+  firing: MatchOut | null;
+}
+
+export interface FiringOut {
+  detectorId: string;
+  kind: string;
+  offset: number;
+  line: number | null;
+}
+
+export interface ScanOut {
+  verdict: 'pass' | 'fail';
+  failure_detectors_fired: string[];
+  warn_detectors_fired: string[];
+  capture: Record<string, string>;
+  tier4: FiringOut[];
+  tier5: FiringOut[];
+  patterns: PatternResult[];
+  bytes: number;
+  ms: number;
+  tier_durations_ms: { tier4: number; tier5: number };
+}
+
+export interface HeapInfo {
+  heapBytes: number;
+  probe1MiBAddress: number;
+  emvalHandles: number;
+  regexCache?: unknown;
+}
+
+export interface ScratchStep {
+  source: string;
+  value: ValueOut;
+}
+
+export type ScratchOut =
+  | { ok: true; value: ValueOut; steps: ScratchStep[] }
+  | { ok: false; diagnostic: Diagnostic };
+
+export type Request =
+  | { kind: 'check'; seq: number; recipe: string }
+  | { kind: 'scratch'; seq: number; expr: string; vars: Vars; capture: Record<string, string> }
+  | { kind: 'scan'; seq: number; recipe: string; log: string | Blob; vars: Vars }
+  | { kind: 'heap'; seq: number };
+
+export type Response =
+  /** ms: warm-up after the modules loaded; sinceStartMs: since the worker was created; re2LoadMs: importScripts of re2-wasm. */
+  | { kind: 'ready'; ms: number; sinceStartMs: number; re2LoadMs: number; catalogue: CatalogueEntry[] }
+  | { kind: 'check'; seq: number; diagnostics: Diagnostic[]; patterns: PatternInfo[] | null; ms: number }
+  | { kind: 'scratch'; seq: number; result: ScratchOut; ms: number }
+  | { kind: 'progress'; seq: number; done: number; total: number }
+  | { kind: 'scan'; seq: number; ok: true; result: ScanOut; diagnostics: Diagnostic[] }
+  | { kind: 'scan'; seq: number; ok: false; diagnostics: Diagnostic[]; error: string | null }
+  | { kind: 'heap'; seq: number; heap: HeapInfo }
+  | { kind: 'fatal'; seq: number; error: string }
+  /** The worker's re2-wasm engine aborted and refuses further work; the page replaces the worker. */
+  | { kind: 'poisoned'; reason: string };

@@ -1,0 +1,358 @@
+/**
+ * The playground's engine worker (a classic worker, bundled as an IIFE): the recipe loader, the condition sandbox
+ * and VM, re2-wasm and the scanner, exactly the modules the CLI runs. The page starts two of these: one answers
+ * `check` and `scratch` (fast, on every keystroke), the other runs `scan` (possibly long; the page cancels it by
+ * terminating the worker and starting a fresh one).
+ */
+import './shims/buffer-global.js';
+import { walk, type Loc, type Node } from '../../src/condition/ast.js';
+import { SandboxError } from '../../src/condition/errors.js';
+import { compileCondition, type CompiledCondition, type DetailedResult } from '../../src/condition/evaluate.js';
+import { loadRecipe, RecipeError, RecipeSandboxError, type Recipe } from '../../src/recipe/index.js';
+import { compileRegex, defaultRegexCache, engineAbortReason, heapProbe, type RegexHandle } from '../../src/regex/index.js';
+import { iterWindows, ScanSession, StreamWindower, TIER4_PATTERNS, WindowedMatcher, type Firing, type ScanWindow } from '../../src/scan/index.js';
+import type {
+  CatalogueEntry, Diagnostic, FiringOut, MatchOut, PatternInfo, PatternResult, Request, Response, ScanOut, ScratchOut,
+  ScratchStep, ValueOut, Vars,
+} from './protocol.js';
+
+const RECIPE_FILE = 'recipe.yaml';
+
+/** The linter (src/lint), when present in this checkout: included at build time if the file exists. */
+interface LintWarningLike {
+  code: string;
+  message: string;
+  suggestion?: string | null;
+  line: number;
+  col: number;
+  endLine?: number;
+  endCol?: number;
+  excerpt?: string;
+}
+type LintFn = (recipe: Recipe, text?: string) => LintWarningLike[];
+const lintModules = import.meta.glob<{ lintRecipe?: LintFn }>('../../src/lint/index.ts', { eager: true });
+const lintRecipe: LintFn | null = Object.values(lintModules)[0]?.lintRecipe ?? null;
+
+const post = (msg: Response): void => (self as unknown as { postMessage(m: Response): void }).postMessage(msg);
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+/** A loader or sandbox rejection as an editor mark. */
+function toDiagnostic(e: unknown): Diagnostic {
+  if (e instanceof RecipeSandboxError) {
+    const node = e.node;
+    return {
+      severity: 'error', source: 'sandbox', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol, e.col + 1),
+      message: node !== null && !e.reason.includes(node) ? `${e.reason} (node: ${node})` : e.reason,
+      node, detail: e.message,
+    };
+  }
+  if (e instanceof RecipeError) {
+    return {
+      severity: 'error', source: 'recipe', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol, e.col + 1),
+      message: e.reason, node: null, detail: e.message,
+    };
+  }
+  if (e instanceof SandboxError) {
+    return {
+      severity: 'error', source: 'sandbox', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
+      message: e.detail, node: e.node, detail: e.message,
+    };
+  }
+  return { severity: 'error', source: 'internal', line: 1, col: 1, endLine: 1, endCol: 2, message: errorText(e), node: null, detail: errorText(e) };
+}
+
+function lintDiagnostics(recipe: Recipe, text: string): Diagnostic[] {
+  if (lintRecipe === null) return [];
+  try {
+    return lintRecipe(recipe, text).map((w) => ({
+      severity: 'warning', source: 'lint', line: w.line, col: w.col, endLine: w.endLine ?? w.line,
+      endCol: w.endCol ?? w.col + 1, message: `${w.message} [${w.code}]`, node: null,
+      detail: [w.excerpt, w.suggestion ? `suggestion: ${w.suggestion}` : ''].filter(Boolean).join('\n'), code: w.code,
+      ...(w.suggestion ? { suggestion: w.suggestion } : {}),
+    }));
+  } catch (e) {
+    return [{ severity: 'warning', source: 'internal', line: 1, col: 1, endLine: 1, endCol: 2, message: `linter failed: ${errorText(e)}`, node: null, detail: errorText(e) }];
+  }
+}
+
+function patternInfo(recipe: Recipe): PatternInfo[] {
+  return recipe.customPatterns.map((p) => ({
+    id: p.id, detectorId: p.detectorId, regex: p.regex, flags: p.flags, condition: p.condition?.source ?? null,
+    onMatch: p.onMatch, requiredForPass: p.requiredForPass, category: p.category, line: p.line,
+  }));
+}
+
+type Loaded = { ok: true; recipe: Recipe; diagnostics: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
+
+function load(text: string): Loaded {
+  let recipe: Recipe;
+  try {
+    recipe = loadRecipe(text, RECIPE_FILE);
+  } catch (e) {
+    return { ok: false, diagnostics: [toDiagnostic(e)] };
+  }
+  return { ok: true, recipe, diagnostics: lintDiagnostics(recipe, text) };
+}
+
+function valueOut(r: DetailedResult): ValueOut {
+  return 'error' in r ? { error: r.error, fired: false } : { type: r.value.type, repr: r.value.repr, fired: r.fired };
+}
+
+// ---------------------------------------------------------------------------------------------- scratchpad
+
+/** Source text of a node (lines and code-point columns, 1-based, endCol exclusive). */
+function sliceLoc(source: string, loc: Loc): string {
+  const lines = source.split(/\r\n|\r|\n/).map((l) => Array.from(l));
+  if (loc.line === loc.endLine) return (lines[loc.line - 1] ?? []).slice(loc.col - 1, loc.endCol - 1).join('');
+  const parts = [(lines[loc.line - 1] ?? []).slice(loc.col - 1).join('')];
+  for (let l = loc.line + 1; l < loc.endLine; l++) parts.push((lines[l - 1] ?? []).join(''));
+  parts.push((lines[loc.endLine - 1] ?? []).slice(0, loc.endCol - 1).join(''));
+  return parts.join('\n');
+}
+
+const STEP_NODES = new Set(['Call', 'Subscript', 'Compare', 'BoolOp', 'BinOp', 'UnaryOp', 'IfExp']);
+
+function scratch(expr: string, vars: Vars, capture: Record<string, string>): ScratchOut {
+  let c: CompiledCondition;
+  try {
+    c = compileCondition(expr);
+  } catch (e) {
+    return { ok: false, diagnostic: toDiagnostic(e) };
+  }
+  const all = { capture, ...vars };
+  const value = valueOut(c.evaluateDetailed(all));
+  // Intermediate values, innermost first: every call, subscript, comparison, operation inside the condition.
+  const body = (c.tree as unknown as { body: Node }).body;
+  const nodes: Node[] = [];
+  for (const n of walk(body)) if (n !== body && STEP_NODES.has(n.type) && (n as { loc?: Loc | null }).loc) nodes.push(n);
+  const key = (l: Loc): number => l.endLine * 1e6 + l.endCol;
+  nodes.sort((a, b) => {
+    const la = (a as { loc: Loc }).loc;
+    const lb = (b as { loc: Loc }).loc;
+    return key(la) - key(lb) || lb.line * 1e6 + lb.col - (la.line * 1e6 + la.col);
+  });
+  const steps: ScratchStep[] = [];
+  const seen = new Set<string>();
+  for (const n of nodes) {
+    const src = sliceLoc(c.source, (n as { loc: Loc }).loc);
+    if (seen.has(src)) continue;
+    seen.add(src);
+    try {
+      steps.push({ source: src, value: valueOut(compileCondition(src).evaluateDetailed(all)) });
+    } catch {
+      // a fragment that is not a condition on its own (cannot happen for these node types); skip it
+    }
+  }
+  steps.push({ source: c.source, value });
+  return { ok: true, value, steps };
+}
+
+// ---------------------------------------------------------------------------------------------- scanning
+
+/** 1-based line of UTF-16 offset `offset`, counted incrementally (offsets are asked in any order). */
+class LineIndex {
+  #starts: number[] = [0];
+  #scanned = 0;
+  constructor(private readonly text: string) {}
+  lineOf(offset: number): number {
+    while (this.#scanned < offset) {
+      const nl = this.text.indexOf('\n', this.#scanned);
+      if (nl < 0 || nl >= offset) {
+        this.#scanned = offset;
+        break;
+      }
+      this.#starts.push(nl + 1);
+      this.#scanned = nl + 1;
+    }
+    let lo = 0;
+    let hi = this.#starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.#starts[mid]! <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo + 1;
+  }
+}
+
+interface Extra {
+  detectorId: string;
+  matcher: WindowedMatcher;
+  handle: RegexHandle;
+  cond: CompiledCondition | null;
+  first: MatchOut | null;
+}
+
+const ASYNC_YIELD_MS = 40;
+
+async function scan(seq: number, recipeText: string, log: string | Blob, vars: Vars): Promise<Response> {
+  const loaded = load(recipeText);
+  if (!loaded.ok) return { kind: 'scan', seq, ok: false, diagnostics: loaded.diagnostics, error: null };
+  const recipe = loaded.recipe;
+  const t0 = performance.now();
+  const lines = typeof log === 'string' ? new LineIndex(log) : null;
+  const session = new ScanSession(recipe, vars);
+  const extras: Extra[] = [];
+  try {
+    for (const p of recipe.customPatterns) {
+      const handle = compileRegex(p.regex, p.flags);
+      extras.push({
+        detectorId: p.detectorId, handle, matcher: new WindowedMatcher(handle),
+        cond: p.condition === null ? null : compileCondition(p.condition.source), first: null,
+      });
+    }
+    const evalOn = (cond: CompiledCondition | null, capture: Record<string, string>): ValueOut | null =>
+      cond === null ? null : valueOut(cond.evaluateDetailed({ capture: { ...capture }, ...vars }));
+    const feed = (w: ScanWindow): void => {
+      session.feed(w);
+      for (const x of extras) {
+        if (x.first !== null) continue;
+        for (const m of x.matcher.matchesIn(w)) {
+          x.first = {
+            offset: m.index, line: lines?.lineOf(m.index) ?? null, text: m.match.length > 400 ? `${m.match.slice(0, 400)}…` : m.match,
+            capture: { ...m.named }, condition: evalOn(x.cond, m.named),
+          };
+          break;
+        }
+      }
+    };
+    // `done` is true once every pattern fired, and a pattern's first match comes no later than its firing.
+    let bytes = 0;
+    let lastPost = performance.now();
+    const progress = (done: number, total: number, force = false): void => {
+      const now = performance.now();
+      if (!force && now - lastPost < ASYNC_YIELD_MS) return;
+      lastPost = now;
+      post({ kind: 'progress', seq, done, total });
+    };
+    if (typeof log === 'string') {
+      bytes = log.length;
+      for (const w of iterWindows(log)) {
+        feed(w);
+        progress(w.base + w.ownEnd, log.length);
+        if (session.done) break;
+      }
+      progress(log.length, log.length, true);
+    } else {
+      bytes = log.size;
+      const windower = new StreamWindower();
+      const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+      const reader = log.stream().getReader();
+      let read = 0;
+      let stopped = false;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        read += value.byteLength;
+        for (const w of windower.push(decoder.decode(value, { stream: true }))) {
+          feed(w);
+          if (session.done) break;
+        }
+        progress(read, log.size);
+        if (session.done) {
+          stopped = true;
+          await reader.cancel();
+          break;
+        }
+      }
+      if (!stopped) {
+        const rest = decoder.decode();
+        for (const w of windower.push(rest)) if (!session.done) feed(w);
+        if (!session.done) feed(windower.end());
+      }
+      progress(log.size, log.size, true);
+    }
+    const r = session.result();
+    const firingOut = (f: Firing): FiringOut => ({ detectorId: f.detectorId, kind: f.kind, offset: f.offset, line: lines?.lineOf(f.offset) ?? null });
+    const t5 = session.tier5Firings();
+    const patterns: PatternResult[] = extras.map((x) => {
+      const f = t5.find((y) => y.detectorId === x.detectorId) ?? null;
+      let firing: MatchOut | null = null;
+      if (f !== null) {
+        const same = x.first !== null && x.first.offset === f.offset;
+        firing = same ? x.first : {
+          offset: f.offset, line: lines?.lineOf(f.offset) ?? null, text: '', capture: { ...f.named }, condition: evalOn(x.cond, f.named),
+        };
+      }
+      return { detectorId: x.detectorId, first: x.first, firing };
+    });
+    const result: ScanOut = {
+      verdict: r.verdict, failure_detectors_fired: r.failure_detectors_fired, warn_detectors_fired: r.warn_detectors_fired,
+      capture: r.capture, tier4: session.tier4Firings().map(firingOut), tier5: t5.map(firingOut), patterns, bytes,
+      ms: performance.now() - t0, tier_durations_ms: r.tier_durations_ms,
+    };
+    return { kind: 'scan', seq, ok: true, result, diagnostics: loaded.diagnostics };
+  } catch (e) {
+    return { kind: 'scan', seq, ok: false, diagnostics: loaded.diagnostics, error: errorText(e) };
+  } finally {
+    session.dispose();
+    for (const x of extras) x.handle.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- dispatch
+
+function catalogue(): CatalogueEntry[] {
+  return TIER4_PATTERNS.map((p) => ({ detectorId: p.detectorId, description: p.description, regex: p.regex, pythonFlags: [...p.pythonFlags], sample: p.sample }));
+}
+
+async function handle(req: Request): Promise<Response> {
+  switch (req.kind) {
+    case 'check': {
+      const t0 = performance.now();
+      const loaded = load(req.recipe);
+      return { kind: 'check', seq: req.seq, diagnostics: loaded.diagnostics, patterns: loaded.ok ? patternInfo(loaded.recipe) : null, ms: performance.now() - t0 };
+    }
+    case 'scratch': {
+      const t0 = performance.now();
+      return { kind: 'scratch', seq: req.seq, result: scratch(req.expr, req.vars, req.capture), ms: performance.now() - t0 };
+    }
+    case 'scan':
+      return scan(req.seq, req.recipe, req.log, req.vars);
+    case 'heap':
+      return { kind: 'heap', seq: req.seq, heap: { ...heapProbe(), regexCache: defaultRegexCache.stats() } };
+  }
+}
+
+// Requests are handled one at a time, in order (a scan of a Blob awaits its reads).
+let queue: Promise<void> = Promise.resolve();
+self.onmessage = (ev: MessageEvent<Request>) => {
+  const req = ev.data;
+  queue = queue.then(async () => {
+    try {
+      post(await handle(req));
+    } catch (e) {
+      post({ kind: 'fatal', seq: req.seq, error: errorText(e) });
+    }
+    // re2-wasm refuses all work after an abort (its heap may be corrupt): ask the page for a fresh worker.
+    const aborted = engineAbortReason();
+    if (aborted !== null) post({ kind: 'poisoned', reason: aborted });
+  });
+};
+
+// Load the engine now (re2-wasm, the Tier 4 programs, the condition VM) so the first request is fast.
+{
+  const t0 = performance.now();
+  let cat: CatalogueEntry[] = [];
+  try {
+    cat = catalogue();
+    compileCondition('exit_code == 0').evaluate({ capture: {}, exit_code: 0, walltime_sec: 0, peak_vram_mib: null });
+    scanTier4Warmup();
+  } catch (e) {
+    post({ kind: 'fatal', seq: 0, error: errorText(e) });
+  }
+  const re2LoadMs = (globalThis as unknown as { __aortaRe2LoadMs?: number }).__aortaRe2LoadMs ?? -1;
+  post({ kind: 'ready', ms: performance.now() - t0, sinceStartMs: performance.now(), re2LoadMs, catalogue: cat });
+}
+
+function scanTier4Warmup(): void {
+  const s = new ScanSession(null, { exit_code: 0, walltime_sec: 0, peak_vram_mib: null });
+  try {
+    for (const w of iterWindows('warm-up line\n')) s.feed(w);
+  } finally {
+    s.dispose();
+  }
+}

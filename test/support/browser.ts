@@ -1,0 +1,99 @@
+/**
+ * Real-browser support for the playground tests: Debian's Chromium (/usr/bin/chromium, installed by .ci/run)
+ * driven by playwright-core (which downloads no browser), a fresh user-data dir per launch, and the playground
+ * page built by Vite and served by the `aorta-probe playground` server code.
+ */
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const PLAYGROUND_DIST = join(REPO_ROOT, 'dist', 'playground');
+export const CHROMIUM_PATH = process.env.AORTA_CHROMIUM ?? '/usr/bin/chromium';
+export const SKIP_BROWSER = process.env.AORTA_SKIP_BROWSER === '1';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/** Throws a clear error when the browser is missing (the tests must not silently pass). */
+export function requireChromium(): void {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `Chromium not found at ${CHROMIUM_PATH}: the playground tests need a real browser. ` +
+      'Install it with `apt-get install -y chromium` (.ci/run does this), point AORTA_CHROMIUM at another Chromium, ' +
+      'or set AORTA_SKIP_BROWSER=1 to skip the browser tests.',
+    );
+  }
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  if (!existsSync(dir)) return 0;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (e.name === 'node_modules' || e.name === 'dist') continue;
+    const p = join(dir, e.name);
+    newest = Math.max(newest, e.isDirectory() ? newestMtime(p) : statSync(p).mtimeMs);
+  }
+  return newest;
+}
+
+/**
+ * Makes sure dist/playground is built and newer than its sources (playground/ and the engine modules);
+ * builds it with `vite build` otherwise (`npm test` builds it first through `npm run build`).
+ */
+export function ensurePlaygroundBuilt(): void {
+  const index = join(PLAYGROUND_DIST, 'index.html');
+  const sources = ['playground', 'src/condition', 'src/recipe', 'src/regex', 'src/scan', 'src/lint'].map((d) => newestMtime(join(REPO_ROOT, d)));
+  if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources)) return;
+  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'playground/vite.config.ts'], {
+    cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000,
+  });
+  if (r.status !== 0 || !existsSync(index)) {
+    throw new Error(`the playground page is not built and \`vite build --config playground/vite.config.ts\` failed ` +
+      `(run \`npm run build:playground\` to see why):\n${r.stdout}\n${r.stderr}`);
+  }
+}
+
+/**
+ * A private copy of the built page for one test file to serve: the shared working tree's dist/playground may be
+ * rebuilt (emptied and rewritten) by another test run at any time. Remove it with `rmSync` when done.
+ */
+export function snapshotPlayground(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'aorta-playground-page-'));
+  cpSync(PLAYGROUND_DIST, dir, { recursive: true });
+  return dir;
+}
+
+export interface LaunchedBrowser {
+  context: BrowserContext;
+  close(): Promise<void>;
+}
+
+/** Headless Chromium with a fresh, throw-away user-data dir. */
+export async function launchChromium(): Promise<LaunchedBrowser> {
+  requireChromium();
+  const userDataDir = mkdtempSync(join(tmpdir(), 'aorta-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: CHROMIUM_ARGS,
+    viewport: { width: 1440, height: 1000 },
+    timeout: 60_000,
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => {});
+      rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
