@@ -1,0 +1,143 @@
+// The one table (markdown) and the chart panels, both built from results.json's shape, so the
+// README table and the SVG always show the same run.
+import { dur, range, si, sig, target } from './stats.mjs';
+
+/** Chart series name of a scanning engine (same colour across panels). */
+export function series(engine) {
+  if (engine.startsWith('python3')) return 'python3';
+  if (engine.startsWith('re2-wasm')) return 're2-wasm naive';
+  if (engine.startsWith('V8')) return 'V8 RegExp';
+  return engine;
+}
+
+const MiB = 2 ** 20;
+const mb = (s) => range(s, (x) => sig(x));
+const capText = (capMs) => `> ${capMs / 1000} s`;
+
+function conditionsTable(rows, lines) {
+  const engines = Object.keys(rows[0].evalsPerSec);
+  lines.push('### 1. Condition evaluation — evaluations per second, median (min–max)', '');
+  lines.push(`| condition | ${engines.join(' | ')} | target ≥ 10 M/s per core (batch) | target ≥ 5× python3 (batch) |`);
+  lines.push(`|---|${engines.map(() => '---:').join('|')}|---|---|`);
+  for (const r of rows) {
+    const batch = r.evalsPerSec['ours batch'].median;
+    const py = r.evalsPerSec['python3 reference'].median;
+    lines.push(`| \`${r.expr}\` | ${engines.map((e) => range(r.evalsPerSec[e], si)).join(' | ')} | ${target(batch, 10e6)} | ${target(batch / py, 5)} |`);
+  }
+  lines.push('', 'Compile / validate time per expression, median (min–max):', '');
+  const comp = Object.keys(rows[0].compileUs);
+  lines.push(`| condition | ${comp.join(' | ')} |`, `|---|${comp.map(() => '---:').join('|')}|`);
+  for (const r of rows) lines.push(`| \`${r.expr}\` | ${comp.map((e) => range(r.compileUs[e], dur)).join(' | ')} |`);
+  lines.push('', 'Peer expressions (nearest equivalents, hand-written):', '');
+  lines.push('| condition | cel-js | filtrex |', '|---|---|---|');
+  for (const r of rows) lines.push(`| \`${r.expr}\` | \`${r.cel}\` | \`${r.filtrex}\` |`);
+}
+
+function scanningTable(rows, lines) {
+  lines.push('', '### 2. Log scanning — MB/s (10⁶ bytes/s, end to end from a page-cached file), median (min–max); peak RSS of the engine\'s process', '');
+  lines.push('| log | engine | MB/s | time per pass | peak RSS | fired | target |', '|---|---|---:|---:|---:|---|---|');
+  const py = Object.fromEntries(rows.filter((r) => r.engine.startsWith('python3 re (') && r.MBps).map((r) => [r.log, r.MBps.median]));
+  for (const r of rows) {
+    if (r.error) {
+      lines.push(`| ${r.log} | ${r.engine} | failed: ${r.error.replace(/\|/g, '\\|')} | | | | |`);
+      continue;
+    }
+    const size = r.bytes >= 2 ** 30 ? `${(r.bytes / 2 ** 30).toFixed(2)} GiB` : `${(r.bytes / MiB).toFixed(0)} MiB`;
+    let t = '';
+    if (r.engine === 'ours' && r.log === 'clean') t = `≥ 1 GB/s: ${target(r.MBps.median, 1000)}; ≥ 30× python3 re: ${target(r.MBps.median / py.clean, 30)} (${sig(r.MBps.median / py.clean)}×)`;
+    else if (r.engine === 'ours' && r.log.startsWith('every line')) t = `≥ 100 MB/s: ${target(r.MBps.median, 100)}`;
+    else if (r.engine === 'ours' && r.log === 'big') t = `peak RSS ≤ 150 MiB: ${target(r.maxRssMiB, 150, true)}`;
+    lines.push(`| ${r.log} (${size}) | ${r.engine} | ${mb(r.MBps)} | ${range(r.timeMs, (x) => dur(x * 1000))} | ${sig(r.maxRssMiB)} MiB | ${Array.isArray(r.fired) ? (r.fired.length ? r.fired.join(', ') : '—') : String(r.fired)} | ${t} |`);
+  }
+}
+
+function coldTable(cold, lines) {
+  lines.push('', '### 3. Cold start — whole process, wall time, median (min–max)', '');
+  lines.push('| task | command | time |', '|---|---|---:|');
+  for (const r of cold.rows) lines.push(`| ${r.task} | ${r.engine} | ${range(r.ms, (x) => dur(x * 1000))} |`);
+}
+
+function adversarialTable(adv, lines) {
+  lines.push('', `### 4. Adversarial — time per evaluation / scan, median (min–max); peers capped at ${adv.capMs / 1000} s`, '');
+  lines.push('| accepted condition (length) | ours | ours result | python3 reference | python3 result |', '|---|---:|---|---:|---|');
+  for (const c of adv.conditions) {
+    lines.push(`| ${c.name} (${c.exprLength} chars) | ${range(c.ours.us, dur)} | ${c.ours.result} | ${c.python.timedOut ? capText(adv.capMs) : range(c.python.us, dur)} | ${c.python.result ?? 'killed'} |`);
+  }
+  lines.push('', '| pattern and subject | ours (scanLog, RE2) | V8 RegExp | python3 re |', '|---|---:|---:|---:|');
+  const peer = (p) => (p.timedOut ? capText(adv.capMs) : `${dur(p.us)} (match: ${p.matched})`);
+  for (const r of adv.redos) lines.push(`| ${r.name} | ${range(r.ours.us, dur)} (match: ${r.ours.matched}) | ${peer(r.v8)} | ${peer(r.python)} |`);
+}
+
+export function renderTable(res) {
+  const m = res.machine;
+  const lines = [
+    `## aorta-probe benchmarks (${res.mode} run, ${res.date})`, '',
+    `Machine: ${m.cores} cores, ${m.cpu}, ${Math.round(m.memGiB)} GiB RAM, Node ${m.node}, Python ${m.python}, load average at start ${m.loadavg}. `
+    + 'All figures are single-threaded, measured in the same run.', '',
+  ];
+  const st = res.settings;
+  if (st) {
+    lines.push(`Repeats: conditions ${st.cond.runs} timed loops of ${st.cond.ms} ms per engine; scanning ${st.scan.repeats.ours} passes for ours and V8, `
+      + `${st.scan.repeats.slow} for the slow engines (prefilter off, re2-wasm naive, python3), ${st.scan.repeats.big} over the big log; `
+      + `cold start ${st.coldRuns} spawns per command; adversarial up to ${st.adv.runs} runs (at least 2; fewer once 10 s are spent).`, '');
+  }
+  if (res.conditions) conditionsTable(res.conditions, lines);
+  if (res.scanning) scanningTable(res.scanning, lines);
+  if (res.coldStart) coldTable(res.coldStart, lines);
+  if (res.adversarial) adversarialTable(res.adversarial, lines);
+  lines.push('', ...res.notes.map((n) => `- ${n}`));
+  return `${lines.join('\n')}\n`;
+}
+
+export function chartPanels(res) {
+  const panels = [];
+  if (res.conditions) {
+    panels.push({
+      title: '1. Condition evaluation (higher is better)', unit: 'evaluations per second', log: true,
+      goal: { value: 10e6, label: 'target for ours batch: 10 M/s per core' },
+      groups: res.conditions.map((r) => ({
+        label: r.name,
+        bars: Object.entries(r.evalsPerSec).map(([e, s]) => ({ series: e === 'python3 reference' ? 'python3' : e, value: s.median })),
+      })),
+    });
+  }
+  if (res.scanning) {
+    const by = (log) => res.scanning.filter((r) => r.log === log);
+    const groups = [...new Set(res.scanning.map((r) => r.log))].map((log) => ({
+      label: log === 'big' ? `big log\n(${(by(log)[0].bytes / 2 ** 30).toFixed(2)} GiB)` : log.replace(', ', ',\n'),
+      rows: by(log),
+    }));
+    panels.push({
+      title: '2. Log scanning throughput (higher is better)', unit: 'MB/s (10⁶ bytes/s), end to end', log: true,
+      goal: { value: 1000, label: 'target for ours on the clean log: 1 GB/s' },
+      groups: groups.map((g) => ({ label: g.label, bars: g.rows.map((r) => ({ series: series(r.engine), value: r.MBps?.median ?? NaN })) })),
+    });
+    panels.push({
+      title: '2b. Peak RSS of each scanning process (lower is better)', unit: 'MiB', log: false,
+      goal: { value: 150, label: 'target for ours on the big log: 150 MiB' },
+      groups: groups.map((g) => ({ label: g.label, bars: g.rows.map((r) => ({ series: series(r.engine), value: r.maxRssMiB ?? NaN })) })),
+    });
+  }
+  if (res.coldStart) {
+    const tasks = [...new Set(res.coldStart.rows.map((r) => r.task))];
+    panels.push({
+      title: '3. Cold start, whole process (lower is better)', unit: 'milliseconds', log: false,
+      groups: tasks.map((t) => ({
+        label: t,
+        bars: res.coldStart.rows.filter((r) => r.task === t).map((r) => ({ series: r.engine.startsWith('python3') ? 'python3' : 'ours', value: r.ms.median })),
+      })),
+    });
+  }
+  if (res.adversarial) {
+    const cap = res.adversarial.capMs * 1000;
+    const bar = (s, p) => (p.timedOut ? { series: s, value: cap, capped: true } : { series: s, value: p.us.median ?? p.us });
+    panels.push({
+      title: '4. Adversarial inputs (lower is better; hatched = killed at the cap)', unit: 'microseconds per evaluation / scan', log: true,
+      groups: [
+        ...res.adversarial.conditions.map((c) => ({ label: c.short, bars: [bar('ours', c.ours), bar('python3', c.python)] })),
+        ...res.adversarial.redos.map((r) => ({ label: r.short, bars: [bar('ours', r.ours), bar('V8 RegExp', r.v8), bar('python3', r.python)] })),
+      ],
+    });
+  }
+  return panels;
+}
