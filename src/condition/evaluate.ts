@@ -4,6 +4,7 @@
  * `evaluateDetailed` reports what CPython would: the value's type name and repr, or the exception
  * class.
  */
+import { captureKeysRead } from './capture-keys.js';
 import { compileChecked } from './compile.js';
 import { complexRepr, floatRepr, strRepr } from './repr.js';
 import { validateCondition, type CheckedCondition } from './validate.js';
@@ -53,18 +54,19 @@ export function compileCondition(text: unknown, options: CompileOptions = {}): C
   const checked = validateCondition(text);
   const program = compileChecked(checked);
   const limit = options.heapLimitBytes ?? DEFAULT_HEAP_LIMIT_BYTES;
+  const keys = captureKeysRead(checked.tree);
   // The VM verifies the program when it first loads it, before running it.
   return {
     source: checked.source,
     tree: checked.tree,
     program,
-    evaluate: (vars) => sharedVm(limit).evaluateTruthy(program, vars),
+    evaluate: (vars) => sharedVm(limit).evaluateTruthy(program, vars, keys),
     evaluateDetailed: (vars) => {
       const r = sharedVm(limit).evaluate(program, vars);
       if (!r.ok) return { fired: false, error: r.error };
       return { fired: r.truthy, value: describe(r.value, vars) };
     },
-    evaluateBatch: (list) => sharedVm(limit).evaluateBatch(program, list),
+    evaluateBatch: (list) => sharedVm(limit).evaluateBatch(program, list, keys),
   };
 }
 

@@ -154,10 +154,10 @@ export class ConditionVM {
    * Encodes variable sets straight into a fresh VM buffer (no intermediate copy: this is the hot
    * path of batch evaluation); returns its address.
    */
-  private writeInputs(list: readonly ConditionVars[], from = 0, to = list.length): number {
+  private writeInputs(list: readonly ConditionVars[], from = 0, to = list.length, keys: readonly string[] | null = null): number {
     // One pass into a reusable scratch array, then one copy into linear memory: cheaper than
     // sizing the buffer with a second pass over every capture.
-    const words = encodeVars(list, from, to);
+    const words = encodeVars(list, from, to, keys);
     const ptr = this.ex.inputBuffer(words);
     this.memWords().set(scratch.subarray(0, words), ptr >> 2);
     return ptr;
@@ -177,13 +177,16 @@ export class ConditionVM {
     );
   }
 
-  /** The spec's `evaluate`: only truthiness, without reading the value back. */
-  evaluateTruthy(program: Int32Array, vars: ConditionVars): boolean {
+  /**
+   * The spec's `evaluate`: only truthiness, without reading the value back. `keys`: the only
+   * capture keys the program can read (capture-keys.ts), or null for all.
+   */
+  evaluateTruthy(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null = null): boolean {
     return this.guarded(
       program,
       () => {
         this.ex.arenaRelease(this.programMark);
-        this.ex.setInputs(this.writeInputs([vars]), 0);
+        this.ex.setInputs(this.writeInputs([vars], 0, 1, keys), 0);
         return this.ex.run() === 0 && this.ex.resultTruthy() !== 0;
       },
       () => false,
@@ -194,7 +197,7 @@ export class ConditionVM {
    * Fired or not for each variable set (errors count as not fired), in VM calls of up to
    * BATCH_CHUNK sets: chunks keep the input buffer in cache, which is faster than one huge call.
    */
-  evaluateBatch(program: Int32Array, list: readonly ConditionVars[]): boolean[] {
+  evaluateBatch(program: Int32Array, list: readonly ConditionVars[], keys: readonly string[] | null = null): boolean[] {
     if (list.length === 0) return [];
     return this.guarded(
       program,
@@ -203,7 +206,7 @@ export class ConditionVM {
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
           const to = Math.min(list.length, from + BATCH_CHUNK);
           this.ex.arenaRelease(this.programMark);
-          const ptr = this.writeInputs(list, from, to);
+          const ptr = this.writeInputs(list, from, to, keys);
           const out = this.ex.inputBuffer((to - from + 3) >> 2);
           this.ex.runBatch(ptr, to - from, out);
           const fired = new Uint8Array(this.ex.memory.buffer, out, to - from);
@@ -287,7 +290,7 @@ function reserve(words: number): void {
  * Writes variable sets in the layout `setInputs` reads (see assembly/vm.ts), strings as code
  * points, into `scratch`; returns the number of words written.
  */
-function encodeVars(list: readonly ConditionVars[], from: number, to: number): number {
+function encodeVars(list: readonly ConditionVars[], from: number, to: number, keys: readonly string[] | null): number {
   let at = 0;
   for (let i = from; i < to; i++) {
     const v = list[i]!;
@@ -302,12 +305,25 @@ function encodeVars(list: readonly ConditionVars[], from: number, to: number): n
     at += 7;
     let n = 0;
     const cap = v.capture;
-    for (const k in cap) {
-      const value = cap[k]!;
-      reserve(at + 2 + k.length + value.length); // UTF-16 length bounds the code point count
-      at = putString(scratch, at, k);
-      at = putString(scratch, at, value);
-      n++;
+    if (keys === null) {
+      for (const k in cap) {
+        const value = cap[k]!;
+        reserve(at + 2 + k.length + value.length); // UTF-16 length bounds the code point count
+        at = putString(scratch, at, k);
+        at = putString(scratch, at, value);
+        n++;
+      }
+    } else {
+      for (let j = 0; j < keys.length; j++) {
+        const k = keys[j]!;
+        const value = cap[k];
+        // absent stays absent (KeyError in the VM); `in Object.prototype` keys need the own-property test
+        if (value === undefined || (k in Object.prototype && !Object.hasOwn(cap, k))) continue;
+        reserve(at + 2 + k.length + value.length);
+        at = putString(scratch, at, k);
+        at = putString(scratch, at, value);
+        n++;
+      }
     }
     scratch[countAt] = n;
   }
