@@ -8,5 +8,7 @@ export type { CompiledCondition, ConditionVars, DetailedResult, EvaluatedValue, 
 export { DEFAULT_HEAP_LIMIT_BYTES, VerifyError } from './condition/vm-host.js';
 export * from './recipe/index.js';
 export * from './scan/index.js';
+export { openFileChunks, readFileChunks, scanFile } from './scan/file.js';
 export * from './regex/index.js';
+export * from './trial/index.js';
 export * from './lint/index.js';

@@ -6,13 +6,13 @@
  * Exit status: scan 0 pass, 1 fail (or an invalid recipe); patterns 0; 2 usage error or an
  * unreadable file.
  */
-import { createReadStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { RecipeSchemaError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
 import { loadRecipe, type Recipe } from '../recipe/index.js';
-import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ScanResult, type ScanVars } from '../scan/index.js';
+import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../scan/index.js';
+import { openFileChunks } from '../scan/file.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
 
@@ -118,17 +118,14 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
       return 1;
     }
   }
-  let source: Readable;
+  let source: ByteSource;
   if (args.log === '-') source = io.stdin;
   else {
-    source = createReadStream(args.log);
-    // Surface "cannot open" before scanning: a missing file is a usage problem, not a verdict.
-    const opened = await new Promise<Error | null>((resolve) => {
-      source.once('open', () => resolve(null));
-      source.once('error', (e) => resolve(e));
-    });
-    if (opened !== null) {
-      await io.writeError(`aorta-probe scan: cannot read ${args.log}: ${opened.message}\n`);
+    // Opened first: "cannot open" is a usage problem, not a verdict.
+    try {
+      source = await openFileChunks(args.log);
+    } catch (e) {
+      await io.writeError(`aorta-probe scan: cannot read ${args.log}: ${(e as Error).message}\n`);
       return 2;
     }
   }

@@ -1,0 +1,58 @@
+/**
+ * Reading a log file for `scanStream` with one reused buffer (Node only; not re-exported by src/scan/index.ts,
+ * which the browser bundle uses).
+ *
+ * Why not `createReadStream`: it allocates a new Buffer per chunk, and on a VM where a fresh page costs ~70 µs to
+ * fault in, allocating 1 MiB chunks alone caps a scan near 60 MB/s. Here reads land in two reused buffers; the
+ * scanner copies what it needs before asking for the next chunk.
+ */
+import { readSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import type { ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan.js';
+import { scanStream } from './stream.js';
+
+const CHUNK_BYTES = 256 * 1024;
+
+/**
+ * Opens `path` (failing here, before any scanning, if it cannot be read: missing, unreadable, a directory) and
+ * returns its bytes as chunks that are views of two reused buffers: each is valid only until the next is
+ * requested. The file is closed when the iteration ends, also early (`return()`).
+ */
+export async function openFileChunks(path: string, chunkBytes = CHUNK_BYTES): Promise<AsyncGenerator<Uint8Array>> {
+  const handle = await open(path, 'r');
+  try {
+    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+  } catch (e) {
+    await handle.close();
+    throw e;
+  }
+  return chunks(handle, chunkBytes);
+}
+
+/**
+ * Synchronous reads into one reused buffer. A regular file's read returns from the page cache in tens of
+ * microseconds; going through the thread pool for each (fs/promises) left the scanner idle for ~15% of a
+ * clean scan, while a blocking read holds the event loop only for that long.
+ */
+async function* chunks(handle: FileHandle, chunkBytes: number): AsyncGenerator<Uint8Array> {
+  try {
+    const buf = new Uint8Array(chunkBytes);
+    for (;;) {
+      const bytesRead = readSync(handle.fd, buf, 0, chunkBytes, null);
+      if (bytesRead === 0) return;
+      yield buf.subarray(0, bytesRead);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `openFileChunks` as one iterable (the open happens on the first `next()`). */
+export async function* readFileChunks(path: string, chunkBytes = CHUNK_BYTES): AsyncGenerator<Uint8Array> {
+  yield* await openFileChunks(path, chunkBytes);
+}
+
+/** `scanStream` over a file, read with `readFileChunks`. */
+export function scanFile(recipe: ScanRecipe | null, path: string, vars: ScanVars, options: ScanOptions = {}): Promise<ScanResult> {
+  return scanStream(recipe, readFileChunks(path), vars, options);
+}
