@@ -108,11 +108,14 @@ export class ConditionVM {
     this.ex = instance.exports as unknown as VmExports;
     this.ex.arenaSetLimit(this.heapLimitBytes);
     this.current = null;
+    this.words = new Int32Array(0); // the old instance's memory is not detached: drop its view
   }
 
   /** A view of linear memory as words, renewed only when the memory has grown. */
   private memWords(): Int32Array {
-    if (this.words.buffer !== this.ex.memory.buffer) this.words = new Int32Array(this.ex.memory.buffer);
+    // Growing memory detaches the old buffer (its views drop to length 0), and instantiate() resets the view:
+    // reading `memory.buffer` on every call costs more than this test.
+    if (this.words.length === 0) this.words = new Int32Array(this.ex.memory.buffer);
     return this.words;
   }
 
@@ -159,7 +162,11 @@ export class ConditionVM {
     // sizing the buffer with a second pass over every capture.
     const words = encodeVars(list, from, to, keys);
     const ptr = this.ex.inputBuffer(words);
-    this.memWords().set(scratch.subarray(0, words), ptr >> 2);
+    const mem = this.memWords();
+    if (words <= 64) {
+      // A single evaluation's few words: a loop beats allocating a subarray view for set().
+      for (let i = 0, at = ptr >> 2; i < words; i++) mem[at + i] = scratch[i]!;
+    } else mem.set(scratch.subarray(0, words), ptr >> 2);
     return ptr;
   }
 

@@ -19,7 +19,7 @@ import { compileCondition, type CompiledCondition, type ConditionVars } from '..
 import { compileRegex, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
-import { iterWindows, WindowedMatcher, type ScanWindow, type WindowOptions } from './windows.js';
+import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
 
 export const MISSING_PASS_SIGNAL = 'meta:missing_pass_signal';
 
@@ -59,20 +59,47 @@ export type ScanRecipe = Pick<Recipe, 'customPatterns'>;
 interface Live {
   readonly matcher: WindowedMatcher;
   readonly make: (offset: number, named: Record<string, string>) => Firing;
-  readonly condition: ((named: Record<string, string>) => boolean) | null;
+  /** Index of the first of these matches (in order) whose condition holds, or -1; null: no condition. */
+  readonly firstHolding: ((matches: readonly AbsoluteMatch[]) => number) | null;
   fired: Firing | null;
 }
+
+/**
+ * Matches whose conditions are evaluated in one VM call: a pattern that matches every line evaluates its condition
+ * per batch, not per match (one call costs ~0.5 µs, a batched evaluation ~0.1 µs). The first holding match in the
+ * batch is the one that fires, so the result is that of evaluating one by one; at most BATCH − 1 matches past it
+ * are extracted for nothing.
+ */
+const CONDITION_BATCH = 64;
 
 /** Feeds one window to the patterns that have not fired yet; returns how many are still unfired. */
 function stepWindow(live: readonly Live[], w: ScanWindow): number {
   let remaining = 0;
   for (const p of live) {
     if (p.fired !== null) continue;
-    for (const m of p.matcher.matchesIn(w)) {
-      if (p.condition === null || p.condition(m.named)) {
+    const holding = p.firstHolding;
+    if (holding === null) {
+      for (const m of p.matcher.matchesIn(w)) {
         p.fired = p.make(m.index, m.named);
         break;
       }
+    } else {
+      const batch: AbsoluteMatch[] = [];
+      const flush = (): boolean => {
+        const i = holding(batch);
+        if (i >= 0) p.fired = p.make(batch[i]!.index, batch[i]!.named);
+        batch.length = 0;
+        return i >= 0;
+      };
+      let done = false;
+      for (const m of p.matcher.matchesIn(w)) {
+        batch.push(m);
+        if (batch.length === CONDITION_BATCH && flush()) {
+          done = true;
+          break;
+        }
+      }
+      if (!done && batch.length > 0) flush();
     }
     if (p.fired === null) remaining++;
   }
@@ -86,7 +113,7 @@ function tier4Live(): Live[] {
   return TIER4_PATTERNS.map((p, rank) => ({
     matcher: new WindowedMatcher(regexes[rank]!),
     make: (offset, named) => ({ detectorId: p.detectorId, kind: 'tier4', offset, rank, named, requiredForPass: false }),
-    condition: null,
+    firstHolding: null,
     fired: null,
   }));
 }
@@ -97,15 +124,10 @@ function tier5Live(patterns: readonly CustomPattern[], vars: ScanVars, handles: 
     const re = compileRegex(p.regex, p.flags);
     handles.push(re);
     const c: CompiledCondition | null = p.condition === null ? null : compileCondition(p.condition.source);
-    // One vars object per pattern, its capture replaced per match: evaluation copies what it reads.
-    const cv: ConditionVars = { ...vars, capture: {} };
     return {
       matcher: new WindowedMatcher(re),
       make: (offset, named) => ({ detectorId: p.detectorId, kind: p.onMatch, offset, rank: TIER4_PATTERNS.length + i, named, requiredForPass: p.requiredForPass }),
-      condition: c === null ? null : (named) => {
-        cv.capture = named;
-        return evaluateSafely(c, cv);
-      },
+      firstHolding: c === null ? null : (matches) => firstHolding(c, matches, vars),
       fired: null,
     };
   });
@@ -211,11 +233,21 @@ export function scanTier5(patterns: readonly CustomPattern[], logText: string, v
   }
 }
 
-function evaluateSafely(c: CompiledCondition, vars: ConditionVars): boolean {
+/** The first match whose condition holds; an exception in the condition means "did not fire", as the original. */
+function firstHolding(c: CompiledCondition, matches: readonly AbsoluteMatch[], vars: ScanVars): number {
+  // A literal of one shape (not a spread of `vars`, which V8 builds slowly): this runs once per match.
+  const { exit_code, walltime_sec, peak_vram_mib } = vars;
+  const list: ConditionVars[] = matches.map((m) => ({ capture: m.named, exit_code, walltime_sec, peak_vram_mib }));
   try {
-    return c.evaluate(vars);
+    return c.evaluateBatch(list).indexOf(true); // the VM's own errors already count as not fired
   } catch {
-    return false; // the original: any exception means "did not fire"
+    return list.findIndex((v) => {
+      try {
+        return c.evaluate(v);
+      } catch {
+        return false;
+      }
+    });
   }
 }
 
