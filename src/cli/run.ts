@@ -4,7 +4,8 @@
  *
  * Exit status: 0 success (also when the reader of stdout goes away early, e.g. `| head -1`),
  * 1 a rejected condition (EXPR form), an invalid recipe (check, scan) or a failing log (scan), an
- * I/O failure or an internal error, 2 a usage error.
+ * I/O failure or an internal error, 2 a usage error. `run`: 0 pass, 1 fail, 2 usage error or
+ * unusable recipe, 3 verdict error, 128+N stopped by signal N (see run-trial.ts).
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -16,6 +17,9 @@ import { evalJsonl } from './eval-jsonl.js';
 import { formatDetailed, parseEvalArgs, UsageError, type EvalArgs } from './eval-expr.js';
 import { CHECK_USAGE, CheckUsageError, parseCheckArgs, runCheck, type CheckArgs } from './check.js';
 import { parseScanArgs, runPatterns, runScan, SCAN_USAGE, ScanUsageError, type ScanArgs } from './scan.js';
+import { parseRunArgs, RUN_USAGE, runRunCommand, RunUsageError, type RunArgs } from './run-trial.js';
+import { DEMO_USAGE, DemoUsageError, parseDemoArgs, runDemo, type DemoArgs } from './demo.js';
+import { parsePlaygroundArgs, PLAYGROUND_USAGE, PlaygroundUsageError, runPlayground, type PlaygroundArgs } from './playground.js';
 
 export interface CliIo {
   stdin: Readable;
@@ -34,14 +38,25 @@ Commands:
   eval --jsonl   Read JSON Lines on stdin and write one JSON result line per input line
                  to stdout: each condition is checked, then evaluated with its line's
                  variables.
-  check RECIPE [--json]
+  check RECIPE [--json] [--strict]
                  Load a recipe with all of the loader's checks (schema, conditions, regexes
-                 on RE2) and report the first error at its file:line:col.
+                 on RE2) and report the first error at its file:line:col; then lint it and
+                 print warnings (conditions that can never fire); --strict fails on them.
   scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
                  Classify a trial log with the Tier 4 patterns and the recipe's
                  custom_patterns: verdict, detectors fired, captures.
   patterns [--json] [--version]
                  List the built-in Tier 4 patterns.
+  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]
+      [--gpu-tool TOOL] [--gpu-interval SECONDS] -- CMD [ARGS...]
+                 Run CMD as a trial: stream and save its output, sample peak VRAM,
+                 classify it (exit code, signals, timeout, log patterns), write
+                 result.json. Exit 0 pass, 1 fail, 2 usage/recipe error, 3 error.
+  demo [--json] [--quiet]
+                 Check, scan and run the bundled example (a training job that goes NaN).
+  playground [--port N]
+                 Serve the browser playground (live recipe diagnostics, log classification,
+                 condition scratchpad) on localhost and print its URL.
 See '${PROGRAM} <command> --help' for the details of each command.
 
 Options:
@@ -115,6 +130,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === 'eval') return await evalCommand(rest, io);
     if (command === 'check') return await checkCommand(rest, io);
     if (command === 'scan') return await scanCommand(rest, io);
+    if (command === 'run') return await runCommand(rest, io);
+    if (command === 'demo') return await demoCommand(rest, io);
+    if (command === 'playground') return await playgroundCommand(rest, io);
     if (command === 'patterns') {
       const r = runPatterns(rest);
       if (r.out !== '') await writeAll(io.stdout, r.out);
@@ -180,6 +198,51 @@ async function scanCommand(args: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   return runScan(parsed, { stdin: io.stdin, write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
+}
+
+async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: RunArgs;
+  try {
+    parsed = parseRunArgs(args);
+  } catch (err) {
+    if (err instanceof RunUsageError) return usageError(io, `run: ${err.message}`, RUN_USAGE);
+    throw err;
+  }
+  if (parsed.help) {
+    await writeAll(io.stdout, RUN_USAGE);
+    return 0;
+  }
+  return runRunCommand(parsed, { stdout: io.stdout, stderr: io.stderr });
+}
+
+async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: DemoArgs;
+  try {
+    parsed = parseDemoArgs(args);
+  } catch (err) {
+    if (err instanceof DemoUsageError) return usageError(io, `demo: ${err.message}`, DEMO_USAGE);
+    throw err;
+  }
+  if (parsed.help) {
+    await writeAll(io.stdout, DEMO_USAGE);
+    return 0;
+  }
+  return runDemo(parsed, { stdout: io.stdout, stderr: io.stderr });
+}
+
+async function playgroundCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: PlaygroundArgs;
+  try {
+    parsed = parsePlaygroundArgs(args);
+  } catch (err) {
+    if (err instanceof PlaygroundUsageError) return usageError(io, `playground: ${err.message}`, PLAYGROUND_USAGE);
+    throw err;
+  }
+  if (parsed.help) {
+    await writeAll(io.stdout, PLAYGROUND_USAGE);
+    return 0;
+  }
+  return runPlayground(parsed, { write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
 }
 
 /** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */

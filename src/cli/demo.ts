@@ -1,0 +1,137 @@
+/**
+ * `aorta-probe demo`: the tool's main job on the bundled example (fixtures/demo/, shipped with the package): check
+ * a recipe, scan a log of a crashed run, and run a tiny trial script whose training loss goes NaN while it still
+ * exits 0. It prints each step's command and verdict. Exit status 0 when the demo ran (its verdicts are `fail` by
+ * design), 1 if the bundled files are missing or broken, 2 on a usage error.
+ */
+import { createReadStream, existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { strRepr } from '../condition/repr.js';
+import { scanStream, type ScanResult } from '../scan/index.js';
+import { packageInfo } from '../trial/package-info.js';
+import { runTrial } from '../trial/index.js';
+import { formatTrial, loadRecipeFile, shownPath } from './run-trial.js';
+import { paletteFor, type Palette } from './tty.js';
+
+export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
+
+Runs the bundled example (fixtures/demo/ in the package):
+  1. checks fixtures/demo/recipe.yaml (three custom patterns: a NaN loss, the throughput, a slow run);
+  2. scans fixtures/demo/train.log, the log of a run that crashed with a HIP out-of-memory error;
+  3. runs 'node fixtures/demo/trial.mjs', a tiny training job whose loss goes NaN while it still
+     exits 0, as a trial with that recipe (the same as 'aorta-probe run'), and prints its verdict.
+
+  --json       One JSON object: {"recipe": {"file", "custom_patterns"}, "scan": {"log", ...the
+               scan result}, "trial": {...result.json}, "result_json": str}.
+  --quiet      Do not show the trial's own output.
+  --out DIR    Where the trial writes output.log and result.json. Default: a new temporary
+               directory.
+  -h, --help   Show this help and exit.
+
+Examples:
+  aorta-probe demo
+  aorta-probe demo --json | jq .trial.verdict
+
+Exit status: 0 when the demo ran (both verdicts are 'fail' by design), 1 when the bundled files
+are missing or broken, 2 on a usage error.
+`;
+
+export class DemoUsageError extends Error {}
+
+export interface DemoArgs {
+  readonly help: boolean;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly out: string | null;
+}
+
+export function parseDemoArgs(args: readonly string[]): DemoArgs {
+  let json = false;
+  let quiet = false;
+  let out: string | null = null;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-h' || a === '--help') return { help: true, json, quiet, out };
+    if (a === '--json') json = true;
+    else if (a === '--quiet') quiet = true;
+    else if (a === '--out' || a.startsWith('--out=')) {
+      if (out !== null) throw new DemoUsageError('--out is given more than once');
+      const v = a === '--out' ? args[++i] : a.slice('--out='.length);
+      if (v === undefined || v === '') throw new DemoUsageError("option '--out' needs a value");
+      out = v;
+    } else if (a.startsWith('-')) throw new DemoUsageError(`unknown option '${a}'`);
+    else throw new DemoUsageError(`unexpected argument '${a}'`);
+  }
+  return { help: false, json, quiet, out };
+}
+
+export interface DemoIo {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export async function runDemo(args: DemoArgs, io: DemoIo): Promise<number> {
+  // `aorta-probe demo | head`: a reader that goes away ends the display, quietly (no unhandled 'error' event).
+  const ignore = (): void => {};
+  io.stdout.on('error', ignore);
+  try {
+    return await demo(args, io);
+  } finally {
+    io.stdout.off('error', ignore);
+  }
+}
+
+async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
+  const root = packageInfo().root;
+  const dir = root === null ? null : join(root, 'fixtures', 'demo');
+  const files = dir === null ? null : { recipe: join(dir, 'recipe.yaml'), log: join(dir, 'train.log'), trial: join(dir, 'trial.mjs') };
+  if (files === null || !Object.values(files).every((f) => existsSync(f))) {
+    io.stderr.write('aorta-probe demo: the bundled fixtures/demo/ files are missing from this installation\n');
+    return 1;
+  }
+  const recipePath = shownPath(files.recipe);
+  const recipe = await loadRecipeFile(recipePath, 'demo', io.stderr);
+  if (recipe === null) return 1;
+  const c = args.json ? null : paletteFor(io.stdout, io.env ?? process.env);
+  const say = (text: string): void => {
+    if (c !== null) io.stdout.write(text);
+  };
+  const n = recipe.customPatterns.length;
+  say(`${c?.bold('1. Check the recipe') ?? ''}\n$ aorta-probe check ${recipePath}\n${recipePath}: valid (${n} custom pattern${n === 1 ? '' : 's'})\n\n`);
+
+  const logPath = shownPath(files.log);
+  say(`${c?.bold('2. Scan the log of a run that crashed') ?? ''}\n$ aorta-probe scan --recipe ${recipePath} ${logPath}\n`);
+  const scan = await scanStream(recipe, createReadStream(files.log), { exit_code: 0, walltime_sec: 0, peak_vram_mib: null });
+  if (c !== null) say(`${formatScanSummary(scan, c)}\n`);
+
+  const trialPath = shownPath(files.trial);
+  say(`${c?.bold('3. Run a trial: a training job whose loss goes NaN, and which still exits 0') ?? ''}\n` +
+    `$ aorta-probe run --recipe ${recipePath} -- node ${trialPath}\n`);
+  const outDir = args.out ?? mkdtempSync(join(tmpdir(), 'aorta-probe-demo-'));
+  const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
+  const outcome = await runTrial(recipe, [process.execPath, files.trial], { outDir, echo, gpuTool: 'auto', env: io.env ?? process.env });
+  // Without a GPU tool the summary already says "unavailable (no GPU tool)"; other sampler problems are worth a line.
+  if (outcome.result.gpu.tool !== null) for (const w of outcome.result.gpu.warnings) io.stderr.write(`aorta-probe demo: warning: ${w}\n`);
+  if (c === null) {
+    io.stdout.write(`${JSON.stringify({
+      recipe: { file: recipePath, custom_patterns: n },
+      scan: { log: logPath, ...scan },
+      trial: outcome.result,
+      result_json: outcome.resultPath,
+    })}\n`);
+  } else {
+    say(formatTrial(outcome, c, echo === io.stdout));
+  }
+  return 0;
+}
+
+function formatScanSummary(r: ScanResult, c: Palette): string {
+  const colour = r.verdict === 'pass' ? c.green : c.red;
+  const list = (ids: readonly string[]): string => (ids.length === 0 ? '(none)' : ids.join(', '));
+  const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
+  return `verdict: ${c.bold(colour(r.verdict))}\nfailure detectors: ${list(r.failure_detectors_fired)}\n` +
+    `warn detectors: ${list(r.warn_detectors_fired)}\ncapture: {${capture.join(', ')}}\n`;
+}

@@ -1,0 +1,286 @@
+/**
+ * `aorta-probe run [--recipe R.yaml] [options] -- CMD [ARGS...]`: runs one trial (src/trial/) and prints its
+ * verdict. The command's output is shown as it arrives (stdout in the human form, stderr with --json so stdout
+ * holds exactly one JSON object; --quiet hides it), and kept in DIR/output.log next to DIR/result.json.
+ *
+ * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
+ * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
+ */
+import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { constants } from 'node:os';
+import { isAbsolute, join, relative } from 'node:path';
+import type { Writable } from 'node:stream';
+import { RecipeSchemaError } from '../condition/errors.js';
+import { strRepr } from '../condition/repr.js';
+import { loadRecipe, type Recipe } from '../recipe/index.js';
+import type { GpuToolChoice } from '../gpu/index.js';
+import { runTrial, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
+import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
+
+export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]
+                       [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS] -- CMD [ARGS...]
+
+Runs CMD with ARGS (no shell) as one trial and classifies it: Tier 1 (exit code, signals,
+timeout, a command that cannot start), the 7 built-in Tier 4 log patterns and the recipe's
+custom_patterns (Tier 5), whose conditions see the trial's final exit_code, walltime_sec and
+peak_vram_mib. The command's stdout and stderr are shown as they arrive and saved, interleaved
+as written, to DIR/output.log; the record goes to DIR/result.json.
+
+  --recipe RECIPE      A probe recipe or a bare custom_patterns: file. Without it: Tier 1 and
+                       Tier 4 only.
+  --out DIR            Output directory (created if missing; output.log and result.json are
+                       replaced). Default: probe_results/<UTC time>-<pid>.
+  --timeout SECONDS    Stop the trial after SECONDS (SIGTERM to its process group, SIGKILL 10 s
+                       later): exit_code -1, tier1:timeout, verdict error. Default: the recipe's
+                       timeout_per_trial, else none.
+  --gpu-tool TOOL      Peak-VRAM sampler: auto (amd-smi, else nvidia-smi, else none), amd-smi,
+                       nvidia-smi or none. Default: auto.
+  --gpu-interval SECONDS
+                       Sampling interval. Default: 1.
+  --json               Print result.json's object on stdout (one line) instead of the summary;
+                       the command's output goes to stderr.
+  --quiet              Do not show the command's output (it is still saved).
+  -h, --help           Show this help and exit.
+
+Everything after '--' is the command, passed as it is.
+
+Examples:
+  aorta-probe run --recipe recipe.yaml -- python train.py --steps 100
+  aorta-probe run --timeout 600 --out runs/a1 -- ./bench.sh
+  aorta-probe run --recipe recipe.yaml --json --quiet -- ./job | jq .verdict
+
+Ctrl-C stops the trial (SIGINT to its process group; a second Ctrl-C sends SIGKILL) and still
+writes result.json (tier1:interrupted, verdict error unless something failed).
+
+Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,
+130 interrupted by Ctrl-C (128+N for signal N).
+`;
+
+export class RunUsageError extends Error {}
+
+export interface RunArgs {
+  readonly help: boolean;
+  readonly recipe: string | null;
+  readonly out: string | null;
+  readonly timeoutSec: number | null;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly gpuTool: GpuToolChoice;
+  readonly gpuIntervalMs: number | undefined;
+  readonly argv: readonly string[];
+}
+
+const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
+const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const SYNOPSIS = 'Usage: aorta-probe run [options] -- CMD [ARGS...]';
+
+function positiveSeconds(name: string, value: string): number {
+  const n = Number(value);
+  if (!DECIMAL.test(value) || !Number.isFinite(n) || n <= 0) throw new RunUsageError(`${name} must be a positive number of seconds, got '${value}'`);
+  return n;
+}
+
+export function parseRunArgs(args: readonly string[]): RunArgs {
+  const sep = args.indexOf('--');
+  const own = sep === -1 ? args : args.slice(0, sep);
+  const result = {
+    help: false, recipe: null as string | null, out: null as string | null, timeoutSec: null as number | null, json: false, quiet: false,
+    gpuTool: 'auto' as GpuToolChoice, gpuIntervalMs: undefined as number | undefined, argv: sep === -1 ? [] : args.slice(sep + 1),
+  };
+  if (own.includes('-h') || own.includes('--help')) return { ...result, help: true };
+  const seen = new Set<string>();
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i]!;
+    if (arg === '--json' || arg === '--quiet') {
+      result[arg === '--json' ? 'json' : 'quiet'] = true;
+      continue;
+    }
+    if (!arg.startsWith('-')) {
+      throw new RunUsageError(sep === -1
+        ? `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${arg}'). ${SYNOPSIS}`
+        : `unexpected argument '${arg}' before '--'`);
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (!['--recipe', '--out', '--timeout', '--gpu-tool', '--gpu-interval'].includes(name)) throw new RunUsageError(`unknown option '${name}'`);
+    if (seen.has(name)) throw new RunUsageError(`${name} is given more than once`);
+    seen.add(name);
+    const value = eq !== -1 ? arg.slice(eq + 1) : own[++i];
+    if (value === undefined) throw new RunUsageError(`option '${name}' needs a value`);
+    if (eq === -1 && value.startsWith('--')) {
+      throw new RunUsageError(`${name}: value '${value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '${name} $VAR' where $VAR is unset)`);
+    }
+    if (name === '--recipe') result.recipe = value;
+    else if (name === '--out') result.out = value;
+    else if (name === '--timeout') result.timeoutSec = positiveSeconds(name, value);
+    else if (name === '--gpu-interval') result.gpuIntervalMs = Math.round(positiveSeconds(name, value) * 1000);
+    else {
+      if (!(GPU_TOOLS as readonly string[]).includes(value)) throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${value}'`);
+      result.gpuTool = value as GpuToolChoice;
+    }
+  }
+  if (sep === -1) throw new RunUsageError(`missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. ${SYNOPSIS}`);
+  if (result.argv.length === 0) throw new RunUsageError(`no command after '--'. ${SYNOPSIS}`);
+  const argv0 = result.argv[0]!;
+  if (argv0.startsWith('-')) {
+    throw new RunUsageError(`the command starts with '${argv0}', which looks like an option. Put aorta-probe's options before '--' and the command after it. ${SYNOPSIS}`);
+  }
+  return result;
+}
+
+export interface RunIo {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export function verdictExitCode(verdict: Verdict): 0 | 1 | 3 {
+  return verdict === 'pass' ? 0 : verdict === 'fail' ? 1 : 3;
+}
+
+/** Reads and loads a recipe; on failure writes the error (file:line:col + caret for schema errors) and returns null. */
+export async function loadRecipeFile(path: string, command: string, stderr: Writable): Promise<Recipe | null> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (err) {
+    stderr.write(`aorta-probe ${command}: cannot read ${path}: ${(err as Error).message}\n`);
+    return null;
+  }
+  try {
+    return loadRecipe(bytes, path);
+  } catch (err) {
+    if (!(err instanceof RecipeSchemaError)) throw err;
+    stderr.write(`${err.message}\n`);
+    return null;
+  }
+}
+
+function defaultOutDir(): string {
+  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return join('probe_results', `${t}-${process.pid}`);
+}
+
+/** Signal → 128+N, the shell's convention for "stopped by signal N". */
+function signalExitCode(signal: NodeJS.Signals): number {
+  return 128 + ((constants.signals as Record<string, number | undefined>)[signal] ?? 2);
+}
+
+export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
+  let recipe: Recipe | null = null;
+  if (args.recipe !== null) {
+    recipe = await loadRecipeFile(args.recipe, 'run', io.stderr);
+    if (recipe === null) return 2;
+  }
+  const outDir = args.out ?? defaultOutDir();
+  try {
+    mkdirSync(outDir, { recursive: true });
+  } catch (err) {
+    io.stderr.write(`aorta-probe run: cannot create the output directory ${outDir}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const env = io.env ?? process.env;
+  const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
+  const progress = args.quiet && isTty(io.stderr) ? new ProgressLine(io.stderr) : null;
+
+  // Ctrl-C (or a TERM) reaches only us — the trial runs in its own session — so forward it; a second one kills.
+  const interrupt = new AbortController();
+  const forceKill = new AbortController();
+  let stoppedBy: NodeJS.Signals | null = null;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (stoppedBy === null) {
+      stoppedBy = signal;
+      progress?.clear();
+      io.stderr.write(`aorta-probe run: ${signal}: stopping the trial${signal === 'SIGINT' ? ' (Ctrl-C again to kill it)' : ''}\n`);
+      interrupt.abort(signal);
+    } else forceKill.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  let outcome: TrialOutcome;
+  try {
+    outcome = await runTrial(recipe, args.argv, {
+      outDir,
+      timeoutSec: args.timeoutSec,
+      echo,
+      gpuTool: args.gpuTool,
+      gpuIntervalMs: args.gpuIntervalMs,
+      env,
+      signal: interrupt.signal,
+      forceKill: forceKill.signal,
+      onProgress: progress === null ? undefined : (p) => progress.update(p.elapsedMs, () =>
+        `${p.running ? 'running' : 'reading the rest of the log'} ${(p.elapsedMs / 1000).toFixed(1)} s · log ${formatBytes(p.bytes)} · ${formatBytes(Math.round(p.bytes / Math.max(p.elapsedMs / 1000, 0.001)))}/s`),
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    progress?.clear();
+  }
+  const { result } = outcome;
+  // With --gpu-tool auto on a host without a GPU tool, the summary's "unavailable (no GPU tool)" says it all.
+  if (result.gpu.tool !== null || args.gpuTool !== 'auto') {
+    for (const w of result.gpu.warnings) await writeQuietly(io.stderr, `aorta-probe run: warning: ${w}\n`);
+  }
+  // The result is on disk already; a reader that went away (EPIPE) does not change the exit status.
+  await writeQuietly(io.stdout, args.json ? `${JSON.stringify(result)}\n` : formatTrial(outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0));
+  if (result.interrupted && stoppedBy !== null) return signalExitCode(stoppedBy);
+  return verdictExitCode(result.verdict);
+}
+
+/** Writes and waits; a failed write (EPIPE) is ignored. */
+export function writeQuietly(stream: Writable, text: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed) return resolve();
+    const onError = (): void => resolve();
+    stream.once('error', onError);
+    stream.write(text, (err) => {
+      if (!err) stream.off('error', onError); // on failure the 'error' event follows the callback: keep the listener
+      resolve();
+    });
+  });
+}
+
+/** `exit_code` with the signal's name when it is one (-11 → "-11 (SIGSEGV)"). */
+export function describeExitCode(r: Pick<TrialResult, 'exit_code' | 'timed_out' | 'exec_error'>): string {
+  if (r.timed_out) return `${r.exit_code} (timed out)`;
+  if (r.exec_error !== null) return `${r.exit_code} (${r.exec_error})`;
+  if (r.exit_code < 0) {
+    const name = Object.entries(constants.signals).find(([, n]) => n === -r.exit_code)?.[0];
+    if (name !== undefined) return `${r.exit_code} (${name})`;
+  }
+  return String(r.exit_code);
+}
+
+function describeVram(r: TrialResult): string {
+  if (r.peak_vram_mib === null) return r.gpu.tool === null ? 'unavailable (no GPU tool)' : `unavailable (${r.gpu.tool}: no sample)`;
+  const how = r.gpu.attribution === 'process' ? "the trial's processes" : 'device use minus the baseline before the start';
+  return `${r.peak_vram_mib} MiB (${r.gpu.tool}, ${how}, ${r.gpu.samples} samples)`;
+}
+
+/** A path as the user would type it: relative to the current directory when inside it. */
+export function shownPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+/** The human summary of a trial. `separate`: a blank line first, after the command's own output. */
+export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false): string {
+  const r = outcome.result;
+  const verdictColour = r.verdict === 'pass' ? c.green : r.verdict === 'fail' ? c.red : c.yellow;
+  const list = (ids: readonly string[], colour: (s: string) => string): string => (ids.length === 0 ? '(none)' : ids.map(colour).join(', '));
+  const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
+  return (
+    (separate ? '\n' : '') +
+    `verdict: ${c.bold(verdictColour(r.verdict))}\n` +
+    `exit code: ${describeExitCode(r)}\n` +
+    `walltime: ${r.walltime_sec.toFixed(3)} s\n` +
+    `peak VRAM: ${describeVram(r)}\n` +
+    `failure detectors: ${list(r.failure_detectors_fired, c.red)}\n` +
+    `error detectors: ${list(r.error_detectors_fired, c.yellow)}\n` +
+    `warn detectors: ${list(r.warn_detectors_fired, c.yellow)}\n` +
+    `capture: {${capture.join(', ')}}\n` +
+    `log: ${shownPath(outcome.logPath)} (${formatBytes(r.log.bytes)})\n` +
+    `result: ${shownPath(outcome.resultPath)}\n`
+  );
+}

@@ -1,0 +1,78 @@
+/**
+ * The trial's view of the GPU memory sampler (`src/gpu/`): created (tool detection + baseline) before the spawn,
+ * started on the child's pid, stopped after the exit. Whatever the sampler does — throw, hang in a call — must not
+ * delay or change the trial, so every call here is guarded and a failure becomes a warning in the summary.
+ */
+import type { GpuSummary, GpuToolChoice } from '../gpu/index.js';
+
+export type { GpuSummary, GpuToolChoice };
+
+export interface GpuOptions {
+  readonly tool: GpuToolChoice;
+  /** Poll interval; the sampler's default (1 s) when undefined. */
+  readonly intervalMs?: number;
+  readonly env: NodeJS.ProcessEnv;
+}
+
+/** What the runner needs of a sampler (the `GpuSampler` class satisfies it; tests may inject their own). */
+export interface GpuSamplerLike {
+  start(rootPid: number): void;
+  stop(): Promise<GpuSummary>;
+}
+
+export type GpuSamplerFactory = (options: GpuOptions) => Promise<GpuSamplerLike>;
+
+/** The summary when no sampling was asked for (`--gpu-tool none`). */
+export function disabledGpuSummary(intervalMs = 0): GpuSummary {
+  return { tool: null, toolVersion: null, attribution: null, baselineMib: null, peakVramMib: null, samples: 0, failedCalls: 0, intervalMs, warnings: [] };
+}
+
+/** The real sampler, loaded only when sampling is asked for. */
+export const defaultGpuSamplerFactory: GpuSamplerFactory = async (options) => {
+  const { GpuSampler } = await import('../gpu/index.js');
+  return GpuSampler.create({ tool: options.tool, intervalMs: options.intervalMs, env: options.env });
+};
+
+/** A running (or failed-to-start) sampling session that never throws. */
+export class GuardedGpu {
+  readonly #sampler: GpuSamplerLike | null;
+  readonly #warnings: string[];
+  readonly #intervalMs: number;
+
+  private constructor(sampler: GpuSamplerLike | null, warnings: string[], intervalMs: number) {
+    this.#sampler = sampler;
+    this.#warnings = warnings;
+    this.#intervalMs = intervalMs;
+  }
+
+  static async create(options: GpuOptions, factory: GpuSamplerFactory = defaultGpuSamplerFactory): Promise<GuardedGpu> {
+    if (options.tool === 'none') return new GuardedGpu(null, [], options.intervalMs ?? 0);
+    try {
+      return new GuardedGpu(await factory(options), [], options.intervalMs ?? 0);
+    } catch (err) {
+      return new GuardedGpu(null, [`GPU sampler could not start: ${describe(err)}`], options.intervalMs ?? 0);
+    }
+  }
+
+  start(pid: number): void {
+    try {
+      this.#sampler?.start(pid);
+    } catch (err) {
+      this.#warnings.push(`GPU sampler could not start sampling: ${describe(err)}`);
+    }
+  }
+
+  async stop(): Promise<GpuSummary> {
+    if (this.#sampler === null) return { ...disabledGpuSummary(this.#intervalMs), warnings: [...this.#warnings] };
+    try {
+      const s = await this.#sampler.stop();
+      return { ...s, warnings: [...this.#warnings, ...s.warnings] };
+    } catch (err) {
+      return { ...disabledGpuSummary(this.#intervalMs), warnings: [...this.#warnings, `GPU sampler failed: ${describe(err)}`] };
+    }
+  }
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

@@ -1,0 +1,280 @@
+/**
+ * `runTrial`: runs one trial command and classifies it (notes §3.6, the original's `SubprocessWorkload.run` plus
+ * its classifier): spawn → stream the combined output to the log file (and the terminal when asked) while scanning
+ * it → exit code and monotonic walltime → Tier 1, Tier 4, Tier 5 → three-way verdict → `result.json`.
+ *
+ * Timeouts and interrupts signal the child's whole process group: first the gentle signal (SIGTERM for a timeout,
+ * the forwarded signal for an interrupt), then SIGKILL after `killGraceMs` if the command is still running; once
+ * the command has exited, stragglers of a stopped trial get SIGKILL at once.
+ */
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
+import type { Recipe } from '../recipe/index.js';
+import { BUILTIN_PATTERN_VERSION } from '../scan/index.js';
+import { GuardedGpu, type GpuSamplerFactory, type GpuToolChoice } from './gpu.js';
+import { TrialLogScanner, type DeferredReport, type LogScannerOptions } from './log-scanner.js';
+import { tailFile } from './log-tail.js';
+import { packageInfo } from './package-info.js';
+import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
+import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
+import { detectTier1 } from './tier1.js';
+import { partitionDetectors, verdictFromDetectors } from './verdict.js';
+
+/** The original's grace between SIGTERM and SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 10_000;
+
+export interface TrialProgress {
+  /** Log bytes read (and scanned) so far. */
+  readonly bytes: number;
+  /** Milliseconds since the spawn. */
+  readonly elapsedMs: number;
+  /** False once the command has exited (the rest of the log is being read). */
+  readonly running: boolean;
+}
+
+export interface TrialOptions {
+  /** Directory for `output.log` and `result.json` (created when missing; existing files are replaced). */
+  readonly outDir: string;
+  /** Seconds before the trial is stopped; overrides the recipe's `timeout_per_trial`. Null/undefined: the recipe's. */
+  readonly timeoutSec?: number | null;
+  /** Grace between the gentle signal and SIGKILL (default 10 s, as the original). */
+  readonly killGraceMs?: number;
+  /** Receives a copy of the command's combined output as it arrives. */
+  readonly echo?: Writable | null;
+  /** GPU sampler tool (default 'auto') and poll interval (default the sampler's, 1 s). */
+  readonly gpuTool?: GpuToolChoice;
+  readonly gpuIntervalMs?: number;
+  /** Replaces the real sampler (tests). */
+  readonly gpuSamplerFactory?: GpuSamplerFactory;
+  /** The command's environment (default: ours); AORTA_PROBE_TRIAL_DIR is added. */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly cwd?: string;
+  /**
+   * Aborting it stops the trial as an interrupt: the signal named by `signal.reason` (a signal name such as
+   * 'SIGTERM'; otherwise SIGINT) goes to the command's process group, and a result is still written.
+   */
+  readonly signal?: AbortSignal;
+  /** Aborting it sends SIGKILL to the process group at once (a second Ctrl-C); counts as an interrupt. */
+  readonly forceKill?: AbortSignal;
+  readonly onProgress?: (progress: TrialProgress) => void;
+  /** Window size and deferred-candidate budget (tests). */
+  readonly scan?: LogScannerOptions;
+}
+
+export interface TrialOutcome {
+  readonly result: TrialResult;
+  readonly resultPath: string;
+  readonly logPath: string;
+  /** How each custom pattern whose condition reads trial variables was decided. */
+  readonly deferred: readonly DeferredReport[];
+}
+
+interface RunFacts {
+  exitCode: number;
+  walltimeSec: number;
+  timedOut: boolean;
+  interrupted: boolean;
+  execError: string | null;
+}
+
+/** Runs `argv` (no shell) as one trial of `recipe` (null: Tier 1 and Tier 4 only). */
+export async function runTrial(recipe: Recipe | null, argv: readonly string[], options: TrialOptions): Promise<TrialOutcome> {
+  if (argv.length === 0) throw new RangeError('runTrial: argv is empty');
+  const outDir = resolve(options.outDir);
+  mkdirSync(outDir, { recursive: true });
+  const logPath = join(outDir, LOG_FILE);
+  const timeoutSec = options.timeoutSec ?? recipe?.timeoutPerTrial ?? null;
+  const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
+  const env = { ...(options.env ?? process.env), AORTA_PROBE_TRIAL_DIR: outDir };
+
+  const scanner = new TrialLogScanner(recipe, { spillDir: outDir, ...options.scan }); // compiles the patterns before anything runs
+  try {
+    const gpu = await GuardedGpu.create({ tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env }, options.gpuSamplerFactory);
+    const startedAt = new Date().toISOString();
+    const facts = await execute(argv, { ...options, outDir, logPath, env, timeoutSec, killGraceMs }, scanner, gpu);
+    const gpuSummary = await gpu.stop();
+    const vars = { exit_code: facts.exitCode, walltime_sec: facts.walltimeSec, peak_vram_mib: gpuSummary.peakVramMib };
+
+    const t1 = performance.now();
+    const tier1 = detectTier1({
+      exitCode: facts.exitCode, timedOut: facts.timedOut, execFailed: facts.execError !== null, interrupted: facts.interrupted, trialDir: outDir,
+    });
+    const tier1Ms = performance.now() - t1;
+    const scan = await scanner.finish(vars);
+    const { failures, errors } = partitionDetectors([...tier1, ...scan.failure_detectors_fired]);
+    const info = packageInfo();
+    const result: TrialResult = {
+      verdict: verdictFromDetectors(failures, errors),
+      exit_code: facts.exitCode,
+      walltime_sec: facts.walltimeSec,
+      peak_vram_mib: gpuSummary.peakVramMib,
+      argv: [...argv],
+      failure_detectors_fired: failures,
+      error_detectors_fired: errors,
+      warn_detectors_fired: scan.warn_detectors_fired,
+      capture: scan.capture,
+      tier_durations_ms: { tier1: micro(tier1Ms), tier2: 0, tier3: 0, tier4: micro(scan.tier_durations_ms.tier4), tier5: micro(scan.tier_durations_ms.tier5) },
+      timed_out: facts.timedOut,
+      interrupted: facts.interrupted,
+      exec_error: facts.execError,
+      log: { file: LOG_FILE, bytes: scanner.bytes },
+      timeout_sec: timeoutSec,
+      recipe: recipe === null ? null : { file: recipe.fileName, sha256: recipe.sourceSha256 },
+      gpu: gpuSummary,
+      started_at: startedAt,
+      versions: {
+        aorta_probe: info.version,
+        builtin_patterns: BUILTIN_PATTERN_VERSION,
+        node: process.version,
+        gpu_tool: gpuSummary.tool === null ? null : `${gpuSummary.tool} ${gpuSummary.toolVersion ?? 'unknown'}`,
+      },
+    };
+    return { result, resultPath: writeResultJson(outDir, result), logPath, deferred: scan.deferred };
+  } finally {
+    scanner.dispose();
+  }
+}
+
+interface ExecuteOptions extends TrialOptions {
+  readonly outDir: string;
+  readonly logPath: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly timeoutSec: number | null;
+  readonly killGraceMs: number;
+}
+
+/** Spawns, streams and waits; everything the classification needs about the run itself. */
+async function execute(argv: readonly string[], o: ExecuteOptions, scanner: TrialLogScanner, gpu: GuardedGpu): Promise<RunFacts> {
+  const abortSignalName = (): NodeJS.Signals => {
+    const r: unknown = o.signal?.reason;
+    return typeof r === 'string' && /^SIG[A-Z0-9]+$/.test(r) ? (r as NodeJS.Signals) : 'SIGINT';
+  };
+  const logFd = openSync(o.logPath, 'w');
+  if (o.signal?.aborted) {
+    // Stopped before it started: nothing ran, as if the command had died of the forwarded signal at once.
+    closeSync(logFd);
+    return { exitCode: popenExitCode(null, abortSignalName()), walltimeSec: 0, timedOut: false, interrupted: true, execError: null };
+  }
+  let child;
+  try {
+    child = await spawnChild(argv, { logFd, env: o.env, cwd: o.cwd });
+  } finally {
+    closeSync(logFd); // the child holds its own copies
+  }
+  if (child.kind === 'exec_failed') {
+    // As the original, the reason goes into the log (it wrote str(exc) to stderr.log), which is then scanned.
+    const text = `${child.message}\n`;
+    const fd = openSync(o.logPath, 'a');
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+    scanner.push(Buffer.from(text));
+    if (o.echo && !o.echo.destroyed) {
+      const ignore = (): void => {};
+      o.echo.on('error', ignore);
+      await writeWithBackpressure(o.echo, Buffer.from(text));
+      o.echo.off('error', ignore);
+    }
+    return { exitCode: child.exitCode, walltimeSec: micro((child.failedAt - child.startedAt) / 1000), timedOut: false, interrupted: false, execError: child.message };
+  }
+
+  gpu.start(child.pid);
+  let timedOut = false;
+  let interrupted = false;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (child.exited()) return;
+    child.signalGroup(signal);
+    killTimer ??= setTimeout(() => child.signalGroup('SIGKILL'), o.killGraceMs);
+  };
+  // setTimeout fires at once past 2^31-1 ms; a longer timeout (about 25 days) is no timeout in practice.
+  const timeoutMs = o.timeoutSec === null ? null : o.timeoutSec * 1000;
+  const timeoutTimer = timeoutMs === null || timeoutMs > 0x7fffffff ? undefined : setTimeout(() => {
+    if (interrupted) return;
+    timedOut = true;
+    stop('SIGTERM');
+  }, timeoutMs);
+  const onAbort = (): void => {
+    if (timedOut || child.exited()) return;
+    interrupted = true;
+    stop(abortSignalName());
+  };
+  const onForceKill = (): void => {
+    if (child.exited()) return;
+    if (!timedOut) interrupted = true;
+    child.signalGroup('SIGKILL');
+  };
+  o.signal?.addEventListener('abort', onAbort, { once: true });
+  o.forceKill?.addEventListener('abort', onForceKill, { once: true });
+  if (o.signal?.aborted) onAbort();
+  if (o.forceKill?.aborted) onForceKill();
+
+  const pump = streamLog(o.logPath, child.exit, child.startedAt, scanner, o);
+  pump.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
+  let exit: ChildExit;
+  try {
+    exit = await child.exit;
+  } finally {
+    clearTimeout(timeoutTimer);
+    clearTimeout(killTimer);
+    o.signal?.removeEventListener('abort', onAbort);
+    o.forceKill?.removeEventListener('abort', onForceKill);
+  }
+  // A stopped trial's stragglers (children that ignored the gentle signal) do not outlive it.
+  if (timedOut || interrupted) child.signalGroup('SIGKILL');
+  await pump;
+  return {
+    exitCode: timedOut ? -1 : exit.exitCode,
+    walltimeSec: micro((exit.at - child.startedAt) / 1000),
+    timedOut,
+    interrupted,
+    execError: null,
+  };
+}
+
+/** Tails the log into the scanner and the echo stream until the command has exited and the file is drained. */
+async function streamLog(logPath: string, exited: Promise<unknown>, startedAt: number, scanner: TrialLogScanner, o: TrialOptions): Promise<void> {
+  const handle = await open(logPath, 'r');
+  let running = true;
+  void exited.then(() => (running = false));
+  // A terminal that goes away (EPIPE from `| head`) ends the echo, not the trial or its log.
+  let echo = o.echo ?? null;
+  const onEchoError = (): void => {
+    echo = null;
+  };
+  o.echo?.on('error', onEchoError);
+  try {
+    for await (const chunk of tailFile(handle, { ended: exited })) {
+      scanner.push(chunk);
+      if (echo !== null && !echo.destroyed) await writeWithBackpressure(echo, chunk);
+      o.onProgress?.({ bytes: scanner.bytes, elapsedMs: performance.now() - startedAt, running });
+    }
+  } finally {
+    o.echo?.off('error', onEchoError);
+    await handle.close();
+  }
+}
+
+/** Rounded to 6 decimals (microseconds for seconds): the clock's noise digits say nothing. */
+function micro(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+function writeWithBackpressure(stream: Writable, chunk: Buffer): Promise<void> {
+  if (stream.write(chunk)) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off('drain', done);
+      stream.off('error', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.on('drain', done);
+    stream.on('error', done); // a broken terminal must not stop the trial's log
+    stream.on('close', done);
+  });
+}

@@ -1,0 +1,65 @@
+/**
+ * Tier 1: what the process's exit says (notes §3.1, the original's `tier1_process.py` plus the newer
+ * `exec_failed`), and the runner's own `interrupted` (an operator stop; the original wrote no result then).
+ *
+ * Precedence, as the original: a command that never started → `exec_failed` alone (nothing else can be said);
+ * else a timeout → `timeout` (the synthetic exit code -1 says nothing); else an interrupt → `interrupted`;
+ * else a mapped signal; else any non-zero exit → `exit_nonzero` (so SIGKILL -9 and SIGTERM -15 are
+ * `exit_nonzero`). `coredump` is appended independently (except after `exec_failed`).
+ */
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+export const TIER1_TIMEOUT = 'tier1:timeout';
+export const TIER1_EXEC_FAILED = 'tier1:exec_failed';
+export const TIER1_INTERRUPTED = 'tier1:interrupted';
+export const TIER1_EXIT_NONZERO = 'tier1:exit_nonzero';
+export const TIER1_COREDUMP = 'tier1:coredump';
+
+/** The Linux values of `-signal.SIGxxx`, as the original's map. */
+export const SIGNAL_DETECTORS: ReadonlyMap<number, string> = new Map([
+  [-11, 'tier1:sigsegv'],
+  [-6, 'tier1:sigabrt'],
+  [-7, 'tier1:sigbus'],
+]);
+
+export interface Tier1Context {
+  readonly exitCode: number;
+  readonly timedOut: boolean;
+  readonly execFailed: boolean;
+  readonly interrupted: boolean;
+  /** Directory searched (non-recursively) for `core` / `core.*`; null skips the check. */
+  readonly trialDir: string | null;
+}
+
+export function detectTier1(ctx: Tier1Context): string[] {
+  if (ctx.execFailed) return [TIER1_EXEC_FAILED];
+  const ids: string[] = [];
+  if (ctx.timedOut) ids.push(TIER1_TIMEOUT);
+  else if (ctx.interrupted) ids.push(TIER1_INTERRUPTED);
+  else if (SIGNAL_DETECTORS.has(ctx.exitCode)) ids.push(SIGNAL_DETECTORS.get(ctx.exitCode)!);
+  else if (ctx.exitCode !== 0) ids.push(TIER1_EXIT_NONZERO);
+  if (ctx.trialDir !== null && hasCoreFile(ctx.trialDir)) ids.push(TIER1_COREDUMP);
+  return ids;
+}
+
+/** The original's glob: any entry `core.*` (directories too), or a regular file named exactly `core`. */
+function hasCoreFile(dir: string): boolean {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return false;
+  }
+  for (const n of names) {
+    if (n.startsWith('core.')) return true;
+    if (n === 'core') {
+      try {
+        if (statSync(join(dir, n)).isFile()) return true;
+      } catch {
+        // vanished meanwhile
+      }
+    }
+  }
+  return false;
+}

@@ -1,0 +1,29 @@
+/**
+ * The three-way verdict of the newest original (notes §3.5, issue #230): every fired detector is either an
+ * error (the trial could not say anything about the workload) or a failure; any failure wins over errors.
+ */
+import { TIER1_EXEC_FAILED, TIER1_INTERRUPTED, TIER1_TIMEOUT } from './tier1.js';
+
+export type Verdict = 'pass' | 'fail' | 'error';
+
+/** The original's `ERROR_DETECTOR_IDS`, plus our `tier1:interrupted` (an operator stop is not a workload failure). */
+export const ERROR_DETECTOR_IDS: ReadonlySet<string> = new Set([TIER1_TIMEOUT, TIER1_EXEC_FAILED, TIER1_INTERRUPTED]);
+
+export interface PartitionedDetectors {
+  failures: string[];
+  errors: string[];
+}
+
+/** Splits fired ids into failures and errors, keeping their order. */
+export function partitionDetectors(fired: readonly string[]): PartitionedDetectors {
+  const failures: string[] = [];
+  const errors: string[] = [];
+  for (const id of fired) (ERROR_DETECTOR_IDS.has(id) ? errors : failures).push(id);
+  return { failures, errors };
+}
+
+export function verdictFromDetectors(failures: readonly string[], errors: readonly string[]): Verdict {
+  if (failures.length > 0) return 'fail';
+  if (errors.length > 0) return 'error';
+  return 'pass';
+}

@@ -1,0 +1,220 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough, Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/run.js';
+
+const root = mkdtempSync(join(tmpdir(), 'aorta-cli-run-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+let n = 0;
+const out = (): string => join(root, `r${++n}`);
+
+interface CliRun { code: number; out: string; err: string }
+
+async function cli(args: string[], tty = false): Promise<CliRun> {
+  const stdin = new PassThrough();
+  stdin.end('');
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  if (tty) Object.assign(stdout, { isTTY: true });
+  let o = '';
+  let e = '';
+  stdout.on('data', (c: Buffer) => (o += c.toString()));
+  stderr.on('data', (c: Buffer) => (e += c.toString()));
+  const code = await runCli(args, { stdin, stdout, stderr });
+  return { code, out: o, err: e };
+}
+
+const run = (...args: string[]) => cli(['run', ...args]);
+/** The variable parts of the human summary (walltime, paths) replaced by placeholders. */
+const stable = (text: string, dir: string): string => text.replace(/walltime: \d+\.\d{3} s/, 'walltime: <T> s').replaceAll(dir, '<OUT>');
+
+describe('aorta-probe run', () => {
+  it('acceptance: a child that SIGSEGVs → exit_code -11, verdict fail, exit status 1', async () => {
+    const dir = out();
+    const r = await run('--recipe', 'fixtures/recipes/bare-custom-patterns.yaml', '--out', dir, '--gpu-tool', 'none', '--json',
+      '--', 'node', '-e', "process.kill(process.pid,'SIGSEGV')");
+    expect(r.code).toBe(1);
+    const json = JSON.parse(r.out) as Record<string, unknown>;
+    expect(json).toMatchObject({
+      verdict: 'fail', exit_code: -11, failure_detectors_fired: ['tier1:sigsegv'], error_detectors_fired: [], warn_detectors_fired: [],
+      capture: {}, peak_vram_mib: null, argv: ['node', '-e', "process.kill(process.pid,'SIGSEGV')"],
+      recipe: { file: 'fixtures/recipes/bare-custom-patterns.yaml' },
+    });
+    expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'))).toEqual(json);
+    expect(r.out.endsWith('}\n')).toBe(true);
+    expect(r.out.split('\n')).toHaveLength(2); // one JSON line
+  });
+
+  it('prints the human summary after the command output; exit 0 on pass', async () => {
+    const dir = out();
+    const r = await run('--out', dir, '--gpu-tool', 'none', '--', 'node', '-e', "console.log('hello'); console.error('oops')");
+    expect(r.code).toBe(0);
+    expect(stable(r.out, dir)).toBe(
+      'hello\noops\n\n' +
+        'verdict: pass\n' +
+        'exit code: 0\n' +
+        'walltime: <T> s\n' +
+        'peak VRAM: unavailable (no GPU tool)\n' +
+        'failure detectors: (none)\n' +
+        'error detectors: (none)\n' +
+        'warn detectors: (none)\n' +
+        'capture: {}\n' +
+        'log: <OUT>/output.log (11 B)\n' +
+        'result: <OUT>/result.json\n',
+    );
+    expect(r.err).toBe('');
+  });
+
+  it('a custom pattern with a condition on exit_code, in the summary', async () => {
+    const dir = out();
+    const r = await run('--recipe', 'fixtures/recipes/bare-custom-patterns.yaml', '--out', dir, '--gpu-tool', 'none', '--quiet',
+      '--', 'node', '-e', "console.log('Segmentation fault (core dumped)'); process.exit(139)");
+    expect(r.code).toBe(1);
+    expect(stable(r.out, dir)).toContain(
+      'verdict: fail\nexit code: 139\nwalltime: <T> s\npeak VRAM: unavailable (no GPU tool)\n' +
+        'failure detectors: tier1:exit_nonzero, custom:segfault\n',
+    );
+  });
+
+  it('--json sends the command output to stderr; --quiet hides it', async () => {
+    const loud = await run('--out', out(), '--gpu-tool', 'none', '--json', '--', 'node', '-e', "console.log('to the terminal')");
+    expect(loud.err).toBe('to the terminal\n');
+    expect(JSON.parse(loud.out)).toMatchObject({ verdict: 'pass', exit_code: 0 });
+    const quiet = await run('--out', out(), '--gpu-tool', 'none', '--json', '--quiet', '--', 'node', '-e', "console.log('hidden')");
+    expect(quiet.err).toBe('');
+  });
+
+  it('a timeout is verdict error, exit status 3', async () => {
+    const r = await run('--out', out(), '--gpu-tool', 'none', '--timeout', '0.3', '--json', '--', 'node', '-e', 'setInterval(() => {}, 1000)');
+    expect(r.code).toBe(3);
+    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'error', exit_code: -1, timed_out: true, error_detectors_fired: ['tier1:timeout'], timeout_sec: 0.3 });
+  });
+
+  it('a command that cannot start: 127, verdict error, exit status 3', async () => {
+    const dir = out();
+    const r = await run('--out', dir, '--gpu-tool', 'none', '--', 'aorta-no-such-command-xyz');
+    expect(r.code).toBe(3);
+    expect(stable(r.out, dir)).toBe(
+      'cannot start "aorta-no-such-command-xyz": spawn aorta-no-such-command-xyz ENOENT\n\n' +
+        'verdict: error\n' +
+        'exit code: 127 (cannot start "aorta-no-such-command-xyz": spawn aorta-no-such-command-xyz ENOENT)\n' +
+        'walltime: <T> s\n' +
+        'peak VRAM: unavailable (no GPU tool)\n' +
+        'failure detectors: (none)\n' +
+        'error detectors: tier1:exec_failed\n' +
+        'warn detectors: (none)\n' +
+        'capture: {}\n' +
+        'log: <OUT>/output.log (81 B)\n' +
+        'result: <OUT>/result.json\n',
+    );
+  });
+
+  it('an invalid recipe: file:line:col, the source line and a caret on stderr, exit status 2, nothing run', async () => {
+    const dir = out();
+    const r = await run('--recipe', 'fixtures/recipes/invalid-condition.yaml', '--out', dir, '--', 'node', '-e', '0');
+    expect(r).toEqual({
+      code: 2,
+      out: '',
+      err:
+        'fixtures/recipes/invalid-condition.yaml:5:68: recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow\n' +
+        `        condition: "math.isnan(float(capture['loss'])) and exit_code ** 2"\n` +
+        '                                                                     ^^\n',
+    });
+    const missing = await run('--recipe', 'fixtures/recipes/nope.yaml', '--', 'node', '-e', '0');
+    expect(missing.code).toBe(2);
+    expect(missing.err).toMatch(/^aorta-probe run: cannot read fixtures\/recipes\/nope\.yaml: ENOENT/);
+  });
+
+  it.each([
+    [['node', '-e', '0'], "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got 'node'). Usage: aorta-probe run [options] -- CMD [ARGS...]"],
+    [['--json'], "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. Usage: aorta-probe run [options] -- CMD [ARGS...]"],
+    [['--json', '--'], "aorta-probe: run: no command after '--'. Usage: aorta-probe run [options] -- CMD [ARGS...]"],
+    [['--', '--json', 'x'], "aorta-probe: run: the command starts with '--json', which looks like an option. Put aorta-probe's options before '--' and the command after it. Usage: aorta-probe run [options] -- CMD [ARGS...]"],
+    [['--bogus', '--', 'x'], "aorta-probe: run: unknown option '--bogus'"],
+    [['--timeout', '0', '--', 'x'], "aorta-probe: run: --timeout must be a positive number of seconds, got '0'"],
+    [['--timeout', 'soon', '--', 'x'], "aorta-probe: run: --timeout must be a positive number of seconds, got 'soon'"],
+    [['--gpu-tool', 'rocm-smi', '--', 'x'], "aorta-probe: run: --gpu-tool must be one of auto, amd-smi, nvidia-smi, none, got 'rocm-smi'"],
+    [['--out', '--json', '--', 'x'], "aorta-probe: run: --out: value '--json' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '--out $VAR' where $VAR is unset)"],
+    [['--out', 'a', '--out', 'b', '--', 'x'], 'aorta-probe: run: --out is given more than once'],
+  ])('usage error %j → exit status 2', async (args, message) => {
+    const r = await run(...args);
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err.split('\n')[0]).toBe(message);
+    expect(r.err).toContain('Usage: aorta-probe run [--recipe RECIPE]');
+  });
+
+  it('--help: usage with examples and exit statuses, exit 0 (also after other options)', async () => {
+    for (const args of [['--help'], ['-h'], ['--json', '--help', '--', 'x']]) {
+      const r = await run(...args);
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^Usage: aorta-probe run \[--recipe RECIPE\]/);
+      expect(r.out).toContain('Examples:\n  aorta-probe run --recipe recipe.yaml -- python train.py --steps 100\n');
+      expect(r.out).toContain('Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,\n130 interrupted by Ctrl-C');
+    }
+  });
+
+  it('colours the verdict on a TTY only, and never with NO_COLOR', async () => {
+    const saved = { NO_COLOR: process.env.NO_COLOR, FORCE_COLOR: process.env.FORCE_COLOR };
+    try {
+      delete process.env.NO_COLOR;
+      delete process.env.FORCE_COLOR;
+      const args = ['run', '--out', out(), '--gpu-tool', 'none', '--quiet', '--', 'node', '-e', 'process.exit(2)'];
+      expect((await cli(args, true)).out).toContain('verdict: \x1b[1m\x1b[31mfail\x1b[39m\x1b[22m\n');
+      expect((await cli(args, true)).out).toContain('failure detectors: \x1b[31mtier1:exit_nonzero\x1b[39m\n');
+      expect((await cli(args, false)).out).toContain('verdict: fail\n');
+      process.env.NO_COLOR = '1';
+      expect((await cli(args, true)).out).toContain('verdict: fail\n');
+    } finally {
+      for (const [k, v] of Object.entries(saved)) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
+  it('--quiet on a terminal: a progress line on stderr (time, log size, bytes/s), erased before the summary', async () => {
+    const stdin = new PassThrough();
+    stdin.end('');
+    const stdout = new PassThrough();
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    let e = '';
+    stderr.on('data', (c: Buffer) => (e += c.toString()));
+    stdout.resume();
+    const code = 'let n = 0; const t = setInterval(() => { console.log("x".repeat(1000)); if (++n === 30) clearInterval(t); }, 50);';
+    expect(await runCli(['run', '--out', out(), '--gpu-tool', 'none', '--quiet', '--', 'node', '-e', code], { stdin, stdout, stderr })).toBe(0);
+    expect(e).toMatch(/^\r\x1b\[Krunning \d+\.\d s · log \d+\.\d KiB · \d+(\.\d)? (B|KiB)\/s/);
+    expect(e.endsWith('\r\x1b[K')).toBe(true);
+  });
+
+  it('an output directory that cannot be created: exit status 2', async () => {
+    const file = join(root, 'a-file');
+    writeFileSync(file, '');
+    const r = await run('--out', join(file, 'sub'), '--gpu-tool', 'none', '--', 'node', '-e', '0');
+    expect(r.code).toBe(2);
+    expect(r.out).toBe('');
+    expect(r.err).toMatch(new RegExp(`^aorta-probe run: cannot create the output directory ${file}/sub: ENOTDIR`));
+  });
+
+  it('a reader that goes away (EPIPE on stdout) stops the display, not the trial: result.json and the exit status stand', async () => {
+    const dir = out();
+    const stdin = new PassThrough();
+    stdin.end('');
+    const epipe = (): Error => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
+    const stdout = new Writable({ write: (_c, _e, cb) => cb(epipe()) });
+    const stderr = new PassThrough();
+    stderr.resume();
+    const code = "for (let i = 0; i < 2000; i++) console.log('line ' + i); process.exit(4)";
+    expect(await runCli(['run', '--out', dir, '--gpu-tool', 'none', '--', 'node', '-e', code], { stdin, stdout, stderr })).toBe(1);
+    expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'))).toMatchObject({ verdict: 'fail', exit_code: 4, failure_detectors_fired: ['tier1:exit_nonzero'] });
+    expect(readFileSync(join(dir, 'output.log'), 'utf8').split('\n')).toHaveLength(2001);
+  });
+
+  it('the top-level help lists run and demo', async () => {
+    const r = await cli(['--help']);
+    expect(r.out).toContain('  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]\n');
+    expect(r.out).toContain('  demo [--json] [--quiet]\n');
+  });
+});
