@@ -672,7 +672,12 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).not.toMatch(/not evaluate/);
     expect(r.stdout).toContain('check RECIPE [--json]');
     expect(r.stdout).toContain('patterns [--json] [--version]');
-    expect(flagsIn(r.stdout)).toEqual(['--capture', '--exit-code', '--help', '--json', '--jsonl', '--peak-vram', '--recipe', '--version', '--walltime', '-h']);
+    expect(r.stdout).toContain('check RECIPE [--json] [--strict]');
+    for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]']) expect(r.stdout).toContain(command);
+    expect(flagsIn(r.stdout)).toEqual([
+      '--capture', '--exit-code', '--gpu-interval', '--gpu-tool', '--help', '--json', '--jsonl', '--out', '--peak-vram', '--port',
+      '--quiet', '--recipe', '--strict', '--timeout', '--version', '--walltime', '-h',
+    ]);
   });
 
   it('eval --help describes both forms, their output and their options, and exits 0', async () => {

@@ -32,6 +32,11 @@ file:line:col with a caret, its code and a suggested fix, then
 
 Exit status: 0 valid, 1 invalid or (with --strict) valid with warnings, 2 usage error or
 unreadable file.
+
+Examples:
+  aorta-probe check fixtures/recipes/example-probe-smoke.yaml
+  aorta-probe check --strict fixtures/recipes/lint-four-bugs.yaml
+  aorta-probe check --json fixtures/recipes/invalid-condition.yaml
 `;
 
 export interface CheckIo {

@@ -17,6 +17,7 @@ import { evalJsonl } from './eval-jsonl.js';
 import { formatDetailed, parseEvalArgs, UsageError, type EvalArgs } from './eval-expr.js';
 import { CHECK_USAGE, CheckUsageError, parseCheckArgs, runCheck, type CheckArgs } from './check.js';
 import { parseScanArgs, runPatterns, runScan, SCAN_USAGE, ScanUsageError, type ScanArgs } from './scan.js';
+import { isTty } from './tty.js';
 import { parseRunArgs, RUN_USAGE, runRunCommand, RunUsageError, type RunArgs } from './run-trial.js';
 import { DEMO_USAGE, DemoUsageError, parseDemoArgs, runDemo, type DemoArgs } from './demo.js';
 import { parsePlaygroundArgs, PLAYGROUND_USAGE, PlaygroundUsageError, runPlayground, type PlaygroundArgs } from './playground.js';
@@ -112,6 +113,11 @@ Exit status:
   --jsonl form: 0 when the input was read to the end (rejected conditions and malformed
     lines are answered on stdout, not by the exit status), 1 on an I/O or internal error,
     2 on a usage error.
+
+Examples:
+  ${PROGRAM} eval "math.isnan(float(capture['loss']))" --capture loss=nan
+  ${PROGRAM} eval "exit_code == 137 or exit_code == -9" --exit-code -9
+  ${PROGRAM} eval --jsonl < fixtures/demo/conditions.jsonl
 `;
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
@@ -197,7 +203,12 @@ async function scanCommand(args: readonly string[], io: CliIo): Promise<number> 
     await writeAll(io.stdout, SCAN_USAGE);
     return 0;
   }
-  return runScan(parsed, { stdin: io.stdin, write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
+  return runScan(parsed, {
+    stdin: io.stdin,
+    write: (t) => writeAll(io.stdout, t),
+    writeError: (t) => writeAll(io.stderr, t),
+    progressTo: isTty(io.stderr) ? io.stderr : null,
+  });
 }
 
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {

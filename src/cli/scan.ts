@@ -7,7 +7,8 @@
  * unreadable file.
  */
 import { readFile } from 'node:fs/promises';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
+import { formatBytes, ProgressLine } from './tty.js';
 import { RecipeSchemaError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
 import { loadRecipe, type Recipe } from '../recipe/index.js';
@@ -30,6 +31,11 @@ sees the variables below. Prints the verdict, the detectors that fired and the m
   -h, --help           Show this help and exit.
 
 Exit status: 0 pass, 1 fail or an invalid recipe, 2 usage error or unreadable file.
+
+Examples:
+  aorta-probe scan fixtures/logs/hip_error.txt
+  aorta-probe scan --recipe fixtures/demo/recipe.yaml --exit-code 0 fixtures/demo/train.log
+  some-job 2>&1 | aorta-probe scan --recipe recipe.yaml --json -
 `;
 
 export const PATTERNS_USAGE = `Usage: aorta-probe patterns [--json] [--version]
@@ -39,6 +45,10 @@ Lists the built-in Tier 4 patterns in scan order: id, description, regex, flags 
                "flags", "sample"}]}.
   --version    Print only the catalogue version ("${BUILTIN_PATTERN_VERSION}").
   -h, --help   Show this help and exit.
+
+Examples:
+  aorta-probe patterns
+  aorta-probe patterns --json
 `;
 
 export class ScanUsageError extends Error {}
@@ -98,6 +108,20 @@ export interface ScanIo {
   stdin: Readable;
   write(text: string): Promise<void>;
   writeError(text: string): Promise<void>;
+  /** stderr, when it is a terminal: a progress line (bytes, bytes/s) is drawn there for a long scan. */
+  progressTo?: Writable | null;
+}
+
+/** Counts the bytes passing through and redraws the progress line (at most 4 times a second, after 1 s). */
+async function* withProgress(source: ByteSource, line: ProgressLine): AsyncGenerator<Uint8Array | string> {
+  const t0 = performance.now();
+  let bytes = 0;
+  for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
+    bytes += typeof chunk === 'string' ? chunk.length : chunk.length;
+    const ms = performance.now() - t0;
+    line.update(ms, () => `scanned ${formatBytes(bytes)} · ${formatBytes(Math.round(bytes / Math.max(ms / 1000, 0.001)))}/s`);
+    yield chunk;
+  }
 }
 
 export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
@@ -129,7 +153,13 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
       return 2;
     }
   }
-  const result = await scanStream(recipe, source, args.vars);
+  const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
+  let result: ScanResult;
+  try {
+    result = await scanStream(recipe, progress === null ? source : withProgress(source, progress), args.vars);
+  } finally {
+    progress?.clear();
+  }
   await io.write(args.json ? `${JSON.stringify(result)}\n` : formatScan(result));
   return result.verdict === 'pass' ? 0 : 1;
 }
