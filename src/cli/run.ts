@@ -176,85 +176,49 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
   return summary.internalErrors > 0 ? 1 : 0;
 }
 
-async function checkCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: CheckArgs;
-  try {
-    parsed = parseCheckArgs(args);
-  } catch (err) {
-    if (err instanceof CheckUsageError) return usageError(io, `check: ${err.message}`, CHECK_USAGE);
-    throw err;
-  }
-  if (parsed.help) {
-    await writeAll(io.stdout, CHECK_USAGE);
-    return 0;
-  }
-  return runCheck(parsed, { write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
+/** What every subcommand but eval has in common: parse, a usage error (exit 2) or --help, then run. */
+interface Subcommand<A extends { help: boolean }> {
+  readonly name: string;
+  readonly usage: string;
+  readonly parse: (args: readonly string[]) => A;
+  readonly usageError: new (message: string) => Error;
+  readonly run: (parsed: A, io: CliIo) => Promise<number>;
 }
 
-async function scanCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: ScanArgs;
+async function runSubcommand<A extends { help: boolean }>(c: Subcommand<A>, args: readonly string[], io: CliIo): Promise<number> {
+  let parsed: A;
   try {
-    parsed = parseScanArgs(args);
+    parsed = c.parse(args);
   } catch (err) {
-    if (err instanceof ScanUsageError) return usageError(io, `scan: ${err.message}`, SCAN_USAGE);
+    if (err instanceof c.usageError) return usageError(io, `${c.name}: ${err.message}`, c.usage);
     throw err;
   }
   if (parsed.help) {
-    await writeAll(io.stdout, SCAN_USAGE);
+    await writeAll(io.stdout, c.usage);
     return 0;
   }
-  return runScan(parsed, {
-    stdin: io.stdin,
-    write: (t) => writeAll(io.stdout, t),
-    writeError: (t) => writeAll(io.stderr, t),
-    progressTo: isTty(io.stderr) ? io.stderr : null,
-  });
+  return c.run(parsed, io);
 }
 
-async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: RunArgs;
-  try {
-    parsed = parseRunArgs(args);
-  } catch (err) {
-    if (err instanceof RunUsageError) return usageError(io, `run: ${err.message}`, RUN_USAGE);
-    throw err;
-  }
-  if (parsed.help) {
-    await writeAll(io.stdout, RUN_USAGE);
-    return 0;
-  }
-  return runRunCommand(parsed, { stdout: io.stdout, stderr: io.stderr });
-}
+const textIo = (io: CliIo) => ({ write: (t: string) => writeAll(io.stdout, t), writeError: (t: string) => writeAll(io.stderr, t) });
 
-async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: DemoArgs;
-  try {
-    parsed = parseDemoArgs(args);
-  } catch (err) {
-    if (err instanceof DemoUsageError) return usageError(io, `demo: ${err.message}`, DEMO_USAGE);
-    throw err;
-  }
-  if (parsed.help) {
-    await writeAll(io.stdout, DEMO_USAGE);
-    return 0;
-  }
-  return runDemo(parsed, { stdout: io.stdout, stderr: io.stderr });
-}
+const checkCommand = (args: readonly string[], io: CliIo) =>
+  runSubcommand<CheckArgs>({ name: 'check', usage: CHECK_USAGE, parse: parseCheckArgs, usageError: CheckUsageError, run: (a) => runCheck(a, textIo(io)) }, args, io);
 
-async function playgroundCommand(args: readonly string[], io: CliIo): Promise<number> {
-  let parsed: PlaygroundArgs;
-  try {
-    parsed = parsePlaygroundArgs(args);
-  } catch (err) {
-    if (err instanceof PlaygroundUsageError) return usageError(io, `playground: ${err.message}`, PLAYGROUND_USAGE);
-    throw err;
-  }
-  if (parsed.help) {
-    await writeAll(io.stdout, PLAYGROUND_USAGE);
-    return 0;
-  }
-  return runPlayground(parsed, { write: (t) => writeAll(io.stdout, t), writeError: (t) => writeAll(io.stderr, t) });
-}
+const scanCommand = (args: readonly string[], io: CliIo) =>
+  runSubcommand<ScanArgs>({
+    name: 'scan', usage: SCAN_USAGE, parse: parseScanArgs, usageError: ScanUsageError,
+    run: (a) => runScan(a, { stdin: io.stdin, ...textIo(io), progressTo: isTty(io.stderr) ? io.stderr : null }),
+  }, args, io);
+
+const runCommand = (args: readonly string[], io: CliIo) =>
+  runSubcommand<RunArgs>({ name: 'run', usage: RUN_USAGE, parse: parseRunArgs, usageError: RunUsageError, run: (a) => runRunCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+
+const demoCommand = (args: readonly string[], io: CliIo) =>
+  runSubcommand<DemoArgs>({ name: 'demo', usage: DEMO_USAGE, parse: parseDemoArgs, usageError: DemoUsageError, run: (a) => runDemo(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+
+const playgroundCommand = (args: readonly string[], io: CliIo) =>
+  runSubcommand<PlaygroundArgs>({ name: 'playground', usage: PLAYGROUND_USAGE, parse: parsePlaygroundArgs, usageError: PlaygroundUsageError, run: (a) => runPlayground(a, textIo(io)) }, args, io);
 
 /** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */
 async function evalExpression(condition: string, vars: ConditionVars, io: CliIo): Promise<number> {

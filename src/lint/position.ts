@@ -32,21 +32,24 @@ function get(d: PyNode | undefined, key: string): PyNode | undefined {
   return undefined;
 }
 
-/** Locators for each `custom_patterns` entry of a recipe's text (null where there is no condition). */
-export function conditionLocators(text: string, fileName: string): (ConditionLocator | null)[] {
+/** Each `custom_patterns` entry's `match.<field>` node (undefined where absent), with the line counter; null if the text does not parse. */
+export function matchFields(text: string, fileName: string, field: 'condition' | 'regex'): { nodes: (PyNode | undefined)[]; lc: LineCounter } | null {
   let root: PyNode | null;
   let lc: LineCounter;
   try {
     ({ root, lineCounter: lc } = parseYaml(text, fileName.toLowerCase().endsWith('.json')));
   } catch {
-    return [];
+    return null;
   }
   const items = get(root ?? undefined, 'custom_patterns')?.items ?? [];
-  return items.map((entry) => {
-    const node = get(get(entry, 'match'), 'condition');
-    if (node === undefined || node.kind !== 'str') return null;
-    return new ScalarLocator(text, lc, node);
-  });
+  return { nodes: items.map((entry) => get(get(entry, 'match'), field)), lc };
+}
+
+/** Locators for each `custom_patterns` entry of a recipe's text (null where there is no condition). */
+export function conditionLocators(text: string, fileName: string): (ConditionLocator | null)[] {
+  const fields = matchFields(text, fileName, 'condition');
+  if (fields === null) return [];
+  return fields.nodes.map((node) => (node === undefined || node.kind !== 'str' ? null : new ScalarLocator(text, fields.lc, node)));
 }
 
 class ScalarLocator implements ConditionLocator {

@@ -4,10 +4,10 @@
  * "\n", so a pattern anchored to the log's last line (`done$`), which fired under the original, never fires here.
  * The linter says so at the `$` itself, with `(?m:$)` (end of any line) as the fix.
  */
-import { isScalar, type LineCounter } from 'yaml';
+import { isScalar } from 'yaml';
 import { mapScalarValue } from '../recipe/scalar-map.js';
-import { offsetToPos, parseYaml, type PyNode } from '../recipe/tree.js';
-import type { FileSpan } from './position.js';
+import { offsetToPos } from '../recipe/tree.js';
+import { matchFields, type FileSpan } from './position.js';
 
 /** Code-point indexes of each `$` anchor outside a class; [] when any inline flag group sets `m`. */
 export function endOfTextDollars(regex: string): number[] {
@@ -40,23 +40,12 @@ export function endOfTextDollars(regex: string): number[] {
   return out;
 }
 
-function get(d: PyNode | undefined, key: string): PyNode | undefined {
-  for (const e of d?.entries ?? []) if (e.key.kind === 'str' && e.key.value === key) return e.value;
-  return undefined;
-}
-
 /** For each custom_patterns entry: maps a code-point index of its `match.regex` value to a file span (or null). */
 export function regexLocators(text: string, fileName: string): (((index: number) => FileSpan | null) | null)[] {
-  let root: PyNode | null;
-  let lc: LineCounter;
-  try {
-    ({ root, lineCounter: lc } = parseYaml(text, fileName.toLowerCase().endsWith('.json')));
-  } catch {
-    return [];
-  }
-  const items = get(root ?? undefined, 'custom_patterns')?.items ?? [];
-  return items.map((entry) => {
-    const node = get(get(entry, 'match'), 'regex');
+  const fields = matchFields(text, fileName, 'regex');
+  if (fields === null) return [];
+  const { lc } = fields;
+  return fields.nodes.map((node) => {
     if (node === undefined || node.kind !== 'str' || !isScalar(node.node)) return null;
     const map = mapScalarValue(text, node.node);
     if (map === null) return null;

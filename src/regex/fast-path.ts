@@ -165,7 +165,7 @@ class Parser {
           if (this.isQuantifier()) throw new Unsupported();
           return { k: 'assert', word: d === 0x62 };
         }
-        set = this.parseEscape(false);
+        set = this.parseEscape();
         break;
       }
       case 0x5e: case 0x24: case 0x29: case 0x5d: case 0x7b: case 0x7d: case 0x2a: case 0x2b: case 0x3f:
@@ -207,8 +207,8 @@ class Parser {
     return { k: 'set', set, min, max, lazy };
   }
 
-  /** After a backslash; `inClass` allows only single characters and the \d \w \s families. */
-  parseEscape(inClass: boolean): CharSet {
+  /** After a backslash: a single character or one of the \d \w \s families (\b is handled by the caller). */
+  parseEscape(): CharSet {
     const d = this.cps[this.i++];
     if (d === undefined) throw new Unsupported();
     switch (d) {
@@ -236,7 +236,6 @@ class Parser {
       default:
         // Escaped punctuation is the character itself; letters and digits mean something else (or nothing).
         if (d < 0x80 && !/[0-9A-Za-z]/.test(String.fromCharCode(d))) return [[d, d]];
-        void inClass;
         throw new Unsupported();
     }
   }
@@ -273,7 +272,7 @@ class Parser {
 
   classAtom(): CharSet {
     const c = this.cps[this.i++]!;
-    if (c === 0x5c) return this.parseEscape(true);
+    if (c === 0x5c) return this.parseEscape();
     return [[c, c]];
   }
 }
