@@ -53,7 +53,6 @@ export class ByteWindower {
   /** Set once the stream left the byte path (invalid UTF-8, a string chunk, or no node:buffer). */
   #text: StreamWindower | null = null;
   #textDecoder: TextDecoder | null = null;
-  readonly #decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   #ended = false;
 
   constructor(options: ScanOptions = {}) {
@@ -142,21 +141,25 @@ export class ByteWindower {
     const view = acc.subarray(ctx, end);
     const ascii = nodeBuffer!.isAscii(view);
     if (!ascii && !nodeBuffer!.isUtf8(view)) return null;
-    const text = ascii ? acc.toString('latin1', ctx, end) : this.#decoder.decode(view);
+    // Validated above, so Node's own UTF-8 decoder (faster than TextDecoder here) gives the same text.
+    const text = acc.toString(ascii ? 'latin1' : 'utf8', ctx, end);
     let next = end;
     if (!last) {
       next = Math.max(start, end - this.overlap);
       while (next < end && isContinuation(acc[next]!)) next++;
       if (next <= start) next = end;
     }
+    // UTF-16 offsets without walking the whole window: [ctx, start) and [cut, next) are one code point each, and
+    // [next, end) is the overlap, so only the overlap is counted (the text itself gives the window's length).
     const units = (a: number, b: number) => (ascii ? b - a : this.#units(a, b));
-    const base = this.#base16 + units(0, ctx);
-    const w: ScanWindow = { text, base, from: units(ctx, start), ownEnd: units(ctx, next), last };
+    const base = this.#base16 + units(0, ctx); // acc[0, ctx) is empty after the first window
+    const ownEnd = last ? text.length : text.length - units(next, end);
+    const w: ScanWindow = { text, base, from: units(ctx, start), ownEnd, last };
     if (!last) {
       // Keep the code point before `next` as the next window's context.
       let cut = next - 1;
       while (cut > 0 && isContinuation(acc[cut]!)) cut--;
-      this.#base16 = base + units(ctx, cut);
+      this.#base16 = base + ownEnd - units(cut, next);
       acc.copyWithin(0, cut, this.#len);
       this.#len -= cut;
       this.#start = next - cut;
