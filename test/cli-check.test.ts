@@ -1,19 +1,7 @@
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { cliInProcess } from './support/run-cli.js';
 
-async function cli(args: string[], input = ''): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  stdin.end(input);
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdin, stdout, stderr });
-  return { code, out, err };
-}
+const cli = cliInProcess;
 
 const check = (...args: string[]) => cli(['check', ...args]);
 

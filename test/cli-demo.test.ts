@@ -1,25 +1,13 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { cliInProcess } from './support/run-cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-cli-demo-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  stdin.end('');
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdin, stdout, stderr });
-  return { code, out, err };
-}
+const cli = (args: string[]) => cliInProcess(args);
 
 const TRIAL_OUTPUT =
   '[rank0] starting training: 8 steps, batch 32\n' +

@@ -88,9 +88,8 @@
  * | §4.4 test_list_patterns.py (referenced from §2.1: the  | cli-check.test.ts "lists the 7 built-in patterns ..." (ids, count, version) |
  * |   catalogue order is the --list-patterns print order)  |   → here: the text listing prints every id and every regex, in order        |
  */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { cliInProcess } from './support/run-cli.js';
 import { compileCondition } from '../src/condition/evaluate.js';
 import { SandboxError } from '../src/index.js';
 import { AUTOPSY_CATEGORIES, loadRecipe, RecipeError, RecipeSandboxError, type Recipe } from '../src/recipe/index.js';
@@ -300,13 +299,7 @@ describe('test_recipe.py: custom_patterns at recipe level (notes §2.3, §4)', (
 
 describe('test_list_patterns.py (notes §4.4; §2.1: catalogue order is the listing order)', () => {
   it('prints every detector id and every regex, in catalogue order; exit 0 without a recipe', async () => {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => (out += c.toString()));
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await runCli(['patterns'], { stdin: new PassThrough(), stdout, stderr });
+    const { code, out, err } = await cliInProcess(['patterns']);
     expect(code).toBe(0);
     expect(err).toBe('');
     let at = -1;
