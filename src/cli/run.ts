@@ -11,16 +11,14 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
-import { SandboxError } from '../condition/errors.js';
-import { compileCondition, type ConditionVars } from '../condition/evaluate.js';
-import { evalJsonl } from './eval-jsonl.js';
-import { formatDetailed, parseEvalArgs, UsageError, type EvalArgs } from './eval-expr.js';
-import { CHECK_USAGE, CheckUsageError, parseCheckArgs, runCheck, type CheckArgs } from './check.js';
-import { parseScanArgs, runPatterns, runScan, SCAN_USAGE, ScanUsageError, type ScanArgs } from './scan.js';
+import type { ConditionVars } from '../condition/evaluate.js';
+import type { EvalArgs } from './eval-expr.js';
+import type { CheckArgs } from './check.js';
+import type { ScanArgs } from './scan.js';
+import type { RunArgs } from './run-trial.js';
+import type { DemoArgs } from './demo.js';
+import type { PlaygroundArgs } from './playground.js';
 import { isTty } from './tty.js';
-import { parseRunArgs, RUN_USAGE, runRunCommand, RunUsageError, type RunArgs } from './run-trial.js';
-import { DEMO_USAGE, DemoUsageError, parseDemoArgs, runDemo, type DemoArgs } from './demo.js';
-import { parsePlaygroundArgs, PLAYGROUND_USAGE, PlaygroundUsageError, runPlayground, type PlaygroundArgs } from './playground.js';
 
 export interface CliIo {
   stdin: Readable;
@@ -140,7 +138,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === 'demo') return await demoCommand(rest, io);
     if (command === 'playground') return await playgroundCommand(rest, io);
     if (command === 'patterns') {
-      const r = runPatterns(rest);
+      const r = (await import('./scan.js')).runPatterns(rest);
       if (r.out !== '') await writeAll(io.stdout, r.out);
       if (r.err !== '') await writeAll(io.stderr, r.err);
       return r.code;
@@ -155,6 +153,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 }
 
 async function evalCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const { parseEvalArgs, UsageError } = await import('./eval-expr.js');
   let parsed: EvalArgs;
   try {
     parsed = parseEvalArgs(args);
@@ -168,6 +167,7 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
   }
   if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, io);
 
+  const { evalJsonl } = await import('./eval-jsonl.js');
   const summary = await evalJsonl(io.stdin, io.stdout, {
     onInternalError: (err, line) => {
       io.stderr.write(`${PROGRAM}: internal error on input line ${line}: ${describeInternalError(err)}\n`);
@@ -202,26 +202,41 @@ async function runSubcommand<A extends { help: boolean }>(c: Subcommand<A>, args
 
 const textIo = (io: CliIo) => ({ write: (t: string) => writeAll(io.stdout, t), writeError: (t: string) => writeAll(io.stderr, t) });
 
-const checkCommand = (args: readonly string[], io: CliIo) =>
-  runSubcommand<CheckArgs>({ name: 'check', usage: CHECK_USAGE, parse: parseCheckArgs, usageError: CheckUsageError, run: (a) => runCheck(a, textIo(io)) }, args, io);
+// Each command's module is imported when that command runs: a process loads only what it uses (`eval` never
+// loads re2-wasm, the trial runner or the playground server), which is most of a command's start-up time.
+async function checkCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const m = await import('./check.js');
+  return runSubcommand<CheckArgs>({ name: 'check', usage: m.CHECK_USAGE, parse: m.parseCheckArgs, usageError: m.CheckUsageError, run: (a) => m.runCheck(a, textIo(io)) }, args, io);
+}
 
-const scanCommand = (args: readonly string[], io: CliIo) =>
-  runSubcommand<ScanArgs>({
-    name: 'scan', usage: SCAN_USAGE, parse: parseScanArgs, usageError: ScanUsageError,
-    run: (a) => runScan(a, { stdin: io.stdin, ...textIo(io), progressTo: isTty(io.stderr) ? io.stderr : null }),
+async function scanCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const m = await import('./scan.js');
+  return runSubcommand<ScanArgs>({
+    name: 'scan', usage: m.SCAN_USAGE, parse: m.parseScanArgs, usageError: m.ScanUsageError,
+    run: (a) => m.runScan(a, { stdin: io.stdin, ...textIo(io), progressTo: isTty(io.stderr) ? io.stderr : null }),
   }, args, io);
+}
 
-const runCommand = (args: readonly string[], io: CliIo) =>
-  runSubcommand<RunArgs>({ name: 'run', usage: RUN_USAGE, parse: parseRunArgs, usageError: RunUsageError, run: (a) => runRunCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const m = await import('./run-trial.js');
+  return runSubcommand<RunArgs>({ name: 'run', usage: m.RUN_USAGE, parse: m.parseRunArgs, usageError: m.RunUsageError, run: (a) => m.runRunCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+}
 
-const demoCommand = (args: readonly string[], io: CliIo) =>
-  runSubcommand<DemoArgs>({ name: 'demo', usage: DEMO_USAGE, parse: parseDemoArgs, usageError: DemoUsageError, run: (a) => runDemo(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const m = await import('./demo.js');
+  return runSubcommand<DemoArgs>({ name: 'demo', usage: m.DEMO_USAGE, parse: m.parseDemoArgs, usageError: m.DemoUsageError, run: (a) => m.runDemo(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+}
 
-const playgroundCommand = (args: readonly string[], io: CliIo) =>
-  runSubcommand<PlaygroundArgs>({ name: 'playground', usage: PLAYGROUND_USAGE, parse: parsePlaygroundArgs, usageError: PlaygroundUsageError, run: (a) => runPlayground(a, textIo(io)) }, args, io);
+async function playgroundCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const m = await import('./playground.js');
+  return runSubcommand<PlaygroundArgs>({ name: 'playground', usage: m.PLAYGROUND_USAGE, parse: m.parsePlaygroundArgs, usageError: m.PlaygroundUsageError, run: (a) => m.runPlayground(a, textIo(io)) }, args, io);
+}
 
 /** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */
 async function evalExpression(condition: string, vars: ConditionVars, io: CliIo): Promise<number> {
+  const [{ compileCondition }, { SandboxError }, { formatDetailed }] = await Promise.all([
+    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'),
+  ]);
   let text: string;
   try {
     text = formatDetailed(compileCondition(condition).evaluateDetailed(vars));
