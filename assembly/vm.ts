@@ -477,7 +477,8 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
           if (bn == 0) { fail(E_ZERO_DIVISION); return; }
           if (an == i64.MIN_VALUE && bn == -1) { pushBig(bigNeg(bigFromI64(an))); return; }
           let q = an / bn;
-          if ((an % bn != 0) && ((an < 0) != (bn < 0))) q -= 1;
+          // One division, not two: the truncated remainder has the dividend's sign.
+          if (an - q * bn != 0 && ((an < 0) != (bn < 0))) q -= 1;
           push(T_INT, q, 0);
           return;
         }
