@@ -607,8 +607,12 @@ function runOursEval(inp: EvalInputs): { out: Outcome; ms: number } {
   let out: Outcome;
   try {
     const c = compileCondition(inp.condition);
-    const d = c.evaluateDetailed({ capture: inp.capture, exit_code: inp.exit_code, walltime_sec: inp.walltime_sec, peak_vram_mib: inp.peak_vram_mib });
+    const vars = { capture: inp.capture, exit_code: inp.exit_code, walltime_sec: inp.walltime_sec, peak_vram_mib: inp.peak_vram_mib };
+    const d = c.evaluateDetailed(vars);
     out = 'error' in d ? { valid: true, fired: false, error: d.error } : { valid: true, fired: d.fired, value: { type: d.value.type, repr: d.value.repr } };
+    // The spec's `evaluate` and batches encode only the capture keys the condition reads: they must fire alike.
+    const fast = [c.evaluate(vars), ...c.evaluateBatch([vars])];
+    if (fast.some((f) => f !== d.fired)) out = { valid: true, crash: `evaluate/evaluateBatch fired ${fast.join('/')} but evaluateDetailed ${d.fired}` };
   } catch (err) {
     if (err instanceof SandboxError) out = { valid: false, node: err.node, kind: err.kind, detail: err.detail };
     else out = { valid: false, crash: describeThrown(err).split('\n')[0]! };
