@@ -203,6 +203,19 @@ describe('load-time syntax check', () => {
     expect(testRegex(re, '12\n')).toBe(false); // Python's re.search('\\d+$', '12\\n') matches
     re.dispose();
   });
+
+  it.each([
+    ['a$|b$', [1, 4]],
+    ['[$]\\$x$', [6]],
+    ['(?i)x$', [5]],
+    ['(?s-m:x)$', [8]],
+    ['(?m)^end$', []],
+    ['(?im:a)b$', []],
+  ] as const)('%s: end-of-text $ at %j (and the note only then)', (pattern, offsets) => {
+    const t = translatePythonRegex(pattern);
+    expect(t.endOfTextDollars).toEqual(offsets);
+    expect(t.notes.some((n) => n.kind === 'dollar-final-newline')).toBe(offsets.length > 0);
+  });
 });
 
 describe('matching', () => {

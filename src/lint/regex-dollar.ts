@@ -6,38 +6,22 @@
  */
 import { isScalar } from 'yaml';
 import { mapScalarValue } from '../recipe/scalar-map.js';
+import { translatePythonRegex } from '../regex/syntax.js';
 import { offsetToPos } from '../recipe/tree.js';
 import { matchFields, type FileSpan } from './position.js';
 
-/** Code-point indexes of each `$` anchor outside a class; [] when any inline flag group sets `m`. */
+/**
+ * Code-point indexes (into the regex as written) of each `$` that means end of text, from the same translation of
+ * the pattern that the regex module compiles (`translatePythonRegex`); [] when it cannot be read.
+ */
 export function endOfTextDollars(regex: string): number[] {
-  const cps = Array.from(regex);
-  const out: number[] = [];
-  let inClass = false;
-  for (let i = 0; i < cps.length; i++) {
-    const c = cps[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (inClass) {
-      if (c === ']') inClass = false;
-      continue;
-    }
-    if (c === '[') {
-      inClass = true;
-      if (cps[i + 1] === '^') i++;
-      if (cps[i + 1] === ']') i++; // a ']' first in a class is a literal
-      continue;
-    }
-    // (?m), (?im), (?m:…): multiline somewhere; telling which `$` it covers is not worth a parser here.
-    if (c === '(' && cps[i + 1] === '?') {
-      const flags = /^\(\?([a-zA-Z-]*)[:)]/.exec(cps.slice(i, i + 12).join(''));
-      if (flags !== null && flags[1]!.split('-')[0]!.includes('m')) return [];
-    }
-    if (c === '$') out.push(i);
+  let offsets: number[];
+  try {
+    offsets = translatePythonRegex(regex).endOfTextDollars;
+  } catch {
+    return []; // the loader rejects such a pattern before any lint runs
   }
-  return out;
+  return offsets.map((off) => Array.from(regex.slice(0, off)).length);
 }
 
 /** For each custom_patterns entry: maps a code-point index of its `match.regex` value to a file span (or null). */

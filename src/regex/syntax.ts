@@ -28,6 +28,11 @@ export interface TranslatedPattern {
   /** The pattern as handed to RE2. */
   source: string;
   notes: RegexNote[];
+  /**
+   * UTF-16 offsets (in the Python pattern) of each `$` that means end of text in RE2 but also "before a final
+   * newline" in Python; [] when an inline flag group turns MULTILINE on (which `$` it covers is not tracked).
+   */
+  endOfTextDollars: number[];
 }
 
 const NOTE_TEXT: Record<RegexNoteKind, string> = {
@@ -96,6 +101,8 @@ function unicodeEscape(pattern: string, i: number): { text: string; len: number 
  */
 export function translatePythonRegex(pattern: string): TranslatedPattern {
   const notes = new Set<RegexNoteKind>();
+  const dollars: number[] = [];
+  let inlineMultiline = false;
   let out = '';
   const n = pattern.length;
   let i = 0;
@@ -230,6 +237,7 @@ export function translatePythonRegex(pattern: string): TranslatedPattern {
               const { kind, hint } = flagHint(letter);
               fail(kind, pattern, j, `inline flag (?${letter}) is not supported by RE2`, hint);
             }
+            if (letter === 'm' && !pattern.slice(i + 2, j).includes('-')) inlineMultiline = true;
             j++;
           }
           out += pattern.slice(i, j);
@@ -288,7 +296,7 @@ export function translatePythonRegex(pattern: string): TranslatedPattern {
       }
 
       case '$':
-        notes.add('dollar-final-newline');
+        dollars.push(i);
         out += c;
         i++;
         canRepeat = false;
@@ -311,7 +319,9 @@ export function translatePythonRegex(pattern: string): TranslatedPattern {
     }
   }
 
-  return { source: out, notes: [...notes].map((kind) => ({ kind, message: NOTE_TEXT[kind] })) };
+  const endOfTextDollars = inlineMultiline ? [] : dollars;
+  if (endOfTextDollars.length > 0) notes.add('dollar-final-newline');
+  return { source: out, notes: [...notes].map((kind) => ({ kind, message: NOTE_TEXT[kind] })), endOfTextDollars };
 }
 
 /** A hint for an error message RE2 produced (RE2 gives no offsets, only a message). */
