@@ -6,7 +6,7 @@ export {
   windowedMatches, WindowedMatcher,
 } from './windows.js';
 export type { AbsoluteMatch, ScanWindow, WindowOptions } from './windows.js';
-export { MISSING_PASS_SIGNAL, orderFirings, resolveVerdict, ScanSession, scanLog, scanTier4, scanTier5 } from './scan.js';
+export { firstHolding, MISSING_PASS_SIGNAL, orderFirings, resolveVerdict, ScanSession, scanLog, scanTier4, scanTier5 } from './scan.js';
 export type { Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan.js';
 export { scanStream, StreamWindower } from './stream.js';
 export { ByteWindower } from './byte-windows.js';

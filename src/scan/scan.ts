@@ -127,7 +127,7 @@ function tier5Live(patterns: readonly CustomPattern[], vars: ScanVars, handles: 
     return {
       matcher: new WindowedMatcher(re),
       make: (offset, named) => ({ detectorId: p.detectorId, kind: p.onMatch, offset, rank: TIER4_PATTERNS.length + i, named, requiredForPass: p.requiredForPass }),
-      firstHolding: c === null ? null : (matches) => firstHolding(c, matches, vars),
+      firstHolding: c === null ? null : (matches) => firstHolding(c, matches.map((m) => m.named), vars),
       fired: null,
     };
   });
@@ -233,11 +233,15 @@ export function scanTier5(patterns: readonly CustomPattern[], logText: string, v
   }
 }
 
-/** The first match whose condition holds; an exception in the condition means "did not fire", as the original. */
-function firstHolding(c: CompiledCondition, matches: readonly AbsoluteMatch[], vars: ScanVars): number {
+/**
+ * Index of the first capture dict (in order) for which `c` holds with `vars`, or -1, in one VM call; an exception in
+ * the condition means "did not fire", as the original. Also used by the trial runner for its deferred candidates.
+ */
+export function firstHolding(c: CompiledCondition, captures: readonly Readonly<Record<string, string>>[], vars: ScanVars): number {
+  if (captures.length === 0) return -1;
   // A literal of one shape (not a spread of `vars`, which V8 builds slowly): this runs once per match.
   const { exit_code, walltime_sec, peak_vram_mib } = vars;
-  const list: ConditionVars[] = matches.map((m) => ({ capture: m.named, exit_code, walltime_sec, peak_vram_mib }));
+  const list: ConditionVars[] = captures.map((capture) => ({ capture, exit_code, walltime_sec, peak_vram_mib }));
   try {
     return c.evaluateBatch(list).indexOf(true); // the VM's own errors already count as not fired
   } catch {

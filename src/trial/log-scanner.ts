@@ -16,11 +16,11 @@ import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { compileCondition, type CompiledCondition, type ConditionVars } from '../condition/evaluate.js';
+import { compileCondition, type CompiledCondition } from '../condition/evaluate.js';
 import type { CustomPattern } from '../recipe/index.js';
 import { compileRegex, type RegexHandle } from '../regex/index.js';
 import {
-  resolveVerdict, ScanSession, StreamWindower, TIER4_PATTERNS, WindowedMatcher,
+  ByteWindower, firstHolding, resolveVerdict, ScanSession, TIER4_PATTERNS, WindowedMatcher,
   type Firing, type ScanOptions, type ScanRecipe, type ScanResult, type ScanVars, type ScanWindow,
 } from '../scan/index.js';
 import { readsTrialVars } from './trial-vars.js';
@@ -133,8 +133,7 @@ export class TrialLogScanner {
   /** Recipe index of each live custom pattern, by detector id (the session ranks them by its own order). */
   readonly #liveIndex = new Map<string, number>();
   readonly #deferred: Deferred[] = [];
-  readonly #windower: StreamWindower;
-  readonly #decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
+  readonly #windower: ByteWindower;
   readonly #options: LogScannerOptions;
   readonly #budget: CandidateBudget;
   #keptCandidates = 0;
@@ -147,7 +146,7 @@ export class TrialLogScanner {
     this.#options = options;
     this.#budget = options.candidateBudget ?? DEFAULT_CANDIDATE_BUDGET;
     this.#patterns = recipe?.customPatterns ?? [];
-    this.#windower = new StreamWindower(options);
+    this.#windower = new ByteWindower(options);
     const live: CustomPattern[] = [];
     try {
       this.#patterns.forEach((p, index) => {
@@ -183,7 +182,7 @@ export class TrialLogScanner {
   push(chunk: Uint8Array): void {
     this.#bytes += chunk.byteLength;
     if (!this.wantsInput) return;
-    for (const w of this.#windower.push(this.#decoder.decode(chunk, { stream: true }))) this.#feed(w);
+    for (const w of this.#windower.push(chunk)) this.#feed(w);
   }
 
   #feed(w: ScanWindow): void {
@@ -218,9 +217,7 @@ export class TrialLogScanner {
     if (this.#finished) throw new Error('TrialLogScanner: finish() twice');
     this.#finished = true;
     if (this.wantsInput) {
-      const rest = this.#decoder.decode();
-      for (const w of this.#windower.push(rest)) this.#feed(w);
-      this.#feed(this.#windower.end());
+      for (const w of this.#windower.end()) this.#feed(w);
     }
     const t0 = performance.now();
     const firings: Firing[] = [...this.#session.tier4Firings()];
@@ -253,19 +250,6 @@ export class TrialLogScanner {
   }
 }
 
-/** One literal shape (no spreads: building the variables is a large part of evaluating a cheap condition). */
-function conditionVars(named: Readonly<Record<string, string>>, vars: ScanVars): ConditionVars {
-  return { capture: named as Record<string, string>, exit_code: vars.exit_code, walltime_sec: vars.walltime_sec, peak_vram_mib: vars.peak_vram_mib };
-}
-
-function holds(c: CompiledCondition, named: Readonly<Record<string, string>>, vars: ScanVars): boolean {
-  try {
-    return c.evaluate(conditionVars(named, vars));
-  } catch {
-    return false; // the original: any exception means "did not fire"
-  }
-}
-
 /** The first candidate (in memory, then spilled) whose condition holds with the final values. */
 async function firstFiring(d: Deferred, vars: ScanVars): Promise<Candidate | null> {
   const k = firstHolding(d.condition, d.candidates.map((c) => c.named), vars);
@@ -276,19 +260,6 @@ async function firstFiring(d: Deferred, vars: ScanVars): Promise<Candidate | nul
     if (j !== -1) return batch[j]!;
   }
   return null;
-}
-
-/**
- * Index of the first capture dict for which the condition holds, or -1. One VM call for the whole list (a window
- * of a training log can hold thousands of matches); should the batch itself throw, each is evaluated alone.
- */
-function firstHolding(c: CompiledCondition, list: readonly Readonly<Record<string, string>>[], vars: ScanVars): number {
-  if (list.length === 0) return -1;
-  try {
-    return c.evaluateBatch(list.map((named) => conditionVars(named, vars))).indexOf(true);
-  } catch {
-    return list.findIndex((named) => holds(c, named, vars));
-  }
 }
 
 function makeFiring(d: Deferred, c: Candidate): Firing {
