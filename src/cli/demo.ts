@@ -12,7 +12,8 @@ import { strRepr } from '../condition/repr.js';
 import { scanStream, type ScanResult } from '../scan/index.js';
 import { packageInfo } from '../trial/package-info.js';
 import { runTrial } from '../trial/index.js';
-import { formatTrial, loadRecipeFile, shownPath } from './run-trial.js';
+import { loadRecipeFile } from './recipe-file.js';
+import { formatTrial, shownPath } from './run-trial.js';
 import { paletteFor, type Palette } from './tty.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
@@ -93,8 +94,9 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
     return 1;
   }
   const recipePath = shownPath(files.recipe);
-  const recipe = await loadRecipeFile(recipePath, 'demo', io.stderr);
-  if (recipe === null) return 1;
+  const loaded = await loadRecipeFile(recipePath, 'demo', (t) => io.stderr.write(t));
+  if ('failure' in loaded) return 1;
+  const recipe = loaded.recipe;
   const c = args.json ? null : paletteFor(io.stdout, io.env ?? process.env);
   const say = (text: string): void => {
     if (c !== null) io.stdout.write(text);

@@ -7,13 +7,12 @@
  * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
  */
 import { mkdirSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { constants } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Writable } from 'node:stream';
-import { RecipeSchemaError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
-import { loadRecipe, type Recipe } from '../recipe/index.js';
+import type { Recipe } from '../recipe/index.js';
+import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
 import { runTrial, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
@@ -139,24 +138,6 @@ export function verdictExitCode(verdict: Verdict): 0 | 1 | 3 {
   return verdict === 'pass' ? 0 : verdict === 'fail' ? 1 : 3;
 }
 
-/** Reads and loads a recipe; on failure writes the error (file:line:col + caret for schema errors) and returns null. */
-export async function loadRecipeFile(path: string, command: string, stderr: Writable): Promise<Recipe | null> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (err) {
-    stderr.write(`aorta-probe ${command}: cannot read ${path}: ${(err as Error).message}\n`);
-    return null;
-  }
-  try {
-    return loadRecipe(bytes, path);
-  } catch (err) {
-    if (!(err instanceof RecipeSchemaError)) throw err;
-    stderr.write(`${err.message}\n`);
-    return null;
-  }
-}
-
 function defaultOutDir(): string {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return join('probe_results', `${t}-${process.pid}`);
@@ -170,8 +151,9 @@ function signalExitCode(signal: NodeJS.Signals): number {
 export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   let recipe: Recipe | null = null;
   if (args.recipe !== null) {
-    recipe = await loadRecipeFile(args.recipe, 'run', io.stderr);
-    if (recipe === null) return 2;
+    const loaded = await loadRecipeFile(args.recipe, 'run', (t) => io.stderr.write(t));
+    if ('failure' in loaded) return 2;
+    recipe = loaded.recipe;
   }
   const outDir = args.out ?? defaultOutDir();
   try {

@@ -6,12 +6,11 @@
  * Exit status: scan 0 pass, 1 fail (or an invalid recipe); patterns 0; 2 usage error or an
  * unreadable file.
  */
-import { readFile } from 'node:fs/promises';
 import type { Readable, Writable } from 'node:stream';
 import { formatBytes, ProgressLine } from './tty.js';
-import { RecipeSchemaError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
-import { loadRecipe, type Recipe } from '../recipe/index.js';
+import type { Recipe } from '../recipe/index.js';
+import { loadRecipeFile } from './recipe-file.js';
 import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
 
@@ -127,20 +126,9 @@ async function* withProgress(source: ByteSource, line: ProgressLine): AsyncGener
 export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   let recipe: Recipe | null = null;
   if (args.recipe !== null) {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(args.recipe);
-    } catch (err) {
-      await io.writeError(`aorta-probe scan: cannot read ${args.recipe}: ${(err as Error).message}\n`);
-      return 2;
-    }
-    try {
-      recipe = loadRecipe(bytes, args.recipe);
-    } catch (err) {
-      if (!(err instanceof RecipeSchemaError)) throw err;
-      await io.writeError(`${err.message}\n`);
-      return 1;
-    }
+    const loaded = await loadRecipeFile(args.recipe, 'scan', io.writeError);
+    if ('failure' in loaded) return loaded.failure === 'unreadable' ? 2 : 1;
+    recipe = loaded.recipe;
   }
   let source: ByteSource;
   if (args.log === '-') source = io.stdin;
