@@ -1,25 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compileCondition, SandboxError, type CompiledCondition } from '../src/index.js';
+import { goldenLines, type GoldenEval } from './support/goldens.js';
 
-/** One record of fixtures/conditions/golden-eval.jsonl, written by scripts/gen_eval_corpus.py (CPython 3.11). */
-interface GoldenEval {
-  condition: string;
-  capture: Record<string, string>;
-  exit_code: number;
-  walltime_sec: number;
-  peak_vram_mib: number | null;
-  origin: string;
-  valid: boolean;
-  fired?: boolean;
-  value?: { type: string; repr: string | null };
-  error?: string;
-}
-
-const records: GoldenEval[] = readFileSync(new URL('../fixtures/conditions/golden-eval.jsonl', import.meta.url), 'utf8')
-  .split('\n')
-  .filter((l) => l !== '')
-  .map((l) => JSON.parse(l) as GoldenEval);
+const records = goldenLines<GoldenEval>('golden-eval.jsonl');
 
 /**
  * CPython's `repr(math)` names the extension module's file on the machine that made the golden

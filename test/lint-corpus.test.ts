@@ -10,32 +10,13 @@
  *   exactly the record's capture keys", so key claims are checked too.
  * - golden-validate.jsonl: every accepted condition, on a handful of varied trials, in the VM.
  */
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { validateCondition, type CheckedCondition } from '../src/condition/validate.js';
 import type { ConditionVars } from '../src/condition/vm-host.js';
 import { analyzeCondition, type CaptureModel, type ConditionLint } from '../src/lint/analyze.js';
 import { evaluateTree } from '../src/lint/fold.js';
+import { goldenLines, type GoldenEval } from './support/goldens.js';
 import { rng } from './support/rng.js';
-
-interface GoldenEval {
-  condition: string;
-  capture: Record<string, string>;
-  exit_code: number;
-  walltime_sec: number;
-  peak_vram_mib: number | null;
-  valid: boolean;
-  fired?: boolean;
-  value?: { type: string; repr: string | null };
-  error?: string;
-}
-
-function lines<T>(name: string): T[] {
-  return readFileSync(new URL(`../fixtures/conditions/${name}`, import.meta.url), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as T);
-}
 
 const model = (names: readonly string[]): CaptureModel => ({ names, optional: new Map(), nameGroupHint: null });
 
@@ -76,7 +57,7 @@ function violations(lint: ConditionLint, checked: CheckedCondition, vars: Condit
 }
 
 describe('lint soundness over the CPython evaluation goldens (golden-eval.jsonl)', () => {
-  const records = lines<GoldenEval>('golden-eval.jsonl').filter((r) => r.valid);
+  const records = goldenLines<GoldenEval>('golden-eval.jsonl').filter((r) => r.valid);
 
   it('never contradicts what CPython computed', () => {
     const checkedByText = new Map<string, CheckedCondition>();
@@ -109,7 +90,7 @@ describe('lint soundness over the CPython evaluation goldens (golden-eval.jsonl)
 });
 
 describe('lint soundness over every accepted condition of golden-validate.jsonl', () => {
-  const accepted = lines<{ condition: unknown; valid: boolean }>('golden-validate.jsonl').filter((r) => r.valid);
+  const accepted = goldenLines<{ condition: unknown; valid: boolean }>('golden-validate.jsonl').filter((r) => r.valid);
   const rich = { loss: 'nan', code: '137', msg: 'Killed', x: '12', a: '', b: '2.5', g: 'inf', step: '-3' };
   const trials: ConditionVars[] = [
     { capture: {}, exit_code: 0, walltime_sec: 0, peak_vram_mib: null },
