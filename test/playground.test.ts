@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of the browser playground (issue 6) in a real headless Chromium (/usr/bin/chromium, driven by
+ * End-to-end tests of the browser playground (issue 6) in a real headless Chromium (the npm-installed one, driven by
  * playwright-core). Skipped only with AORTA_SKIP_BROWSER=1; a missing browser fails with a clear message.
  * A screenshot of the main view is saved to test-artifacts/playground.png.
  */

@@ -1,7 +1,7 @@
 /**
- * Real-browser support for the playground tests: Debian's Chromium (/usr/bin/chromium, installed by .ci/run)
- * driven by playwright-core (which downloads no browser), a fresh user-data dir per launch, and the playground
- * page built by Vite and served by the `aorta-probe playground` server code.
+ * Real-browser support for the playground tests: the Chromium that `npm install` brings (see ./chromium.ts;
+ * `AORTA_CHROMIUM` selects another) driven by playwright-core (which downloads no browser), a fresh user-data dir
+ * per launch, and the playground page built by Vite and served by the `aorta-probe playground` server code.
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
@@ -9,30 +9,23 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext } from 'playwright-core';
+import { resolveChromium, type ChromiumChoice } from './chromium.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const PLAYGROUND_DIST = join(REPO_ROOT, 'dist', 'playground');
-export const CHROMIUM_PATH = process.env.AORTA_CHROMIUM ?? '/usr/bin/chromium';
 export const SKIP_BROWSER = process.env.AORTA_SKIP_BROWSER === '1';
 
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
-
-/** Throws a clear error when the browser is missing (the tests must not silently pass). */
-export function requireChromium(): void {
-  if (!existsSync(CHROMIUM_PATH)) {
+/** The browser to launch; throws a clear error when it is missing (the tests must not silently pass). */
+export async function requireChromium(): Promise<ChromiumChoice> {
+  const choice = await resolveChromium(REPO_ROOT);
+  if (!existsSync(choice.executablePath)) {
     throw new Error(
-      `Chromium not found at ${CHROMIUM_PATH}: the playground tests need a real browser. ` +
-      'Install it with `apt-get install -y chromium` (.ci/run does this), point AORTA_CHROMIUM at another Chromium, ' +
+      `Chromium not found at ${choice.executablePath} (${choice.source}): the browser tests need a real browser. ` +
+      'Run `npm install` (it brings @sparticuz/chromium), point AORTA_CHROMIUM at another Chromium, ' +
       'or set AORTA_SKIP_BROWSER=1 to skip the browser tests.',
     );
   }
+  return choice;
 }
 
 function newestMtime(dir: string): number {
@@ -80,12 +73,12 @@ export interface LaunchedBrowser {
 
 /** Headless Chromium with a fresh, throw-away user-data dir. */
 export async function launchChromium(): Promise<LaunchedBrowser> {
-  requireChromium();
+  const choice = await requireChromium();
   const userDataDir = mkdtempSync(join(tmpdir(), 'aorta-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM_PATH,
+    executablePath: choice.executablePath,
     headless: true,
-    args: CHROMIUM_ARGS,
+    args: choice.args,
     viewport: { width: 1440, height: 1000 },
     timeout: 60_000,
   });
