@@ -73,7 +73,7 @@ function fromHex(s: string): BigInt {
   for (let k = 0; k < nd; k++) {
     let v = hexDigit(s.charCodeAt(s.length - 1 - k));
     let li = k >> 3;
-    d[li] = d[li] | (v << (<u32>(k & 7) << 2));
+    d[li] = d[li] | (v << (((k & 7) as u32) << 2));
   }
   let n = d.length;
   while (n > 0 && d[n - 1] == 0) n--;
