@@ -57,6 +57,8 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     });
     page.on('pageerror', (e) => problems.console.push(`pageerror: ${e.message}`));
     page.on('crash', () => problems.console.push('page crashed'));
+    // Each test starts as a first visit: no session kept in local storage from an earlier test's page.
+    await page.addInitScript(() => localStorage.removeItem('aorta-probe.playground.session'));
     const t0 = Date.now();
     await page.goto(url + hash);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60_000 });

@@ -2,11 +2,12 @@
 import { basicSetup, EditorView } from 'codemirror';
 import { yaml } from '@codemirror/lang-yaml';
 import { lintGutter, setDiagnostics, type Diagnostic as CmDiagnostic } from '@codemirror/lint';
-import type { Text } from '@codemirror/state';
+import { StateEffect, StateField, type Text } from '@codemirror/state';
+import { Decoration, type DecorationSet } from '@codemirror/view';
 import { CancelledError, EngineClient } from './engine-client.js';
 import { EXAMPLES, type Example } from './examples.js';
-import type { CatalogueEntry, Diagnostic, MatchOut, PatternInfo, Response, ScanOut, ScratchOut, ValueOut, Vars } from './protocol.js';
-import { readHash, writeHash, type PageState } from './state.js';
+import type { CatalogueEntry, Diagnostic, FiringOut, MatchOut, PatternInfo, Response, ScanOut, ScratchOut, ValueOut, Vars } from './protocol.js';
+import { loadSession, MAX_LOG_IN_HASH, readHash, saveSession, writeHash, type PageState } from './state.js';
 
 // ------------------------------------------------------------------------------------------------ helpers
 
@@ -86,10 +87,39 @@ let lastCheck: Extract<Response, { kind: 'check' }> | null = null;
 let lastScan: Extract<Response, { kind: 'scan' }> | null = null;
 let lastScratch: ScratchOut | null = null;
 let patternInfos: PatternInfo[] | null = null;
-/** What `bytes` of the last scan counts: UTF-16 units of the editor text, or bytes of a file. */
-let lastScanUnit = 'characters';
 
 // ------------------------------------------------------------------------------------------------ editors
+
+/** The span of the log that a clicked detector or match points at, marked in the log editor. */
+const setHit = StateEffect.define<{ from: number; to: number } | null>();
+const hitMark = Decoration.mark({ class: 'cm-hit' });
+const hitField = StateField.define<DecorationSet>({
+  create: () => Decoration.none,
+  update(marks, tr) {
+    marks = marks.map(tr.changes);
+    for (const e of tr.effects) {
+      if (!e.is(setHit)) continue;
+      marks = e.value === null || e.value.to <= e.value.from ? Decoration.none : Decoration.set([hitMark.range(e.value.from, e.value.to)]);
+    }
+    return marks;
+  },
+  provide: (f) => EditorView.decorations.from(f),
+});
+
+/**
+ * Scrolls the log editor to a match and marks it: `offset` is a UTF-16 offset in the editor text, `length` the
+ * matched text's length (0: unknown). Logs scanned from a file are not in the editor: nothing to show.
+ */
+function revealInLog(offset: number, length: number): void {
+  if (logSource.kind !== 'text') return;
+  const doc = logView.state.doc;
+  const from = Math.min(Math.max(0, offset), doc.length);
+  const line = doc.lineAt(from);
+  // A firing whose matched text is not known is marked from where it starts to the end of its line.
+  const to = length > 0 ? Math.min(doc.length, from + length) : Math.max(line.to, Math.min(doc.length, from + 1));
+  logView.dispatch({ selection: { anchor: from }, effects: [setHit.of({ from, to }), EditorView.scrollIntoView(from, { y: 'center' })] });
+  $('log-editor').dataset.hit = `${line.number}:${from}-${to}`;
+}
 
 function applyDiagnostics(diags: Diagnostic[]): void {
   const doc = recipeView.state.doc;
@@ -113,10 +143,22 @@ function applyDiagnostics(diags: Diagnostic[]): void {
       h('li', { class: `diag ${d.severity}`, 'data-line': String(d.line), 'data-col': String(d.col), 'data-node': d.node ?? '', 'data-code': d.code ?? '' },
         h('span', { class: 'where' }, `line ${d.line}, col ${d.col}`), ' ',
         h('span', { class: 'msg' }, d.message),
-        d.detail && d.detail !== d.message ? h('pre', {}, d.detail) : null),
+        excerptOf(d) !== '' ? h('pre', {}, excerptOf(d)) : null),
     ),
   );
   list.dataset.count = String(diags.length);
+}
+
+/**
+ * The caret excerpt of a diagnostic's positioned message, without its first line: that line is
+ * `recipe.yaml:L:C: <reason>`, which the list already shows as "line L, col C <reason>".
+ */
+function excerptOf(d: Diagnostic): string {
+  if (!d.detail || d.detail === d.message) return '';
+  const nl = d.detail.indexOf('\n');
+  const first = nl < 0 ? d.detail : d.detail.slice(0, nl);
+  if (!first.includes(d.message) && !/^\S+:\d+:\d+: /.test(first)) return d.detail;
+  return nl < 0 ? '' : d.detail.slice(nl + 1).replace(/^\n+|\s+$/g, '');
 }
 
 function readVars(prefix: 'var' | 'scratch'): Vars {
@@ -243,11 +285,17 @@ async function runScan(): Promise<void> {
     if (r.kind === 'scan') {
       stats.scans++;
       lastScan = r;
-      lastScanUnit = typeof log === 'string' ? 'characters' : 'bytes';
       renderScan(r);
       const secs = ((performance.now() - started) / 1000).toFixed(2);
-      progressText.textContent = r.ok && showProgress ? `scanned ${typeof log === 'string' ? `${total.toLocaleString()} chars` : mib(total)} in ${secs} s` : '';
+      const size = typeof log === 'string' ? `${total.toLocaleString()} characters` : mib(total);
+      progressText.textContent = r.ok
+        ? `scanned ${size} in ${secs} s (tier 4 ${r.result.tier_durations_ms.tier4.toFixed(1)} ms, tier 5 ${r.result.tier_durations_ms.tier5.toFixed(1)} ms)`
+        : '';
       progressText.dataset.pct = '100';
+      if (logSource.kind === 'file' && logSource.file === log) {
+        const f = logSource.file;
+        showFileBanner(f, r.ok ? `Scanned the file ${f.name} (${mib(f.size)}) in ${secs} s` : `Could not scan the file ${f.name}`);
+      }
     } else if (r.kind === 'fatal') reportError(`scan: ${r.error}`);
   } catch (e) {
     if (e instanceof CancelledError) {
@@ -309,10 +357,37 @@ function captureTable(cap: Record<string, string>): HTMLElement {
   return h('table', { class: 'cap' }, ...keys.map((k) => h('tr', {}, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(cap[k]))))));
 }
 
-function matchNode(label: string, m: MatchOut): HTMLElement {
+/** Where a match or firing is, as a person reads a log: its line (or, for a file not counted in lines, its byte). */
+const whereText = (line: number | null, offset: number): string => (line !== null ? `line ${line}` : `byte ${offset}`);
+
+/** The matched text's length in the log (the shown text is cut at 400 characters with an ellipsis). */
+const matchLength = (m: MatchOut): number => (m.text.endsWith('…') && m.text.length === 401 ? 400 : m.text.length);
+
+/** A button that scrolls the log editor to a spot in the log and marks it. */
+function lineButton(line: number | null, offset: number, length: number): HTMLElement {
+  const b = h('button', { type: 'button', class: 'where-link', 'data-offset': String(offset), ...(line !== null ? { 'data-line': String(line) } : {}) },
+    whereText(line, offset));
+  b.addEventListener('click', () => revealInLog(offset, length));
+  if (logSource.kind !== 'text') b.setAttribute('disabled', '');
+  return b;
+}
+
+/** Loads a match into the scratchpad: its captures, the scan's variables and the pattern's condition. */
+function tryInScratchpad(m: MatchOut, condition: string | null): void {
+  if (condition !== null) ($('scratch-expr') as HTMLInputElement).value = condition;
+  writeVars('scratch', readVars('var'));
+  ($('scratch-capture') as HTMLTextAreaElement).value = Object.entries(m.capture).map(([k, v]) => `${k}=${v}`).join('\n');
+  scheduleScratch();
+  saveHashSoon();
+  $('scratch-expr').focus();
+}
+
+function matchNode(label: string, m: MatchOut, condition: string | null): HTMLElement {
+  const tryIt = h('button', { type: 'button', class: 'try' }, 'try in scratchpad');
+  tryIt.addEventListener('click', () => tryInScratchpad(m, condition));
   return h('div', { class: 'match' },
-    h('div', {}, h('b', {}, label), ' ', m.line !== null ? `line ${m.line}` : `offset ${m.offset}`,
-      m.text ? h('code', { class: 'mtext' }, m.text) : null),
+    h('div', {}, h('b', {}, label), ' ', lineButton(m.line, m.offset, matchLength(m)),
+      m.text ? h('code', { class: 'mtext' }, m.text) : null, ' ', tryIt),
     captureTable(m.capture),
     h('div', { class: 'cond' }, 'condition → ', valueNode(m.condition)));
 }
@@ -322,6 +397,9 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
   const detectors = $('detectors');
   const patterns = $('patterns');
   const captures = $('captures');
+  // After a rejection there are no captures or patterns to show: their headings go too.
+  $('captures-box').hidden = !r.ok;
+  $('patterns-box').hidden = !r.ok;
   if (!r.ok) {
     verdict.textContent = r.error === null ? 'recipe rejected' : 'error';
     verdict.dataset.verdict = 'invalid';
@@ -334,13 +412,17 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
   verdict.textContent = s.verdict;
   verdict.dataset.verdict = s.verdict;
   const list = (title: string, items: HTMLElement[]): HTMLElement =>
-    h('div', { class: 'tier' }, h('h4', {}, title), items.length ? h('ul', {}, ...items) : h('span', { class: 'muted' }, 'none'));
+    h('div', { class: 'tier' }, h('h3', {}, title), items.length ? h('ul', {}, ...items) : h('span', { class: 'muted' }, 'none'));
   const missing = s.failure_detectors_fired.includes('meta:missing_pass_signal');
+  // A Tier 5 firing's match is the pattern's firing match: its length marks the span in the log.
+  const firingLength = new Map(s.patterns.flatMap((p) => (p.firing ? [[p.detectorId, matchLength(p.firing)] as const] : [])));
+  const firingItem = (f: FiringOut, cls: string, extra: string): HTMLElement =>
+    h('li', { class: cls, 'data-detector': f.detectorId }, h('code', {}, f.detectorId), extra ? h('small', {}, ` ${extra}`) : null, ' ',
+      lineButton(f.line, f.offset, firingLength.get(f.detectorId) ?? 0));
   detectors.replaceChildren(
-    list('Tier 4 (built-in)', s.tier4.map((f) => h('li', { class: 'fail', 'data-detector': f.detectorId }, f.detectorId, h('small', {}, f.line !== null ? ` line ${f.line}` : '')))),
-    list('Tier 5 (custom_patterns)', s.tier5.map((f) => h('li', { class: f.kind, 'data-detector': f.detectorId }, f.detectorId, h('small', {}, ` ${f.kind}${f.line !== null ? `, line ${f.line}` : ''}`)))),
+    list('Tier 4 (built-in)', s.tier4.map((f) => firingItem(f, 'fail', ''))),
+    list('Tier 5 (custom_patterns)', s.tier5.map((f) => firingItem(f, f.kind, f.kind))),
     missing ? h('p', { class: 'fail' }, 'meta:missing_pass_signal — a required_for_pass pattern did not fire') : '',
-    h('p', { class: 'muted small' }, `${s.bytes.toLocaleString()} ${lastScanUnit} scanned in ${s.ms.toFixed(1)} ms (tier 4 ${s.tier_durations_ms.tier4.toFixed(1)} ms, tier 5 ${s.tier_durations_ms.tier5.toFixed(1)} ms)`),
   );
   captures.replaceChildren(...Object.keys(s.capture).map((k) => h('tr', { 'data-capture': k }, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(s.capture[k]))))));
   if (Object.keys(s.capture).length === 0) captures.replaceChildren(h('tr', {}, h('td', { class: 'muted' }, 'none')));
@@ -352,8 +434,8 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
         h('div', { class: 'phead' }, h('b', {}, p.detectorId), info ? h('small', {}, ` on_match: ${info.onMatch}${info.requiredForPass ? ', required_for_pass' : ''}`) : null,
           h('span', { class: `badge ${p.firing ? 'fired' : 'quiet'}` }, p.firing ? 'fired' : 'did not fire')),
         info ? h('div', { class: 'small' }, 'regex ', h('code', {}, info.regex), info.condition ? h('span', {}, ' · condition ', h('code', {}, info.condition)) : null) : null,
-        p.first ? matchNode('first match:', p.first) : h('div', { class: 'muted' }, 'no match in the log'),
-        p.firing && p.first && p.firing.offset !== p.first.offset ? matchNode('fired at:', p.firing) : null,
+        p.first ? matchNode('first match:', p.first, info?.condition ?? null) : h('div', { class: 'muted' }, 'no match in the log'),
+        p.firing && p.first && p.firing.offset !== p.first.offset ? matchNode('fired at:', p.firing, info?.condition ?? null) : null,
       );
     }),
   );
@@ -406,8 +488,10 @@ function currentState(): PageState {
 }
 
 async function saveHash(): Promise<void> {
-  const hash = await writeHash(currentState());
+  const state = currentState();
+  const hash = await writeHash(state);
   history.replaceState(null, '', hash);
+  saveSession(state);
 }
 
 function setDoc(view: EditorView, text: string): void {
@@ -434,6 +518,26 @@ function exampleState(e: Example): PageState {
   };
 }
 
+/** The banner above the log editor while a file is the log: what is being (or was) scanned, and the way back. */
+function showFileBanner(file: File, text: string): void {
+  const banner = $('log-file-banner');
+  banner.hidden = false;
+  const back = h('button', { type: 'button', id: 'use-editor-log' }, 'Use the editor text instead');
+  back.addEventListener('click', () => {
+    useTextLog();
+    scheduleScan();
+  });
+  banner.replaceChildren(`${text}; it is not shown in the editor. `, back);
+  banner.dataset.file = file.name;
+}
+
+/** The Example menu names an example only while the recipe is that example's, untouched. */
+function syncExampleChoice(): void {
+  const select = $('example') as HTMLSelectElement;
+  const e = EXAMPLES.find((x) => x.id === select.value);
+  if (e !== undefined && recipeView.state.doc.toString() !== e.recipe) select.value = '';
+}
+
 function useTextLog(): void {
   if (logSource.kind === 'text') return;
   logSource = { kind: 'text' };
@@ -450,9 +554,11 @@ function mount(): void {
   const onChange = (f: () => void) => EditorView.updateListener.of((u) => {
     if (u.docChanged) f();
   });
+  const label = (name: string) => EditorView.contentAttributes.of({ 'aria-label': name });
   recipeView = new EditorView({
     parent: $('recipe-editor'),
-    extensions: [basicSetup, yaml(), lintGutter(), EditorView.lineWrapping, onChange(() => {
+    extensions: [basicSetup, yaml(), lintGutter(), EditorView.lineWrapping, label('Recipe (YAML)'), onChange(() => {
+      syncExampleChoice();
       scheduleCheck();
       scheduleScan();
       saveHashSoon();
@@ -460,14 +566,14 @@ function mount(): void {
   });
   logView = new EditorView({
     parent: $('log-editor'),
-    extensions: [basicSetup, onChange(() => {
+    extensions: [basicSetup, hitField, label('Sample log'), onChange(() => {
       useTextLog();
       scheduleScan();
       saveHashSoon();
     })],
   });
   const select = $('example') as HTMLSelectElement;
-  select.append(h('option', { value: '' }, '— choose —'), ...EXAMPLES.map((e) => h('option', { value: e.id }, e.title)));
+  select.append(h('option', { value: '' }, '— your own recipe —'), ...EXAMPLES.map((e) => h('option', { value: e.id }, e.title)));
   select.addEventListener('change', () => {
     const e = EXAMPLES.find((x) => x.id === select.value);
     if (e) applyState(exampleState(e));
@@ -477,16 +583,21 @@ function mount(): void {
   for (const id of ['scratch-expr', 'scratch-exit', 'scratch-wall', 'scratch-vram', 'scratch-capture']) {
     $(id).addEventListener('input', () => { scheduleScratch(); saveHashSoon(); });
   }
+  $('load-log').addEventListener('click', () => $('log-file').click());
   $('log-file').addEventListener('change', () => {
     const file = ($('log-file') as HTMLInputElement).files?.[0];
     if (!file) return;
     logSource = { kind: 'file', file };
-    const banner = $('log-file-banner');
-    banner.hidden = false;
-    banner.replaceChildren(`Scanning the file ${file.name} (${mib(file.size)}); it is not shown in the editor. `,
-      h('button', { type: 'button', id: 'use-editor-log' }, 'Use the editor text instead'));
-    $('use-editor-log').addEventListener('click', () => { useTextLog(); scheduleScan(); });
+    showFileBanner(file, `Scanning the file ${file.name} (${mib(file.size)})…`);
     scheduleScan();
+  });
+  $('download-recipe').addEventListener('click', () => {
+    const url = URL.createObjectURL(new Blob([recipeView.state.doc.toString()], { type: 'application/yaml' }));
+    const a = h('a', { href: url, download: 'recipe.yaml' });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 1000);
   });
   $('cancel').addEventListener('click', () => scanner.restart());
   $('share').addEventListener('click', () => {
@@ -497,6 +608,9 @@ function mount(): void {
       } catch {
         $('share').textContent = 'Link is in the address bar';
       }
+      const s = currentState();
+      if (logSource.kind === 'file') $('share').textContent += ' (a log file is not in links)';
+      else if (s.log.length > MAX_LOG_IN_HASH) $('share').textContent += ` (the log is over ${MAX_LOG_IN_HASH / 1024} KiB: not in the link)`;
       setTimeout(() => ($('share').textContent = 'Copy share link'), 2000);
     });
   });
@@ -504,9 +618,13 @@ function mount(): void {
 
 async function start(): Promise<void> {
   mount();
+  // A shared link wins; then the last session in this browser; then the first example.
   const fromHash = await readHash(location.hash).catch(() => null);
-  applyState(fromHash ?? exampleState(EXAMPLES[0]!));
-  if (fromHash === null) ($('example') as HTMLSelectElement).value = EXAMPLES[0]!.id;
+  const restored = fromHash ?? loadSession();
+  applyState(restored ?? exampleState(EXAMPLES[0]!));
+  const select = $('example') as HTMLSelectElement;
+  select.value = EXAMPLES.find((e) => e.recipe === recipeView.state.doc.toString())?.id ?? '';
+  if (fromHash === null && restored !== null) $('engine-status').dataset.restored = 'true';
   timings.editorsMs = performance.now() - t0;
   const [c] = await Promise.all([checker.ready, scanner.ready]);
   timings.enginesReadyMs = performance.now() - t0;

@@ -13,7 +13,8 @@ export interface PageState {
   capture: string;
 }
 
-const MAX_LOG_IN_HASH = 64 * 1024;
+/** Logs longer than this (UTF-16 units) are left out of share links and of the saved session. */
+export const MAX_LOG_IN_HASH = 64 * 1024;
 
 function toBase64Url(bytes: Uint8Array): string {
   let s = '';
@@ -43,13 +44,39 @@ function isVars(v: unknown): v is Vars {
     && (o.peak_vram_mib === null || typeof o.peak_vram_mib === 'number');
 }
 
+const SESSION_KEY = 'aorta-probe.playground.session';
+
+/** Keeps the page state in this browser's local storage, so the next visit starts where this one stopped. */
+export function saveSession(s: PageState): void {
+  try {
+    localStorage.setItem(SESSION_KEY, JSON.stringify(s.log.length > MAX_LOG_IN_HASH ? { ...s, log: '' } : s));
+  } catch {
+    // storage full or disabled (private windows): the session is simply not kept
+  }
+}
+
+/** The last session kept by `saveSession`, or null. */
+export function loadSession(): PageState | null {
+  try {
+    const raw = localStorage.getItem(SESSION_KEY);
+    return raw === null ? null : asPageState(JSON.parse(raw));
+  } catch {
+    return null;
+  }
+}
+
+function asPageState(v: unknown): PageState | null {
+  const o = v as Partial<PageState>;
+  if (typeof o !== 'object' || o === null) return null;
+  if (typeof o.recipe !== 'string' || typeof o.log !== 'string' || !isVars(o.vars) || typeof o.expr !== 'string'
+    || !isVars(o.scratchVars) || typeof o.capture !== 'string') return null;
+  return o as PageState;
+}
+
 /** The state in `hash`, or null when there is none (or it cannot be read). */
 export async function readHash(hash: string): Promise<PageState | null> {
   const m = /^#z=([A-Za-z0-9_-]+)$/.exec(hash);
   if (m === null) return null;
   const json = new TextDecoder().decode(await pipe(fromBase64Url(m[1]!), new DecompressionStream('deflate-raw')));
-  const o = JSON.parse(json) as Partial<PageState>;
-  if (typeof o.recipe !== 'string' || typeof o.log !== 'string' || !isVars(o.vars) || typeof o.expr !== 'string'
-    || !isVars(o.scratchVars) || typeof o.capture !== 'string') return null;
-  return o as PageState;
+  return asPageState(JSON.parse(json));
 }

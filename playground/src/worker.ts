@@ -113,7 +113,13 @@ function sliceLoc(source: string, loc: Loc): string {
   return parts.join('\n');
 }
 
-const STEP_NODES = new Set(['Call', 'Subscript', 'Compare', 'BoolOp', 'BinOp', 'UnaryOp', 'IfExp']);
+/**
+ * Every sub-expression gets a step, except literals (their value is their text), called functions' names, and
+ * pieces that are not conditions on their own (a keyword argument: it fails to compile and is skipped). At most
+ * MAX_STEPS, innermost first.
+ */
+const NO_STEP = new Set(['Constant', 'Expression']);
+const MAX_STEPS = 64;
 
 function scratch(expr: string, vars: Vars, capture: Record<string, string>): ScratchOut {
   let c: CompiledCondition;
@@ -127,7 +133,10 @@ function scratch(expr: string, vars: Vars, capture: Record<string, string>): Scr
   // Intermediate values, innermost first: every call, subscript, comparison, operation inside the condition.
   const body = (c.tree as unknown as { body: Node }).body;
   const nodes: Node[] = [];
-  for (const n of walk(body)) if (n !== body && STEP_NODES.has(n.type) && (n as { loc?: Loc | null }).loc) nodes.push(n);
+  // A called function's name (`math.isnan`, `float`) is not a value an author asks about.
+  const callees = new Set<Node>();
+  for (const n of walk(body)) if (n.type === 'Call') for (const c of walk(n.func)) callees.add(c);
+  for (const n of walk(body)) if (n !== body && !NO_STEP.has(n.type) && !callees.has(n) && (n as { loc?: Loc | null }).loc) nodes.push(n);
   const key = (l: Loc): number => l.endLine * 1e6 + l.endCol;
   nodes.sort((a, b) => {
     const la = (a as { loc: Loc }).loc;
@@ -140,6 +149,7 @@ function scratch(expr: string, vars: Vars, capture: Record<string, string>): Scr
     const src = sliceLoc(c.source, (n as { loc: Loc }).loc);
     if (seen.has(src)) continue;
     seen.add(src);
+    if (steps.length >= MAX_STEPS) break;
     try {
       steps.push({ source: src, value: valueOut(compileCondition(src).evaluateDetailed(all)) });
     } catch {
