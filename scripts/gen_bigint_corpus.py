@@ -22,6 +22,8 @@ import re
 import struct
 import sys
 
+import golden_meta
+
 assert sys.version_info[:2] == (3, 11), "the oracle is CPython 3.11"
 assert sys.get_int_max_str_digits() == 4300
 
@@ -650,6 +652,7 @@ def main(argv):
         path = argv[argv.index('--out') + 1]
     cases = generate()
     with open(path, 'w', encoding='ascii', newline='\n') as f:
+        f.write(json.dumps({'meta': golden_meta.meta('scripts/gen_bigint_corpus.py', 'python3 scripts/gen_bigint_corpus.py')}) + '\n')
         for c in cases:
             f.write(json.dumps(c) + '\n')
     from collections import Counter

@@ -42,6 +42,8 @@ import unicodedata
 from fractions import Fraction
 from typing import Callable, Iterator
 
+import golden_meta
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 GOLDEN = os.path.join(ROOT, "fixtures", "floats", "golden-float.jsonl")
 GOLDEN_SEED = 20251130
@@ -539,9 +541,8 @@ def main() -> None:
             seen.setdefault(s, None)
     cases = [expect(s) for s in seen]
     errors = sum(1 for c in cases if "error" in c)
-    meta = {"meta": {"generator": "python3 scripts/gen_float_corpus.py", "seed": GOLDEN_SEED,
-                     "python": sys.version.split()[0], "unidata_version": unicodedata.unidata_version,
-                     "cases": len(cases), "errors": errors}}
+    meta = {"meta": golden_meta.meta("scripts/gen_float_corpus.py", "python3 scripts/gen_float_corpus.py", seed=GOLDEN_SEED,
+                                     unidata_version=unicodedata.unidata_version, cases=len(cases), errors=errors)}
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w", encoding="ascii", newline="\n") as f:
         f.write(json.dumps(meta) + "\n")

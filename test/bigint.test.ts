@@ -3,18 +3,16 @@
 // The test entry assembly/testing/bigint-entry.ts is compiled here with the AssemblyScript JS API,
 // once with the `stub` runtime in 16 fixed pages and once with the VM's own arena runtime
 // (assembly/rt/arena.ts, which hands back unzeroed memory); python3 is not needed.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readGoldenJsonl } from './support/goldens.js';
 // @ts-ignore: plain ESM helper shared with scripts/check_bigint_live.mjs
 import { compileBigint, instantiateBigint, runCases } from '../scripts/bigint-harness.mjs';
 
 type Case = [string, string, string, string];
 type Runtime = 'stub' | 'arena';
 
-const cases: Case[] = readFileSync(new URL('../fixtures/bigint/golden-bigint.jsonl', import.meta.url), 'utf8')
-  .split('\n')
-  .filter((l) => l.length > 0)
-  .map((l) => JSON.parse(l) as Case);
+const cases: Case[] = readGoldenJsonl<Case>('fixtures/bigint/golden-bigint.jsonl').records;
 
 const hasArena = existsSync(new URL('../assembly/rt/arena.ts', import.meta.url));
 const modules = new Map<Runtime, WebAssembly.Module>();

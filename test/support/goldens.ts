@@ -14,10 +14,25 @@ export interface GoldenEval {
   error?: string;
 }
 
-/** The records of a JSON Lines file under fixtures/conditions/. */
-export function goldenLines<T>(name: string): T[] {
-  return readFileSync(new URL(`../../fixtures/conditions/${name}`, import.meta.url), 'utf8')
+/** The header a golden file starts with (scripts/golden_meta.py writes it). */
+export interface GoldenMeta {
+  generator: string;
+  command: string;
+  python: string;
+  [extra: string]: unknown;
+}
+
+/** The records of a JSON Lines golden (a path from the repo root), without its `{"meta": …}` header line. */
+export function readGoldenJsonl<T>(path: string): { meta: GoldenMeta | null; records: T[] } {
+  const lines = readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8')
     .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as T);
+    .filter((l) => l !== '');
+  const first = lines.length > 0 ? (JSON.parse(lines[0]!) as { meta?: GoldenMeta }) : {};
+  const meta = first !== null && typeof first === 'object' && !Array.isArray(first) && first.meta !== undefined ? first.meta : null;
+  return { meta, records: (meta === null ? lines : lines.slice(1)).map((l) => JSON.parse(l) as T) };
+}
+
+/** The records of a JSON Lines golden under fixtures/conditions/. */
+export function goldenLines<T>(name: string): T[] {
+  return readGoldenJsonl<T>(`fixtures/conditions/${name}`).records;
 }
