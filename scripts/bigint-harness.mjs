@@ -1,4 +1,4 @@
-// Shared by test/bigint.test.ts and scripts/check_bigint_live.mjs: compiles
+// Shared by test/bigint.test.ts and scripts/check-bigint-live.mjs: compiles
 // assembly/testing/bigint-entry.ts with the AssemblyScript JS API (same runtime and memory cap as
 // build/vm.wasm: stub runtime, 16 fixed pages), instantiates it, and runs golden-style cases
 // [op, x, y, expected] against it. Needs no python.

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """CPython oracle for the `condition:` sandbox verdict.
 
-Re-implements the original `validate_and_compile` *verdict* (not its code) as described in
-/work/shared/spec/upstream-notes.md §1.2/§1.3, so the TypeScript port can be checked against the
+Re-implements the original `validate_and_compile` *verdict* (not its code): the order of checks below
+is the original's (see docs/deviations.md), so the TypeScript port can be checked against the
 real CPython 3.11 parser:
 
 1. non-`str` input                         -> not-a-string

@@ -14,7 +14,7 @@ truediv tof64 fromf64 cmpf64 repr parse fmt.
 
 Deterministic: a fixed seed, no dependence on hash randomisation or the clock.
 --oracle reads [op, x, y] lines and writes [op, x, y, expected] lines (used by
-scripts/check_bigint_live.mjs for fresh random cases).
+scripts/check-bigint-live.mjs for fresh random cases).
 """
 import json
 import random

@@ -7,7 +7,7 @@ Usage (from the repository root):
         writes fixtures/floats/golden-float.jsonl (deterministic: fixed seed, fixed counts)
 
     python3 scripts/gen_float_corpus.py --live --count 1000000 [--seed N]
-        streams fresh random cases to stdout (used by scripts/check_pyfloat_live.mjs)
+        streams fresh random cases to stdout (used by scripts/check-pyfloat-live.mjs)
 
 Each line is {"s": <input str>, "bits": "<16 hex digits of the IEEE-754 double>"} or
 {"s": <input str>, "error": "ValueError"}; the golden file starts with one {"meta": {...}} line.

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readGoldenJsonl } from './support/goldens.js';
-// @ts-ignore: plain ESM helper shared with scripts/check_bigint_live.mjs
+// @ts-ignore: plain ESM helper shared with scripts/check-bigint-live.mjs
 import { compileBigint, instantiateBigint, runCases } from '../scripts/bigint-harness.mjs';
 
 type Case = [string, string, string, string];

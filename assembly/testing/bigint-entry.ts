@@ -1,5 +1,5 @@
 // Test entry for assembly/bigint.ts: thin string-in/string-out wrappers, compiled only by
-// test/bigint.test.ts and scripts/check_bigint_live.mjs (never part of build/vm.wasm).
+// test/bigint.test.ts and scripts/check-bigint-live.mjs (never part of build/vm.wasm).
 //
 // Ints cross the boundary as Python `hex()` text ("-0x1f"), read here by an independent reader
 // and written by bigToBinaryBaseString (itself checked against Python's hex/oct/bin).

@@ -1,4 +1,4 @@
-// Test entry for test/pyfloat.test.ts and scripts/check_pyfloat_live.mjs: thin wrappers over
+// Test entry for test/pyfloat.test.ts and scripts/check-pyfloat-live.mjs: thin wrappers over
 // parsePyFloat and the Unicode helpers, compiled with `--runtime stub`.
 //
 // Protocol per case (no bindings needed): allocInput(n) returns a string object of n UTF-16

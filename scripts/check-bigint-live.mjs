@@ -2,7 +2,7 @@
 // Live differential check of assembly/bigint.ts against python3 (CPython 3.11) on fresh random
 // cases, plus timings. Not part of `npm test` (it needs python3).
 //
-//   node scripts/check_bigint_live.mjs [--cases 200000] [--seed N] [--no-bench]
+//   node scripts/check-bigint-live.mjs [--cases 200000] [--seed N] [--no-bench]
 //
 // Cases are generated here (JS BigInt), answered by `python3 scripts/gen_bigint_corpus.py --oracle`,
 // and run through the compiled test entry (scripts/bigint-harness.mjs).

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Live differential check of the wasm float(str) against the running CPython 3.11:
 //
-//   node scripts/check_pyfloat_live.mjs [--count 1000000] [--seed N]
+//   node scripts/check-pyfloat-live.mjs [--count 1000000] [--seed N]
 //
 // python3 scripts/gen_float_corpus.py --live streams fresh random cases (input string plus the
 // bits CPython's float() gave, or ValueError); each is run through assembly/pyfloat.ts compiled
