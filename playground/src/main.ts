@@ -446,8 +446,9 @@ function renderScratch(expr: string, r: ScratchOut): void {
   const out = $('scratch-out');
   if (!r.ok) {
     out.dataset.state = 'rejected';
+    const excerpt = excerptOf(r.diagnostic);
     out.replaceChildren(h('div', { class: 'diag error', 'data-node': r.diagnostic.node ?? '' }, h('b', {}, 'rejected: '), r.diagnostic.message,
-      h('pre', {}, r.diagnostic.detail)));
+      excerpt !== '' ? h('pre', {}, excerpt) : null));
     return;
   }
   out.dataset.state = r.value.error !== undefined ? 'raised' : r.value.fired ? 'fired' : 'quiet';
