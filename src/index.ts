@@ -1,14 +1,47 @@
-/** Public API of aorta-probe. */
+/**
+ * The package root, `aorta-probe`: conditions, recipes, scanning of strings and streams, lint, regexes.
+ *
+ * Browser-safe: nothing on any path this module loads imports a Node built-in, and the regex engine loads only on
+ * first need (in a browser: after `await ready(...)`). The trial runner, the GPU sampler and file scanning are in
+ * `aorta-probe/node` (src/node.ts). Everything exported here is documented in docs/library.md; anything else is
+ * internal and may change.
+ */
+
+// Conditions
 export { validateCondition, MAX_EXPR_LEN, MAX_INT_CONSTANT } from './condition/validate.js';
 export type { CheckedCondition } from './condition/validate.js';
-export { SandboxError, RecipeSchemaError } from './condition/errors.js';
-export type { SandboxErrorKind } from './condition/errors.js';
 export { compileCondition } from './condition/evaluate.js';
-export type { CompiledCondition, ConditionVars, DetailedResult, EvaluatedValue, CompileOptions } from './condition/evaluate.js';
+export type { CompiledCondition, CompileOptions, ConditionVars, DetailedResult, EvaluatedValue } from './condition/evaluate.js';
 export { DEFAULT_HEAP_LIMIT_BYTES, VerifyError } from './condition/vm-host.js';
-export * from './recipe/index.js';
-export * from './scan/index.js';
-export { openFileChunks, readFileChunks, scanFile } from './scan/file.js';
-export * from './regex/index.js';
-export * from './trial/index.js';
-export * from './lint/index.js';
+
+// Errors: every rejection of a recipe or a condition is a RecipeSchemaError.
+export { RecipeSchemaError, SandboxError } from './condition/errors.js';
+export type { SandboxErrorKind } from './condition/errors.js';
+export { RegexDisposedError, RegexEngineError, RegexSubjectTooLargeError, RegexSyntaxError } from './regex/errors.js';
+export type { RegexSyntaxErrorKind } from './regex/errors.js';
+
+// Recipes and lint
+export { loadRecipe } from './recipe/load.js';
+export type { CustomPattern, LoadRecipeOptions, OnMatch, Recipe, RecipeMode, RegexCompileHook } from './recipe/types.js';
+export { formatWarning, lintRecipe } from './lint/lint.js';
+export type { LintWarning } from './lint/lint.js';
+
+// Scanning
+export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS } from './scan/tier4.js';
+export type { BuiltinPattern } from './scan/tier4.js';
+export { DEFAULT_WINDOW_BYTES, MAX_WINDOW_BYTES, MIN_WINDOW_BYTES } from './scan/windows.js';
+export { scanLog } from './scan/scan.js';
+export type { Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan/scan.js';
+export { scanStream } from './scan/stream.js';
+export type { ByteSource } from './scan/stream.js';
+
+// Regexes
+export { compileRegex } from './regex/compile.js';
+export type { RegexFlagString, RegexHandle } from './regex/compile.js';
+export { matchAll, searchRegex, testRegex } from './regex/match.js';
+export type { MatchOptions, RegexMatch } from './regex/match.js';
+export { MAX_SUBJECT_UTF8_BYTES } from './regex/limits.js';
+export { requiredLiterals } from './regex/literals.js';
+export type { LiteralSet } from './regex/literals.js';
+export { isReady, ready } from './regex/engine-loader.js';
+export type { ReadyOptions } from './regex/engine-loader.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { lintRecipe, regexGroups, type LintWarning } from '../src/index.js';
+import { lintRecipe, regexGroups, type LintWarning } from '../src/lint/index.js';
 import { loadRecipe } from '../src/recipe/index.js';
 
 /** A bare custom_patterns recipe with one pattern. */

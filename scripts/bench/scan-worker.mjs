@@ -3,9 +3,8 @@
 // Prints JSON { timesMs[], fired[], maxRssKiB }. Every timing is end to end from the (page-cached)
 // file: read + decode + scan, as a user of each engine would run it.
 import { readFileSync } from 'node:fs';
-import {
-  compileCondition, loadRecipe, scanFile, WindowedMatcher,
-} from '../../dist/src/index.js';
+import { compileCondition, loadRecipe, scanFile } from '../../dist/src/node.js';
+import { WindowedMatcher } from '../../dist/src/scan/index.js';
 import { CUSTOM_PATTERNS, EVERY_LINE_PATTERN, SCAN_VARS, recipeYaml, tier4Sources, toJsRegExp } from './patterns.mjs';
 
 const spec = JSON.parse(process.argv[2]);

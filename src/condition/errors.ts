@@ -7,6 +7,16 @@
 
 export class RecipeSchemaError extends Error {
   override name = 'RecipeSchemaError';
+  // Set on every error `loadRecipe` throws (the recipe-file position of the offending value); absent on a
+  // rejection raised outside a recipe file, e.g. by `validateCondition` or `compileRegex`.
+  /** The recipe's file name, as passed to `loadRecipe`. */
+  declare readonly file?: string;
+  /** 1-based line in the recipe file (for a `SandboxError` outside a recipe: in the expression). */
+  declare readonly line?: number;
+  /** 1-based column, in code points. */
+  declare readonly col?: number;
+  /** The one-line reason without position or excerpt, in the original system's wording. */
+  declare readonly reason?: string;
 }
 
 /** Why a condition was rejected; lets callers branch without parsing messages. */
@@ -42,8 +52,8 @@ export class SandboxError extends RecipeSchemaError {
   override name = 'SandboxError';
   readonly kind: SandboxErrorKind;
   readonly node: string | null;
-  readonly line: number;
-  readonly col: number;
+  override readonly line: number;
+  override readonly col: number;
   readonly endCol: number;
   /** The one-line reason without the excerpt, for JSON output and lint marks. */
   readonly detail: string;

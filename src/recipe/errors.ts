@@ -15,13 +15,14 @@ export interface FilePos {
 
 /** A schema or parse rejection, positioned in the recipe file. */
 export class RecipeError extends RecipeSchemaError {
-  override name = 'RecipeError';
-  readonly file: string;
-  readonly line: number;
-  readonly col: number;
+  // Not exported from the package: users catch `RecipeSchemaError`, so that is the name they see.
+  override name = 'RecipeSchemaError';
+  override readonly file: string;
+  override readonly line: number;
+  override readonly col: number;
   readonly endCol: number;
   /** The original system's one-line message (`recipe.custom_patterns[0].id: must be ...`). */
-  readonly reason: string;
+  override readonly reason: string;
 
   constructor(reason: string, file: string, pos: FilePos, text: string | undefined) {
     super(formatPositioned(reason, file, pos, text));
@@ -41,8 +42,8 @@ export class RecipeError extends RecipeSchemaError {
  */
 export class RecipeSandboxError extends SandboxError {
   override name = 'SandboxError';
-  readonly file: string;
-  readonly reason: string;
+  override readonly file: string;
+  override readonly reason: string;
   readonly exprLine: number;
   readonly exprCol: number;
   /** True when the node's position could not be mapped exactly and the scalar's start is used. */

@@ -3,13 +3,13 @@
  * `build_probe_recipe_from_dict` whose values the scanner consumes, and `validate_custom_patterns`
  * (upstream-notes §2.2, §4.1–4.2). Every rejection carries the YAML `file:line:col`.
  */
-import { createHash } from 'node:crypto';
 import { isScalar, type LineCounter } from 'yaml';
 import { SandboxError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
 import { isPySpace } from '../condition/unicode-tables.js';
 import { validateCondition, type CheckedCondition } from '../condition/validate.js';
 import { compileRegex, RegexSyntaxError } from '../regex/index.js';
+import { sha256Hex } from './sha256.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
 import { mapScalarValue } from './scalar-map.js';
@@ -89,7 +89,7 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
   let bytes: Uint8Array;
   if (typeof input === 'string') {
     text = input;
-    bytes = Buffer.from(input, 'utf8');
+    bytes = new TextEncoder().encode(input);
   } else {
     bytes = input;
     const bad = findInvalidUtf8(bytes);
@@ -102,7 +102,7 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
     }
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   }
-  const sourceSha256 = createHash('sha256').update(bytes).digest('hex');
+  const sourceSha256 = sha256Hex(bytes);
   const json = fileName.toLowerCase().endsWith('.json');
   // PyYAML's reader rejects non-printable characters before parsing.
   const badChar = json ? null : /[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.exec(text);

@@ -16,7 +16,7 @@
  * `multiline` only sets RE2's `one_line`, which RE2 ignores outside posix_syntax mode, so the `m` flag has to be
  * expressed as a `(?m)` prefix (the JS wrapper does the same).
  */
-import { createRequire } from 'node:module';
+import { re2Module } from './engine-loader.js';
 import { RegexEngineError } from './errors.js';
 
 export interface RawMatch {
@@ -50,17 +50,6 @@ export interface RawRE2 {
   isDeleted(): boolean;
 }
 
-interface Re2Module {
-  WrappedRE2: new (pattern: string, ignoreCase: boolean, multiline: boolean, dotAll: boolean) => RawRE2;
-  _malloc(size: number): number;
-  _free(ptr: number): void;
-  HEAPU8: Uint8Array;
-  count_emval_handles(): number;
-}
-
-const require = createRequire(import.meta.url);
-const mod = require('re2-wasm/build/wasm/re2.js') as Re2Module;
-
 let aborted: string | null = null;
 
 /** Runs `fn` against the module; an emscripten abort becomes a `RegexEngineError` and poisons the engine. */
@@ -83,7 +72,10 @@ export function callEngine<T>(what: string, fn: () => T): T {
 
 /** Compiles without any translation. The caller owns the handle and must `delete()` it (also when !ok()). */
 export function newRawRE2(pattern: string, ignoreCase: boolean, dotAll: boolean): RawRE2 {
-  return callEngine('compile', () => new mod.WrappedRE2(pattern, ignoreCase, false, dotAll));
+  return callEngine('compile', () => {
+    const { WrappedRE2 } = re2Module();
+    return new WrappedRE2(pattern, ignoreCase, false, dotAll);
+  });
 }
 
 /** Group index (1-based) → name, read from the map copy, which is deleted before returning. */
@@ -124,6 +116,7 @@ export interface HeapProbe {
 /** Diagnostics for tests and measurement scripts. */
 export function heapProbe(): HeapProbe {
   return callEngine('heapProbe', () => {
+    const mod = re2Module();
     const p = mod._malloc(1 << 20);
     mod._free(p);
     return { heapBytes: mod.HEAPU8.length, probe1MiBAddress: p, emvalHandles: mod.count_emval_handles() };

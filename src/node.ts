@@ -1,0 +1,26 @@
+/**
+ * `aorta-probe/node`: everything in the package root plus what needs Node — the trial runner, the GPU sampler and
+ * scanning a file by path. Documented in docs/library.md, docs/runner.md and docs/gpu.md.
+ */
+export * from './index.js';
+
+export { scanFile } from './scan/file.js';
+
+// The trial runner
+export { runTrial } from './trial/run-trial.js';
+export type { TrialOptions, TrialOutcome, TrialProgress } from './trial/run-trial.js';
+export { LOG_FILE, RESULT_FILE } from './trial/result-json.js';
+export type { TierDurations, TrialResult } from './trial/result-json.js';
+export { detectTier1 } from './trial/tier1.js';
+export type { Tier1Context } from './trial/tier1.js';
+export { ERROR_DETECTOR_IDS, partitionDetectors, verdictFromDetectors } from './trial/verdict.js';
+export type { PartitionedDetectors, Verdict } from './trial/verdict.js';
+export { TrialLogScanner } from './trial/log-scanner.js';
+export type { LogScannerOptions } from './trial/log-scanner.js';
+
+// The GPU memory sampler
+export { GpuSampler } from './gpu/sampler.js';
+export type { GpuSamplerOptions, GpuSummary, GpuToolChoice } from './gpu/sampler.js';
+export { parseAmdSmiMetricMemory, parseAmdSmiProcess, parseAmdSmiVersion } from './gpu/amd-smi.js';
+export { parseNvidiaSmiComputeApps, parseNvidiaSmiGpuQuery } from './gpu/nvidia-smi.js';
+export type { ParseResult, ToolOutputError } from './gpu/parse-result.js';

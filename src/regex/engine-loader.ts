@@ -1,0 +1,102 @@
+/**
+ * How this environment obtains the re2-wasm module — the only environment-specific part of the regex engine.
+ *
+ * - Node (≥ 20.16, which has `process.getBuiltinModule`): on first need, synchronously, by requiring re2-wasm's
+ *   emscripten glue exactly as re2-wasm's own wrapper does. No `node:` import appears in this file, so the
+ *   package root stays loadable in a browser and a bundler never sees a Node built-in.
+ * - Browsers (main thread or a worker of either kind): the glue cannot be required and the wasm cannot be read
+ *   synchronously on a main thread, so `ready()` must be awaited once before the first regex is compiled. It
+ *   fetches `re2.wasm` and runs the glue from `re2-glue.generated.js` (the same glue wrapped in an ES module
+ *   factory), imported lazily so a page that only evaluates conditions never downloads it.
+ */
+import { RegexEngineError } from './errors.js';
+import type { RawRE2 } from './engine.js';
+
+export interface Re2Module {
+  WrappedRE2: new (pattern: string, ignoreCase: boolean, multiline: boolean, dotAll: boolean) => RawRE2;
+  _malloc(size: number): number;
+  _free(ptr: number): void;
+  HEAPU8: Uint8Array;
+  count_emval_handles(): number;
+}
+
+/** Where `ready()` finds re2-wasm's binary outside Node. */
+export interface ReadyOptions {
+  /**
+   * URL of re2-wasm's `build/wasm/re2.wasm`, or its bytes. With Vite:
+   * `import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url'`. Ignored in Node.
+   */
+  re2Wasm?: string | URL | ArrayBuffer | Uint8Array;
+}
+
+interface NodeProcess {
+  getBuiltinModule?(id: 'node:module'): { createRequire(from: string | URL): (id: string) => unknown } | undefined;
+}
+
+let loaded: Re2Module | undefined;
+let loading: Promise<void> | undefined;
+
+function nodeRequire(): ((id: string) => unknown) | undefined {
+  const proc = (globalThis as { process?: NodeProcess }).process;
+  const mod = proc?.getBuiltinModule?.('node:module');
+  return mod === undefined ? undefined : mod.createRequire(import.meta.url);
+}
+
+/**
+ * The engine module, loading it on first call in Node. Elsewhere it exists only after `ready()` resolved; a call
+ * before that is a `RegexEngineError` naming the fix.
+ */
+export function re2Module(): Re2Module {
+  if (loaded !== undefined) return loaded;
+  const req = nodeRequire();
+  if (req === undefined) {
+    throw new RegexEngineError(
+      'the regex engine is not loaded: in a browser, `await ready({ re2Wasm })` (from aorta-probe) before compiling regexes, loading recipes or scanning logs',
+    );
+  }
+  loaded = req('re2-wasm/build/wasm/re2.js') as Re2Module;
+  return loaded;
+}
+
+/** Whether the engine is loaded (or, in Node, loadable synchronously): regex work will not throw for want of it. */
+export function isReady(): boolean {
+  return loaded !== undefined || nodeRequire() !== undefined;
+}
+
+/**
+ * Loads the regex engine. Needed once in a browser before any regex work (compiling a regex, `loadRecipe`,
+ * `scanLog`, `scanStream`, `lintRecipe`); in Node it only loads eagerly what would otherwise load on first use.
+ * Conditions alone (`validateCondition`, `compileCondition`, `evaluate`) never need it.
+ */
+export function ready(options: ReadyOptions = {}): Promise<void> {
+  if (loaded !== undefined) return Promise.resolve();
+  if (nodeRequire() !== undefined) {
+    re2Module();
+    return Promise.resolve();
+  }
+  loading ??= loadInBrowser(options).catch((err: unknown) => {
+    loading = undefined;
+    throw err;
+  });
+  return loading;
+}
+
+async function loadInBrowser(options: ReadyOptions): Promise<void> {
+  const src = options.re2Wasm;
+  if (src === undefined) {
+    throw new RegexEngineError("ready(): pass { re2Wasm } — the URL of re2-wasm's build/wasm/re2.wasm, or its bytes");
+  }
+  const wasmBinary = await wasmBytes(src);
+  const { default: createRe2Module } = await import('./re2-glue.generated.js');
+  const mod = createRe2Module({ wasmBinary }) as Partial<Re2Module>;
+  if (typeof mod.WrappedRE2 !== 'function') throw new RegexEngineError('re2-wasm did not initialise synchronously');
+  loaded = mod as Re2Module;
+}
+
+async function wasmBytes(src: string | URL | ArrayBuffer | Uint8Array): Promise<Uint8Array> {
+  if (src instanceof Uint8Array) return src;
+  if (src instanceof ArrayBuffer) return new Uint8Array(src);
+  const res = await fetch(src);
+  if (!res.ok) throw new RegexEngineError(`ready(): cannot fetch ${String(src)}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
