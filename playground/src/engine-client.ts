@@ -38,10 +38,9 @@ export class EngineClient {
     this.ready = new Promise((resolve) => {
       this.#readyResolve = resolve;
     });
-    const re2Base = new URL('re2/', document.baseURI).href;
-    // A classic worker: re2-wasm's glue is loaded with importScripts (see shims/node-module.ts).
-    // (The `vite` dev server serves workers as ES modules; the shim then loads re2-wasm without importScripts.)
-    const w = new Worker(workerUrl, { type: import.meta.env.DEV ? 'module' : 'classic', name: JSON.stringify({ re2Base, label: this.label }) });
+    // A classic worker in the build (an IIFE bundle); the `vite` dev server serves workers as ES modules. The engine
+    // loads the same way in both: the worker awaits the package's `ready({ re2Wasm })`.
+    const w = new Worker(workerUrl, { type: import.meta.env.DEV ? 'module' : 'classic', name: JSON.stringify({ label: this.label }) });
     w.onmessage = (ev: MessageEvent<Response>) => this.#receive(ev.data);
     w.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();

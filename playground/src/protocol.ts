@@ -113,7 +113,7 @@ export type Request =
   | { kind: 'heap'; seq: number };
 
 export type Response =
-  /** ms: warm-up after the modules loaded; sinceStartMs: since the worker was created; re2LoadMs: importScripts of re2-wasm. */
+  /** ms: warm-up after the modules loaded; sinceStartMs: since the worker was created; re2LoadMs: the worker's `await ready()` (fetching and instantiating re2-wasm). */
   | { kind: 'ready'; ms: number; sinceStartMs: number; re2LoadMs: number; catalogue: CatalogueEntry[] }
   | { kind: 'check'; seq: number; diagnostics: Diagnostic[]; patterns: PatternInfo[] | null; ms: number }
   | { kind: 'scratch'; seq: number; result: ScratchOut; ms: number }

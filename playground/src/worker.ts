@@ -4,34 +4,21 @@
  * `check` and `scratch` (fast, on every keystroke), the other runs `scan` (possibly long; the page cancels it by
  * terminating the worker and starting a fresh one).
  */
-import './shims/buffer-global.js';
+import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url';
+import {
+  compileCondition, compileRegex, lintRecipe, loadRecipe, ready, RecipeSchemaError, SandboxError, TIER4_PATTERNS,
+  type CompiledCondition, type DetailedResult, type Firing, type Recipe, type RegexHandle,
+} from '../../src/index.js';
+// Beyond the public API: the playground shows the engine's inner workings (AST node spans, scan windows, heap).
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
-import { SandboxError } from '../../src/condition/errors.js';
-import { compileCondition, type CompiledCondition, type DetailedResult } from '../../src/condition/evaluate.js';
-import { loadRecipe, RecipeError, RecipeSandboxError, type Recipe } from '../../src/recipe/index.js';
-import { compileRegex, defaultRegexCache, engineAbortReason, heapProbe, type RegexHandle } from '../../src/regex/index.js';
-import { iterWindows, ScanSession, StreamWindower, TIER4_PATTERNS, WindowedMatcher, type Firing, type ScanWindow } from '../../src/scan/index.js';
+import { defaultRegexCache, engineAbortReason, heapProbe } from '../../src/regex/index.js';
+import { iterWindows, ScanSession, StreamWindower, WindowedMatcher, type ScanWindow } from '../../src/scan/index.js';
 import type {
   CatalogueEntry, Diagnostic, FiringOut, MatchOut, PatternInfo, PatternResult, Request, Response, ScanOut, ScratchOut,
   ScratchStep, ValueOut, Vars,
 } from './protocol.js';
 
 const RECIPE_FILE = 'recipe.yaml';
-
-/** The linter (src/lint), when present in this checkout: included at build time if the file exists. */
-interface LintWarningLike {
-  code: string;
-  message: string;
-  suggestion?: string | null;
-  line: number;
-  col: number;
-  endLine?: number;
-  endCol?: number;
-  excerpt?: string;
-}
-type LintFn = (recipe: Recipe, text?: string) => LintWarningLike[];
-const lintModules = import.meta.glob<{ lintRecipe?: LintFn }>('../../src/lint/index.ts', { eager: true });
-const lintRecipe: LintFn | null = Object.values(lintModules)[0]?.lintRecipe ?? null;
 
 const post = (msg: Response): void => (self as unknown as { postMessage(m: Response): void }).postMessage(msg);
 
@@ -41,7 +28,8 @@ function errorText(e: unknown): string {
 
 /** A loader or sandbox rejection as an editor mark. */
 function toDiagnostic(e: unknown): Diagnostic {
-  if (e instanceof RecipeSandboxError) {
+  // loadRecipe's errors carry the recipe file's position and the original's one-line reason.
+  if (e instanceof SandboxError && e.reason !== undefined) {
     const node = e.node;
     return {
       severity: 'error', source: 'sandbox', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol, e.col + 1),
@@ -49,9 +37,9 @@ function toDiagnostic(e: unknown): Diagnostic {
       node, detail: e.message,
     };
   }
-  if (e instanceof RecipeError) {
+  if (e instanceof RecipeSchemaError && e.line !== undefined && e.col !== undefined && e.reason !== undefined) {
     return {
-      severity: 'error', source: 'recipe', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol, e.col + 1),
+      severity: 'error', source: 'recipe', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
       message: e.reason, node: null, detail: e.message,
     };
   }
@@ -65,7 +53,6 @@ function toDiagnostic(e: unknown): Diagnostic {
 }
 
 function lintDiagnostics(recipe: Recipe, text: string): Diagnostic[] {
-  if (lintRecipe === null) return [];
   try {
     return lintRecipe(recipe, text).map((w) => ({
       severity: 'warning', source: 'lint', line: w.line, col: w.col, endLine: w.endLine ?? w.line,
@@ -327,8 +314,8 @@ async function handle(req: Request): Promise<Response> {
   }
 }
 
-// Requests are handled one at a time, in order (a scan of a Blob awaits its reads).
-let queue: Promise<void> = Promise.resolve();
+// Requests are handled one at a time, in order (a scan of a Blob awaits its reads), after the engine loaded.
+let queue: Promise<void> = warmUp();
 self.onmessage = (ev: MessageEvent<Request>) => {
   const req = ev.data;
   queue = queue.then(async () => {
@@ -343,18 +330,20 @@ self.onmessage = (ev: MessageEvent<Request>) => {
   });
 };
 
-// Load the engine now (re2-wasm, the Tier 4 programs, the condition VM) so the first request is fast.
-{
+/** Loads the engine now (re2-wasm, the Tier 4 programs, the condition VM) so the first request is fast. */
+async function warmUp(): Promise<void> {
   const t0 = performance.now();
   let cat: CatalogueEntry[] = [];
+  let re2LoadMs = -1;
   try {
+    await ready({ re2Wasm });
+    re2LoadMs = performance.now() - t0;
     cat = catalogue();
     compileCondition('exit_code == 0').evaluate({ capture: {}, exit_code: 0, walltime_sec: 0, peak_vram_mib: null });
     scanTier4Warmup();
   } catch (e) {
     post({ kind: 'fatal', seq: 0, error: errorText(e) });
   }
-  const re2LoadMs = (globalThis as unknown as { __aortaRe2LoadMs?: number }).__aortaRe2LoadMs ?? -1;
   post({ kind: 'ready', ms: performance.now() - t0, sinceStartMs: performance.now(), re2LoadMs, catalogue: cat });
 }
 

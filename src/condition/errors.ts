@@ -15,6 +15,8 @@ export class RecipeSchemaError extends Error {
   declare readonly line?: number;
   /** 1-based column, in code points. */
   declare readonly col?: number;
+  /** 1-based exclusive end column on `line`, for a caret under the offending text. */
+  declare readonly endCol?: number;
   /** The one-line reason without position or excerpt, in the original system's wording. */
   declare readonly reason?: string;
 }
@@ -54,7 +56,7 @@ export class SandboxError extends RecipeSchemaError {
   readonly node: string | null;
   override readonly line: number;
   override readonly col: number;
-  readonly endCol: number;
+  override readonly endCol: number;
   /** The one-line reason without the excerpt, for JSON output and lint marks. */
   readonly detail: string;
 

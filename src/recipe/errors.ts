@@ -20,7 +20,7 @@ export class RecipeError extends RecipeSchemaError {
   override readonly file: string;
   override readonly line: number;
   override readonly col: number;
-  readonly endCol: number;
+  override readonly endCol: number;
   /** The original system's one-line message (`recipe.custom_patterns[0].id: must be ...`). */
   override readonly reason: string;
 
