@@ -361,7 +361,7 @@ for (let d = 0; d < PREFIX_DIGITS.length; d++) DIGIT[PREFIX_DIGITS.charCodeAt(d)
 const groupCache: (Map<string, number> | undefined)[] = [];
 
 function decodeGroup(g: number): Map<string, number> {
-  const [, runs, chunks] = NAME_GROUPS[g]!;
+  const [, runs, chunks] = NAME_GROUPS()[g]!;
   const map = new Map<string, number>();
   const text = chunks.join("");
   let prev = "";
@@ -384,14 +384,15 @@ function decodeGroup(g: number): Map<string, number> {
 function lookupStoredName(upper: string): number | undefined {
   const space = upper.indexOf(" ");
   const key = space < 0 ? upper : upper.slice(0, space);
+  const groups = NAME_GROUPS();
   let lo = 0;
-  let hi = NAME_GROUPS.length;
+  let hi = groups.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (NAME_GROUPS[mid]![0] < key) lo = mid + 1;
+    if (groups[mid]![0] < key) lo = mid + 1;
     else hi = mid;
   }
-  if (lo === NAME_GROUPS.length || NAME_GROUPS[lo]![0] !== key) return undefined;
+  if (lo === groups.length || groups[lo]![0] !== key) return undefined;
   const map = (groupCache[lo] ??= decodeGroup(lo));
   return map.get(upper.slice(key.length));
 }
@@ -411,7 +412,7 @@ function lookupUpper(upper: string): number | undefined {
   }
   const cp = lookupStoredName(upper);
   if (cp !== undefined) return cp;
-  aliasMap ??= new Map(ALIASES);
+  aliasMap ??= new Map(aliases());
   return aliasMap.get(upper);
 }
 
@@ -545,15 +546,19 @@ def write_ts(preds: dict[str, list[bool]], nd: NameData) -> str:
         "".join(f"  [{js_str(p)}, [{', '.join(f'0x{n:X}' for n in r)}]],\n" for p, r in nd.hex_named.items()),
         "];\n\n",
         f"/** Name aliases (NameAliases.txt) accepted by \\N{{...}}, with their code points ({len(nd.aliases)}). */\n",
-        "const ALIASES: readonly (readonly [string, number])[] = [\n",
+        "// The name tables sit in function bodies, which V8 only pre-parses until the first \\N{...} calls\n",
+        "// them: importing the tokenizer then costs a fraction of building ~5,000 arrays.\n",
+        "const aliases = (): readonly (readonly [string, number])[] => [\n",
         "".join(f"  [{js_str(n)}, 0x{cp:X}],\n" for n, cp in nd.aliases),
         "];\n\n",
         "/** Front-coding digits: PREFIX_DIGITS[k] starts an entry sharing k characters with the previous one. */\n",
         f"const PREFIX_DIGITS = {js_str(PREFIX_DIGITS)};\n\n",
         f"/** Stored character names by first word ({len(groups)} groups, {len(nd.explicit)} names; see the header). */\n",
-        "const NAME_GROUPS: readonly (readonly [string, readonly number[], readonly string[]])[] = [\n",
+        "type NameGroup = readonly [string, readonly number[], readonly string[]];\n",
+        "let nameGroups: readonly NameGroup[] | undefined;\n",
+        "const NAME_GROUPS = (): readonly NameGroup[] => (nameGroups ??= [\n",
         "".join(group_lines),
-        "];\n",
+        "]);\n",
         TS_RUNTIME,
     ]
     return "".join(parts)

@@ -483,7 +483,9 @@ const HEX_NAMED: readonly (readonly [string, readonly number[]])[] = [
 ];
 
 /** Name aliases (NameAliases.txt) accepted by \N{...}, with their code points (470). */
-const ALIASES: readonly (readonly [string, number])[] = [
+// The name tables sit in function bodies, which V8 only pre-parses until the first \N{...} calls
+// them: importing the tokenizer then costs a fraction of building ~5,000 arrays.
+const aliases = (): readonly (readonly [string, number])[] => [
   ["NULL", 0x0],
   ["NUL", 0x0],
   ["START OF HEADING", 0x1],
@@ -960,7 +962,9 @@ const ALIASES: readonly (readonly [string, number])[] = [
 const PREFIX_DIGITS = "!#$%&'()*+,./:;<=>?@[]^_`abcdefghijklmnopqrstuvwxyz{|}~";
 
 /** Stored character names by first word (1680 groups, 32647 names; see the header). */
-const NAME_GROUPS: readonly (readonly [string, readonly number[], readonly string[]])[] = [
+type NameGroup = readonly [string, readonly number[], readonly string[]];
+let nameGroups: readonly NameGroup[] | undefined;
+const NAME_GROUPS = (): readonly NameGroup[] => (nameGroups ??= [
   ["ABACUS", [0x1F9EE, 0x1], ["!"]],
   ["AC", [0x23E6, 0x1], ["! CURRENT"]],
   ["ACCORDION", [0x1FA97, 0x1], ["!"]],
@@ -6222,7 +6226,7 @@ const NAME_GROUPS: readonly (readonly [string, readonly number[], readonly strin
     "eNAYAeOPOVODNAYAo WITH DOUBLE ZAPYATAYAfKRYZHEVAYAp POVODNAYAaTRYASKA)KUFISMA)OBLAKO)DUDA)NEMKA)PAUK",
   ]],
   ["ZOMBIE", [0x1F9DF, 0x1], ["!"]],
-];
+]);
 
 function inRanges(table: readonly number[], cp: number): boolean {
   // Binary search for the number of boundaries <= cp; odd means cp lies in some [start, end).
@@ -6264,7 +6268,7 @@ for (let d = 0; d < PREFIX_DIGITS.length; d++) DIGIT[PREFIX_DIGITS.charCodeAt(d)
 const groupCache: (Map<string, number> | undefined)[] = [];
 
 function decodeGroup(g: number): Map<string, number> {
-  const [, runs, chunks] = NAME_GROUPS[g]!;
+  const [, runs, chunks] = NAME_GROUPS()[g]!;
   const map = new Map<string, number>();
   const text = chunks.join("");
   let prev = "";
@@ -6287,14 +6291,15 @@ function decodeGroup(g: number): Map<string, number> {
 function lookupStoredName(upper: string): number | undefined {
   const space = upper.indexOf(" ");
   const key = space < 0 ? upper : upper.slice(0, space);
+  const groups = NAME_GROUPS();
   let lo = 0;
-  let hi = NAME_GROUPS.length;
+  let hi = groups.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (NAME_GROUPS[mid]![0] < key) lo = mid + 1;
+    if (groups[mid]![0] < key) lo = mid + 1;
     else hi = mid;
   }
-  if (lo === NAME_GROUPS.length || NAME_GROUPS[lo]![0] !== key) return undefined;
+  if (lo === groups.length || groups[lo]![0] !== key) return undefined;
   const map = (groupCache[lo] ??= decodeGroup(lo));
   return map.get(upper.slice(key.length));
 }
@@ -6314,7 +6319,7 @@ function lookupUpper(upper: string): number | undefined {
   }
   const cp = lookupStoredName(upper);
   if (cp !== undefined) return cp;
-  aliasMap ??= new Map(ALIASES);
+  aliasMap ??= new Map(aliases());
   return aliasMap.get(upper);
 }
 
