@@ -4,7 +4,7 @@
  * exits 0. It prints each step's command and verdict. Exit status 0 when the demo ran (its verdicts are `fail` by
  * design), 1 if the bundled files are missing or broken, 2 on a usage error.
  */
-import { createReadStream, existsSync, mkdtempSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -25,10 +25,10 @@ Runs the bundled example (fixtures/demo/ in the package):
      exits 0, as a trial with that recipe (the same as 'aorta-probe run'), and prints its verdict.
 
   --json       One JSON object: {"recipe": {"file", "custom_patterns"}, "scan": {"log", ...the
-               scan result}, "trial": {...result.json}, "result_json": str}.
+               scan result}, "trial": {...result.json}, "result_json": str|null} (null without --out).
   --quiet      Do not show the trial's own output.
-  --out DIR    Where the trial writes output.log and result.json. Default: a new temporary
-               directory.
+  --out DIR    Where the trial writes output.log and result.json, kept. Default: a temporary
+               directory, removed before the demo exits.
   -h, --help   Show this help and exit.
 
 Examples:
@@ -112,20 +112,26 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
   const trialPath = shownPath(files.trial);
   say(`${c?.bold('3. Run a trial: a training job whose loss goes NaN, and which still exits 0') ?? ''}\n` +
     `$ aorta-probe run --recipe ${recipePath} -- node ${trialPath}\n`);
+  // Without --out the trial's files go to a temporary directory that is removed again: a demo leaves nothing behind.
   const outDir = args.out ?? mkdtempSync(join(tmpdir(), 'aorta-probe-demo-'));
-  const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
-  const outcome = await runTrial(recipe, [process.execPath, files.trial], { outDir, echo, gpuTool: 'auto', env: io.env ?? process.env });
-  // Without a GPU tool the summary already says "unavailable (no GPU tool)"; other sampler problems are worth a line.
-  if (outcome.result.gpu.tool !== null) for (const w of outcome.result.gpu.warnings) io.stderr.write(`aorta-probe demo: warning: ${w}\n`);
-  if (c === null) {
-    io.stdout.write(`${JSON.stringify({
-      recipe: { file: recipePath, custom_patterns: n },
-      scan: { log: logPath, ...scan },
-      trial: outcome.result,
-      result_json: outcome.resultPath,
-    })}\n`);
-  } else {
-    say(formatTrial(outcome, c, echo === io.stdout));
+  try {
+    const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
+    const outcome = await runTrial(recipe, [process.execPath, files.trial], { outDir, echo, gpuTool: 'auto', env: io.env ?? process.env });
+    // Without a GPU tool the summary already says "unavailable (no GPU tool)"; other sampler problems are worth a line.
+    if (outcome.result.gpu.tool !== null) for (const w of outcome.result.gpu.warnings) io.stderr.write(`aorta-probe demo: warning: ${w}\n`);
+    if (c === null) {
+      io.stdout.write(`${JSON.stringify({
+        recipe: { file: recipePath, custom_patterns: n },
+        scan: { log: logPath, ...scan },
+        trial: outcome.result,
+        result_json: args.out === null ? null : outcome.resultPath,
+      })}\n`);
+    } else {
+      say(formatTrial(outcome, c, echo === io.stdout));
+      if (args.out === null) say('(a temporary directory, removed again; keep the files with --out DIR)\n');
+    }
+  } finally {
+    if (args.out === null) rmSync(outDir, { recursive: true, force: true });
   }
   return 0;
 }
