@@ -8,7 +8,7 @@ import { SandboxError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
 import { isPySpace } from '../condition/unicode-tables.js';
 import { validateCondition, type CheckedCondition } from '../condition/validate.js';
-import { compileRegex, RegexSyntaxError } from '../regex/index.js';
+import { compileRegex, RegexEngineError, RegexSyntaxError } from '../regex/index.js';
 import { sha256Hex } from './sha256.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
@@ -315,6 +315,8 @@ function compileHook(ctx: Ctx, options: LoadRecipeOptions, node: PyNode, templat
   try {
     compile(node.value as string, '');
   } catch (e) {
+    // Not the recipe's fault: the engine is not loaded yet (a browser before `ready()`) or has aborted.
+    if (e instanceof RegexEngineError) throw e;
     if (e instanceof RegexSyntaxError) {
       const where = e.offset >= 0 ? ` at position ${e.offset}` : '';
       ctx.fail(template.replace('{err}', `${e.detail}${where}`) + (e.hint ? `; hint: ${e.hint}` : ''), node);
