@@ -17,7 +17,7 @@ import type { GpuToolChoice } from '../gpu/index.js';
 import { aggregateResults, formatReport, readResults } from '../report/index.js';
 import {
   CONFIG_MOUNT, emitK8s, emitSlurm, GPU_ENV_VARS, loadSweepPlan, parseGpuList, runSweep, TASK_EXIT,
-  type SweepEvent, type SweepPlan, type TaskCommandOptions,
+  type SweepEvent, type SweepPlan, type SweepSummary, type TaskCommandOptions,
 } from '../sweep/index.js';
 import { slug } from '../sweep/cells.js';
 import { isTty, ProgressLine } from './tty.js';
@@ -64,7 +64,7 @@ On a cluster (the scheduler runs the trials; each task runs 'aorta-probe sweep -
   --pvc CLAIM            PersistentVolumeClaim mounted at DIR in every pod (k8s; required).
   --gpu-resource NAME    Extended resource for --gpus-per-trial (k8s). Default amd.com/gpu.
   --task N, --task-env VAR
-                         Run only task N of the plan (or the index in \$VAR): what a node runs.
+                         Run only task N of the plan (or the index in $VAR): what a node runs.
 
 Examples:
   aorta-probe sweep --recipe sweep.yaml --out runs --parallel 4 --gpus 0-3 -- python train.py
@@ -305,7 +305,7 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       progress.update(elapsed, () => `cells ${cellsDone.size}/${plan.cells.length} · trials ${done}/${total} · pass ${counts.pass} fail ${counts.fail} error ${counts.error} · running ${running}${eta}`);
     }
   };
-  let summary;
+  let summary: SweepSummary;
   try {
     summary = await runSweep({
       plan, argv: args.argv, outDir: args.out, parallel: args.parallel, taskIndex: task, env,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { loadRecipe } from '../recipe/index.js';
-import { compileRegex, testRegex } from '../regex/index.js';
+import { compileRegex, testRegex, type RegexHandle } from '../regex/index.js';
 import { TIER4_PATTERNS } from '../scan/index.js';
 import type { TrialRecord } from './read-results.js';
 
@@ -70,7 +70,7 @@ export async function findExampleLine(record: TrialRecord, id: string): Promise<
   if (pattern === null) return null;
   const text = await readStart(record.logPath);
   if (text === null) return null;
-  let regex;
+  let regex: RegexHandle;
   try {
     regex = compileRegex(pattern.regex, pattern.flags);
   } catch {

@@ -15,7 +15,7 @@ export interface Cell {
 
 /** The original's `slug`: characters outside `[A-Za-z0-9_.-]` become `_`; `_` is prefixed to '' or a leading `.`/`-`. */
 export function slug(s: string): string {
-  const out = s.replace(/[^A-Za-z0-9_.\-]/gu, '_');
+  const out = s.replace(/[^A-Za-z0-9_.-]/gu, '_');
   return out === '' || out.startsWith('.') || out.startsWith('-') ? `_${out}` : out;
 }
 
@@ -43,8 +43,9 @@ export function synthesizeCells(mitigationAxis: readonly string[], diagnosticAxi
     if (b === undefined) throw new UnknownMitigationError(axis, i, values[i]!, [...table.keys()]);
     return b;
   };
-  mitigationAxis.forEach((_, i) => bundle('mitigation_axis', mitigationAxis, i));
-  diagnosticAxis.forEach((_, i) => bundle('diagnostic_axis', diagnosticAxis, i));
+  // An unknown name (the first, in axis order) is reported before any cell is built.
+  for (let i = 0; i < mitigationAxis.length; i++) bundle('mitigation_axis', mitigationAxis, i);
+  for (let i = 0; i < diagnosticAxis.length; i++) bundle('diagnostic_axis', diagnosticAxis, i);
 
   const cells: Cell[] = [];
   const byName = new Map<string, readonly [string, string]>();
