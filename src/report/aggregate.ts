@@ -2,7 +2,7 @@
  * `aggregateResults`: trial records → one summary per cell (verdict counts, flakiness, detectors by count with
  * an example log line, wall time and peak VRAM distributions). Every report format renders this one object.
  */
-import type { Verdict } from '../sweep/config.js';
+import type { Verdict } from '../trial/index.js';
 import { findExampleLine, type ExampleLine } from './examples.js';
 import type { ReadProblem, TrialRecord } from './read-results.js';
 

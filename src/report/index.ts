@@ -9,7 +9,7 @@ import type { TrialRecord } from './read-results.js';
 
 export { aggregateResults, distribution } from './aggregate.js';
 export type { AggregateOptions, CellSummary, DetectorCount, DetectorKind, Distribution, FlakyReason, SweepReport } from './aggregate.js';
-export { readResults, parseRecord, UNKNOWN_CELL } from './read-results.js';
+export { readResults, parseRecord, UNKNOWN_CELL, VERDICTS } from './read-results.js';
 export type { ReadProblem, ReadResults, TrialRecord } from './read-results.js';
 export type { ExampleLine } from './examples.js';
 

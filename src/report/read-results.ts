@@ -4,8 +4,10 @@
  */
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { RESULT_FILE } from '../trial/index.js';
-import { VERDICTS, type Verdict } from '../sweep/config.js';
+import { RESULT_FILE, type Verdict } from '../trial/index.js';
+
+/** The verdicts a record may carry (the trial runner's `Verdict`), in report order. */
+export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
 
 /** The cell of a record that names none and does not sit in `<cell>/trial_<n>/` (the original's default). */
 export const UNKNOWN_CELL = '_unknown_';

@@ -7,9 +7,10 @@ import type { LineCounter } from 'yaml';
 import { strRepr } from '../condition/repr.js';
 import { RecipeError } from '../recipe/index.js';
 import { parseYaml, reprNode, spanPos, type PyNode } from '../recipe/tree.js';
+import { VERDICTS } from '../report/read-results.js';
+import type { Verdict } from '../trial/index.js';
 
-export type Verdict = 'pass' | 'fail' | 'error';
-export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
+export type { Verdict };
 
 /** Environment variables a mitigation (or diagnostic) sets, in the order written. */
 export type EnvBundle = ReadonlyMap<string, string>;
