@@ -208,6 +208,19 @@ stop_after: {events: 2, max_trials: 10}
   });
 });
 
+describe('runSweep when a trial cannot be run at all', { timeout: 30_000 }, () => {
+  it('rejects with the error (here the trial directory cannot be made) instead of going on', async () => {
+    const p = await plan('trials: 5\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n');
+    const file = join(root, 'not-a-dir');
+    writeFileSync(file, '');
+    const starts: number[] = [];
+    const err = await runSweep({ plan: p, argv: ['true'], outDir: file, parallel: 2, trial, onEvent: (e) => e.type === 'start' && starts.push(e.task.trial) })
+      .then(() => null, (e: unknown) => e as NodeJS.ErrnoException);
+    expect(err?.code).toBe('ENOTDIR');
+    expect(starts).toEqual([]); // no trial started: each attempted task failed before its command ran
+  });
+});
+
 describe('per-device VRAM (the sampler with a device list)', { timeout: 30_000 }, () => {
   const FAKE_AMD_SMI = fileURLToPath(new URL('./support/fake-gpu-tools/amd-smi', import.meta.url));
   const metric = (u0: number, u1: number): string => `${JSON.stringify({

@@ -112,6 +112,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   const finished: SweepTrial[] = [];
   const skipped: SweepTask[] = [];
   const interrupted = (): boolean => options.signal?.aborted === true;
+  // A trial that could not be run at all (runTrial threw: the output directory is unwritable, …) stops the
+  // launching; the trials already running finish, then the error is thrown.
+  let failure: { error: unknown } | null = null;
 
   const runTask = async (task: SweepTask, devices: readonly string[] | null): Promise<SweepTrial> => {
     const dir = trialDir(outDir, plan.ticket, task.cell.name, task.trial);
@@ -157,7 +160,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
     for (;;) {
       const task = queue.shift();
       if (task === undefined) return;
-      if (interrupted() || stopped.has(task.cell.name)) {
+      if (failure !== null || interrupted() || stopped.has(task.cell.name)) {
         skipped.push(task);
         continue;
       }
@@ -170,6 +173,10 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       let trial: SweepTrial;
       try {
         trial = await runTask(task, devices);
+      } catch (error) {
+        failure ??= { error };
+        skipped.push(task);
+        continue;
       } finally {
         if (devices !== null) pool!.release(devices);
       }
@@ -187,6 +194,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   };
   const width = Math.min(parallel, pool?.slots ?? parallel, queue.length);
   await Promise.all(Array.from({ length: Math.max(width, 1) }, worker));
+  if (failure !== null) throw (failure as { error: unknown }).error;
 
   const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;
   finished.sort((a, b) => byIndex(a.task, b.task));
