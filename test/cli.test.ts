@@ -675,9 +675,10 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).toContain('check RECIPE [--json] [--strict]');
     for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]']) expect(r.stdout).toContain(command);
     expect(flagsIn(r.stdout)).toEqual([
-      '--capture', '--exit-code', '--gpu-interval', '--gpu-tool', '--help', '--json', '--jsonl', '--out', '--peak-vram', '--port',
-      '--quiet', '--recipe', '--strict', '--timeout', '--version', '--walltime', '-h',
+      '--capture', '--dry-run', '--emit', '--exit-code', '--format', '--gpu-interval', '--gpu-tool', '--gpus', '--help', '--json', '--jsonl',
+      '--out', '--parallel', '--peak-vram', '--port', '--quiet', '--recipe', '--strict', '--timeout', '--trials', '--version', '--walltime', '-h',
     ]);
+    for (const command of ['sweep --recipe RECIPE --out DIR', 'report DIR... [--format text|json|junit|markdown|html]']) expect(r.stdout).toContain(command);
   });
 
   it('eval --help describes both forms, their output and their options, and exits 0', async () => {

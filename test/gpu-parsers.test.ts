@@ -276,14 +276,14 @@ describe('drivers: tool output to readings', () => {
       error: { kind: 'no-records', message: 'reported used memory as N/A for every GPU' },
     });
   });
-  it('keys GPUs by amd-smi index or nvidia uuid, and carries the driver version', () => {
+  it('keys GPUs by amd-smi index or nvidia uuid, with each key\'s device index, and carries the driver version', () => {
     expect(AMD_SMI_DRIVER.device.parse(fixture('amd-smi/metric-rocm7.x-na-value-object.json'))).toEqual({
       ok: true,
-      value: { usedMib: new Map([['gpu0', null], ['gpu1', 768]]) },
+      value: { usedMib: new Map([['gpu0', null], ['gpu1', 768]]), index: new Map([['gpu0', '0'], ['gpu1', '1']]) },
     });
     expect(NVIDIA_SMI_DRIVER.device.parse(fixture('nvidia-smi/query-gpu-2gpu.csv'))).toEqual({
       ok: true,
-      value: { usedMib: new Map([[U0, 512], [U1, 256]]), toolVersion: '550.54.15' },
+      value: { usedMib: new Map([[U0, 512], [U1, 256]]), index: new Map([[U0, '0'], [U1, '1']]), toolVersion: '550.54.15' },
     });
   });
 });

@@ -18,6 +18,8 @@ import type { ScanArgs } from './scan.js';
 import type { RunArgs } from './run-trial.js';
 import type { DemoArgs } from './demo.js';
 import type { PlaygroundArgs } from './playground.js';
+import type { SweepArgs } from './sweep.js';
+import type { ReportArgs } from './report.js';
 import { isTty } from './tty.js';
 
 export interface CliIo {
@@ -51,6 +53,14 @@ Commands:
                  Run CMD as a trial: stream and save its output, sample peak VRAM,
                  classify it (exit code, signals, timeout, log patterns), write
                  result.json. Exit 0 pass, 1 fail, 2 usage/recipe error, 3 error.
+  sweep --recipe RECIPE --out DIR [--trials N] [--parallel K] [--gpus LIST] [--dry-run]
+        [--emit slurm|k8s] -- CMD [ARGS...]
+                 Run CMD over the recipe's cells (mitigation x diagnostic env bundles),
+                 N trials each, K at a time, each on its own GPUs; retry, stop_after,
+                 retain; or write a Slurm array script / Kubernetes Indexed Job instead.
+  report DIR... [--format text|json|junit|markdown|html]
+                 Aggregate result.json files per cell: verdicts, flaky cells, detectors,
+                 wall time and peak VRAM.
   demo [--json] [--quiet]
                  Check, scan and run the bundled example (a training job that goes NaN).
   playground [--port N]
@@ -136,6 +146,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === 'scan') return await scanCommand(rest, io);
     if (command === 'run') return await runCommand(rest, io);
     if (command === 'demo') return await demoCommand(rest, io);
+    if (command === 'sweep') return await sweepCommand(rest, io);
+    if (command === 'report') return await reportCommand(rest, io);
     if (command === 'playground') return await playgroundCommand(rest, io);
     if (command === 'patterns') {
       const r = (await import('./scan.js')).runPatterns(rest);
@@ -220,6 +232,16 @@ async function scanCommand(args: readonly string[], io: CliIo): Promise<number> 
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./run-trial.js');
   return runSubcommand<RunArgs>({ name: 'run', usage: m.RUN_USAGE, parse: m.parseRunArgs, usageError: m.RunUsageError, run: (a) => m.runRunCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+}
+
+async function sweepCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const m = await import('./sweep.js');
+  return runSubcommand<SweepArgs>({ name: 'sweep', usage: m.SWEEP_USAGE, parse: m.parseSweepArgs, usageError: m.SweepUsageError, run: (a) => m.runSweepCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+}
+
+async function reportCommand(args: readonly string[], io: CliIo): Promise<number> {
+  const m = await import('./report.js');
+  return runSubcommand<ReportArgs>({ name: 'report', usage: m.REPORT_USAGE, parse: m.parseReportArgs, usageError: m.ReportUsageError, run: (a) => m.runReportCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
 }
 
 async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {

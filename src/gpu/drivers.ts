@@ -10,6 +10,8 @@ import { fail, type ParseResult } from './parse-result.js';
 /** Device-level used memory, per GPU key (amd-smi index, or nvidia uuid). `null`: N/A for that GPU. */
 export interface DeviceReading {
   usedMib: Map<string, number | null>;
+  /** The tool's device index of each GPU key, when it lists one (to select devices by index). */
+  index?: Map<string, string>;
   /** Known from the same call (nvidia-smi's driver_version), else `undefined`. */
   toolVersion?: string | null;
 }
@@ -69,7 +71,10 @@ export const AMD_SMI_DRIVER: ToolDriver = {
     args: ['metric', '-m', '--json'],
     label: 'amd-smi metric -m --json',
     parse: (stdout) =>
-      usable(mapResult(parseAmdSmiMetricMemory(stdout), (gpus) => ({ usedMib: new Map(gpus.map((g) => [`gpu${g.gpu}`, amdUsedMib(g)])) }))),
+      usable(mapResult(parseAmdSmiMetricMemory(stdout), (gpus) => ({
+        usedMib: new Map(gpus.map((g) => [`gpu${g.gpu}`, amdUsedMib(g)])),
+        index: new Map(gpus.map((g) => [`gpu${g.gpu}`, String(g.gpu)])),
+      }))),
   },
   processes: {
     args: ['process', '--json'],
@@ -93,6 +98,7 @@ export const NVIDIA_SMI_DRIVER: ToolDriver = {
       usable(
         mapResult(parseNvidiaSmiGpuQuery(stdout), (gpus) => ({
           usedMib: new Map(gpus.map((g) => [g.uuid ?? `index${g.index}`, g.usedMib])),
+          index: new Map(gpus.map((g) => [g.uuid ?? `index${g.index}`, String(g.index)])),
           toolVersion: gpus.find((g) => g.driverVersion !== null)?.driverVersion ?? null,
         })),
       ),

@@ -30,6 +30,11 @@ export interface GpuSamplerOptions {
   callTimeoutMs?: number;
   /** Environment (PATH) used to find and run the tools; default `process.env`. */
   env?: NodeJS.ProcessEnv;
+  /**
+   * Sample only these devices, by the tool's index or GPU key (nvidia UUID): the ones a trial was given (a
+   * sweep's `--gpus`). Default: every device. Device memory and per-process memory on other GPUs are ignored.
+   */
+  devices?: readonly string[];
 }
 
 export interface GpuSummary {
@@ -65,6 +70,7 @@ export class GpuSampler {
   private readonly intervalMs: number;
   private readonly callTimeoutMs: number;
   private readonly env: NodeJS.ProcessEnv;
+  private readonly devices: readonly string[] | null;
 
   /** Distinct problems, keyed so that the same failure repeated yields one warning. */
   private readonly warnings = new Map<string, string>();
@@ -86,7 +92,8 @@ export class GpuSampler {
   private wake: (() => void) | null = null;
   private summary: Promise<GpuSummary> | null = null;
 
-  private constructor(driver: ToolDriver | null, toolPath: string | null, intervalMs: number, callTimeoutMs: number, env: NodeJS.ProcessEnv) {
+  private constructor(driver: ToolDriver | null, toolPath: string | null, intervalMs: number, callTimeoutMs: number, env: NodeJS.ProcessEnv, devices: readonly string[] | null = null) {
+    this.devices = devices;
     this.driver = driver;
     this.toolPath = toolPath;
     this.intervalMs = intervalMs;
@@ -113,7 +120,7 @@ export class GpuSampler {
     for (const tool of candidates) {
       const path = await findTool(tool, env);
       if (path === null) continue;
-      const sampler = new GpuSampler(driverFor(tool), path, intervalMs, callTimeoutMs, env);
+      const sampler = new GpuSampler(driverFor(tool), path, intervalMs, callTimeoutMs, env, options.devices ?? null);
       await sampler.takeBaseline();
       return sampler;
     }
@@ -190,6 +197,18 @@ export class GpuSampler {
     };
   }
 
+  /** Device-index aliases of GPU keys, learnt from device readings (process rows carry only the key). */
+  private readonly indexOf = new Map<string, string>();
+
+  /** Whether GPU `key` is one of `devices` (by key or by the tool's index). */
+  private selects(key: string, reading?: DeviceReading): boolean {
+    const index = reading?.index?.get(key);
+    if (index !== undefined) this.indexOf.set(key, index);
+    if (this.devices === null) return true;
+    const i = index ?? this.indexOf.get(key);
+    return this.devices.includes(key) || (i !== undefined && this.devices.includes(i));
+  }
+
   private warn(key: string, message: string): void {
     if (!this.warnings.has(key)) this.warnings.set(key, message);
   }
@@ -200,7 +219,7 @@ export class GpuSampler {
     if (reading === null) return;
     if (reading.toolVersion !== undefined) this.toolVersion = reading.toolVersion;
     const baseline = new Map<string, number>();
-    for (const [gpu, used] of reading.usedMib) if (used !== null) baseline.set(gpu, used);
+    for (const [gpu, used] of reading.usedMib) if (used !== null && this.selects(gpu, reading)) baseline.set(gpu, used);
     if (baseline.size > 0) this.baseline = baseline;
   }
 
@@ -262,6 +281,7 @@ export class GpuSampler {
     let delta = 0;
     let known = false;
     for (const [gpu, used] of reading.usedMib) {
+      if (!this.selects(gpu, reading)) continue;
       const base = this.baseline.get(gpu);
       if (used === null || base === undefined) continue;
       known = true;
@@ -274,7 +294,7 @@ export class GpuSampler {
     // Same (GPU, pid) listed twice (duplicated documents, old amd-smi bugs): count it once.
     const perGpuPid = new Map<string, number>();
     for (const e of entries) {
-      if (!tree.has(e.pid) || e.mib === null) continue;
+      if (!tree.has(e.pid) || e.mib === null || !this.selects(e.gpu)) continue;
       const key = `${e.gpu}\u0000${e.pid}`;
       perGpuPid.set(key, Math.max(perGpuPid.get(key) ?? 0, e.mib));
     }

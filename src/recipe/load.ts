@@ -30,6 +30,8 @@ export const PROBE_ONLY_KEYS: readonly string[] = [
   'mitigation_axis', 'diagnostic_axis', 'step_time_regex', 'collect_paths', 'timeout_per_trial',
   'env_passthrough_mode', 'confound', 'custom_patterns', 'hang_window_sec', 'hang_grace_period_at_start',
   'tier3_vram_growth', 'disable_detectors', 'disable_detector_tiers', 'retain', 'redaction',
+  // Ours, not the original's: the sweep's env bundles and retry policy (validated in src/sweep/config.ts).
+  'mitigations', 'retry',
 ];
 export const VALID_TOP_LEVEL: readonly string[] = [...COMMON_KEYS, ...TRIAGE_ONLY_KEYS, ...PROBE_ONLY_KEYS].sort();
 const PROBE_REQUIRED = ['schema_version', 'trials', 'mitigation_axis', 'diagnostic_axis'];

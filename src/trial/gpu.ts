@@ -12,6 +12,8 @@ export interface GpuOptions {
   /** Poll interval; the sampler's default (1 s) when undefined. */
   readonly intervalMs?: number;
   readonly env: NodeJS.ProcessEnv;
+  /** Only these devices are sampled (see `GpuSamplerOptions.devices`). */
+  readonly devices?: readonly string[];
 }
 
 /** What the runner needs of a sampler (the `GpuSampler` class satisfies it; tests may inject their own). */
@@ -30,7 +32,7 @@ export function disabledGpuSummary(intervalMs = 0): GpuSummary {
 /** The real sampler, loaded only when sampling is asked for. */
 export const defaultGpuSamplerFactory: GpuSamplerFactory = async (options) => {
   const { GpuSampler } = await import('../gpu/index.js');
-  return GpuSampler.create({ tool: options.tool, intervalMs: options.intervalMs, env: options.env });
+  return GpuSampler.create({ tool: options.tool, intervalMs: options.intervalMs, env: options.env, devices: options.devices });
 };
 
 /** A running (or failed-to-start) sampling session that never throws. */

@@ -46,6 +46,8 @@ export interface TrialOptions {
   /** GPU sampler tool (default 'auto') and poll interval (default the sampler's, 1 s). */
   readonly gpuTool?: GpuToolChoice;
   readonly gpuIntervalMs?: number;
+  /** Sample only these devices (amd-smi index, nvidia-smi index or UUID): the ones the trial was given. Default: all. */
+  readonly gpuDevices?: readonly string[];
   /** Replaces the real sampler (tests). */
   readonly gpuSamplerFactory?: GpuSamplerFactory;
   /** The command's environment (default: ours); AORTA_PROBE_TRIAL_DIR is added. */
@@ -91,7 +93,7 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
 
   const scanner = new TrialLogScanner(recipe, { spillDir: outDir, ...options.scan }); // compiles the patterns before anything runs
   try {
-    const gpu = await GuardedGpu.create({ tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env }, options.gpuSamplerFactory);
+    const gpu = await GuardedGpu.create({ tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env, devices: options.gpuDevices }, options.gpuSamplerFactory);
     const startedAt = new Date().toISOString();
     const facts = await execute(argv, { ...options, outDir, logPath, env, timeoutSec, killGraceMs }, scanner, gpu);
     const gpuSummary = await gpu.stop();

@@ -1,0 +1,88 @@
+/**
+ * `aorta-probe report DIR|FILE... [--format F] [--out FILE]`: aggregates result.json files per cell
+ * (src/report/). Unusable files are listed in the report and skipped.
+ *
+ * Exit status: 0 the report was written (whatever the verdicts), 1 no usable result.json was found, 2 usage error.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../report/index.js';
+
+export const REPORT_USAGE = `Usage: aorta-probe report DIR|FILE... [--format text|json|junit|markdown|html] [--out FILE]
+
+Reads every result.json under each DIR (recursively) or each FILE given — from 'sweep', from
+cluster jobs, from 'run' — and reports per cell: trials, pass / fail / error, flaky (mixed
+verdicts, or passed on a retry), detectors by the number of trials they fired in with an example
+log line, wall time and peak VRAM (median, p95, max). A record's cell is its cell_name, else the
+directory above trial_<n>/, else _unknown_. Files that are not usable records are listed and skipped.
+
+  --format F     text (default), json, junit (JUnit XML: a testsuite per cell, a testcase per
+                 trial), markdown, or html (one self-contained page with pictures).
+  --out FILE     Write the report to FILE instead of standard output.
+  -h, --help     Show this help and exit.
+
+Exit status: 0 report written, 1 no usable result.json found, 2 usage error.
+`;
+
+export class ReportUsageError extends Error {}
+
+export interface ReportArgs {
+  readonly help: boolean;
+  readonly paths: readonly string[];
+  readonly format: ReportFormat;
+  readonly out: string | null;
+}
+
+export function parseReportArgs(args: readonly string[]): ReportArgs {
+  if (args.includes('-h') || args.includes('--help')) return { help: true, paths: [], format: 'text', out: null };
+  const paths: string[] = [];
+  let format: ReportFormat | null = null;
+  let out: string | null = null;
+  let optionsEnded = false;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (optionsEnded || !arg.startsWith('-') || arg === '-') {
+      paths.push(arg);
+      continue;
+    }
+    if (arg === '--') {
+      optionsEnded = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq === -1 ? arg : arg.slice(0, eq);
+    if (name !== '--format' && name !== '--out') throw new ReportUsageError(`unknown option '${name}'`);
+    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
+    if (value === undefined) throw new ReportUsageError(`option '${name}' needs a value`);
+    if (name === '--format') {
+      if (format !== null) throw new ReportUsageError('--format is given more than once');
+      if (!(REPORT_FORMATS as readonly string[]).includes(value)) throw new ReportUsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}, got '${value}'`);
+      format = value as ReportFormat;
+    } else {
+      if (out !== null) throw new ReportUsageError('--out is given more than once');
+      out = value;
+    }
+  }
+  if (paths.length === 0) throw new ReportUsageError('no DIR or FILE given');
+  return { help: false, paths, format: format ?? 'text', out };
+}
+
+export interface ReportIo {
+  readonly stdout: Writable;
+  readonly stderr: Writable;
+}
+
+export async function runReportCommand(args: ReportArgs, io: ReportIo): Promise<number> {
+  const { records, problems, earlierAttempts } = await readResults(args.paths);
+  const report = await aggregateResults(records, { problems, earlierAttempts });
+  const text = formatReport(args.format, report, records);
+  if (args.out === null) await new Promise<void>((res) => io.stdout.write(text, () => res()));
+  else writeFileSync(args.out, text);
+  // The skipped files are in the report; on stderr too, so they are seen when the report goes to a file or a parser.
+  for (const p of problems) io.stderr.write(`aorta-probe report: skipped ${p.path}: ${p.reason}\n`);
+  if (records.length === 0) {
+    io.stderr.write(`aorta-probe report: no usable result.json under ${args.paths.join(', ')}\n`);
+    return 1;
+  }
+  return 0;
+}

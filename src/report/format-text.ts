@@ -1,0 +1,52 @@
+/** `report --format text` (the default) and the number formatting every human format shares. */
+import type { CellSummary, Distribution, SweepReport } from './aggregate.js';
+import { shownPath } from './paths.js';
+
+/** Seconds with millisecond precision; MiB as whole numbers unless a median falls between two. */
+export function seconds(x: number): string {
+  return x.toFixed(3);
+}
+export function mib(x: number): string {
+  return Number.isInteger(x) ? String(x) : x.toFixed(1);
+}
+
+export function describeDistribution(d: Distribution | null, unit: (x: number) => string, suffix: string, none: string): string {
+  if (d === null) return none;
+  return `median ${unit(d.median)}${suffix}, p95 ${unit(d.p95)}${suffix}, max ${unit(d.max)}${suffix} (n=${d.n})`;
+}
+
+export function flakyText(c: CellSummary): string {
+  return c.flaky ? `flaky (${c.flakyReasons.join(', ')})` : 'not flaky';
+}
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+export function formatText(report: SweepReport): string {
+  const t = report.totals;
+  let out = `${plural(t.trials, 'trial')} in ${plural(report.cells.length, 'cell')}: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ` +
+    `${plural(t.flakyCells, 'flaky cell')}`;
+  if (report.earlierAttempts > 0) out += `; ${plural(report.earlierAttempts, 'earlier attempt')} of retried trials`;
+  out += '\n';
+  for (const c of report.cells) {
+    out += `\ncell ${c.cell}: ${plural(c.trials, 'trial')}: pass ${c.pass}, fail ${c.fail}, error ${c.error}; ${flakyText(c)}\n`;
+    if (c.retried > 0) out += `  retried: ${c.retried} (${c.passedOnRetry} passed on retry)\n`;
+    out += `  walltime: ${describeDistribution(c.walltimeSec, seconds, ' s', 'none')}\n`;
+    out += `  peak VRAM: ${describeDistribution(c.peakVramMib, mib, ' MiB', 'not sampled')}\n`;
+    if (c.detectors.length === 0) out += '  detectors: none fired\n';
+    else {
+      out += '  detectors (trials fired in):\n';
+      const w = Math.max(...c.detectors.map((d) => String(d.trials).length));
+      for (const d of c.detectors) {
+        out += `    ${String(d.trials).padStart(w)}  ${d.id} (${d.kind})\n`;
+        if (d.example !== null) out += `    ${' '.repeat(w)}  e.g. ${shownPath(d.example.file)}:${d.example.line}: ${d.example.text}\n`;
+      }
+    }
+  }
+  if (report.problems.length > 0) {
+    out += `\nskipped ${plural(report.problems.length, 'file')}:\n`;
+    for (const p of report.problems) out += `  ${shownPath(p.path)}: ${p.reason}\n`;
+  }
+  return out;
+}

@@ -1,0 +1,25 @@
+/** Reading many trials' result.json files and reporting on them per cell. */
+import type { SweepReport } from './aggregate.js';
+import { formatHtml } from './format-html.js';
+import { formatJson } from './format-json.js';
+import { formatJunit } from './format-junit.js';
+import { formatMarkdown } from './format-markdown.js';
+import { formatText } from './format-text.js';
+import type { TrialRecord } from './read-results.js';
+
+export { aggregateResults, distribution } from './aggregate.js';
+export type { AggregateOptions, CellSummary, DetectorCount, DetectorKind, Distribution, FlakyReason, SweepReport } from './aggregate.js';
+export { readResults, parseRecord, UNKNOWN_CELL, VERDICTS } from './read-results.js';
+export type { ReadProblem, ReadResults, TrialRecord } from './read-results.js';
+export type { ExampleLine } from './examples.js';
+
+export const REPORT_FORMATS = ['text', 'json', 'junit', 'markdown', 'html'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+const FORMATTERS: Record<ReportFormat, (report: SweepReport, records: readonly TrialRecord[]) => string> = {
+  text: formatText, json: formatJson, junit: formatJunit, markdown: formatMarkdown, html: formatHtml,
+};
+
+export function formatReport(format: ReportFormat, report: SweepReport, records: readonly TrialRecord[]): string {
+  return FORMATTERS[format](report, records);
+}

@@ -1,0 +1,76 @@
+/**
+ * A sweep's plan: the recipe, its sweep keys, the cells, and the numbered (cell, trial) tasks that a local
+ * sweep runs and a Slurm array or Kubernetes Indexed Job indexes (task i ↔ one cell's one trial).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadRecipe, RecipeError, type Recipe } from '../recipe/index.js';
+import { spanPos } from '../recipe/tree.js';
+import { RecipeCellError, slug, synthesizeCells, UnknownMitigationError, type Cell } from './cells.js';
+import { axisNodes, parseMitigationsFile, readSweepConfig, type EnvBundle, type SweepConfig } from './config.js';
+
+/** The original's ticket directory when none is given. */
+export const NO_TICKET = '_no_ticket_';
+
+export interface SweepTask {
+  /** 0-based position in the plan: the Slurm array index / Kubernetes completion index. */
+  readonly index: number;
+  readonly cell: Cell;
+  /** 0-based trial number within the cell (`trial_<n>`). */
+  readonly trial: number;
+}
+
+export interface SweepPlan {
+  readonly recipe: Recipe;
+  /** The recipe file as given (the cluster scripts run the same file). */
+  readonly recipePath: string;
+  readonly config: SweepConfig;
+  readonly cells: readonly Cell[];
+  readonly ticket: string;
+  /** Trials each cell may run: `stop_after.max_trials` when set, else `trials`. */
+  readonly trialsPerCell: number;
+  /** Cell-major: every trial of the first cell, then the next cell's. */
+  readonly tasks: readonly SweepTask[];
+}
+
+export interface PlanOptions {
+  /** Replaces the recipe's `trials`. */
+  readonly trials?: number;
+  /** Replaces the recipe's `ticket`. */
+  readonly ticket?: string;
+  /** `--mitigations-file` paths, in order; the recipe's `mitigations:` wins over them. */
+  readonly mitigationsFiles?: readonly string[];
+}
+
+/** Reads and checks everything a sweep needs before the first trial; every problem is a `RecipeError` at its file:line:col. */
+export async function loadSweepPlan(recipePath: string, options: PlanOptions = {}): Promise<SweepPlan> {
+  const bytes = await readFile(recipePath);
+  const recipe = loadRecipe(bytes, recipePath);
+  const text = bytes.toString('utf8');
+  if (recipe.mode !== 'probe' || recipe.bare) {
+    throw new RecipeError("recipe: a sweep needs a 'mode: probe' recipe (trials, mitigation_axis, diagnostic_axis)", recipePath, { line: 1, col: 1, endCol: 2 }, text);
+  }
+  const extra = new Map<string, EnvBundle>();
+  for (const f of options.mitigationsFiles ?? []) parseMitigationsFile(await readFile(f, 'utf8'), f, extra);
+  const config = readSweepConfig(text, recipePath, extra);
+  let cells: Cell[];
+  try {
+    cells = synthesizeCells(recipe.mitigationAxis, recipe.diagnosticAxis, config.mitigations);
+  } catch (err) {
+    if (!(err instanceof UnknownMitigationError || err instanceof RecipeCellError)) throw err;
+    const nodes = axisNodes(text, recipePath);
+    const node = (err.axis === 'mitigation_axis' ? nodes.mitigation : nodes.diagnostic)[err.index];
+    const pos = node === undefined ? { line: 1, col: 1, endCol: 2 } : spanPos(text, nodes.doc.lc, node.start, node.end);
+    throw new RecipeError(err.message, recipePath, pos, text);
+  }
+  const trials = options.trials ?? recipe.trials ?? 1;
+  const trialsPerCell = config.stopAfter?.maxTrials ?? trials;
+  const tasks: SweepTask[] = [];
+  for (const cell of cells) for (let t = 0; t < trialsPerCell; t++) tasks.push({ index: tasks.length, cell, trial: t });
+  return { recipe, recipePath, config, cells, ticket: options.ticket ?? recipe.ticket ?? NO_TICKET, trialsPerCell, tasks };
+}
+
+/** `<out>/<slug(ticket)>/<cell>/trial_<n>` (notes §3.6). */
+export function trialDir(outDir: string, ticket: string, cell: string, trial: number): string {
+  return join(outDir, slug(ticket), cell, `trial_${trial}`);
+}
