@@ -10,7 +10,7 @@ import type {
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
-import { PySyntaxError } from './syntax-error.js';
+import { type PySyntaxError, syntaxError } from './syntax-error.js';
 import { type Token, tokenize } from './tokenizer.js';
 
 /**
@@ -30,11 +30,6 @@ const enum Rule {
 
 const FAIL = null;
 
-export interface ParseOptions {
-  /** Parse an f-string replacement field: `star_expressions` over pre-made tokens, no ENDMARKER check. */
-  fstring?: boolean;
-}
-
 /** `ast.parse(text, mode="eval")`. Throws `PySyntaxError`. */
 export function parseExpression(text: string): Expression {
   // One scan decides whether the rare cases below (NUL, surrogates, CR) need looking at.
@@ -45,13 +40,13 @@ export function parseExpression(text: string): Expression {
   }
   if (!unusual) return parseClean(text);
   if (text.includes('\0')) {
-    throw new PySyntaxError('source code string cannot contain null bytes', { line: 1, col: 1 });
+    throw syntaxError('source code string cannot contain null bytes', { line: 1, col: 1 });
   }
   const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
   if (lone !== null) {
     // CPython encodes the source to UTF-8 first and fails there (UnicodeEncodeError).
     const before = toCodePoints(text.slice(0, lone.index));
-    throw new PySyntaxError(
+    throw syntaxError(
       `'utf-8' codec can't encode character '\\u${lone[0].charCodeAt(0).toString(16)}': surrogates not allowed`,
       { line: 1, col: before.length + 1 },
     );
@@ -74,16 +69,20 @@ function parseClean(text: string): Expression {
   } catch (e) {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
-    if (e instanceof RangeError) throw new PySyntaxError(TOO_DEEP, { line: 1, col: 1 });
+    if (e instanceof RangeError) throw syntaxError(TOO_DEEP, { line: 1, col: 1 });
     throw e;
   }
 }
 
-/** Parses the tokens of an f-string expression (already wrapped in parentheses by the caller). */
-export function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
+/**
+ * Parses the tokens of an f-string expression (already wrapped in parentheses by the caller).
+ * Handed to `decodeStrings` rather than imported by it, so the literal decoder does not depend
+ * back on the parser.
+ */
+function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
   const body = new Parser(src, tokens, false).parseFstring();
   if (body !== FAIL) return body;
-  throw new PySyntaxError('f-string: invalid syntax', tokens[0]!.start);
+  throw syntaxError('f-string: invalid syntax', tokens[0]!.start);
 }
 
 const BITOR_OPS: Readonly<Record<string, OperatorName>> = { '|': 'BitOr' };
@@ -145,9 +144,8 @@ class Parser {
   /** The generic error, at the furthest token the parser looked at. */
   syntaxError(msg = 'invalid syntax'): PySyntaxError {
     const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
-    if (tok.type === 'INDENT') return new PySyntaxError('unexpected indent', tok.start);
-    const end = tok.end.line === tok.start.line ? tok.end.col : tok.start.col + 1;
-    return new PySyntaxError(msg, tok.start, end);
+    if (tok.type === 'INDENT') return syntaxError('unexpected indent', tok.start);
+    return syntaxError(msg, tok.start, tok.end);
   }
 
   // ---- token helpers ------------------------------------------------------------------------
@@ -218,7 +216,7 @@ class Parser {
 
   private enter(): void {
     if (++this.depth > MAX_PARSER_DEPTH) {
-      throw new PySyntaxError(TOO_DEEP, this.peek().start);
+      throw syntaxError(TOO_DEEP, this.peek().start);
     }
   }
 
@@ -733,7 +731,7 @@ class Parser {
     const parts: Token[] = [];
     while (this.peekType('STRING')) parts.push(this.tokens[this.pos++]!);
     if (parts.length === 0) return FAIL;
-    return decodeStrings(this.src, parts);
+    return decodeStrings(this.src, parts, parseFstringTokens);
   };
 
   /** group: '(' (yield_expr | named_expression) ')' */
@@ -1006,7 +1004,7 @@ class Parser {
   private raise(msg: string, from: Loc | Token, to?: Loc | Token): never {
     const start = 'start' in from ? from.start : { line: from.line, col: from.col };
     const end = to === undefined ? undefined : 'end' in to && typeof to.end === 'object' ? to.end : { line: (to as Loc).endLine, col: (to as Loc).endCol };
-    throw new PySyntaxError(msg, start, end !== undefined && end.line === start.line ? end.col : start.col + 1);
+    throw syntaxError(msg, start, end);
   }
 
   /**

@@ -5,14 +5,16 @@
  * are parsed by the same parser (wrapped in parentheses, as CPython does).
  */
 import type { Constant, Expr, FormattedValue, JoinedStr, Loc, PyConstant } from './ast.js';
-import { parseFstringTokens } from './parser.js';
 import { type SourceText, fromCodePoints } from './source.js';
-import { PySyntaxError } from './syntax-error.js';
+import { PySyntaxError, syntaxError, syntaxErrorAt, withMessage } from './syntax-error.js';
 import { type Token, tokenize } from './tokenizer.js';
 import { lookupUnicodeName } from './unicode-tables.js';
 
 /** Decodes and concatenates the STRING tokens of one `strings` atom. */
-export function decodeStrings(src: SourceText, tokens: readonly Token[]): Expr {
+/** Parses an f-string replacement field's tokens (the parser's `star_expressions`). */
+export type FieldParser = (src: SourceText, tokens: Token[]) => Expr;
+
+export function decodeStrings(src: SourceText, tokens: readonly Token[], parseField: FieldParser): Expr {
   const first = tokens[0]!;
   const last = tokens[tokens.length - 1]!;
   const loc: Loc = { line: first.start.line, col: first.start.col, endLine: last.end.line, endCol: last.end.col };
@@ -23,11 +25,11 @@ export function decodeStrings(src: SourceText, tokens: readonly Token[]): Expr {
   tokens.forEach((t, i) => {
     const lit = parseStringToken(src, t);
     if (i !== 0 && bytesMode !== lit.bytes) {
-      throw new PySyntaxError('cannot mix bytes and nonbytes literals', t.start, t.end.line === t.start.line ? t.end.col : undefined);
+      throw syntaxError('cannot mix bytes and nonbytes literals', t.start, t.end);
     }
     bytesMode = lit.bytes;
     if (lit.fstring) {
-      new FstringScanner(src, t, lit.bodyStart, lit.bodyEnd, lit.raw).concat(state, 0);
+      new FstringScanner(src, t, lit.bodyStart, lit.bodyEnd, lit.raw, parseField).concat(state, 0);
     } else if (lit.bytes) {
       bytes.push(...decodeBytes(src, t, lit.bodyStart, lit.bodyEnd, lit.raw));
     } else {
@@ -69,15 +71,15 @@ function parseStringToken(src: SourceText, t: Token): StringToken {
   if (bytes) {
     for (let j = lit.bodyStart; j < lit.bodyEnd; j++) {
       if (cps[j]! >= 0x80) {
-        throw new PySyntaxError('bytes can only contain ASCII literal characters', t.start, t.end.line === t.start.line ? t.end.col : undefined);
+        throw syntaxError('bytes can only contain ASCII literal characters', t.start, t.end);
       }
     }
   }
   return lit;
 }
 
-function decodeError(src: SourceText, t: Token, codec: 'unicode error' | 'value error', reason: string): PySyntaxError {
-  return new PySyntaxError(`(${codec}) ${reason}`, t.start, t.end.line === t.start.line ? t.end.col : undefined);
+function decodeError(t: Token, codec: 'unicode error' | 'value error', reason: string): PySyntaxError {
+  return syntaxError(`(${codec}) ${reason}`, t.start, t.end);
 }
 
 /**
@@ -91,7 +93,7 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
   const out: number[] = [];
   let i = start;
   const fail = (reason: string, from: number, to: number): never => {
-    throw decodeError(src, t, 'unicode error', `'unicodeescape' codec can't decode bytes in position ${from - start}-${to - start - 1}: ${reason}`);
+    throw decodeError(t, 'unicode error', `'unicodeescape' codec can't decode bytes in position ${from - start}-${to - start - 1}: ${reason}`);
   };
   while (i < end) {
     const c = cps[i]!;
@@ -193,7 +195,7 @@ function decodeBytes(src: SourceText, t: Token, start: number, end: number, raw:
     } else if (e === 0x78) {
       const h1 = i < end ? hexValue(cps[i]!) : -1;
       const h2 = i + 1 < end ? hexValue(cps[i + 1]!) : -1;
-      if (h1 < 0 || h2 < 0) throw decodeError(src, t, 'value error', `invalid \\x escape at position ${i - 2 - start}`);
+      if (h1 < 0 || h2 < 0) throw decodeError(t, 'value error', `invalid \\x escape at position ${i - 2 - start}`);
       out.push(h1 * 16 + h2);
       i += 2;
     } else {
@@ -281,12 +283,13 @@ class FstringScanner {
     start: number,
     private readonly end: number,
     private readonly raw: boolean,
+    private readonly parseField: FieldParser,
   ) {
     this.i = start;
   }
 
   private error(msg: string, index = this.i): never {
-    throw new PySyntaxError(msg, this.src.posAt(Math.min(index, this.end)));
+    throw syntaxErrorAt(this.src, msg, Math.min(index, this.end));
   }
 
   private at(j: number): number {
@@ -473,7 +476,7 @@ class FstringScanner {
       tokens = tokenize(inner, { initialLevel: 1 });
     } catch (e) {
       if (e instanceof PySyntaxError && !e.msg.startsWith('f-string')) {
-        throw new PySyntaxError(`f-string: ${e.msg}`, e.pos, e.endCol);
+        throw withMessage(e, `f-string: ${e.msg}`);
       }
       throw e;
     }
@@ -496,6 +499,6 @@ class FstringScanner {
       synthetic('', end, closePos, 'ENDMARKER'),
     ];
     // A group parses to the expression itself; a tuple or genexp spans the synthetic parens.
-    return parseFstringTokens(outer, wrapped);
+    return this.parseField(outer, wrapped);
   }
 }

@@ -7,7 +7,7 @@
  */
 import { isPrintable, isXidContinue, isXidStart } from './unicode-tables.js';
 import type { Pos, SourceText } from './source.js';
-import { PySyntaxError } from './syntax-error.js';
+import { syntaxErrorAt } from './syntax-error.js';
 
 export type TokenType = 'NAME' | 'KEYWORD' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER';
 
@@ -82,9 +82,7 @@ class Tokenizer {
   }
 
   private error(msg: string, index: number, endIndex = index + 1): never {
-    const pos = this.src.posAt(index);
-    const end = this.src.posAt(Math.max(endIndex, index + 1));
-    throw new PySyntaxError(msg, pos, end.line === pos.line ? end.col : pos.col + 1);
+    throw syntaxErrorAt(this.src, msg, index, endIndex);
   }
 
   private push(type: TokenType, start: number, end: number, text = this.src.slice(start, end)): void {

@@ -3,7 +3,7 @@
  * nodes are visited in `ast.walk` order (breadth-first, children in `_fields` order) and the first
  * node that fails a rule is reported, so the error names the same node CPython's walker would.
  */
-import { type Expr, type Expression, type Loc, type Node, appendChildNodes } from './ast.js';
+import { type Expression, type Loc, type Node, appendChildNodes } from './ast.js';
 import type { SandboxErrorKind } from './errors.js';
 import { unparse } from './unparse.js';
 
