@@ -90,6 +90,10 @@ export function parseYaml(text: string, json: boolean): ParsedYaml {
     throw e;
   }
   const err = doc.errors[0];
+  if (err !== undefined && /Maximum call stack size exceeded/.test(err.message)) {
+    // `yaml` composes nested collections recursively and reports the overflow as a parse error.
+    throw new TreeError(`nesting deeper than ${MAX_DEPTH} levels`, err.pos[0], err.pos[1]);
+  }
   if (err !== undefined) {
     throw new TreeError(err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), err.pos[0], err.pos[1]);
   }
@@ -100,7 +104,7 @@ export function parseYaml(text: string, json: boolean): ParsedYaml {
     throw new TreeError(`could not determine a constructor for the tag '${tag}'`, tagWarning.pos[0], tagWarning.pos[1]);
   }
   if (doc.contents === null) return { root: null, lineCounter };
-  const builder = new Builder(doc);
+  const builder = new Builder();
   return { root: builder.build(doc.contents as YNode, 0), lineCounter };
 }
 
@@ -108,20 +112,33 @@ class Builder {
   private readonly done = new Map<YNode, PyNode>();
   private readonly inProgress = new Set<YNode>();
   private readonly sizes = new Map<PyNode, number>();
-  constructor(private readonly doc: Document.Parsed) {}
+  /**
+   * Anchors defined so far, in document order: an alias names the latest one before it, as in
+   * PyYAML's composer. Kept here because `yaml`'s `Alias.resolve` searches the whole document for
+   * each alias (quadratic for a file of many anchors and aliases).
+   */
+  private readonly anchors = new Map<string, YNode>();
+  /** Values added by alias expansion so far: what the billion-laughs cap bounds. */
+  private expanded = 0;
 
   build(node: YNode, depth: number): PyNode {
     if (depth > MAX_DEPTH) throw new TreeError(`nesting deeper than ${MAX_DEPTH} levels`, rangeOf(node)[0], rangeOf(node)[1]);
     if (isAlias(node)) {
-      const target = node.resolve(this.doc) as YNode | undefined;
+      const target = this.anchors.get(node.source);
       const [s, e] = rangeOf(node);
       if (target === undefined) throw new TreeError(`found undefined alias ${node.source}`, s, e);
       if (this.inProgress.has(target)) throw new TreeError(`recursive alias *${node.source} is not supported`, s, e);
       const built = this.done.get(target) ?? this.build(target, depth);
+      // A file's own values are bounded by its size; only the copies an alias stands for can blow up.
+      this.expanded += this.size(built);
+      if (this.expanded > MAX_EXPANDED_NODES) {
+        throw new TreeError(`document expands to more than ${MAX_EXPANDED_NODES} values through aliases (alias bomb?)`, s, e);
+      }
       return built;
     }
     const cached = this.done.get(node);
     if (cached !== undefined) return cached;
+    if (node.anchor) this.anchors.set(node.anchor, node);
     this.inProgress.add(node);
     const out = this.buildNew(node, depth);
     this.inProgress.delete(node);
@@ -129,17 +146,14 @@ class Builder {
     return out;
   }
 
+  /** Values in `n` once aliases are expanded, memoised; iterative, so a long list costs no stack. */
   private size(n: PyNode): number {
-    let s = this.sizes.get(n);
-    if (s !== undefined) return s;
-    s = 1;
-    for (const c of n.items ?? []) s += this.size(c);
-    for (const en of n.entries ?? []) s += this.size(en.key) + this.size(en.value);
+    const known = this.sizes.get(n);
+    if (known !== undefined) return known;
+    let s = 1;
+    for (const c of n.items ?? []) s += this.sizes.get(c) ?? this.size(c);
+    for (const en of n.entries ?? []) s += (this.sizes.get(en.key) ?? this.size(en.key)) + (this.sizes.get(en.value) ?? this.size(en.value));
     this.sizes.set(n, s);
-    if (s > MAX_EXPANDED_NODES) {
-      throw new TreeError(
-        `document expands to more than ${MAX_EXPANDED_NODES} values through aliases (alias bomb?)`, n.start, n.end);
-    }
     return s;
   }
 
@@ -148,9 +162,7 @@ class Builder {
     if (isScalar(node)) return scalarNode(node, start, end);
     if (isSeq(node)) {
       const items = node.items.map((it) => this.build(it as YNode, depth + 1));
-      const out: PyNode = { kind: 'list', typeName: 'list', value: undefined, items, start, end, node };
-      this.size(out);
-      return out;
+      return { kind: 'list', typeName: 'list', value: undefined, items, start, end, node };
     }
     if (isMap(node)) {
       const explicit: PyEntry[] = [];
@@ -165,7 +177,7 @@ class Builder {
         if (keyNode !== null && isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.source === '<<' && node.tag !== '!!set') {
           for (const src of value.kind === 'list' ? value.items! : [value]) {
             if (src.kind !== 'dict') throw new TreeError(`expected a mapping for merging, but found ${src.typeName}`, src.start, src.end);
-            merged.push(...src.entries!);
+            for (const en of src.entries!) merged.push(en);
           }
           continue;
         }
@@ -179,13 +191,11 @@ class Builder {
       }
       const entries: PyEntry[] = [];
       for (const en of merged) if (!seen.has(hashKey(en.key))) { seen.set(hashKey(en.key), en.key); entries.push(en); }
-      entries.push(...explicit);
+      for (const en of explicit) entries.push(en);
       const isSet = node.tag === 'tag:yaml.org,2002:set';
-      const out: PyNode = isSet
+      return isSet
         ? { kind: 'other', typeName: 'set', value: undefined, entries, start, end, node }
         : { kind: 'dict', typeName: 'dict', value: undefined, entries, start, end, node };
-      this.size(out);
-      return out;
     }
     throw new TreeError('unsupported YAML node', start, end);
   }
