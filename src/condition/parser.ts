@@ -10,7 +10,7 @@ import type {
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
-import { type PySyntaxError, syntaxError } from './syntax-error.js';
+import { atEndOfInput, PySyntaxError, syntaxError, unpositionedError } from './syntax-error.js';
 import { type Token, tokenize } from './tokenizer.js';
 
 /**
@@ -40,16 +40,20 @@ export function parseExpression(text: string): Expression {
   }
   if (!unusual) return parseClean(text);
   if (text.includes('\0')) {
-    throw syntaxError('source code string cannot contain null bytes', { line: 1, col: 1 });
+    // A ValueError-turned-SyntaxError raised before tokenizing: CPython gives it no position.
+    throw unpositionedError('source code string cannot contain null bytes', { line: 1, col: 1 });
   }
   const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
   if (lone !== null) {
-    // CPython encodes the source to UTF-8 first and fails there (UnicodeEncodeError).
-    const before = toCodePoints(text.slice(0, lone.index));
-    throw syntaxError(
-      `'utf-8' codec can't encode character '\\u${lone[0].charCodeAt(0).toString(16)}': surrogates not allowed`,
-      { line: 1, col: before.length + 1 },
-    );
+    // CPython encodes the source to UTF-8 first and fails there: a UnicodeEncodeError naming the
+    // run of consecutive surrogates by code-point index, with no position.
+    const first = toCodePoints(text.slice(0, lone.index)).length;
+    let n = 1;
+    while (lone.index + n < text.length && (text.charCodeAt(lone.index + n) & 0xf800) === 0xd800) n++;
+    const what = n === 1
+      ? `character '\\u${lone[0].charCodeAt(0).toString(16)}' in position ${first}`
+      : `characters in position ${first}-${first + n - 1}`;
+    throw unpositionedError(`UnicodeEncodeError: 'utf-8' codec can't encode ${what}: surrogates not allowed`, { line: 1, col: first + 1 });
   }
   return parseClean(translateNewlines(text));
 }
@@ -57,15 +61,22 @@ export function parseExpression(text: string): Expression {
 /** Parses text known to hold no NUL, no lone surrogate and no CR. */
 function parseClean(text: string): Expression {
   const src = makeSource(toCodePoints(text), text);
-  const tokens = tokenize(src);
+  const tokens = tokenize(src, { lazyErrors: true });
   try {
     const first = new Parser(src, tokens, false);
     const tree = first.parseEval();
     if (tree !== FAIL) return tree;
     // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
-    // which raise the specific messages; if none applies, the first pass's position is reported.
+    // which raise the specific messages; if none applies, the first pass's position is reported,
+    // unless a tokenizer error further on replaces it (`_PyPegen_set_syntax_error`).
     new Parser(src, tokens, true).parseEval();
-    throw first.syntaxError();
+    const generic = first.syntaxError();
+    const pending = tokens[tokens.length - 1]!.error;
+    if (pending !== undefined) {
+      if (pending.setsException) throw pending.error;
+      if (pending.unclosed !== null && generic.pos.line > pending.unclosed.pos.line) throw pending.unclosed;
+    }
+    throw generic;
   } catch (e) {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
@@ -79,6 +90,20 @@ function parseClean(text: string): Expression {
  * Handed to `decodeStrings` rather than imported by it, so the literal decoder does not depend
  * back on the parser.
  */
+const BYTES_NOT_ASCII = 'bytes can only contain ASCII literal characters';
+
+/** Errors raised by an f-string field's own parse keep their positions (they are not the action's). */
+const FIELD_ERRORS = new WeakSet<PySyntaxError>();
+
+function parseField(src: SourceText, tokens: Token[]): Expr {
+  try {
+    return parseFstringTokens(src, tokens);
+  } catch (e) {
+    if (e instanceof PySyntaxError) FIELD_ERRORS.add(e);
+    throw e;
+  }
+}
+
 function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
   const body = new Parser(src, tokens, false).parseFstring();
   if (body !== FAIL) return body;
@@ -144,15 +169,24 @@ class Parser {
   /** The generic error, at the furthest token the parser looked at. */
   syntaxError(msg = 'invalid syntax'): PySyntaxError {
     const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
-    if (tok.type === 'INDENT') return syntaxError('unexpected indent', tok.start);
-    return syntaxError(msg, tok.start, tok.end);
+    // RAISE_INDENTATION_ERROR points at the indented token's line, its column the indentation width.
+    if (tok.type === 'INDENT') return syntaxError('unexpected indent', { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
+    const e = syntaxError(msg, tok.start, tok.end);
+    return tok.type === 'ENDMARKER' ? atEndOfInput(e) : e;
   }
 
   // ---- token helpers ------------------------------------------------------------------------
 
   private peek(): Token {
     if (this.pos > this.furthest) this.furthest = this.pos;
-    return this.tokens[this.pos]!;
+    return this.fetch(this.pos);
+  }
+
+  /** The token at `index`; fetching a tokenizer error raises it, as in CPython's lazy tokenizer. */
+  private fetch(index: number): Token {
+    const t = this.tokens[Math.min(index, this.tokens.length - 1)]!;
+    if (t.error !== undefined) throw t.error.error;
+    return t;
   }
 
   private peekType(type: Token['type']): boolean {
@@ -731,7 +765,18 @@ class Parser {
     const parts: Token[] = [];
     while (this.peekType('STRING')) parts.push(this.tokens[this.pos++]!);
     if (parts.length === 0) return FAIL;
-    return decodeStrings(this.src, parts, parseFstringTokens);
+    // The lookahead that ended STRING+ is fetched before the action runs (a tokenizer error wins).
+    const next = this.peek();
+    try {
+      return decodeStrings(this.src, parts, parseField);
+    } catch (e) {
+      // A non-ASCII character in bytes is raised at the token itself (RAISE_SYNTAX_ERROR_KNOWN_LOCATION).
+      if (!(e instanceof PySyntaxError) || FIELD_ERRORS.has(e) || e.msg === BYTES_NOT_ASCII) throw e;
+      // The action's RAISE_SYNTAX_ERROR names the last token fetched: the one after the strings;
+      // at the end of input, the last character of the last line.
+      const at = next.type === 'ENDMARKER' ? { line: next.start.line, col: Math.max(next.start.col - 1, 1) } : next.start;
+      throw syntaxError(e.msg, at, next.type === 'ENDMARKER' ? undefined : next.end);
+    }
   };
 
   /** group: '(' (yield_expr | named_expression) ')' */
@@ -1014,8 +1059,8 @@ class Parser {
    */
   private invalidExpression(): null {
     const t = this.peek();
-    const next = this.tokens[this.pos + 1];
-    const blocked = t.type === 'NAME' && (next?.type === 'STRING' || SOFT_KEYWORDS.has(t.text));
+    // Lazily, as pegen: the token after a NAME is fetched only for the NAME STRING lookahead.
+    const blocked = t.type === 'NAME' && (this.fetch(this.pos + 1).type === 'STRING' || SOFT_KEYWORDS.has(t.text));
     if (!blocked) {
       this.attempt(() => {
         const a = this.disjunction();
@@ -1104,7 +1149,7 @@ class Parser {
       this.raise(`cannot assign to ${t.text}`, t, eq);
     });
     this.attempt(() => {
-      if (this.peekType('NAME') && this.tokens[this.pos + 1]?.type === 'OP' && this.tokens[this.pos + 1]?.text === '=') return FAIL;
+      if (this.peekType('NAME') && this.fetch(this.pos + 1).type === 'OP' && this.fetch(this.pos + 1).text === '=') return FAIL;
       const a = this.expression();
       if (a === FAIL) return FAIL;
       const eq = this.op('=');

@@ -83,6 +83,22 @@ function decodeError(t: Token, codec: 'unicode error' | 'value error', reason: s
 }
 
 /**
+ * The offset of code point `k` in the buffer `decode_unicode_with_escapes` hands to the codec,
+ * which is what the codec's error positions count: each non-ASCII character was rewritten as a
+ * 10-character `\\UXXXXXXXX` escape, and a backslash before one (or at the end) as `\\u005c`.
+ */
+function escapedOffset(cps: readonly number[], start: number, k: number, end: number): number {
+  let n = 0;
+  for (let j = start; j < k; j++) {
+    const c = cps[j]!;
+    if (c >= 0x80) n += 10;
+    else if (c === 0x5c && (j + 1 >= end || cps[j + 1]! >= 0x80)) n += 6;
+    else n += 1;
+  }
+  return n;
+}
+
+/**
  * `decode_unicode_with_escapes` + `_PyUnicode_DecodeUnicodeEscapeInternal` over code points
  * [start, end), returning code points. A backslash before a non-ASCII character stays a backslash; unknown escapes are
  * kept verbatim (CPython only warns).
@@ -93,7 +109,8 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
   const out: number[] = [];
   let i = start;
   const fail = (reason: string, from: number, to: number): never => {
-    throw decodeError(t, 'unicode error', `'unicodeescape' codec can't decode bytes in position ${from - start}-${to - start - 1}: ${reason}`);
+    const at = (k: number): number => escapedOffset(cps, start, k, end);
+    throw decodeError(t, 'unicode error', `'unicodeescape' codec can't decode bytes in position ${at(from)}-${at(to) - 1}: ${reason}`);
   };
   while (i < end) {
     const c = cps[i]!;
@@ -120,7 +137,7 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
         let value = 0;
         for (let k = 0; k < count; k++, i++) {
           const h = i < end ? hexValue(cps[i]!) : -1;
-          if (h < 0) fail(`truncated ${name} escape`, escStart, i < end ? i + 1 : i);
+          if (h < 0) fail(`truncated ${name} escape`, escStart, i);
           value = value * 16 + h;
         }
         if (value > 0x10ffff) fail('illegal Unicode character', escStart, i);
@@ -142,7 +159,7 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
             }
             fail('unknown Unicode character name', escStart, j + 1);
           }
-          fail('malformed \\N character escape', escStart, j + 1);
+          fail('malformed \\N character escape', escStart, j);
         }
         fail('malformed \\N character escape', escStart, i);
         break;

@@ -13,9 +13,24 @@ export class PySyntaxError extends Error {
     readonly pos: Pos,
     /** Exclusive end column on `pos.line`; a span ending on a later line is shown as one column. */
     readonly endCol: number,
+    /**
+     * The position as CPython's message writes it, when that is not `pos` (no position at all,
+     * or column 0 at the end of input); the caret still uses `pos`.
+     */
+    readonly where = `line ${pos.line}, col ${pos.col}`,
   ) {
-    super(`${msg} (line ${pos.line}, col ${pos.col})`);
+    super(`${msg} (${where})`);
   }
+}
+
+/** An error CPython raises before tokenizing, without a position (`lineno` is None). */
+export function unpositionedError(msg: string, at: Pos): PySyntaxError {
+  return new PySyntaxError(msg, at, at.col + 1, 'line None, col None');
+}
+
+/** The generic error at the end of input: CPython's offset there is 0 (the implicit NEWLINE has none). */
+export function atEndOfInput(e: PySyntaxError): PySyntaxError {
+  return new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col 0`);
 }
 
 /** The error for the span [start, end); without `end`, or when it ends on a later line, one column. */

@@ -60,7 +60,7 @@ export function validateCondition(text: unknown): CheckedCondition {
     if (!(e instanceof PySyntaxError)) throw e;
     throw new SandboxError({
       kind: 'syntax',
-      detail: `condition: syntax error: ${e.msg} (line ${e.pos.line}, col ${e.pos.col})`,
+      detail: `condition: syntax error: ${e.msg} (${e.where})`,
       node: null,
       line: e.pos.line,
       col: e.pos.col,
