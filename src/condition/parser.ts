@@ -69,7 +69,7 @@ function parseClean(text: string): Expression {
     // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
     // which raise the specific messages; if none applies, the first pass's position is reported,
     // unless a tokenizer error further on replaces it (`_PyPegen_set_syntax_error`).
-    new Parser(src, tokens, true).parseEval();
+    new Parser(src, tokens, true, first.furthestFetched).parseEval();
     const generic = first.syntaxError();
     const pending = tokens[tokens.length - 1]!.error;
     if (pending !== undefined) {
@@ -146,7 +146,20 @@ class Parser {
     private readonly tokens: Token[],
     /** The second pass: `invalid_*` alternatives are tried and throw their specific messages. */
     private readonly secondPass: boolean,
+    /** Tokens already fetched by an earlier pass (pegen keeps its token array across passes). */
+    private readonly fetchedBefore = 0,
   ) {}
+
+  get furthestFetched(): number {
+    return Math.max(this.furthest, this.fetchedBefore);
+  }
+
+  /** RAISE_SYNTAX_ERROR without a location: at the last token fetched so far (`p->tokens[p->fill-1]`). */
+  private raiseAtLastToken(msg: string): never {
+    const tok = this.tokens[Math.min(this.furthestFetched, this.tokens.length - 1)]!;
+    const e = syntaxError(msg, tok.start, tok.end);
+    throw tok.type === 'ENDMARKER' ? atEndOfInput(e) : e;
+  }
 
   private get invalidRules(): boolean {
     return this.secondPass && this.withoutInvalid === 0;
@@ -779,13 +792,35 @@ class Parser {
     }
   };
 
-  /** group: '(' (yield_expr | named_expression) ')' */
+  /** group: '(' (yield_expr | named_expression) ')' | invalid_group */
   private group(): Expr | null {
-    return this.attempt(() => {
+    const g = this.attempt(() => {
       if (!this.op('(')) return FAIL;
       const inner = this.yieldExpr() ?? this.namedExpression();
       if (inner === FAIL || !this.op(')')) return FAIL;
       return inner;
+    });
+    if (g === FAIL && this.invalidRules) this.invalidGroup();
+    return g;
+  }
+
+  /**
+   * invalid_group:
+   *   | '(' a=starred_expression ')'   "cannot use starred expression here"
+   *   | '(' a='**' expression ')'      "cannot use double starred expression here"
+   */
+  private invalidGroup(): void {
+    this.attempt(() => {
+      if (!this.op('(')) return FAIL;
+      const a = this.starredExpression();
+      if (a === FAIL || !this.op(')')) return FAIL;
+      this.raise('cannot use starred expression here', a.loc);
+    });
+    this.attempt(() => {
+      if (!this.op('(')) return FAIL;
+      const a = this.op('**');
+      if (!a || this.expression() === FAIL || !this.op(')')) return FAIL;
+      this.raise('cannot use double starred expression here', a);
     });
   }
 
@@ -870,7 +905,7 @@ class Parser {
 
   /** dict: '{' [double_starred_kvpairs] '}' */
   private dict(): Expr | null {
-    return this.attempt<Expr>(() => {
+    const d = this.attempt<Expr>(() => {
       const open = this.op('{');
       if (!open) return FAIL;
       const keys: (Expr | null)[] = [];
@@ -885,6 +920,52 @@ class Parser {
       }
       if (!this.op('}')) return FAIL;
       return { type: 'Dict', keys, values, loc: this.locFrom(open) };
+    });
+    if (d === FAIL && this.invalidRules) {
+      this.attempt(() => (this.op('{') ? this.invalidDoubleStarredKvpairs() : FAIL));
+    }
+    return d;
+  }
+
+  /**
+   * invalid_double_starred_kvpairs:
+   *   | ','.double_starred_kvpair+ ',' invalid_kvpair
+   *   | expression ':' a='*' bitwise_or    "cannot use a starred expression in a dictionary value"
+   *   | expression ':' &('}'|',')          "expression expected after dictionary key and ':'"
+   */
+  private invalidDoubleStarredKvpairs(): null {
+    this.attempt(() => {
+      if (this.gather(() => this.doubleStarredKvpair()) === FAIL || !this.op(',')) return FAIL;
+      return this.invalidKvpair();
+    });
+    this.invalidKvpairTail();
+    return FAIL;
+  }
+
+  /** invalid_kvpair: a=expression !(':') "':' expected after dictionary key" | the two tails above. */
+  private invalidKvpair(): null {
+    this.attempt(() => {
+      const a = this.expression();
+      if (a === FAIL || this.peekOp(':')) return FAIL;
+      const loc = a.loc!;
+      throw syntaxError("':' expected after dictionary key", { line: loc.endLine, col: Math.max(loc.endCol - 1, 1) });
+    });
+    this.invalidKvpairTail();
+    return FAIL;
+  }
+
+  private invalidKvpairTail(): void {
+    this.attempt(() => {
+      if (this.expression() === FAIL || !this.op(':')) return FAIL;
+      const a = this.op('*');
+      if (!a || this.bitwiseOr() === FAIL) return FAIL;
+      this.raise('cannot use a starred expression in a dictionary value', a);
+    });
+    this.attempt(() => {
+      if (this.expression() === FAIL) return FAIL;
+      const colon = this.op(':');
+      if (!colon || !(this.peekOp('}') || this.peekOp(','))) return FAIL;
+      this.raise("expression expected after dictionary key and ':'", colon);
     });
   }
 
@@ -1183,6 +1264,13 @@ class Parser {
       const a = this.expression();
       if (a === FAIL || this.forIfClauses() === FAIL) return FAIL;
       this.raise('Generator expression must be parenthesized', a.loc);
+    });
+    // | a=args ',' args   `_PyPegen_arguments_parsing_error`
+    this.attempt(() => {
+      const a = this.args();
+      if (a === FAIL || !this.op(',') || this.args() === FAIL) return FAIL;
+      const unpacking = a.keywords.some((k) => k.arg === null);
+      this.raiseAtLastToken(unpacking ? 'positional argument follows keyword argument unpacking' : 'positional argument follows keyword argument');
     });
     return FAIL;
   }
