@@ -45,6 +45,7 @@ sys.dont_write_bytecode = True  # importing the sibling oracle must not leave sc
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cpython_oracle import WALKER_KINDS, dumps, verdict  # noqa: E402
+from golden_meta import meta  # noqa: E402
 
 ALLOWED_NAMES = ["capture", "exit_code", "walltime_sec", "peak_vram_mib", "math", "float", "int", "len"]
 VARS = ["exit_code", "walltime_sec", "peak_vram_mib"]
@@ -2044,6 +2045,8 @@ def main(argv: list[str]) -> int:
         ap.error("one of --out FILE or --stdout is required")
     if args.count < 1:
         ap.error("--count must be >= 1")
+    if args.syntax_only and not args.out:
+        ap.error("--syntax-only writes a golden file: use --out FILE")
 
     t0 = time.perf_counter()
     self_check()
@@ -2064,13 +2067,12 @@ def main(argv: list[str]) -> int:
 
     if args.syntax_only:
         # Goldens carry their provenance so the test needs no Python.
-        emit({"header": {
-            "generator": "scripts/gen_condition_corpus.py (CPython 3.11 ast.parse via scripts/cpython_oracle.py)",
-            "command": f"python3 scripts/gen_condition_corpus.py --syntax-only --seed {args.seed} --count {args.count} "
-                       f"--out {args.out or '-'}",
-            "python": sys.version.split()[0],
-            "records": args.count,
-        }})
+        emit({"meta": meta(
+            "scripts/gen_condition_corpus.py",
+            f"python3 scripts/gen_condition_corpus.py --syntax-only --seed {args.seed} --count {args.count} --out {args.out}",
+            oracle="CPython ast.parse(mode='eval') via scripts/cpython_oracle.py",
+            records=args.count,
+        )})
     try:
         stats = generate(args.seed, args.count, emit, syntax_only=args.syntax_only)
     except BrokenPipeError:

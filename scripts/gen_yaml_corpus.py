@@ -27,6 +27,10 @@ import sys
 
 import yaml
 
+sys.dont_write_bytecode = True  # importing the sibling module must not leave scripts/__pycache__ behind
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from golden_meta import meta  # noqa: E402
+
 
 def enc(v):
     if v is None:
@@ -199,16 +203,15 @@ def main(argv):
                 continue
             seen.add(text)
             recs.append({"yaml": text, "group": group, **oracle(text)})
-    header = {
-        "generator": "scripts/gen_yaml_corpus.py",
-        "command": "python3 scripts/gen_yaml_corpus.py --out fixtures/yaml/golden-yaml.jsonl",
-        "python": sys.version.split()[0],
-        "pyyaml": yaml.__version__,
-        "loader": "yaml.SafeLoader (yaml.safe_load)",
-        "records": len(recs),
-    }
+    header = meta(
+        "scripts/gen_yaml_corpus.py",
+        "python3 scripts/gen_yaml_corpus.py --out fixtures/yaml/golden-yaml.jsonl",
+        pyyaml=yaml.__version__,
+        loader="yaml.SafeLoader (yaml.safe_load)",
+        records=len(recs),
+    )
     with open(args.out + ".tmp", "w", encoding="ascii", newline="\n") as fh:
-        fh.write(json.dumps({"header": header}, ensure_ascii=True) + "\n")
+        fh.write(json.dumps({"meta": header}, ensure_ascii=True) + "\n")
         for r in recs:
             fh.write(json.dumps(r, ensure_ascii=True, separators=(",", ":")) + "\n")
     os.replace(args.out + ".tmp", args.out)

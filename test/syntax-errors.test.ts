@@ -27,7 +27,7 @@ interface SyntaxRecord {
 const lines = readFileSync(new URL('../fixtures/conditions/golden-syntax-errors.jsonl', import.meta.url), 'utf8')
   .split('\n')
   .filter(Boolean);
-const header = (JSON.parse(lines[0]!) as { header: { records: number; python: string } }).header;
+const header = (JSON.parse(lines[0]!) as { meta: { records: number; python: string } }).meta;
 const records = lines.slice(1).map((l) => JSON.parse(l) as SyntaxRecord);
 const OPEN: ReadonlySet<string> = new Set(
   JSON.parse(readFileSync(new URL('../fixtures/conditions/syntax-open.json', import.meta.url), 'utf8')) as string[],

@@ -25,7 +25,7 @@ interface GoldenYaml {
 }
 
 const lines = readFileSync(new URL('../fixtures/yaml/golden-yaml.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean);
-const header = (JSON.parse(lines[0]!) as { header: { records: number; pyyaml: string } }).header;
+const header = (JSON.parse(lines[0]!) as { meta: { records: number; pyyaml: string } }).meta;
 const records = lines.slice(1).map((l) => JSON.parse(l) as GoldenYaml);
 const OPEN: ReadonlySet<string> = new Set(
   JSON.parse(readFileSync(new URL('../fixtures/yaml/open-differences.json', import.meta.url), 'utf8')) as string[],
