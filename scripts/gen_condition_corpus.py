@@ -45,6 +45,7 @@ sys.dont_write_bytecode = True  # importing the sibling oracle must not leave sc
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cpython_oracle import WALKER_KINDS, dumps, verdict  # noqa: E402
+from golden_meta import meta  # noqa: E402
 
 ALLOWED_NAMES = ["capture", "exit_code", "walltime_sec", "peak_vram_mib", "math", "float", "int", "len"]
 VARS = ["exit_code", "walltime_sec", "peak_vram_mib"]
@@ -1884,10 +1885,28 @@ def verdict_class(v: dict) -> str:
     return "other"
 
 
-def generate(seed: int, count: int, emit, stats: dict | None = None) -> dict:
+def syntax_span(cond: str) -> dict:
+    """CPython's SyntaxError position fields for a condition the oracle calls a syntax error."""
+    import ast
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            ast.parse(cond.strip(), mode="eval")
+        except SyntaxError as exc:
+            return {"lineno": exc.lineno, "offset": exc.offset, "end_lineno": exc.end_lineno, "end_offset": exc.end_offset}
+        except BaseException:  # ValueError etc.: no position
+            pass
+    return {"lineno": None, "offset": None, "end_lineno": None, "end_offset": None}
+
+
+def generate(seed: int, count: int, emit, stats: dict | None = None, syntax_only: bool = False) -> dict:
     g = Gen(seed)
     seen: set[str] = set()
     caps = {"valid": int(count * 0.36), "walker": int(count * 0.36), "other": int(count * 0.36)}
+    if syntax_only:
+        # The syntax-error corpus: only records CPython rejects with a SyntaxError, with its span.
+        caps = {"valid": 0, "walker": 0, "other": count}
     # make sure the caps can always add up to count
     while sum(caps.values()) < count:
         caps["other"] += 1
@@ -1906,8 +1925,12 @@ def generate(seed: int, count: int, emit, stats: dict | None = None) -> dict:
             return False
         v = verdict(cond)
         cls = verdict_class(v)
+        if syntax_only and v["kind"] != "syntax":
+            return False
         if not force and used[cls] >= caps[cls]:
             return False
+        if syntax_only:
+            v = {**v, **syntax_span(cond)}
         seen.add(cond)
         used[cls] += 1
         kinds[v["kind"]] += 1
@@ -1933,6 +1956,10 @@ def generate(seed: int, count: int, emit, stats: dict | None = None) -> dict:
         (26, "allowed"), (20, "walker"), (12, "grammar"), (10, "lexical"), (6, "unicode"), (4, "layout"),
         (3, "length"), (3, "nesting"), (12, "mutate"), (4, "soup"),
     ]
+    if syntax_only:
+        # Weighted towards the branches that produce syntax errors.
+        branches = [(4, "allowed"), (2, "walker"), (14, "grammar"), (16, "lexical"), (8, "unicode"), (8, "layout"),
+                    (2, "length"), (3, "nesting"), (26, "mutate"), (17, "soup")]
     attempts = 0
     max_attempts = count * 200 + 10000
     while produced < count and attempts < max_attempts:
@@ -2011,11 +2038,15 @@ def main(argv: list[str]) -> int:
     dest.add_argument("--out", help="write the JSONL corpus to this file")
     dest.add_argument("--stdout", action="store_true", help="stream JSONL records to stdout")
     ap.add_argument("--quiet", action="store_true", help="no summary on stderr")
+    ap.add_argument("--syntax-only", action="store_true",
+                    help="only syntax errors, each with CPython's lineno/offset/end_lineno/end_offset")
     args = ap.parse_args(argv)
     if not args.out and not args.stdout:
         ap.error("one of --out FILE or --stdout is required")
     if args.count < 1:
         ap.error("--count must be >= 1")
+    if args.syntax_only and not args.out:
+        ap.error("--syntax-only writes a golden file: use --out FILE")
 
     t0 = time.perf_counter()
     self_check()
@@ -2034,8 +2065,16 @@ def main(argv: list[str]) -> int:
         if args.stdout:
             fh.flush()
 
+    if args.syntax_only:
+        # Goldens carry their provenance so the test needs no Python.
+        emit({"meta": meta(
+            "scripts/gen_condition_corpus.py",
+            f"python3 scripts/gen_condition_corpus.py --syntax-only --seed {args.seed} --count {args.count} --out {args.out}",
+            oracle="CPython ast.parse(mode='eval') via scripts/cpython_oracle.py",
+            records=args.count,
+        )})
     try:
-        stats = generate(args.seed, args.count, emit)
+        stats = generate(args.seed, args.count, emit, syntax_only=args.syntax_only)
     except BrokenPipeError:
         return 0
     if not args.stdout:

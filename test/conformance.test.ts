@@ -127,4 +127,25 @@ describe('CPython 3.11 conformance (fixtures/conditions/golden-validate.jsonl)',
       );
     }
   }, 180_000);
+
+  it("gives CPython's message (ast.unparse text included) for every rejection outside the parser", () => {
+    const failures: string[] = [];
+    let checked = 0;
+    records.forEach((rec, i) => {
+      if (rec.valid || rec.kind === 'syntax') return;
+      checked++;
+      let detail: string;
+      try {
+        validateCondition(rec.condition);
+        detail = 'ok';
+      } catch (err) {
+        detail = err instanceof SandboxError ? err.detail : `THREW ${String(err)}`;
+      }
+      if (detail !== rec.message && failures.length < SHOW) {
+        failures.push(`line ${i + 1} input=${jsonAscii(rec.condition)}\n    cpython: ${rec.message}\n    ours:    ${detail}`);
+      }
+    });
+    expect(checked).toBeGreaterThan(9_000);
+    expect(failures, failures.join('\n')).toEqual([]);
+  }, 180_000);
 });

@@ -222,6 +222,16 @@ describe('errors', () => {
     expect(err.message.split('\n')[2]).toBe('            ^^');
   });
 
+  it('messages CPython gives without a position, or with column 0 at the end of input, say so', () => {
+    // CPython 3.11: ast.parse raises these with lineno None / offset 0; the caret still points in.
+    const nul = rejection('exit_code\0');
+    expect(nul.detail).toBe('condition: syntax error: source code string cannot contain null bytes (line None, col None)');
+    expect([nul.line, nul.col]).toEqual([1, 1]);
+    const eof = rejection('exit_code ==');
+    expect(eof.detail).toBe('condition: syntax error: invalid syntax (line 1, col 0)');
+    expect([eof.line, eof.col]).toEqual([1, 13]);
+  });
+
   it('point into later lines of a multi-line expression', () => {
     const err = rejection('(exit_code == 1 and\n   walltime_sec @ 2)');
     expect([err.node, err.line, err.col]).toEqual(['MatMult', 2, 17]);
@@ -232,16 +242,14 @@ describe('errors', () => {
     ['capture[', "'[' was never closed", 1, 8],
     ['(', "'(' was never closed", 1, 1],
     [')', "unmatched ')'", 1, 1],
-    ['exit_code ==', 'invalid syntax', 1, 13],
     ["'abc", 'unterminated string literal (detected at line 1)', 1, 1],
     ['07', 'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers', 1, 1],
-    ['1__0', 'invalid decimal literal', 1, 3],
+    ['1__0', 'invalid decimal literal', 1, 2],
     ['0b102', "invalid digit '2' in binary literal", 1, 5],
     ['exit_code €', "invalid character '€' (U+20AC)", 1, 11],
-    ["'a' b'b'", 'cannot mix bytes and nonbytes literals', 1, 5],
-    ["'\\N{NO SUCH NAME}'", "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-15: unknown Unicode character name", 1, 1],
+    ["'a' b'b'", 'cannot mix bytes and nonbytes literals', 1, 8],
+    ["'\\N{NO SUCH NAME}'", "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-15: unknown Unicode character name", 1, 18],
     ["f'{'", "f-string: expecting '}'", 1, 4],
-    ['exit_code\0', 'source code string cannot contain null bytes', 1, 1],
     // The second pass: CPython's invalid_* rules, with CPython's own positions.
     ['(exit_code = 137)', "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 2],
     ["(capture['x'] = 1)", "cannot assign to subscript here. Maybe you meant '==' instead of '='?", 1, 2],

@@ -79,15 +79,58 @@ function formatMessage(init: SandboxErrorInit): string {
   return `${head}\n${caretExcerpt(init.source, init.line, init.col, init.endCol ?? init.col + 1)}`;
 }
 
+/** Longest excerpt line shown, in code points; a longer line is cut around the caret with `…`. */
+export const MAX_EXCERPT_CPS = 200;
+/** Code points kept before the caret when a long line is cut. */
+const EXCERPT_LEAD = 80;
+
 /**
  * Shows the offending source line with carets under columns [col, endCol). Columns are code points,
- * so the line is split into code points before padding; control characters are shown as spaces so
- * the caret stays aligned in a terminal.
+ * so the line is walked by code point; control characters are shown as spaces so the caret stays
+ * aligned in a terminal. The excerpt is bounded: only the one line is visited, and a line longer
+ * than MAX_EXCERPT_CPS is shown as a window around the caret, so a 30 MB condition or recipe line
+ * gives a message of a few hundred characters.
  */
 export function caretExcerpt(source: string, line: number, col: number, endCol: number): string {
-  const lines = source.split(/\r\n|\r|\n/);
-  const text = Array.from(lines[line - 1] ?? '').map((ch) => (ch < ' ' || ch === '\x7f' ? ' ' : ch));
-  const start = Math.min(Math.max(col, 1), text.length + 1);
-  const end = Math.min(Math.max(endCol, start + 1), text.length + 2);
-  return `  ${text.join('')}\n  ${' '.repeat(start - 1)}${'^'.repeat(end - start)}`;
+  const [from, to] = lineBounds(source, line);
+  let length = 0;
+  for (let i = from; i < to; i++) {
+    const c = source.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < to && (source.charCodeAt(i + 1) & 0xfc00) === 0xdc00) i++;
+    length++;
+  }
+  const start = Math.min(Math.max(col, 1), length + 1);
+  const end = Math.min(Math.max(endCol, start + 1), length + 2);
+  const first = length <= MAX_EXCERPT_CPS ? 0 : Math.max(0, Math.min(start - 1 - EXCERPT_LEAD, length - MAX_EXCERPT_CPS));
+  const last = length <= MAX_EXCERPT_CPS ? length : first + MAX_EXCERPT_CPS;
+  let text = first > 0 ? '…' : '';
+  let k = 0;
+  for (const ch of source.slice(from, to)) {
+    if (k >= last) break;
+    if (k >= first) text += ch < ' ' || ch === '\x7f' ? ' ' : ch;
+    k++;
+  }
+  if (last < length) text += '…';
+  const lead = start - 1 - first + (first > 0 ? 1 : 0);
+  const carets = Math.max(1, Math.min(end, last + 2) - start);
+  return `  ${text}\n  ${' '.repeat(lead)}${'^'.repeat(carets)}`;
+}
+
+/** UTF-16 bounds [from, to) of 1-based `line`, lines split at \r\n, \r or \n; past the end: empty. */
+function lineBounds(source: string, line: number): [number, number] {
+  let from = 0;
+  for (let l = 1; l < line; l++) {
+    const nl = nextBreak(source, from);
+    if (nl === source.length) return [source.length, source.length];
+    from = nl + (source.charCodeAt(nl) === 0x0d && source.charCodeAt(nl + 1) === 0x0a ? 2 : 1);
+  }
+  return [from, nextBreak(source, from)];
+}
+
+function nextBreak(source: string, from: number): number {
+  for (let i = from; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c === 0x0a || c === 0x0d) return i;
+  }
+  return source.length;
 }

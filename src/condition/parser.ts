@@ -10,7 +10,7 @@ import type {
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
-import { PySyntaxError } from './syntax-error.js';
+import { atEndOfInput, PySyntaxError, syntaxError, unpositionedError } from './syntax-error.js';
 import { type Token, tokenize } from './tokenizer.js';
 
 /**
@@ -30,11 +30,6 @@ const enum Rule {
 
 const FAIL = null;
 
-export interface ParseOptions {
-  /** Parse an f-string replacement field: `star_expressions` over pre-made tokens, no ENDMARKER check. */
-  fstring?: boolean;
-}
-
 /** `ast.parse(text, mode="eval")`. Throws `PySyntaxError`. */
 export function parseExpression(text: string): Expression {
   // One scan decides whether the rare cases below (NUL, surrogates, CR) need looking at.
@@ -45,16 +40,20 @@ export function parseExpression(text: string): Expression {
   }
   if (!unusual) return parseClean(text);
   if (text.includes('\0')) {
-    throw new PySyntaxError('source code string cannot contain null bytes', { line: 1, col: 1 });
+    // A ValueError-turned-SyntaxError raised before tokenizing: CPython gives it no position.
+    throw unpositionedError('source code string cannot contain null bytes', { line: 1, col: 1 });
   }
   const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.exec(text);
   if (lone !== null) {
-    // CPython encodes the source to UTF-8 first and fails there (UnicodeEncodeError).
-    const before = toCodePoints(text.slice(0, lone.index));
-    throw new PySyntaxError(
-      `'utf-8' codec can't encode character '\\u${lone[0].charCodeAt(0).toString(16)}': surrogates not allowed`,
-      { line: 1, col: before.length + 1 },
-    );
+    // CPython encodes the source to UTF-8 first and fails there: a UnicodeEncodeError naming the
+    // run of consecutive surrogates by code-point index, with no position.
+    const first = toCodePoints(text.slice(0, lone.index)).length;
+    let n = 1;
+    while (lone.index + n < text.length && (text.charCodeAt(lone.index + n) & 0xf800) === 0xd800) n++;
+    const what = n === 1
+      ? `character '\\u${lone[0].charCodeAt(0).toString(16)}' in position ${first}`
+      : `characters in position ${first}-${first + n - 1}`;
+    throw unpositionedError(`UnicodeEncodeError: 'utf-8' codec can't encode ${what}: surrogates not allowed`, { line: 1, col: first + 1 });
   }
   return parseClean(translateNewlines(text));
 }
@@ -62,28 +61,53 @@ export function parseExpression(text: string): Expression {
 /** Parses text known to hold no NUL, no lone surrogate and no CR. */
 function parseClean(text: string): Expression {
   const src = makeSource(toCodePoints(text), text);
-  const tokens = tokenize(src);
+  const tokens = tokenize(src, { lazyErrors: true });
   try {
     const first = new Parser(src, tokens, false);
     const tree = first.parseEval();
     if (tree !== FAIL) return tree;
     // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
-    // which raise the specific messages; if none applies, the first pass's position is reported.
-    new Parser(src, tokens, true).parseEval();
-    throw first.syntaxError();
+    // which raise the specific messages; if none applies, the first pass's position is reported,
+    // unless a tokenizer error further on replaces it (`_PyPegen_set_syntax_error`).
+    new Parser(src, tokens, true, first.furthestFetched).parseEval();
+    const generic = first.syntaxError();
+    const pending = tokens[tokens.length - 1]!.error;
+    if (pending !== undefined) {
+      if (pending.setsException) throw pending.error;
+      if (pending.unclosed !== null && generic.pos.line > pending.unclosed.pos.line) throw pending.unclosed;
+    }
+    throw generic;
   } catch (e) {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
-    if (e instanceof RangeError) throw new PySyntaxError(TOO_DEEP, { line: 1, col: 1 });
+    if (e instanceof RangeError) throw syntaxError(TOO_DEEP, { line: 1, col: 1 });
     throw e;
   }
 }
 
-/** Parses the tokens of an f-string expression (already wrapped in parentheses by the caller). */
-export function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
+/**
+ * Parses the tokens of an f-string expression (already wrapped in parentheses by the caller).
+ * Handed to `decodeStrings` rather than imported by it, so the literal decoder does not depend
+ * back on the parser.
+ */
+const BYTES_NOT_ASCII = 'bytes can only contain ASCII literal characters';
+
+/** Errors raised by an f-string field's own parse keep their positions (they are not the action's). */
+const FIELD_ERRORS = new WeakSet<PySyntaxError>();
+
+function parseField(src: SourceText, tokens: Token[]): Expr {
+  try {
+    return parseFstringTokens(src, tokens);
+  } catch (e) {
+    if (e instanceof PySyntaxError) FIELD_ERRORS.add(e);
+    throw e;
+  }
+}
+
+function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
   const body = new Parser(src, tokens, false).parseFstring();
   if (body !== FAIL) return body;
-  throw new PySyntaxError('f-string: invalid syntax', tokens[0]!.start);
+  throw syntaxError('f-string: invalid syntax', tokens[0]!.start);
 }
 
 const BITOR_OPS: Readonly<Record<string, OperatorName>> = { '|': 'BitOr' };
@@ -122,7 +146,20 @@ class Parser {
     private readonly tokens: Token[],
     /** The second pass: `invalid_*` alternatives are tried and throw their specific messages. */
     private readonly secondPass: boolean,
+    /** Tokens already fetched by an earlier pass (pegen keeps its token array across passes). */
+    private readonly fetchedBefore = 0,
   ) {}
+
+  get furthestFetched(): number {
+    return Math.max(this.furthest, this.fetchedBefore);
+  }
+
+  /** RAISE_SYNTAX_ERROR without a location: at the last token fetched so far (`p->tokens[p->fill-1]`). */
+  private raiseAtLastToken(msg: string): never {
+    const tok = this.tokens[Math.min(this.furthestFetched, this.tokens.length - 1)]!;
+    const e = syntaxError(msg, tok.start, tok.end);
+    throw tok.type === 'ENDMARKER' ? atEndOfInput(e) : e;
+  }
 
   private get invalidRules(): boolean {
     return this.secondPass && this.withoutInvalid === 0;
@@ -145,16 +182,24 @@ class Parser {
   /** The generic error, at the furthest token the parser looked at. */
   syntaxError(msg = 'invalid syntax'): PySyntaxError {
     const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
-    if (tok.type === 'INDENT') return new PySyntaxError('unexpected indent', tok.start);
-    const end = tok.end.line === tok.start.line ? tok.end.col : tok.start.col + 1;
-    return new PySyntaxError(msg, tok.start, end);
+    // RAISE_INDENTATION_ERROR points at the indented token's line, its column the indentation width.
+    if (tok.type === 'INDENT') return syntaxError('unexpected indent', { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
+    const e = syntaxError(msg, tok.start, tok.end);
+    return tok.type === 'ENDMARKER' ? atEndOfInput(e) : e;
   }
 
   // ---- token helpers ------------------------------------------------------------------------
 
   private peek(): Token {
     if (this.pos > this.furthest) this.furthest = this.pos;
-    return this.tokens[this.pos]!;
+    return this.fetch(this.pos);
+  }
+
+  /** The token at `index`; fetching a tokenizer error raises it, as in CPython's lazy tokenizer. */
+  private fetch(index: number): Token {
+    const t = this.tokens[Math.min(index, this.tokens.length - 1)]!;
+    if (t.error !== undefined) throw t.error.error;
+    return t;
   }
 
   private peekType(type: Token['type']): boolean {
@@ -218,7 +263,7 @@ class Parser {
 
   private enter(): void {
     if (++this.depth > MAX_PARSER_DEPTH) {
-      throw new PySyntaxError(TOO_DEEP, this.peek().start);
+      throw syntaxError(TOO_DEEP, this.peek().start);
     }
   }
 
@@ -733,16 +778,49 @@ class Parser {
     const parts: Token[] = [];
     while (this.peekType('STRING')) parts.push(this.tokens[this.pos++]!);
     if (parts.length === 0) return FAIL;
-    return decodeStrings(this.src, parts);
+    // The lookahead that ended STRING+ is fetched before the action runs (a tokenizer error wins).
+    const next = this.peek();
+    try {
+      return decodeStrings(this.src, parts, parseField);
+    } catch (e) {
+      // A non-ASCII character in bytes is raised at the token itself (RAISE_SYNTAX_ERROR_KNOWN_LOCATION).
+      if (!(e instanceof PySyntaxError) || FIELD_ERRORS.has(e) || e.msg === BYTES_NOT_ASCII) throw e;
+      // The action's RAISE_SYNTAX_ERROR names the last token fetched: the one after the strings;
+      // at the end of input, the last character of the last line.
+      const at = next.type === 'ENDMARKER' ? { line: next.start.line, col: Math.max(next.start.col - 1, 1) } : next.start;
+      throw syntaxError(e.msg, at, next.type === 'ENDMARKER' ? undefined : next.end);
+    }
   };
 
-  /** group: '(' (yield_expr | named_expression) ')' */
+  /** group: '(' (yield_expr | named_expression) ')' | invalid_group */
   private group(): Expr | null {
-    return this.attempt(() => {
+    const g = this.attempt(() => {
       if (!this.op('(')) return FAIL;
       const inner = this.yieldExpr() ?? this.namedExpression();
       if (inner === FAIL || !this.op(')')) return FAIL;
       return inner;
+    });
+    if (g === FAIL && this.invalidRules) this.invalidGroup();
+    return g;
+  }
+
+  /**
+   * invalid_group:
+   *   | '(' a=starred_expression ')'   "cannot use starred expression here"
+   *   | '(' a='**' expression ')'      "cannot use double starred expression here"
+   */
+  private invalidGroup(): void {
+    this.attempt(() => {
+      if (!this.op('(')) return FAIL;
+      const a = this.starredExpression();
+      if (a === FAIL || !this.op(')')) return FAIL;
+      this.raise('cannot use starred expression here', a.loc);
+    });
+    this.attempt(() => {
+      if (!this.op('(')) return FAIL;
+      const a = this.op('**');
+      if (!a || this.expression() === FAIL || !this.op(')')) return FAIL;
+      this.raise('cannot use double starred expression here', a);
     });
   }
 
@@ -827,7 +905,7 @@ class Parser {
 
   /** dict: '{' [double_starred_kvpairs] '}' */
   private dict(): Expr | null {
-    return this.attempt<Expr>(() => {
+    const d = this.attempt<Expr>(() => {
       const open = this.op('{');
       if (!open) return FAIL;
       const keys: (Expr | null)[] = [];
@@ -842,6 +920,52 @@ class Parser {
       }
       if (!this.op('}')) return FAIL;
       return { type: 'Dict', keys, values, loc: this.locFrom(open) };
+    });
+    if (d === FAIL && this.invalidRules) {
+      this.attempt(() => (this.op('{') ? this.invalidDoubleStarredKvpairs() : FAIL));
+    }
+    return d;
+  }
+
+  /**
+   * invalid_double_starred_kvpairs:
+   *   | ','.double_starred_kvpair+ ',' invalid_kvpair
+   *   | expression ':' a='*' bitwise_or    "cannot use a starred expression in a dictionary value"
+   *   | expression ':' &('}'|',')          "expression expected after dictionary key and ':'"
+   */
+  private invalidDoubleStarredKvpairs(): null {
+    this.attempt(() => {
+      if (this.gather(() => this.doubleStarredKvpair()) === FAIL || !this.op(',')) return FAIL;
+      return this.invalidKvpair();
+    });
+    this.invalidKvpairTail();
+    return FAIL;
+  }
+
+  /** invalid_kvpair: a=expression !(':') "':' expected after dictionary key" | the two tails above. */
+  private invalidKvpair(): null {
+    this.attempt(() => {
+      const a = this.expression();
+      if (a === FAIL || this.peekOp(':')) return FAIL;
+      const loc = a.loc!;
+      throw syntaxError("':' expected after dictionary key", { line: loc.endLine, col: Math.max(loc.endCol - 1, 1) });
+    });
+    this.invalidKvpairTail();
+    return FAIL;
+  }
+
+  private invalidKvpairTail(): void {
+    this.attempt(() => {
+      if (this.expression() === FAIL || !this.op(':')) return FAIL;
+      const a = this.op('*');
+      if (!a || this.bitwiseOr() === FAIL) return FAIL;
+      this.raise('cannot use a starred expression in a dictionary value', a);
+    });
+    this.attempt(() => {
+      if (this.expression() === FAIL) return FAIL;
+      const colon = this.op(':');
+      if (!colon || !(this.peekOp('}') || this.peekOp(','))) return FAIL;
+      this.raise("expression expected after dictionary key and ':'", colon);
     });
   }
 
@@ -1006,7 +1130,7 @@ class Parser {
   private raise(msg: string, from: Loc | Token, to?: Loc | Token): never {
     const start = 'start' in from ? from.start : { line: from.line, col: from.col };
     const end = to === undefined ? undefined : 'end' in to && typeof to.end === 'object' ? to.end : { line: (to as Loc).endLine, col: (to as Loc).endCol };
-    throw new PySyntaxError(msg, start, end !== undefined && end.line === start.line ? end.col : start.col + 1);
+    throw syntaxError(msg, start, end);
   }
 
   /**
@@ -1016,8 +1140,8 @@ class Parser {
    */
   private invalidExpression(): null {
     const t = this.peek();
-    const next = this.tokens[this.pos + 1];
-    const blocked = t.type === 'NAME' && (next?.type === 'STRING' || SOFT_KEYWORDS.has(t.text));
+    // Lazily, as pegen: the token after a NAME is fetched only for the NAME STRING lookahead.
+    const blocked = t.type === 'NAME' && (this.fetch(this.pos + 1).type === 'STRING' || SOFT_KEYWORDS.has(t.text));
     if (!blocked) {
       this.attempt(() => {
         const a = this.disjunction();
@@ -1106,7 +1230,7 @@ class Parser {
       this.raise(`cannot assign to ${t.text}`, t, eq);
     });
     this.attempt(() => {
-      if (this.peekType('NAME') && this.tokens[this.pos + 1]?.type === 'OP' && this.tokens[this.pos + 1]?.text === '=') return FAIL;
+      if (this.peekType('NAME') && this.fetch(this.pos + 1).type === 'OP' && this.fetch(this.pos + 1).text === '=') return FAIL;
       const a = this.expression();
       if (a === FAIL) return FAIL;
       const eq = this.op('=');
@@ -1140,6 +1264,13 @@ class Parser {
       const a = this.expression();
       if (a === FAIL || this.forIfClauses() === FAIL) return FAIL;
       this.raise('Generator expression must be parenthesized', a.loc);
+    });
+    // | a=args ',' args   `_PyPegen_arguments_parsing_error`
+    this.attempt(() => {
+      const a = this.args();
+      if (a === FAIL || !this.op(',') || this.args() === FAIL) return FAIL;
+      const unpacking = a.keywords.some((k) => k.arg === null);
+      this.raiseAtLastToken(unpacking ? 'positional argument follows keyword argument unpacking' : 'positional argument follows keyword argument');
     });
     return FAIL;
   }

@@ -81,22 +81,35 @@ export function makeSource(cps: readonly number[], text?: string): SourceText {
   };
 }
 
-/** Python's `str.strip()` with no argument: strips what `str.isspace()` calls whitespace. */
+/**
+ * Python's `str.strip()` with no argument: strips what `str.isspace()` calls whitespace. Every
+ * such character is in the BMP, so the ends are scanned by UTF-16 unit (a surrogate is never
+ * whitespace) and only the stripped ends are visited: the cost does not grow with the text.
+ */
 export function pyStrip(text: string): string {
-  // Fast path: nothing to strip when both ends are printable ASCII (never whitespace).
-  const first = text.charCodeAt(0);
-  const last = text.charCodeAt(text.length - 1);
-  if (first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f) return text;
-  const cps = toCodePoints(text);
   let start = 0;
-  let end = cps.length;
-  while (start < end && isPySpace(cps[start]!)) start++;
-  while (end > start && isPySpace(cps[end - 1]!)) end--;
-  return fromCodePoints(cps, start, end);
+  let end = text.length;
+  while (start < end && isPySpace(text.charCodeAt(start))) start++;
+  while (end > start && isPySpace(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
+
+/** The first `n` code points of `text` (all of it when shorter), without visiting the rest. */
+export function codePointPrefix(text: string, n: number): string {
+  let i = 0;
+  for (let k = 0; k < n && i < text.length; k++) {
+    const c = text.charCodeAt(i);
+    i += c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00 ? 2 : 1;
+  }
+  return text.slice(0, i);
+}
+
+const HAS_SURROGATE = /[\ud800-\udfff]/;
 
 /** Length in code points, as Python's `len(str)`. */
 export function pyLen(text: string): number {
+  // The regex scan is native (instant on one-byte strings): only text with surrogates is walked.
+  if (!HAS_SURROGATE.test(text)) return text.length;
   let n = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -5,14 +5,16 @@
  * are parsed by the same parser (wrapped in parentheses, as CPython does).
  */
 import type { Constant, Expr, FormattedValue, JoinedStr, Loc, PyConstant } from './ast.js';
-import { parseFstringTokens } from './parser.js';
 import { type SourceText, fromCodePoints } from './source.js';
-import { PySyntaxError } from './syntax-error.js';
+import { PySyntaxError, syntaxError, syntaxErrorAt, withMessage } from './syntax-error.js';
 import { type Token, tokenize } from './tokenizer.js';
 import { lookupUnicodeName } from './unicode-tables.js';
 
 /** Decodes and concatenates the STRING tokens of one `strings` atom. */
-export function decodeStrings(src: SourceText, tokens: readonly Token[]): Expr {
+/** Parses an f-string replacement field's tokens (the parser's `star_expressions`). */
+export type FieldParser = (src: SourceText, tokens: Token[]) => Expr;
+
+export function decodeStrings(src: SourceText, tokens: readonly Token[], parseField: FieldParser): Expr {
   const first = tokens[0]!;
   const last = tokens[tokens.length - 1]!;
   const loc: Loc = { line: first.start.line, col: first.start.col, endLine: last.end.line, endCol: last.end.col };
@@ -23,11 +25,11 @@ export function decodeStrings(src: SourceText, tokens: readonly Token[]): Expr {
   tokens.forEach((t, i) => {
     const lit = parseStringToken(src, t);
     if (i !== 0 && bytesMode !== lit.bytes) {
-      throw new PySyntaxError('cannot mix bytes and nonbytes literals', t.start, t.end.line === t.start.line ? t.end.col : undefined);
+      throw syntaxError('cannot mix bytes and nonbytes literals', t.start, t.end);
     }
     bytesMode = lit.bytes;
     if (lit.fstring) {
-      new FstringScanner(src, t, lit.bodyStart, lit.bodyEnd, lit.raw).concat(state, 0);
+      new FstringScanner(src, t, lit.bodyStart, lit.bodyEnd, lit.raw, parseField).concat(state, 0);
     } else if (lit.bytes) {
       bytes.push(...decodeBytes(src, t, lit.bodyStart, lit.bodyEnd, lit.raw));
     } else {
@@ -69,15 +71,31 @@ function parseStringToken(src: SourceText, t: Token): StringToken {
   if (bytes) {
     for (let j = lit.bodyStart; j < lit.bodyEnd; j++) {
       if (cps[j]! >= 0x80) {
-        throw new PySyntaxError('bytes can only contain ASCII literal characters', t.start, t.end.line === t.start.line ? t.end.col : undefined);
+        throw syntaxError('bytes can only contain ASCII literal characters', t.start, t.end);
       }
     }
   }
   return lit;
 }
 
-function decodeError(src: SourceText, t: Token, codec: 'unicode error' | 'value error', reason: string): PySyntaxError {
-  return new PySyntaxError(`(${codec}) ${reason}`, t.start, t.end.line === t.start.line ? t.end.col : undefined);
+function decodeError(t: Token, codec: 'unicode error' | 'value error', reason: string): PySyntaxError {
+  return syntaxError(`(${codec}) ${reason}`, t.start, t.end);
+}
+
+/**
+ * The offset of code point `k` in the buffer `decode_unicode_with_escapes` hands to the codec,
+ * which is what the codec's error positions count: each non-ASCII character was rewritten as a
+ * 10-character `\\UXXXXXXXX` escape, and a backslash before one (or at the end) as `\\u005c`.
+ */
+function escapedOffset(cps: readonly number[], start: number, k: number, end: number): number {
+  let n = 0;
+  for (let j = start; j < k; j++) {
+    const c = cps[j]!;
+    if (c >= 0x80) n += 10;
+    else if (c === 0x5c && (j + 1 >= end || cps[j + 1]! >= 0x80)) n += 6;
+    else n += 1;
+  }
+  return n;
 }
 
 /**
@@ -91,7 +109,8 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
   const out: number[] = [];
   let i = start;
   const fail = (reason: string, from: number, to: number): never => {
-    throw decodeError(src, t, 'unicode error', `'unicodeescape' codec can't decode bytes in position ${from - start}-${to - start - 1}: ${reason}`);
+    const at = (k: number): number => escapedOffset(cps, start, k, end);
+    throw decodeError(t, 'unicode error', `'unicodeescape' codec can't decode bytes in position ${at(from)}-${at(to) - 1}: ${reason}`);
   };
   while (i < end) {
     const c = cps[i]!;
@@ -118,7 +137,7 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
         let value = 0;
         for (let k = 0; k < count; k++, i++) {
           const h = i < end ? hexValue(cps[i]!) : -1;
-          if (h < 0) fail(`truncated ${name} escape`, escStart, i < end ? i + 1 : i);
+          if (h < 0) fail(`truncated ${name} escape`, escStart, i);
           value = value * 16 + h;
         }
         if (value > 0x10ffff) fail('illegal Unicode character', escStart, i);
@@ -140,7 +159,7 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
             }
             fail('unknown Unicode character name', escStart, j + 1);
           }
-          fail('malformed \\N character escape', escStart, j + 1);
+          fail('malformed \\N character escape', escStart, j);
         }
         fail('malformed \\N character escape', escStart, i);
         break;
@@ -193,7 +212,7 @@ function decodeBytes(src: SourceText, t: Token, start: number, end: number, raw:
     } else if (e === 0x78) {
       const h1 = i < end ? hexValue(cps[i]!) : -1;
       const h2 = i + 1 < end ? hexValue(cps[i + 1]!) : -1;
-      if (h1 < 0 || h2 < 0) throw decodeError(src, t, 'value error', `invalid \\x escape at position ${i - 2 - start}`);
+      if (h1 < 0 || h2 < 0) throw decodeError(t, 'value error', `invalid \\x escape at position ${i - 2 - start}`);
       out.push(h1 * 16 + h2);
       i += 2;
     } else {
@@ -281,12 +300,13 @@ class FstringScanner {
     start: number,
     private readonly end: number,
     private readonly raw: boolean,
+    private readonly parseField: FieldParser,
   ) {
     this.i = start;
   }
 
   private error(msg: string, index = this.i): never {
-    throw new PySyntaxError(msg, this.src.posAt(Math.min(index, this.end)));
+    throw syntaxErrorAt(this.src, msg, Math.min(index, this.end));
   }
 
   private at(j: number): number {
@@ -473,7 +493,7 @@ class FstringScanner {
       tokens = tokenize(inner, { initialLevel: 1 });
     } catch (e) {
       if (e instanceof PySyntaxError && !e.msg.startsWith('f-string')) {
-        throw new PySyntaxError(`f-string: ${e.msg}`, e.pos, e.endCol);
+        throw withMessage(e, `f-string: ${e.msg}`);
       }
       throw e;
     }
@@ -496,6 +516,6 @@ class FstringScanner {
       synthetic('', end, closePos, 'ENDMARKER'),
     ];
     // A group parses to the expression itself; a tuple or genexp spans the synthetic parens.
-    return parseFstringTokens(outer, wrapped);
+    return this.parseField(outer, wrapped);
   }
 }

@@ -7,9 +7,9 @@
  */
 import { isPrintable, isXidContinue, isXidStart } from './unicode-tables.js';
 import type { Pos, SourceText } from './source.js';
-import { PySyntaxError } from './syntax-error.js';
+import { type PySyntaxError, syntaxErrorAt } from './syntax-error.js';
 
-export type TokenType = 'NAME' | 'KEYWORD' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER';
+export type TokenType = 'NAME' | 'KEYWORD' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER' | 'ERRORTOKEN';
 
 export interface Token {
   readonly type: TokenType;
@@ -22,6 +22,21 @@ export interface Token {
   readonly endIndex: number;
   /** Bracket nesting level after this token, as CPython records it (for error messages). */
   readonly level: number;
+  /** ERRORTOKEN only: the tokenizer's error, raised when the parser fetches this token. */
+  readonly error?: TokenizerError;
+}
+
+/**
+ * A tokenizer error as the parser meets it. CPython tokenizes lazily: an error past the point
+ * where the parser fails is only looked for afterwards (`_PyPegen_tokenize_full_source_to_check_for_errors`),
+ * and then only errors that set an exception replace the generic "invalid syntax"; the others
+ * (`E_LINECONT`, `E_EOF`) report an unclosed bracket opened on an earlier line, or nothing.
+ */
+export interface TokenizerError {
+  readonly error: PySyntaxError;
+  readonly setsException: boolean;
+  /** The innermost open bracket at the error, for `raise_unclosed_parentheses_error`. */
+  readonly unclosed: PySyntaxError | null;
 }
 
 /** CPython 3.11 hard keywords (Grammar/python.gram plus async/await). */
@@ -51,11 +66,18 @@ const ch = (s: string): number => s.charCodeAt(0);
 export interface TokenizeOptions {
   /** Bracket level the text starts at (1 for an f-string expression, which CPython wraps in parens). */
   initialLevel?: number;
+  /** End the tokens with an ERRORTOKEN at the first error instead of throwing it. */
+  lazyErrors?: boolean;
 }
+
+/** Tokenizer errors reported through `tok->done` codes rather than an exception. */
+const NO_EXCEPTION = /^(?:unexpected character after line continuation character|unexpected EOF while parsing|'.' was never closed)$/;
 
 /** Tokenizes the whole source; throws `PySyntaxError` for the first tokenizer error. */
 export function tokenize(src: SourceText, options: TokenizeOptions = {}): Token[] {
-  return new Tokenizer(src, options.initialLevel ?? 0).run();
+  const t = new Tokenizer(src, options.initialLevel ?? 0);
+  if (!options.lazyErrors) return t.run();
+  return t.runLazy();
 }
 
 class Tokenizer {
@@ -82,15 +104,44 @@ class Tokenizer {
   }
 
   private error(msg: string, index: number, endIndex = index + 1): never {
-    const pos = this.src.posAt(index);
-    const end = this.src.posAt(Math.max(endIndex, index + 1));
-    throw new PySyntaxError(msg, pos, end.line === pos.line ? end.col : pos.col + 1);
+    throw syntaxErrorAt(this.src, msg, index, endIndex);
+  }
+
+  /**
+   * tokenizer.c `syntaxerror(tok, ...)` without a range: the column is the count of characters
+   * before `cur` (no +1), so it names the character before the one at `index`.
+   */
+  private errorAtCur(msg: string, index: number): never {
+    throw syntaxErrorAt(this.src, msg, Math.max(index - 1, this.lineStartOf(index)));
+  }
+
+  private lineStartOf(index: number): number {
+    let j = index;
+    while (j > 0 && this.cps[j - 1] !== 0x0a) j--;
+    return j;
   }
 
   private push(type: TokenType, start: number, end: number, text = this.src.slice(start, end)): void {
     this.tokens.push({
       type, text, start: this.src.posAt(start), end: this.src.posAt(end), startIndex: start, endIndex: end, level: this.level,
     });
+  }
+
+  runLazy(): Token[] {
+    try {
+      return this.run();
+    } catch (e) {
+      if (!(e instanceof Error) || e.name !== 'PySyntaxError') throw e;
+      const error = e as PySyntaxError;
+      const open = this.brackets[this.brackets.length - 1];
+      const unclosed = open === undefined ? null : syntaxErrorAt(this.src, `'${String.fromCodePoint(open.c)}' was never closed`, open.index);
+      const at = error.pos;
+      this.tokens.push({
+        type: 'ERRORTOKEN', text: '', start: at, end: at, startIndex: this.i, endIndex: this.i, level: this.level,
+        error: { error, setsException: !NO_EXCEPTION.test(error.msg), unclosed },
+      });
+      return this.tokens;
+    }
   }
 
   run(): Token[] {
@@ -167,7 +218,7 @@ class Tokenizer {
       else if (c === 0x0c) col = 0;
       else if (c === 0x5c) {
         contLineCol ||= col;
-        if (this.cps[j + 1] !== 0x0a) this.error('unexpected character after line continuation character', j);
+        if (this.cps[j + 1] !== 0x0a) this.error('unexpected character after line continuation character', j + 1 < this.cps.length ? j + 1 : j);
         j += 2;
         if (j >= this.cps.length) this.error('unexpected EOF while parsing', j);
         continue;
@@ -203,7 +254,8 @@ class Tokenizer {
   private continuation(start: number): void {
     this.i++;
     if (this.peek() !== 0x0a) {
-      this.error('unexpected character after line continuation character', start);
+      // pegen's E_LINECONT column is the character after the backslash.
+      this.error('unexpected character after line continuation character', this.peek() === EOF ? start : start + 1);
     }
     this.i++;
     if (this.peek() === EOF) this.error('unexpected EOF while parsing', this.i);
@@ -257,7 +309,7 @@ class Tokenizer {
       while (isDigit(this.peek())) this.i++;
       if (this.peek() !== 0x5f) return this.peek();
       this.i++;
-      if (!isDigit(this.peek())) this.error('invalid decimal literal', this.i);
+      if (!isDigit(this.peek())) this.errorAtCur('invalid decimal literal', this.i);
     }
   }
 
@@ -280,7 +332,7 @@ class Tokenizer {
       r = c2 === ch('f') || c2 === ch('n') || c2 === ch('s');
     } else if (c === ch('o')) r = next('r');
     else if (c === ch('n')) r = next('ot');
-    if (!r && isIdentChar(c)) this.error(`invalid ${kind} literal`, this.i);
+    if (!r && isIdentChar(c)) this.errorAtCur(`invalid ${kind} literal`, this.i);
   }
 
   private number(start: number, entry: 'start' | 'fraction'): void {
@@ -299,7 +351,7 @@ class Tokenizer {
       for (;;) {
         if (this.peek() === 0x5f) {
           this.i++;
-          if (!isDigit(this.peek())) this.error('invalid decimal literal', this.i);
+          if (!isDigit(this.peek())) this.errorAtCur('invalid decimal literal', this.i);
         }
         if (this.peek() !== ch('0')) break;
         this.i++;
@@ -345,7 +397,7 @@ class Tokenizer {
       c = this.peek();
       if (c === ch('+') || c === ch('-')) {
         this.i++;
-        if (!isDigit(this.peek())) this.error('invalid decimal literal', this.i);
+        if (!isDigit(this.peek())) this.errorAtCur('invalid decimal literal', this.i);
       } else if (!isDigit(c)) {
         // `1e` is not an exponent: the literal ends before the `e` (an error unless `else` follows).
         this.i = eIndex;
@@ -371,7 +423,7 @@ class Tokenizer {
       const c = this.peek();
       if (isRadixDigit(c)) return;
       if (kind !== 'hexadecimal' && isDigit(c)) this.error(`invalid digit '${String.fromCodePoint(c)}' in ${kind} literal`, this.i);
-      this.error(`invalid ${kind} literal`, this.i);
+      this.errorAtCur(`invalid ${kind} literal`, this.i);
     };
     do {
       if (this.peek() === 0x5f) this.i++;

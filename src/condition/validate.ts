@@ -4,9 +4,9 @@
  * `SandboxError` that names the offending node and points at it.
  */
 import type { Expression } from './ast.js';
-import { SandboxError } from './errors.js';
+import { MAX_EXCERPT_CPS, SandboxError } from './errors.js';
 import { parseExpression } from './parser.js';
-import { pyLen, pyStrip, toCodePoints, translateNewlines, makeSource } from './source.js';
+import { codePointPrefix, pyLen, pyStrip, toCodePoints, translateNewlines, makeSource } from './source.js';
 import { PySyntaxError } from './syntax-error.js';
 import { findViolation } from './walker.js';
 
@@ -35,10 +35,14 @@ export function validateCondition(text: unknown): CheckedCondition {
   if (source.length === 0) {
     throw new SandboxError({ kind: 'empty', detail: 'condition: expression must be non-empty', node: null, line: 1, col: 1 });
   }
+  // The cap is checked before any other work on the text: a 30 MB condition costs one count of
+  // its code points, and only a bounded prefix is translated, positioned and quoted.
   const length = pyLen(source);
   if (length > MAX_EXPR_LEN) {
-    // Point at the first character past the cap.
-    const shown = translateNewlines(source);
+    // Point at the first character past the cap. A CRLF counts twice here and once for the
+    // tokenizer, so twice the cap is always enough text to find that character's line and column.
+    const prefix = codePointPrefix(source, 2 * (MAX_EXPR_LEN + 1) + MAX_EXCERPT_CPS);
+    const shown = translateNewlines(prefix) + (prefix.length < source.length ? '…' : '');
     const pos = makeSource(toCodePoints(shown)).posAt(MAX_EXPR_LEN);
     throw new SandboxError({
       kind: 'too-long',
@@ -56,7 +60,7 @@ export function validateCondition(text: unknown): CheckedCondition {
     if (!(e instanceof PySyntaxError)) throw e;
     throw new SandboxError({
       kind: 'syntax',
-      detail: `condition: syntax error: ${e.msg} (line ${e.pos.line}, col ${e.pos.col})`,
+      detail: `condition: syntax error: ${e.msg} (${e.where})`,
       node: null,
       line: e.pos.line,
       col: e.pos.col,

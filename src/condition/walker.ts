@@ -3,9 +3,9 @@
  * nodes are visited in `ast.walk` order (breadth-first, children in `_fields` order) and the first
  * node that fails a rule is reported, so the error names the same node CPython's walker would.
  */
-import { type Expr, type Expression, type Loc, type Node, appendChildNodes } from './ast.js';
+import { type Expression, type Loc, type Node, appendChildNodes } from './ast.js';
 import type { SandboxErrorKind } from './errors.js';
-import { unparse } from './unparse.js';
+import { unparse, UnparseError } from './unparse.js';
 
 /** Int literals with `abs(value) >= MAX_INT_CONSTANT` are rejected (bool exempt). */
 export const MAX_INT_CONSTANT = 1_000_000_000;
@@ -51,7 +51,15 @@ export function findViolation(tree: Expression): Violation | null {
 function checkNode(node: Node): { kind: SandboxErrorKind; detail: string } | null {
   if (node.type === 'Attribute') {
     if (node.value.type === 'Name' && node.value.id === 'math' && ALLOWED_MATH_ATTRS.has(node.attr)) return null;
-    return { kind: 'forbidden-attribute', detail: `condition: forbidden attribute access: ${unparse(node)}` };
+    let text: string;
+    try {
+      text = unparse(node);
+    } catch (e) {
+      // The original lets this ValueError escape; the oracle reports it inside the message.
+      if (!(e instanceof UnparseError)) throw e;
+      text = `<ast.unparse raised ValueError: ${e.message}>`;
+    }
+    return { kind: 'forbidden-attribute', detail: `condition: forbidden attribute access: ${text}` };
   }
   if (!ALLOWED_NODES.has(node.type)) {
     return { kind: 'forbidden-node', detail: `condition: forbidden AST node: ${node.type}` };
@@ -65,7 +73,14 @@ function checkNode(node: Node): { kind: SandboxErrorKind; detail: string } | nul
       return { kind: 'forbidden-subscript', detail: 'condition: subscript only allowed on capture[...]' };
     case 'Call': {
       // Compared as unparsed text with the allowed calls, as the original does.
-      const target = unparse(node.func);
+      let target: string;
+      try {
+        target = unparse(node.func);
+      } catch (e) {
+        // As the original: a target ast.unparse cannot write is named by its node type.
+        if (!(e instanceof UnparseError)) throw e;
+        return { kind: 'forbidden-call', detail: `condition: forbidden call target: ${node.func.type}` };
+      }
       if (ALLOWED_CALLS.has(target)) return null;
       return { kind: 'forbidden-call', detail: `condition: forbidden call: ${target}` };
     }

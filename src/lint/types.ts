@@ -12,15 +12,6 @@ export type PyType =
   | 'bool' | 'int' | 'float' | 'complex' | 'str' | 'bytes' | 'NoneType' | 'ellipsis'
   | 'dict' | 'module' | 'builtin_function_or_method' | 'type';
 
-const PY_TYPES: ReadonlySet<string> = new Set<PyType>([
-  'bool', 'int', 'float', 'complex', 'str', 'bytes', 'NoneType', 'ellipsis', 'dict', 'module',
-  'builtin_function_or_method', 'type',
-]);
-
-export function asPyType(name: string): PyType | null {
-  return PY_TYPES.has(name) ? (name as PyType) : null;
-}
-
 /** bool is an int subclass: every rule treats it as an int, except where a result type differs. */
 export function isReal(t: PyType): boolean {
   return t === 'bool' || t === 'int' || t === 'float';

@@ -55,12 +55,89 @@ export class TreeError extends Error {
 const PY_TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
 const PY_FALSE = /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
 
+/**
+ * PyYAML's YAML 1.1 int and float resolvers (`resolver.py`), which `yaml`'s 1.1 schema widens: a
+ * float needs a dot and a signed exponent (`1e5`, `1.0e5`, `1e400` are strings), `.5` takes no
+ * sign (`-.5` is a string), a leading `0` makes an int octal (`08` is a string), sexagesimal needs
+ * a non-zero first digit (`0:0` is a string).
+ */
+const PY_INT = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const PY_FLOAT = /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const INT_TAG = 'tag:yaml.org,2002:int';
+const FLOAT_TAG = 'tag:yaml.org,2002:float';
+
+/** Splits PyYAML's sign and sexagesimal digits: `-1:30` → [-1, [1, 30]]. */
+function sexagesimal(text: string): [number, string[]] {
+  const sign = text.startsWith('-') ? -1 : 1;
+  return [sign, text.replace(/^[-+]/, '').split(':')];
+}
+
+/** `SafeConstructor.construct_yaml_int`. */
+function constructInt(source: string): bigint {
+  const value = source.replace(/_/g, '');
+  const [sign, parts] = sexagesimal(value);
+  const body = parts.join(':');
+  const s = BigInt(sign);
+  if (body === '0') return 0n;
+  if (body.startsWith('0b')) return s * BigInt(`0b${body.slice(2) || '0'}`);
+  if (body.startsWith('0x')) return s * BigInt(`0x${body.slice(2) || '0'}`);
+  if (body.startsWith('0')) return s * BigInt(`0o${body.slice(1) || '0'}`);
+  if (parts.length > 1) return s * parts.reduce((acc, d) => acc * 60n + BigInt(d), 0n);
+  return s * BigInt(body);
+}
+
+/** `SafeConstructor.construct_yaml_float` (explicit `!!float 1` included). */
+function constructFloat(source: string): number {
+  const value = source.replace(/_/g, '').toLowerCase();
+  const [sign, parts] = sexagesimal(value);
+  const body = parts.join(':');
+  if (body === '.inf') return sign * Infinity;
+  if (body === '.nan') return NaN;
+  if (parts.length > 1) return sign * parts.reduce((acc, d) => acc * 60 + Number(d), 0);
+  const f = Number(body);
+  if (Number.isNaN(f) && !/^(?:nan|inf|infinity)$/.test(body)) throw new Error(`could not convert string to float: '${source}'`);
+  return sign * f;
+}
+
 function pyYamlTags(tags: Tags): Tags {
-  return tags.map((t) => {
-    if (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:bool' || !('test' in t) || t.test === undefined) return t;
+  const out: Tags = [];
+  for (const t of tags) {
+    if (typeof t !== 'string' && (t.tag === INT_TAG || t.tag === FLOAT_TAG)) {
+      if (t.tag === INT_TAG && t.format === undefined && !out.some((x) => typeof x !== 'string' && x.tag === INT_TAG)) {
+        out.push({ tag: INT_TAG, default: true, test: PY_INT, resolve: (src: string) => constructInt(src) } as ScalarTag);
+        out.push({ tag: FLOAT_TAG, default: true, test: PY_FLOAT, resolve: (src: string) => constructFloat(src) } as ScalarTag);
+      }
+      continue;
+    }
+    if (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:bool' || !('test' in t) || t.test === undefined) {
+      out.push(t);
+      continue;
+    }
     const wantTrue = t.test.test('true');
-    return { ...t, test: wantTrue ? PY_TRUE : PY_FALSE } as ScalarTag;
-  });
+    out.push({ ...t, test: wantTrue ? PY_TRUE : PY_FALSE } as ScalarTag);
+  }
+  return out;
+}
+
+/**
+ * What PyYAML's reader refuses before parsing: characters outside its printable set, and the line
+ * breaks it honours but `yaml` does not (a CR not followed by LF, NEL, LS, PS) — rejected here
+ * rather than read differently (docs/deviations-yaml.md).
+ */
+const PY_UNPRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
+const OTHER_BREAK = /\r(?!\n)|[\x85\u2028\u2029]/;
+
+function checkCharacters(text: string): void {
+  const bad = PY_UNPRINTABLE.exec(text);
+  if (bad !== null) {
+    const cp = bad[0].codePointAt(0)!;
+    throw new TreeError(`unacceptable character #x${cp.toString(16).padStart(4, '0')}: special characters are not allowed`, bad.index, bad.index + 1);
+  }
+  const br = OTHER_BREAK.exec(text);
+  if (br !== null) {
+    const name = br[0] === '\r' ? 'a CR without LF' : `U+${br[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new TreeError(`unsupported line break (${name}): PyYAML reads it as a line break, use LF or CRLF`, br.index, br.index + 1);
+  }
 }
 
 export interface ParsedYaml {
@@ -71,6 +148,7 @@ export interface ParsedYaml {
 /** Parses one YAML document (PyYAML `safe_load` rejects streams of several). */
 export function parseYaml(text: string, json: boolean): ParsedYaml {
   const lineCounter = new LineCounter();
+  if (!json) checkCharacters(text);
   let doc: Document.Parsed;
   try {
     doc = parseDocument(text, {
@@ -90,6 +168,10 @@ export function parseYaml(text: string, json: boolean): ParsedYaml {
     throw e;
   }
   const err = doc.errors[0];
+  if (err !== undefined && /Maximum call stack size exceeded/.test(err.message)) {
+    // `yaml` composes nested collections recursively and reports the overflow as a parse error.
+    throw new TreeError(`nesting deeper than ${MAX_DEPTH} levels`, err.pos[0], err.pos[1]);
+  }
   if (err !== undefined) {
     throw new TreeError(err.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, ''), err.pos[0], err.pos[1]);
   }
@@ -100,7 +182,7 @@ export function parseYaml(text: string, json: boolean): ParsedYaml {
     throw new TreeError(`could not determine a constructor for the tag '${tag}'`, tagWarning.pos[0], tagWarning.pos[1]);
   }
   if (doc.contents === null) return { root: null, lineCounter };
-  const builder = new Builder(doc);
+  const builder = new Builder();
   return { root: builder.build(doc.contents as YNode, 0), lineCounter };
 }
 
@@ -108,20 +190,33 @@ class Builder {
   private readonly done = new Map<YNode, PyNode>();
   private readonly inProgress = new Set<YNode>();
   private readonly sizes = new Map<PyNode, number>();
-  constructor(private readonly doc: Document.Parsed) {}
+  /**
+   * Anchors defined so far, in document order: an alias names the latest one before it, as in
+   * PyYAML's composer. Kept here because `yaml`'s `Alias.resolve` searches the whole document for
+   * each alias (quadratic for a file of many anchors and aliases).
+   */
+  private readonly anchors = new Map<string, YNode>();
+  /** Values added by alias expansion so far: what the billion-laughs cap bounds. */
+  private expanded = 0;
 
   build(node: YNode, depth: number): PyNode {
     if (depth > MAX_DEPTH) throw new TreeError(`nesting deeper than ${MAX_DEPTH} levels`, rangeOf(node)[0], rangeOf(node)[1]);
     if (isAlias(node)) {
-      const target = node.resolve(this.doc) as YNode | undefined;
+      const target = this.anchors.get(node.source);
       const [s, e] = rangeOf(node);
       if (target === undefined) throw new TreeError(`found undefined alias ${node.source}`, s, e);
       if (this.inProgress.has(target)) throw new TreeError(`recursive alias *${node.source} is not supported`, s, e);
       const built = this.done.get(target) ?? this.build(target, depth);
+      // A file's own values are bounded by its size; only the copies an alias stands for can blow up.
+      this.expanded += this.size(built);
+      if (this.expanded > MAX_EXPANDED_NODES) {
+        throw new TreeError(`document expands to more than ${MAX_EXPANDED_NODES} values through aliases (alias bomb?)`, s, e);
+      }
       return built;
     }
     const cached = this.done.get(node);
     if (cached !== undefined) return cached;
+    if (node.anchor) this.anchors.set(node.anchor, node);
     this.inProgress.add(node);
     const out = this.buildNew(node, depth);
     this.inProgress.delete(node);
@@ -129,17 +224,14 @@ class Builder {
     return out;
   }
 
+  /** Values in `n` once aliases are expanded, memoised; iterative, so a long list costs no stack. */
   private size(n: PyNode): number {
-    let s = this.sizes.get(n);
-    if (s !== undefined) return s;
-    s = 1;
-    for (const c of n.items ?? []) s += this.size(c);
-    for (const en of n.entries ?? []) s += this.size(en.key) + this.size(en.value);
+    const known = this.sizes.get(n);
+    if (known !== undefined) return known;
+    let s = 1;
+    for (const c of n.items ?? []) s += this.sizes.get(c) ?? this.size(c);
+    for (const en of n.entries ?? []) s += (this.sizes.get(en.key) ?? this.size(en.key)) + (this.sizes.get(en.value) ?? this.size(en.value));
     this.sizes.set(n, s);
-    if (s > MAX_EXPANDED_NODES) {
-      throw new TreeError(
-        `document expands to more than ${MAX_EXPANDED_NODES} values through aliases (alias bomb?)`, n.start, n.end);
-    }
     return s;
   }
 
@@ -148,9 +240,7 @@ class Builder {
     if (isScalar(node)) return scalarNode(node, start, end);
     if (isSeq(node)) {
       const items = node.items.map((it) => this.build(it as YNode, depth + 1));
-      const out: PyNode = { kind: 'list', typeName: 'list', value: undefined, items, start, end, node };
-      this.size(out);
-      return out;
+      return { kind: 'list', typeName: 'list', value: undefined, items, start, end, node };
     }
     if (isMap(node)) {
       const explicit: PyEntry[] = [];
@@ -160,15 +250,17 @@ class Builder {
         if (!isPair(pair)) continue;
         const keyNode = (pair.key ?? null) as YNode | null;
         const valueNode = (pair.value ?? null) as YNode | null;
-        const key = keyNode === null ? nullNode(start, node) : this.build(keyNode, depth + 1);
-        const value = valueNode === null ? nullNode(key.end, node) : this.build(valueNode, depth + 1);
-        if (keyNode !== null && isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.source === '<<' && node.tag !== '!!set') {
+        const isMerge = keyNode !== null && isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.source === '<<' && node.tag !== '!!set';
+        if (isMerge) {
+          const value = valueNode === null ? nullNode(rangeOf(keyNode)[1], node) : this.build(valueNode, depth + 1);
           for (const src of value.kind === 'list' ? value.items! : [value]) {
             if (src.kind !== 'dict') throw new TreeError(`expected a mapping for merging, but found ${src.typeName}`, src.start, src.end);
-            merged.push(...src.entries!);
+            for (const en of src.entries!) merged.push(en);
           }
           continue;
         }
+        const key = keyNode === null ? nullNode(start, node) : this.build(keyNode, depth + 1);
+        const value = valueNode === null ? nullNode(key.end, node) : this.build(valueNode, depth + 1);
         const id = hashKey(key);
         const prev = seen.get(id);
         if (prev !== undefined) {
@@ -179,13 +271,11 @@ class Builder {
       }
       const entries: PyEntry[] = [];
       for (const en of merged) if (!seen.has(hashKey(en.key))) { seen.set(hashKey(en.key), en.key); entries.push(en); }
-      entries.push(...explicit);
+      for (const en of explicit) entries.push(en);
       const isSet = node.tag === 'tag:yaml.org,2002:set';
-      const out: PyNode = isSet
+      return isSet
         ? { kind: 'other', typeName: 'set', value: undefined, entries, start, end, node }
         : { kind: 'dict', typeName: 'dict', value: undefined, entries, start, end, node };
-      this.size(out);
-      return out;
     }
     throw new TreeError('unsupported YAML node', start, end);
   }
@@ -202,6 +292,11 @@ function nullNode(at: number, node: YNode): PyNode {
 
 function scalarNode(node: Scalar, start: number, end: number): PyNode {
   const v = node.value;
+  // PyYAML resolves plain `=` and `<<` (outside a merge key) to tags SafeLoader cannot construct.
+  if (node.type === 'PLAIN' && node.tag === undefined && (v === '=' || v === '<<')) {
+    const tag = v === '=' ? 'value' : 'merge';
+    throw new TreeError(`could not determine a constructor for the tag 'tag:yaml.org,2002:${tag}'`, start, end);
+  }
   const base = { start, end, node };
   if (v === null || v === undefined) return { ...base, kind: 'NoneType', typeName: 'NoneType', value: null };
   if (typeof v === 'boolean') return { ...base, kind: 'bool', typeName: 'bool', value: v };
