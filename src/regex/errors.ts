@@ -1,11 +1,11 @@
 /**
  * Typed errors of the regex engine (`src/regex/`).
  *
- * `RegexSyntaxError` extends `RecipeSchemaError`, so the recipe loader's single `catch (RecipeSchemaError)`
+ * `RegexSyntaxError` extends `RecipeSchemaError` (src/errors.ts), so the recipe loader's single `catch (RecipeSchemaError)`
  * also reports a bad `match.regex` at load time. The runtime errors (`RegexSubjectTooLargeError`,
  * `RegexEngineError`, `RegexDisposedError`) are plain `Error`s: they are caller or engine faults, not recipe faults.
  */
-import { RecipeSchemaError } from '../condition/errors.js';
+import { RecipeSchemaError } from '../errors.js';
 
 /** Why a pattern was rejected; lets callers and tests branch without parsing messages. */
 export type RegexSyntaxErrorKind =
