@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates src/regex/unicode-classes.ts: what Python 3.11's `re` (str patterns) means by
-\\d \\w \\s and by a cased character under IGNORECASE, asked of `re` itself (not of unicodedata),
+\\d \\s and by a cased character under IGNORECASE, asked of `re` itself (not of unicodedata),
 so the tables are the oracle's own answers.
 
     python3 scripts/gen-regex-tables.py > src/regex/unicode-classes.ts
@@ -67,7 +67,6 @@ out.write(f'// Python {sys.version.split()[0]}, Unicode {unicodedata.unidata_ver
 out.write('// Ranges are flat [lo0, hi0, lo1, hi1, …], inclusive, sorted, non-adjacent.\n\n')
 out.write(f'export const PY_RE_UNICODE_VERSION = "{unicodedata.unidata_version}";\n\n')
 out.write(fmt_ranges('PY_DIGIT', class_ranges(r'\d'), "Code points Python's `\\d` matches (str pattern)."))
-out.write(fmt_ranges('PY_WORD', class_ranges(r'\w'), "Code points Python's `\\w` matches (str pattern)."))
 out.write(fmt_ranges('PY_SPACE', class_ranges(r'\s'), "Code points Python's `\\s` matches (str pattern)."))
 flat = ';'.join(f'{c:x}:' + ','.join(f'{d:x}' for d in eq) for c, eq in sorted(fold.items()))
 out.write('/**\n * For each character whose IGNORECASE match set is not just itself: `c:d1,d2,…` (hex), the characters\n'

@@ -25,6 +25,9 @@ export type RegexSyntaxErrorKind =
   | 'class-backspace' // [\b]
   | 'posix-class' // [[:alpha:]] (Python reads it as a plain set)
   | 'any-byte' // \C
+  | 'bad-escape' // RE2-only or unknown escapes Python rejects: \z \pL \x{41} \Q…\E \e
+  | 'global-flag-position' // (?i) anywhere but the start, which Python 3.11 rejects
+  | 'syntax' // any other pattern Python's re rejects (message is Python's)
   | 'bad-flags' // compile flags outside "imsu"
   | 'not-a-string'
   | 're2'; // anything else RE2 rejected (message is RE2's)
