@@ -26,6 +26,7 @@ export type RegexSyntaxErrorKind =
   | 'posix-class' // [[:alpha:]] (Python reads it as a plain set)
   | 'any-byte' // \C
   | 'bad-escape' // RE2-only or unknown escapes Python rejects: \z \pL \x{41} \Q…\E \e
+  | 'ignorecase-astral-set' // (?i)[𐐀]: CPython's own matching of it is inconsistent
   | 'global-flag-position' // (?i) anywhere but the start, which Python 3.11 rejects
   | 'syntax' // any other pattern Python's re rejects (message is Python's)
   | 'bad-flags' // compile flags outside "imsu"

@@ -12,7 +12,7 @@
  *  - RE2-only syntax Python rejects gets a hint naming the Python spelling (`\z`, `\pL`, `\x{41}`, `\Q…\E`).
  */
 import type { Class, FlagChange, Group, Node, RegexTree } from './ast.js';
-import { complement, normalise, CLASS_ESCAPE, single, type CharSet } from './charset.js';
+import { CLASS_ESCAPE, complement, isCased, normalise, single, type CharSet } from './charset.js';
 import { RegexSyntaxError, type RegexSyntaxErrorKind } from './errors.js';
 
 const HINTS = {
@@ -31,6 +31,8 @@ const HINTS = {
   posixClass:
     'Python reads [[:alpha:]] as a set of the characters "[:alph" followed by "]", RE2 as a POSIX class; write the intended set explicitly (e.g. [a-zA-Z]) or escape the bracket as \\[',
   anyByte: '\\C (any byte) can split a UTF-8 character and is not Python syntax; use .',
+  astralSet:
+    'Python\'s IGNORECASE handles cased characters beyond U+FFFF inside [...] inconsistently; write them outside the set (e.g. (?:𐐀|[a-z])) or list both cases with (?-i:[...])',
   globalFlag:
     'Python 3.11 accepts a global flag group only at the very start of the pattern; move it there, or scope it to a part: (?i:…)',
 } as const;
@@ -310,6 +312,7 @@ class Parser {
     const ranges: (readonly [number, number])[] = [];
     let members = 0;
     let usesAsciiWord = false;
+    let astralCased = -1; // offset of a single cased member beyond U+FFFF
     const unterminated = (): never => this.fail('syntax', start, 'unterminated character set', '');
     for (;;) {
       const itemStart = this.i;
@@ -341,8 +344,14 @@ class Parser {
         }
         ranges.push([lo.cp, hi.cp]);
       } else {
+        if (lo.k === 'char' && lo.cp > 0xffff && isCased(lo.cp) && astralCased < 0) astralCased = itemStart;
         ranges.push(...setOf(lo));
       }
+    }
+    if (this.flags.i && astralCased >= 0) {
+      // CPython 3.11 compares the lower-cased subject character with such a member as written, so
+      // (?i)[𐐀] does not even match 𐐀; RE2 cannot reproduce that, and nobody means it.
+      this.fail('ignorecase-astral-set', astralCased, 'a case-insensitive set with a cased character beyond U+FFFF', HINTS.astralSet);
     }
     return this.classNode(start, normalise(ranges), negated, usesAsciiWord);
   }

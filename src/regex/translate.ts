@@ -30,7 +30,7 @@ function setSource(set: CharSet): string {
   if (set.length === 0) return `[^${hex(0)}-${hex(MAX_CP)}]`;
   // The complement is often far shorter (\D, [^a]); it denotes the same set.
   const other = complement(set);
-  const [body, negate] = other.length < set.length ? [other, '^'] : [set, ''];
+  const [body, negate] = other.length > 0 && other.length < set.length ? [other, '^'] : [set, ''];
   const parts = body.map(([lo, hi]) => (lo === hi ? charSource(lo) : `${charSource(lo)}-${charSource(hi)}`));
   return `[${negate}${parts.join('')}]`;
 }
