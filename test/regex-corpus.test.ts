@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { compileRegex, matchAll, RegexSyntaxError, type RegexHandle, type RegexSyntaxErrorKind } from '../src/regex/index.js';
 
-/** One line of fixtures/regex/corpus.jsonl (scripts/gen-regex-corpus.py; Python's re is the oracle). */
+/** One line of fixtures/regex/golden-corpus.jsonl (scripts/gen_regex_corpus.py; Python's re is the oracle). */
 type GoldenMatch = [number, number, (string | null)[]];
 type Golden =
   | { p: string; f: string; ok: true; texts: [string, GoldenMatch[]][] }
@@ -18,9 +18,10 @@ const UNSUPPORTED: ReadonlySet<RegexSyntaxErrorKind> = new Set<RegexSyntaxErrorK
   'ignorecase-astral-set',
 ]);
 
-const goldens: Golden[] = readFileSync(new URL('../fixtures/regex/corpus.jsonl', import.meta.url), 'utf8')
+const goldens: Golden[] = readFileSync(new URL('../fixtures/regex/golden-corpus.jsonl', import.meta.url), 'utf8')
   .split('\n')
-  .filter((l) => l !== '' && !l.startsWith('#'))
+  .slice(1) // the {"meta": …} header (scripts/golden_meta.py)
+  .filter((l) => l !== '')
   .map((l) => JSON.parse(l) as Golden);
 
 function compileOrError(p: string, f: string): RegexHandle | RegexSyntaxError {
