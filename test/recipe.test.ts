@@ -100,8 +100,8 @@ describe('custom_patterns validation (notes §2.2), in order', () => {
       "recipe.custom_patterns[0].match.regex: invalid regex (missing ): (): '('");
     expect(reject(patterns("{id: a, match: {regex: 'a{,3}'}}")).reason).toBe(
       "recipe.custom_patterns[0].match.regex: invalid regex ({,3} means {0,3} in Python but is a literal string in RE2 at position 1): 'a{,3}'; hint: write {0,3} instead of {,3}");
-    expect(reject(patterns("{id: a, match: {regex: 'done\\Z'}}")).reason).toBe(
-      "recipe.custom_patterns[0].match.regex: invalid regex (\\Z is not supported by RE2 at position 4): 'done\\\\Z'; hint: RE2 spells end-of-text as \\z (same meaning as Python's \\Z)");
+    expect(reject(patterns("{id: a, match: {regex: 'done\\z'}}")).reason).toBe(
+      "recipe.custom_patterns[0].match.regex: invalid regex (bad escape \\z at position 4): 'done\\\\z'; hint: Python spells end of text \\Z (\\z is RE2 syntax, an error in Python)");
     expect(loadRecipe(patterns("{id: a, match: {regex: 'loss=(?P<loss>[0-9.]+)'}}"), 'r.yaml').customPatterns[0]!.regex).toBe('loss=(?P<loss>[0-9.]+)');
   });
 

@@ -25,7 +25,8 @@ describe('required literals', () => {
     ['x?', null, false],
     ['a|', null, false],
     ['\\d+', null, false],
-    ['caf\\x{e9}', [['café']], false],
+    ['caf\\xe9', [['café']], false],
+    ['(?i)kill', [['kill']], true],
   ] as const)('%s → %j', (pattern, expected, ci) => {
     const set = lits(pattern);
     if (expected === null) expect(set).toBeNull();

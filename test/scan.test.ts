@@ -301,7 +301,7 @@ describe('windows', () => {
     const rc = recipe(
       "{id: eol, match: {regex: 'error$'}, on_match: fail}",
       "{id: word, match: {regex: 'foo\\b'}, on_match: fail}",
-      "{id: tail, match: {regex: '(?P<tail>\\w+)\\z'}, on_match: info}",
+      "{id: tail, match: {regex: '(?P<tail>\\w+)\\Z'}, on_match: info}",
     );
     // Every window of the 'z z z …' run also ends right after a word: only the log's last word is at its end.
     for (const text of ['.'.repeat(95) + 'error' + ' happened ' + 'z '.repeat(80) + 'end', '.'.repeat(97) + 'foo' + 'bar ' + 'z '.repeat(80) + 'end']) {

@@ -5,21 +5,9 @@
  * caller that catches `RecipeSchemaError` also catches every condition rejection.
  */
 
-export class RecipeSchemaError extends Error {
-  override name = 'RecipeSchemaError';
-  // Set on every error `loadRecipe` throws (the recipe-file position of the offending value); absent on a
-  // rejection raised outside a recipe file, e.g. by `validateCondition` or `compileRegex`.
-  /** The recipe's file name, as passed to `loadRecipe`. */
-  declare readonly file?: string;
-  /** 1-based line in the recipe file (for a `SandboxError` outside a recipe: in the expression). */
-  declare readonly line?: number;
-  /** 1-based column, in code points. */
-  declare readonly col?: number;
-  /** 1-based exclusive end column on `line`, for a caret under the offending text. */
-  declare readonly endCol?: number;
-  /** The one-line reason without position or excerpt, in the original system's wording. */
-  declare readonly reason?: string;
-}
+import { RecipeSchemaError } from '../errors.js';
+
+export { RecipeSchemaError };
 
 /** Why a condition was rejected; lets callers branch without parsing messages. */
 export type SandboxErrorKind =

@@ -10,7 +10,7 @@ import { newRawRE2, readGroupNames, callEngine, type RawRE2 } from './engine.js'
 import { RegexDisposedError, RegexSyntaxError } from './errors.js';
 import { fastPathRegExp } from './fast-path.js';
 import { mayMatchNewline } from './newline.js';
-import { hintForRe2Error, translatePythonRegex, type RegexNote } from './syntax.js';
+import { hintForRe2Error, translatePythonRegex, type RegexNote, type TranslatedPattern } from './syntax.js';
 
 /**
  * Flags as letters: `i` IGNORECASE, `m` MULTILINE, `s` DOTALL. `u` is accepted and implied (RE2 always works on
@@ -194,7 +194,7 @@ export class RegexCache {
       return new RegexHandle(hit, this);
     }
     this.#misses++;
-    const translated = translatePythonRegex(pattern);
+    const translated = translateOrRe2Error(pattern, norm);
     const source = norm.includes('m') ? `(?m)${translated.source}` : translated.source;
     const raw = newRawRE2(source, norm.includes('i'), norm.includes('s'));
     this.#compiled++;
@@ -205,11 +205,12 @@ export class RegexCache {
         throw new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
       }
       const names = readGroupNames(raw);
-      const count = names.size === 0 ? countGroups(raw) : Math.max(countGroups(raw), ...names.keys());
+      // The embind class does not expose NumberOfCapturingGroups(); the tree numbers groups as RE2 does.
+      const count = Math.max(translated.tree.groups.length, ...names.keys());
       const groupNames: (string | undefined)[] = [];
       for (let g = 1; g <= count; g++) groupNames.push(names.get(g));
       const entry: Entry = { key, pattern, flags: norm, source, notes: translated.notes, raw, groupNames,
-        lineLocal: !mayMatchNewline(source, norm.includes('s')), fast: fastPath(source, norm, count), refs: 1, deleted: false };
+        lineLocal: !mayMatchNewline(translated.tree), fast: fastPath(source, norm, count), refs: 1, deleted: false };
       this.#entries.set(key, entry);
       ok = true;
       return new RegexHandle(entry, this);
@@ -264,52 +265,6 @@ export class RegexCache {
   }
 }
 
-/**
- * Number of capture groups. The embind class does not expose NumberOfCapturingGroups() (`match` returns one slot per
- * group only on success), so count them lexically in the pattern RE2 accepted.
- */
-function countGroups(raw: RawRE2): number {
-  return countCapturingGroups(callEngine('pattern', () => raw.pattern()));
-}
-
-/** Counts capturing groups in an RE2 pattern: '(' not followed by '?', plus '(?P<', outside sets and \Q…\E. */
-export function countCapturingGroups(p: string): number {
-  let n = 0;
-  let inClass = false;
-  for (let i = 0; i < p.length; i++) {
-    const c = p[i];
-    if (c === '\\') {
-      if (p[i + 1] === 'Q') {
-        const end = p.indexOf('\\E', i + 2);
-        i = end < 0 ? p.length : end + 1;
-      } else {
-        i++;
-      }
-      continue;
-    }
-    if (inClass) {
-      if (c === '[' && p[i + 1] === ':') {
-        const end = p.indexOf(':]', i + 2);
-        if (end >= 0) i = end + 1;
-      } else if (c === ']') {
-        inClass = false;
-      }
-      continue;
-    }
-    if (c === '[') {
-      inClass = true;
-      if (p[i + 1] === '^') i++;
-      if (p[i + 1] === ']') i++; // leading ']' is literal
-      continue;
-    }
-    if (c === '(') {
-      if (p[i + 1] !== '?') n++;
-      else if (p[i + 2] === 'P' && p[i + 3] === '<') n++;
-    }
-  }
-  return n;
-}
-
 /** The process-wide cache used by `compileRegex`. */
 export const defaultRegexCache = new RegexCache({ maxIdle: 256 });
 
@@ -319,6 +274,28 @@ function fastPath(source: string, flags: string, groups: number): RegExp | null 
   if (re === null) return null;
   const probe = new RegExp(`${re.source}|`, 'u').exec('');
   return probe !== null && probe.length - 1 === groups ? re : null;
+}
+
+/**
+ * The translation, or the rejection to report. A pattern Python rejects that RE2 rejects too keeps RE2's
+ * message (kind 're2'), as it always had; one RE2 would accept (`\\b+`, `a{2}{3}`) gets Python's.
+ */
+function translateOrRe2Error(pattern: string, flags: string): TranslatedPattern {
+  try {
+    return translatePythonRegex(pattern, flags);
+  } catch (e) {
+    if (!(e instanceof RegexSyntaxError) || e.kind !== 'syntax') throw e;
+    const raw = newRawRE2(pattern, false, false);
+    try {
+      if (!callEngine('compile', () => raw.ok())) {
+        const message = callEngine('compile', () => raw.error());
+        throw new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
+      }
+    } finally {
+      callEngine('delete', () => raw.delete());
+    }
+    throw e;
+  }
 }
 
 /** `defaultRegexCache.compile(pattern, flags)`: a lease on a cached compiled regex; dispose it when done. */

@@ -1,11 +1,11 @@
 /**
  * Typed errors of the regex engine (`src/regex/`).
  *
- * `RegexSyntaxError` extends `RecipeSchemaError`, so the recipe loader's single `catch (RecipeSchemaError)`
+ * `RegexSyntaxError` extends `RecipeSchemaError` (src/errors.ts), so the recipe loader's single `catch (RecipeSchemaError)`
  * also reports a bad `match.regex` at load time. The runtime errors (`RegexSubjectTooLargeError`,
  * `RegexEngineError`, `RegexDisposedError`) are plain `Error`s: they are caller or engine faults, not recipe faults.
  */
-import { RecipeSchemaError } from '../condition/errors.js';
+import { RecipeSchemaError } from '../errors.js';
 
 /** Why a pattern was rejected; lets callers and tests branch without parsing messages. */
 export type RegexSyntaxErrorKind =
@@ -25,6 +25,10 @@ export type RegexSyntaxErrorKind =
   | 'class-backspace' // [\b]
   | 'posix-class' // [[:alpha:]] (Python reads it as a plain set)
   | 'any-byte' // \C
+  | 'bad-escape' // RE2-only or unknown escapes Python rejects: \z \pL \x{41} \Q…\E \e
+  | 'ignorecase-astral-set' // (?i)[𐐀]: CPython's own matching of it is inconsistent
+  | 'global-flag-position' // (?i) anywhere but the start, which Python 3.11 rejects
+  | 'syntax' // any other pattern Python's re rejects (message is Python's)
   | 'bad-flags' // compile flags outside "imsu"
   | 'not-a-string'
   | 're2'; // anything else RE2 rejected (message is RE2's)

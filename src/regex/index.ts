@@ -6,12 +6,14 @@
  *   for (const m of matchAll(re, log)) …                      // UTF-16 offsets, participating named groups
  *   re.dispose();                                             // release the lease (programs live in a 16 MiB heap)
  */
-export { compileRegex, defaultRegexCache, flagsFromPython, RegexCache, RegexHandle, countCapturingGroups } from './compile.js';
+export { compileRegex, defaultRegexCache, flagsFromPython, RegexCache, RegexHandle } from './compile.js';
 export type { RegexCacheOptions, RegexCacheStats, RegexFlagString } from './compile.js';
 export { matchAll, searchRegex, testRegex } from './match.js';
 export type { MatchOptions, RegexMatch } from './match.js';
 export { translatePythonRegex, hintForRe2Error } from './syntax.js';
 export { mayMatchNewline } from './newline.js';
+export { parsePythonRegex } from './parse.js';
+export type { RegexTree, Node as RegexNode } from './ast.js';
 export type { RegexNote, RegexNoteKind, TranslatedPattern } from './syntax.js';
 export { MAX_SUBJECT_UTF8_BYTES, MEASURED_MAX_SUBJECT_UTF8_BYTES, utf8ByteLength } from './limits.js';
 export { RegexSyntaxError, RegexSubjectTooLargeError, RegexEngineError, RegexDisposedError } from './errors.js';

@@ -7,6 +7,7 @@
  * Soundness is what matters (a wrong set would lose matches); a weak set only costs speed. So
  * the analysis is conservative: anything it does not fully understand yields "no guarantee".
  */
+import { CASE_INSENSITIVE_I_SOURCE } from './translate.js';
 
 export interface LiteralSet {
   /**
@@ -150,6 +151,13 @@ class LiteralParser {
   }
 
   private group(): Parsed {
+    if (this.p.startsWith(CASE_INSENSITIVE_I_SOURCE, this.i)) {
+      // The translator's spelling of a case-insensitive i (Python's (?i)i also matches İ and ı): the literal
+      // "i", compared case-insensitively with those two added (see clauseRegex).
+      this.i += CASE_INSENSITIVE_I_SOURCE.length;
+      this.sawCaseInsensitive = true;
+      return { req: [['i']], exact: ['i'] };
+    }
     this.i++; // (
     if (this.p[this.i] === '?') {
       const rest = this.p.slice(this.i);
@@ -278,8 +286,9 @@ export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | n
 
 /**
  * Case-insensitive clauses are tested with a JS RegExp with flags `iu`, whose simple case folding
- * covers RE2's for ASCII literals: the only non-ASCII partners of ASCII letters are the Kelvin
- * sign (k) and U+017F (s), and both engines fold them. Non-ASCII literals get no prefilter.
+ * covers Python's for ASCII literals but i: the only non-ASCII partners of ASCII letters are the Kelvin
+ * sign (k) and U+017F (s), which both fold, and İ / ı (i), which clauseRegex adds. Non-ASCII literals
+ * get no prefilter.
  */
 function foldsSafely(s: string): boolean {
   return /^[\x00-\x7f]*$/.test(s);
@@ -290,7 +299,9 @@ const clauseRegexes = new WeakMap<readonly string[], RegExp>();
 function clauseRegex(clause: readonly string[]): RegExp {
   let re = clauseRegexes.get(clause);
   if (re === undefined) {
-    re = new RegExp(clause.map((lit) => lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&')).join('|'), 'iu'); // syntax characters only: u mode rejects other escapes
+    // Syntax characters only are escaped (u mode rejects other escapes); i also stands for Python's İ and ı.
+    const source = clause.map((lit) => lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&').replace(/[iI]/g, '[i\\u0130\\u0131]')).join('|');
+    re = new RegExp(source, 'iu');
     clauseRegexes.set(clause, re);
   }
   return re;

@@ -1,0 +1,110 @@
+/**
+ * The RE2 spelling of a parsed Python pattern: a pass over the regex tree that writes each node so RE2 gives
+ * it Python's meaning.
+ *
+ * - Classes (`[…]`, `\d \w \s` and negations) are written as the explicit code-point sets Python matches
+ *   (Unicode-aware, Python 3.11's Unicode 14.0), not as RE2's ASCII-only `\d \w \s` or its own Unicode tables.
+ * - IGNORECASE: RE2 folds with Unicode simple case folding, Python with its own lower-case rules, and they
+ *   differ (Python's `(?i)i` also matches `İ` and `ı`). Where they agree — ASCII letters other than i, and
+ *   uncased characters — the node is written as is and RE2 folds it; elsewhere the node becomes the exact set
+ *   Python matches inside `(?-i:…)`, so RE2 does not fold it again.
+ * - `\Z` (end of text) is RE2's `\z`; `^ $ .` and the flag groups are written as is (RE2 gives them Python's
+ *   meaning, except `$` without MULTILINE: see `notes`).
+ */
+import type { Class, Literal, Node, RegexTree } from './ast.js';
+import { caseClosure, caseEquivalents, complement, hasCased, isCased, MAX_CP, type CharSet } from './charset.js';
+
+/** ASCII letters whose IGNORECASE partners are the same in RE2 and in Python (checked by the corpus test). */
+const RE2_FOLDS_LIKE_PYTHON = /^[A-HJ-Za-hj-z]$/;
+
+const hex = (cp: number): string => `\\x{${cp.toString(16)}}`;
+
+function charSource(cp: number): string {
+  const c = String.fromCodePoint(cp);
+  if (/^[A-Za-z0-9_]$/.test(c)) return c;
+  if (/^[ -~]$/.test(c)) return `\\${c}`; // ASCII punctuation: RE2 accepts every escaped one as itself
+  return hex(cp);
+}
+
+function setSource(set: CharSet): string {
+  if (set.length === 0) return `[^${hex(0)}-${hex(MAX_CP)}]`;
+  // The complement is often far shorter (\D, [^a]); it denotes the same set.
+  const other = complement(set);
+  const [body, negate] = other.length > 0 && other.length < set.length ? [other, '^'] : [set, ''];
+  const parts = body.map(([lo, hi]) => (lo === hi ? charSource(lo) : `${charSource(lo)}-${charSource(hi)}`));
+  return `[${negate}${parts.join('')}]`;
+}
+
+/** The code points a class node matches in Python, IGNORECASE applied. */
+export function classMembers(node: Class): CharSet {
+  const positive = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
+  return node.negated ? complement(positive) : positive;
+}
+
+/** The code points a literal node matches in Python, IGNORECASE applied. */
+export function literalMembers(node: Literal): CharSet {
+  return node.ci ? caseEquivalents(node.cp) : [[node.cp, node.cp]];
+}
+
+function literalSource(node: Literal): string {
+  const c = String.fromCodePoint(node.cp);
+  // Outside ASCII, RE2's folding may relate characters Python keeps apart (and vice versa), cased or not.
+  const re2Agrees = node.cp < 0x80 && (!isCased(node.cp) || RE2_FOLDS_LIKE_PYTHON.test(c));
+  if (!node.ci || re2Agrees) return charSource(node.cp);
+  return `(?-i:${setSource(literalMembers(node))})`;
+}
+
+function classSource(node: Class): string {
+  const set = setSource(classMembers(node));
+  return node.ci ? `(?-i:${set})` : set;
+}
+
+function repeatOp(min: number, max: number): string {
+  if (min === 0 && max === Infinity) return '*';
+  if (min === 1 && max === Infinity) return '+';
+  if (min === 0 && max === 1) return '?';
+  if (max === Infinity) return `{${min},}`;
+  return min === max ? `{${min}}` : `{${min},${max}}`;
+}
+
+function source(node: Node): string {
+  switch (node.k) {
+    case 'empty':
+      return '';
+    case 'literal':
+      return literalSource(node);
+    case 'dot':
+      return '.';
+    case 'class':
+      return classSource(node);
+    case 'assert':
+      return { 'line-start': '^', 'line-end': '$', 'text-start': '\\A', 'text-end': '\\z', 'word-boundary': '\\b', 'not-word-boundary': '\\B' }[node.what];
+    case 'global-flags':
+      return `(?${node.on})`;
+    case 'group': {
+      const open =
+        node.name !== null
+          ? `(?P<${node.name}>`
+          : node.index > 0
+            ? '('
+            : node.flags !== null
+              ? `(?${node.flags.on}${node.flags.off === '' ? '' : `-${node.flags.off}`}:`
+              : '(?:';
+      return `${open}${source(node.body)})`;
+    }
+    case 'repeat':
+      return `${source(node.sub)}${repeatOp(node.min, node.max)}${node.lazy ? '?' : ''}`;
+    case 'concat':
+      return node.items.map(source).join('');
+    case 'alt':
+      return node.alts.map(source).join('|');
+  }
+}
+
+/** The pattern as handed to RE2. */
+export function re2Source(tree: RegexTree): string {
+  return source(tree.root);
+}
+
+/** How a case-insensitive `i` (or `I`) is written; the prefilter (literals.ts) reads it back as that literal. */
+export const CASE_INSENSITIVE_I_SOURCE = literalSource({ k: 'literal', start: 0, end: 0, cp: 0x69, ci: true });
