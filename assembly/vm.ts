@@ -314,11 +314,19 @@ function fail(e: i32): void {
   if (vm.err == E_OK) vm.err = e;
 }
 
+// What each kind of work costs, in budget units of about a nanosecond of warm VM time on the
+// reference machine (measured: see docs/bytecode.md), so that DEFAULT_COST_BUDGET is ~100 ms.
+const COST_PARSED_CHAR: i64 = 25; // int()/float() of a str or bytes, per character
+const COST_COMPARED_CHAR: i64 = 10; // str/bytes comparison, per character
+const COST_COPIED_CHAR: i64 = 5; // str/bytes concatenation, per character
+const COST_LIMB: i64 = 10; // big-int add, subtract, negate, compare, convert, per 32-bit limb
+const COST_LIMB_PRODUCT: i64 = 5; // big-int division, per limb product
+const COST_CAPTURE_KEY: i64 = 5; // capture lookup, per key passed
+
 /**
  * Spends `units` of the evaluation's cost budget before doing work of that size, so no
- * evaluation runs unbounded (a deviation from CPython, which has no such limit). Units are
- * characters, 32-bit limbs, or limb products for division. Returns false, with BudgetExceeded
- * raised, once the budget is spent.
+ * evaluation runs unbounded (a deviation from CPython, which has no such limit). Returns false,
+ * with BudgetExceeded raised, once the budget is spent.
  */
 function charge(units: i64): bool {
   vm.budget -= units;
@@ -353,7 +361,7 @@ const TWO53: i64 = 1 << 53;
 /** `float(int)`; sets OverflowError for ints beyond the float range. */
 function intToFloat(tag: i32, num: i64, ref: usize): f64 {
   if (tag != T_BIG) return <f64>num; // i64 → f64 rounds half-even, as CPython
-  if (!charge(limbsOf(tag, ref))) return 0;
+  if (!charge(COST_LIMB * limbsOf(tag, ref))) return 0;
   let x = bigToF64(changetype<BigInt>(ref));
   if (bigOverflow) fail(E_OVERFLOW);
   return x;
@@ -474,14 +482,14 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     }
     let a = bigOf(at, an, ar);
     let b = bigOf(bt, bn, br);
-    if (!charge(<i64>a.n + <i64>b.n)) return;
+    if (!charge(COST_LIMB * (<i64>a.n + <i64>b.n))) return;
     switch (op) {
       case Op.BIN_ADD: pushBig(bigAdd(a, b)); return;
       case Op.BIN_SUB: pushBig(bigSub(a, b)); return;
       case Op.BIN_DIV: {
         if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
         // the quotient is scaled to a few limbs, so this is linear in the operands
-        if (!charge(4 * (<i64>a.n + <i64>b.n))) return;
+        if (!charge(4 * COST_LIMB * (<i64>a.n + <i64>b.n))) return;
         let q = bigTrueDiv(a, b);
         if (bigOverflow) { fail(E_OVERFLOW); return; }
         pushFloat(q);
@@ -489,7 +497,7 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
       }
       case Op.BIN_FLOORDIV:
         if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
-        if (!charge(divisionCost(a, b))) return;
+        if (!charge(COST_LIMB_PRODUCT * divisionCost(a, b))) return;
         pushBig(bigFloorDiv(a, b));
         return;
     }
@@ -535,7 +543,7 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
   }
   if (op == Op.BIN_ADD && at == T_STR && bt == T_STR) {
     let la = strLen(ar), lb = strLen(br);
-    if (!charge(<i64>la + <i64>lb)) return;
+    if (!charge(COST_COPIED_CHAR * (<i64>la + <i64>lb))) return;
     let out = allocStr(la + lb);
     memory.copy(out + 4, ar + 4, <usize>la << 2);
     memory.copy(out + 4 + (<usize>la << 2), br + 4, <usize>lb << 2);
@@ -543,7 +551,7 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     return;
   }
   if (op == Op.BIN_ADD && at == T_BYTES && bt == T_BYTES) {
-    if (!charge(<i64>bytesOf(ar).length + <i64>bytesOf(br).length)) return;
+    if (!charge(COST_COPIED_CHAR * (<i64>bytesOf(ar).length + <i64>bytesOf(br).length))) return;
     push(T_BYTES, 0, changetype<usize>(concatBytes(bytesOf(ar), bytesOf(br))));
     return;
   }
@@ -561,7 +569,7 @@ function unary(op: i32, t: i32, n: i64, r: usize): void {
       return;
     case T_BIG:
       if (op == Op.UNARY_POS) push(t, n, r);
-      else if (charge(limbsOf(t, r))) pushBig(bigNeg(changetype<BigInt>(r)));
+      else if (charge(COST_LIMB * limbsOf(t, r))) pushBig(bigNeg(changetype<BigInt>(r)));
       return;
     case T_FLOAT:
       pushFloat(op == Op.UNARY_POS ? reinterpret<f64>(n) : -reinterpret<f64>(n));
@@ -582,7 +590,7 @@ function unary(op: i32, t: i32, n: i64, r: usize): void {
 function cmpReal(at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): i32 {
   if (at != T_FLOAT && bt != T_FLOAT) {
     if (at != T_BIG && bt != T_BIG) return an < bn ? -1 : an > bn ? 1 : 0;
-    charge(limbsOf(at, ar) + limbsOf(bt, br)); // raises at most: the comparison itself is linear
+    charge(COST_LIMB * (limbsOf(at, ar) + limbsOf(bt, br))); // raises at most: the comparison itself is linear
     return bigCmp(bigOf(at, an, ar), bigOf(bt, bn, br));
   }
   if (at == T_FLOAT && bt == T_FLOAT) {
@@ -604,7 +612,7 @@ function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
     let y = <f64>n;
     return y < x ? -1 : y > x ? 1 : 0;
   }
-  charge(limbsOf(t, r));
+  charge(COST_LIMB * limbsOf(t, r));
   return bigCmpF64(bigOf(t, n, r), x);
 }
 
@@ -612,7 +620,7 @@ function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
 function cmpStr(a: PyStr, b: PyStr): i32 {
   let la = strLen(a), lb = strLen(b);
   let n = min(la, lb);
-  charge(<i64>n);
+  charge(COST_COMPARED_CHAR * <i64>n);
   for (let i = 0; i < n; i++) {
     let x = strAt(a, i);
     let y = strAt(b, i);
@@ -624,7 +632,7 @@ function cmpStr(a: PyStr, b: PyStr): i32 {
 function strEqual(a: PyStr, b: PyStr): bool {
   let n = strLen(a);
   if (n != strLen(b)) return false;
-  charge(<i64>n);
+  charge(COST_COMPARED_CHAR * <i64>n);
   return memory.compare(a + 4, b + 4, <usize>n << 2) == 0;
 }
 
@@ -673,7 +681,7 @@ function strForParsing(s: PyStr): string {
 
 function cmpBytes(a: StaticArray<u8>, b: StaticArray<u8>): i32 {
   let n = min(a.length, b.length);
-  charge(<i64>n);
+  charge(COST_COMPARED_CHAR * <i64>n);
   let c = memory.compare(changetype<usize>(a), changetype<usize>(b), n);
   if (c != 0) return c < 0 ? -1 : 1;
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
@@ -728,12 +736,12 @@ function compare(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usi
 function findCapture(key: PyStr): PyStr {
   let p = vm.capStart;
   let n = strLen(key);
-  if (!charge(<i64>vm.capCount)) return 0;
+  if (!charge(COST_CAPTURE_KEY * <i64>vm.capCount)) return 0;
   for (let i = 0; i < vm.capCount; i++) {
     let len = strLen(p);
     let val = p + 4 + (<usize>len << 2);
     if (len == n) {
-      if (!charge(<i64>n)) return 0;
+      if (!charge(COST_COMPARED_CHAR * <i64>n)) return 0;
       if (memory.compare(p + 4, key + 4, <usize>n << 2) == 0) return val;
     }
     p = val + 4 + (<usize>strLen(val) << 2);
@@ -790,7 +798,7 @@ function callFloat(argc: i32, base: i32): void {
     return;
   }
   if (t == T_STR || t == T_BYTES) {
-    if (!charge(t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length)) return;
+    if (!charge(COST_PARSED_CHAR * (t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length))) return;
     let x = parsePyFloat(t == T_STR ? strForParsing(strOf(r)) : bytesAsAscii(bytesOf(r)));
     if (pyFloatError) { fail(E_VALUE); return; }
     pushFloat(x);
@@ -851,7 +859,7 @@ function callInt(argc: i32, base: i32): void {
     if (!isIntTag(bt)) { fail(E_TYPE); return; }
     if (bt == T_BIG || !(bn == 0 || (bn >= 2 && bn <= 36))) { fail(E_VALUE); return; }
     if (t != T_STR && t != T_BYTES) { fail(E_TYPE); return; }
-    if (!charge(t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length)) return;
+    if (!charge(COST_PARSED_CHAR * (t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length))) return;
     parseIntText(t == T_STR ? transformDecimalAndSpaceToAscii(strForParsing(strOf(r))) : bytesAsAscii(bytesOf(r)), <i32>bn);
     return;
   }
@@ -869,12 +877,12 @@ function callInt(argc: i32, base: i32): void {
     case T_STR: {
       let small = parseSmallDecimal(strOf(r));
       if (small != NOT_SMALL) { push(T_INT, small, 0); return; }
-      if (!charge(<i64>strLen(r))) return;
+      if (!charge(COST_PARSED_CHAR * <i64>strLen(r))) return;
       parseIntText(transformDecimalAndSpaceToAscii(strForParsing(strOf(r))), 10);
       return;
     }
     case T_BYTES:
-      if (!charge(<i64>bytesOf(r).length)) return;
+      if (!charge(COST_PARSED_CHAR * <i64>bytesOf(r).length)) return;
       parseIntText(bytesAsAscii(bytesOf(r)), 10); return;
   }
   fail(E_TYPE);
