@@ -904,6 +904,23 @@ function callMathTest(base: i32, inf: bool): void {
   pushBool(inf ? (x == Infinity || x == -Infinity) : x != x);
 }
 
+/**
+ * Whether builtin `id` takes `argc` arguments, at [id * (MAX_CALL_ARGS + 1) + argc]: the
+ * contract's kind and arity tables, flattened once at start-up so a call tests one byte.
+ */
+const callable = callableTable();
+
+function callableTable(): StaticArray<bool> {
+  let t = new StaticArray<bool>(Op.BUILTIN_COUNT * (Op.MAX_CALL_ARGS + 1));
+  for (let id = 0; id < Op.BUILTIN_COUNT; id++) {
+    for (let argc = 0; argc <= Op.MAX_CALL_ARGS; argc++) {
+      t[id * (Op.MAX_CALL_ARGS + 1) + argc] = Op.BUILTIN_KINDS[id] != BUILTIN_KIND_MODULE
+        && argc >= Op.BUILTIN_MIN_ARGS[id] && argc <= Op.BUILTIN_MAX_ARGS[id];
+    }
+  }
+  return t;
+}
+
 // ---- the dispatch loop --------------------------------------------------------------------------
 
 /** Runs the loaded program on the current inputs; the outcome is in result* globals. */
@@ -1009,7 +1026,7 @@ export function run(): i32 {
         if (unchecked(tags[callee]) != T_BUILTIN) { fail(E_TYPE); break; }
         let id = <i32>unchecked(nums[callee]);
         // Arity from the contract: the call helpers below assume it holds.
-        if (unchecked(Op.BUILTIN_KINDS[id]) == BUILTIN_KIND_MODULE || arg < unchecked(Op.BUILTIN_MIN_ARGS[id]) || arg > unchecked(Op.BUILTIN_MAX_ARGS[id])) {
+        if (!unchecked(callable[id * (Op.MAX_CALL_ARGS + 1) + arg])) {
           fail(E_TYPE);
           break;
         }

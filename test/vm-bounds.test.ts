@@ -117,7 +117,9 @@ describe('one evaluation, one memory', { timeout: 120_000 }, () => {
 });
 
 describe('ConditionVars are checked, never coerced', () => {
-  const c = compileCondition("exit_code == 1 and capture['a'] == 'x'");
+  // reads only capture['a'] and capture['b'] (so only they are encoded), and all of capture
+  const c = compileCondition("exit_code == 1 and capture['a'] == 'x' or capture['b'] == 'y'");
+  const all = compileCondition("exit_code == 1 and capture['a'] == 'x' and len(capture) > 0");
   const ok = vars({ exit_code: 1, capture: { a: 'x' } });
 
   it.each([
@@ -141,7 +143,7 @@ describe('ConditionVars are checked, never coerced', () => {
     ['capture', { capture: ['x'] }],
   ])('%s in %o is a ConditionVarsError naming it', (field, over) => {
     const v = { ...ok, ...over } as unknown as Vars;
-    for (const run of [() => c.evaluate(v), () => c.evaluateDetailed(v)]) {
+    for (const run of [() => c.evaluate(v), () => c.evaluateDetailed(v), () => all.evaluate(v), () => all.evaluateDetailed(v)]) {
       expect(run).toThrow(ConditionVarsError);
       expect(run).toThrow(new RegExp(`^condition variable ${field.replace(/[[\]]/g, '\\$&')} `));
     }
@@ -153,6 +155,12 @@ describe('ConditionVars are checked, never coerced', () => {
     }
     expect(caught).toBeInstanceOf(ConditionVarsError);
     expect((caught as ConditionVarsError).field).toBe(`[1].${field}`);
+  });
+
+  it('a value the condition cannot read is not inspected (it cannot change the outcome)', () => {
+    const v = { ...ok, capture: { a: 'x', other: 5 } } as unknown as Vars;
+    expect(c.evaluate(v)).toBe(true);
+    expect(() => all.evaluate(v)).toThrow(/^condition variable capture\['other'\] must be a string, got number$/);
   });
 
   it('a list that is not an array is refused, not read as characters', () => {

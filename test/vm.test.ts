@@ -118,7 +118,8 @@ describe('the sandbox', { timeout: 120_000 }, () => {
     const big = 'x'.repeat(4 * 1024 * 1024);
     // The 256-character cap allows 21 terms; with a 4 MiB capture that needs ~3.7 GB, far past
     // the default 256 MiB arena.
-    const greedy = compileCondition(Array(21).fill("capture['']").join('+'));
+    // (the cost budget would stop it first: lifted here, so that the arena limit is what is tested)
+    const greedy = compileCondition(Array(21).fill("capture['']").join('+'), { costBudget: Number.MAX_SAFE_INTEGER });
     expect(greedy.source.length).toBeLessThanOrEqual(256);
     expect(greedy.evaluateDetailed(vars({ capture: { '': big } }))).toEqual({ fired: false, error: 'MemoryError' });
     // The same compiled condition, and another one, still evaluate correctly afterwards.

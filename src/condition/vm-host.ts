@@ -222,7 +222,10 @@ export class ConditionVM {
       this.instantiate();
       return onTrap(exhausted ? 'MemoryError' : 'SystemError');
     } finally {
-      if (this.ex.memory.buffer.byteLength > RETAINED_MEMORY_BYTES) this.instantiate();
+      // The cached view knows the size it was made at; growth after it detaches it (length 0), and
+      // only then is `memory.buffer` (costly to read on every call) worth reading.
+      const w = this.words;
+      if (w.byteLength > RETAINED_MEMORY_BYTES || (w.length === 0 && this.ex.memory.buffer.byteLength > RETAINED_MEMORY_BYTES)) this.instantiate();
     }
   }
 
@@ -387,19 +390,19 @@ function reserve(words: number): void {
 function encodeVars(list: readonly ConditionVars[], from: number, to: number, keys: readonly string[] | null, batch: boolean): number {
   let at = 0;
   for (let i = from; i < to; i++) {
-    const v = list[i];
-    try {
-      checkVars(v, '', false);
-    } catch (e) {
-      throw batch ? atIndex(e, i) : e;
-    }
+    const v = list[i]!;
+    // Number.isSafeInteger and Number.isFinite are false for non-numbers (they never coerce), so
+    // these three tests are the whole scalar check on the hot path; checkVars words the error.
+    if (v === null || typeof v !== 'object') throwVarsError(v, i, batch);
+    const exit = v.exit_code, wall = v.walltime_sec, vram = v.peak_vram_mib;
+    if (!Number.isSafeInteger(exit) || !Number.isFinite(wall) || (vram !== null && !Number.isSafeInteger(vram))) throwVarsError(v, i, batch);
     reserve(at + Op.INPUT_HEADER_WORDS);
     const out = scratch;
-    putI64(out, at + Op.INPUT_EXIT_CODE, v.exit_code);
-    scratchF64[0] = v.walltime_sec;
+    putI64(out, at + Op.INPUT_EXIT_CODE, exit);
+    scratchF64[0] = wall;
     out[at + Op.INPUT_WALLTIME_SEC] = scratchI32[0]!;
     out[at + Op.INPUT_WALLTIME_SEC + 1] = scratchI32[1]!;
-    putI64(out, at + Op.INPUT_PEAK_VRAM_MIB, v.peak_vram_mib ?? 0);
+    putI64(out, at + Op.INPUT_PEAK_VRAM_MIB, vram ?? 0);
     const countAt = at + Op.INPUT_CAPTURE_COUNT;
     at += Op.INPUT_HEADER_WORDS;
     try {
@@ -413,6 +416,16 @@ function encodeVars(list: readonly ConditionVars[], from: number, to: number, ke
   return at;
 }
 
+/** Throws checkVars' error for a set the fast test refused (of set `i`, in a batch). */
+function throwVarsError(v: unknown, i: number, batch: boolean): never {
+  try {
+    checkVars(v, '', false);
+  } catch (e) {
+    throw batch ? atIndex(e, i) : e;
+  }
+  throw new Error('unreachable: checkVars accepted a set the fast test refused');
+}
+
 /** The error of set `i` of a batch, named as such. */
 function atIndex(e: unknown, i: number): unknown {
   return e instanceof ConditionVarsError ? new ConditionVarsError(`[${i}].${e.field}`, e.reason) : e;
@@ -422,8 +435,9 @@ const encoded = { at: 0, count: 0 };
 
 /**
  * Writes the capture entries (all of them, or only `keys`), own properties only and in
- * insertion order, checking every value is a str (also those not written: no input is taken
- * that a different condition would refuse).
+ * insertion order, checking each value written is a str. Values the condition cannot read are
+ * not inspected: they cannot change its outcome, and checking them would cost batch evaluation
+ * about as much as evaluating (a plain object's keys must be enumerated to find them).
  */
 function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null): { at: number; count: number } {
   let n = 0;
@@ -453,13 +467,11 @@ function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null)
         n++;
       }
     } else {
-      for (const k in rec) {
-        if (Object.hasOwn(rec, k) && typeof rec[k] !== 'string') throw badValue(k, rec[k]);
-      }
       for (let j = 0; j < keys.length; j++) {
         const k = keys[j]!;
         if (!Object.hasOwn(rec, k)) continue; // absent stays absent (KeyError in the VM)
-        const value = rec[k] as string;
+        const value = rec[k];
+        if (typeof value !== 'string') throw badValue(k, value);
         reserve(at + 2 + k.length + value.length);
         at = putString(scratch, at, k);
         at = putString(scratch, at, value);
