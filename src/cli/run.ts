@@ -65,7 +65,6 @@ Options:
 
 const EVAL_SYNOPSIS = `Usage: ${PROGRAM} eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
        ${PROGRAM} eval --jsonl
-       ${PROGRAM} eval --disasm EXPR
 `;
 
 /** Shown after an `eval` usage error: the synopsis and where the details are. */

@@ -391,11 +391,11 @@ function encodeVars(list: readonly ConditionVars[], from: number, to: number, ke
   let at = 0;
   for (let i = from; i < to; i++) {
     const v = list[i]!;
-    // Number.isSafeInteger and Number.isFinite are false for non-numbers (they never coerce), so
+    // Number.isSafeInteger is false for non-numbers (it never coerces), so
     // these three tests are the whole scalar check on the hot path; checkVars words the error.
     if (v === null || typeof v !== 'object') throwVarsError(v, i, batch);
     const exit = v.exit_code, wall = v.walltime_sec, vram = v.peak_vram_mib;
-    if (!Number.isSafeInteger(exit) || !Number.isFinite(wall) || (vram !== null && !Number.isSafeInteger(vram))) throwVarsError(v, i, batch);
+    if (!Number.isSafeInteger(exit) || typeof wall !== 'number' || (vram !== null && !Number.isSafeInteger(vram))) throwVarsError(v, i, batch);
     reserve(at + Op.INPUT_HEADER_WORDS);
     const out = scratch;
     putI64(out, at + Op.INPUT_EXIT_CODE, exit);
