@@ -1,14 +1,18 @@
-"""Writes fixtures/capture/order.jsonl: CPython's repr() and len() of a capture dict built in a
+"""Writes fixtures/capture/golden-capture-order.jsonl: CPython's repr() and len() of a capture dict built in a
 given insertion order, for the test that `capture` keeps insertion order (issue 13 section 1).
 
     python3 scripts/gen_capture_order_golden.py
 
-Each line: {"entries": [[key, value], ...], "repr": repr(dict(entries)), "len": len(...)}.
+The first line is the header (scripts/golden_meta.py); then each line: {"entries": [[key, value], ...], "repr": repr(dict(entries)), "len": len(...)}.
 Keys include integer-like ones, which a JavaScript object would list first.
 """
 import json
+import os
 import random
 import sys
+
+sys.path.insert(0, os.path.dirname(__file__))
+from golden_meta import meta  # noqa: E402
 
 CASES = [
     [["b", "1"], ["0", "2"]],
@@ -25,10 +29,9 @@ for _ in range(30):
     keys = rng.sample(pool, rng.randint(1, 8))
     CASES.append([[k, str(rng.randint(0, 999))] for k in keys])
 
-with open("fixtures/capture/order.jsonl", "w", encoding="utf-8") as out:
-    out.write(json.dumps({"generator": "scripts/gen_capture_order_golden.py",
-                          "command": "python3 scripts/gen_capture_order_golden.py",
-                          "python": sys.version.split()[0]}) + "\n")
+with open("fixtures/capture/golden-capture-order.jsonl", "w", encoding="utf-8") as out:
+    out.write(json.dumps({"meta": meta("scripts/gen_capture_order_golden.py",
+                                       "python3 scripts/gen_capture_order_golden.py")}) + "\n")
     for entries in CASES:
         d = dict(entries)
         out.write(json.dumps({"entries": entries, "repr": repr(d), "len": len(d)}, ensure_ascii=False) + "\n")

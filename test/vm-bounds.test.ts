@@ -3,13 +3,13 @@
  * bounded repr, evaluate/evaluateDetailed agreement, memory given back, no stale memory view, typed
  * errors for malformed variables and options, own properties only, and capture order (issue 13 §1).
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Op from '../assembly/opcodes.js';
 import { compileCondition, DEFAULT_REPR_LIMIT, sharedVmForTest } from '../src/condition/evaluate.js';
 import { ConditionVarsError } from '../src/condition/vars.js';
 import { ConditionVM, DEFAULT_HEAP_LIMIT_BYTES, RETAINED_MEMORY_BYTES, VmOptionError } from '../src/condition/vm-host.js';
 import { loadRecipe, scanLog } from '../src/index.js';
+import { readGoldenJsonl } from './support/goldens.js';
 
 type Vars = Parameters<ReturnType<typeof compileCondition>['evaluate']>[0];
 const vars = (over: Partial<Vars> = {}): Vars => ({ capture: {}, exit_code: 0, walltime_sec: 1, peak_vram_mib: null, ...over });
@@ -220,11 +220,10 @@ describe('heapLimitBytes is checked', () => {
 });
 
 describe('repr(capture) keeps insertion order (CPython golden)', () => {
-  const lines = readFileSync(new URL('../fixtures/capture/order.jsonl', import.meta.url), 'utf8').trim().split('\n');
-  const cases = lines.slice(1).map((l) => JSON.parse(l) as { entries: [string, string][]; repr: string; len: number });
+  const { meta, records: cases } = readGoldenJsonl<{ entries: [string, string][]; repr: string; len: number }>('fixtures/capture/golden-capture-order.jsonl');
 
   it('has the generator header and the cases', () => {
-    expect(JSON.parse(lines[0]!)).toMatchObject({ generator: 'scripts/gen_capture_order_golden.py' });
+    expect(meta).toMatchObject({ generator: 'scripts/gen_capture_order_golden.py' });
     expect(cases.length).toBeGreaterThanOrEqual(30);
   });
 

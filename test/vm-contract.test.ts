@@ -9,9 +9,9 @@ import { cliInProcess } from './support/run-cli.js';
 
 const vars = { capture: {}, exit_code: 0, walltime_sec: 1, peak_vram_mib: null };
 
-/** fixtures/bytecode/listings.txt as (condition, listing) pairs. */
+/** fixtures/bytecode/golden-listings.txt as (condition, listing) pairs. */
 function listings(): [string, string][] {
-  const text = readFileSync(new URL('../fixtures/bytecode/listings.txt', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../fixtures/bytecode/golden-listings.txt', import.meta.url), 'utf8');
   return text.split('\n== ').slice(1).map((entry) => {
     const nl = entry.indexOf('\n');
     return [entry.slice(0, nl), entry.slice(nl + 1).replace(/\n+$/, '\n')];
