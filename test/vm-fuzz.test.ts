@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SandboxError } from '../src/condition/errors.js';
-import { compileCondition } from '../src/condition/evaluate.js';
+import { type CompiledCondition, compileCondition } from '../src/condition/evaluate.js';
 import { rng } from './support/rng.js';
 
 /** The outcomes docs/bytecode.md lists: CPython's exceptions, plus the two resource bounds. */
@@ -56,7 +56,7 @@ describe('generated conditions', { timeout: 300_000 }, () => {
     const seen = new Set<string>();
     for (let i = 0; i < 3000; i++) {
       const text = next();
-      let c;
+      let c: CompiledCondition;
       try {
         c = compileCondition(text);
       } catch (e) {
