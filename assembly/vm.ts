@@ -656,7 +656,7 @@ function strForParsing(s: PyStr): string {
     if (ascii) {
       let p = changetype<usize>(parseScratch);
       for (let i = 0; i < n; i++) store<u16>(p + (<usize>i << 1), <u16>strAt(s, i));
-      store<u32>(p - 4, <u32>n << 1); // rtSize: the string's length in bytes
+      store<u32>(p - Op.OBJECT_SIZE_OFFSET, <u32>n << 1); // rtSize: the string's length in bytes
       return parseScratch;
     }
   }
