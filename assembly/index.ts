@@ -1,11 +1,12 @@
 // The WebAssembly module's exports: the condition VM and the arena controls the host needs.
 export {
-  programBuffer, loadProgram, verifyError, inputBuffer, setInputs, run, runBatch, resultTruthy,
-  resultBigDecimal, resultTag, resultNum, resultRef, resultError,
+  programBuffer, loadProgram, verifyError, verifiedDepth, inputBuffer, setInputs, run, runBatch, resultTruthy,
+  resultBigDecimal, resultTag, resultNum, resultRef, resultError, setCostBudget, costSpent, contractTableCount,
+  contractTableLength, contractTable,
 } from './vm';
 
-/** Version of the bytecode format this VM understands. */
-export { PROGRAM_VERSION } from './opcodes';
+/** Every scalar of the compiler–VM contract, as globals: a test compares them with the host's copy. */
+export * from './opcodes';
 
 export function arenaMark(): usize { return __arena_mark(); }
 export function arenaRelease(mark: usize): void { __arena_release(mark); }

@@ -13,29 +13,13 @@ import {
 } from './bigint';
 import { parsePyFloat, pyFloatError } from './pyfloat';
 import { transformDecimalAndSpaceToAscii } from './pystr';
-
-// ---- value tags (also read by the host) ---------------------------------------------------------
-export const T_NONE: i32 = 0;
-export const T_BOOL: i32 = 1;
-export const T_INT: i32 = 2;
-export const T_BIG: i32 = 3;
-export const T_FLOAT: i32 = 4;
-export const T_COMPLEX: i32 = 5;
-export const T_STR: i32 = 6;
-export const T_BYTES: i32 = 7;
-export const T_ELLIPSIS: i32 = 8;
-export const T_DICT: i32 = 9;
-export const T_BUILTIN: i32 = 10;
-
-// ---- outcomes: CPython exception classes --------------------------------------------------------
-export const E_OK: i32 = 0;
-export const E_TYPE: i32 = 1;
-export const E_VALUE: i32 = 2;
-export const E_ZERO_DIVISION: i32 = 3;
-export const E_KEY: i32 = 4;
-export const E_OVERFLOW: i32 = 5;
-export const E_MEMORY: i32 = 6;
-export const E_NO_PROGRAM: i32 = 7;
+import {
+  ARG_BINARY_OP, ARG_BUILTIN, ARG_COMPARE_OP, ARG_CONST, ARG_COUNT, ARG_ERROR, ARG_NONE, ARG_TARGET, ARG_UNARY_OP,
+  ARG_VAR, BUILTIN_KIND_MODULE, DEFAULT_COST_BUDGET, E_BUDGET, E_KEY, E_NO_PROGRAM, E_OK, E_OVERFLOW, E_TYPE,
+  E_VALUE, E_ZERO_DIVISION, FLOW_BRANCH, FLOW_JUMP, FLOW_STOP, MAX_STACK, T_BIG, T_BOOL, T_BUILTIN, T_BYTES,
+  T_COMPLEX, T_DICT, T_ELLIPSIS, T_FLOAT, T_INT, T_NONE, T_STR, V_CONST, V_HEADER, V_JUMP, V_OK, V_OPCODE,
+  V_ARGUMENT, V_STACK, V_TRUNCATED,
+} from './opcodes';
 
 /**
  * A Python str is the address of a length word followed by that many code points (so lone
@@ -59,77 +43,72 @@ export class Complex {
   constructor(public re: f64, public im: f64) {}
 }
 
-// ---- the loaded program -------------------------------------------------------------------------
-let code: StaticArray<i32> = new StaticArray<i32>(0);
-let codeLen: i32 = 0; // instructions
-let constTag: StaticArray<i32> = new StaticArray<i32>(0);
-let constNum: StaticArray<i64> = new StaticArray<i64>(0);
-let constRef: StaticArray<usize> = new StaticArray<usize>(0);
-let loaded: bool = false;
+// ---- the VM's state: everything that lives from one call to the next, in one place ----------
+// (a namespace compiles to plain globals, so this costs nothing over loose module variables)
+export namespace vm {
+  // the loaded program
+  export let code: StaticArray<i32> = new StaticArray<i32>(0);
+  export let codeLen: i32 = 0; // instructions
+  export let constTag: StaticArray<i32> = new StaticArray<i32>(0);
+  export let constNum: StaticArray<i64> = new StaticArray<i64>(0);
+  export let constRef: StaticArray<usize> = new StaticArray<usize>(0);
+  export let loaded: bool = false;
+  /** Why the last program was rejected (V_OK = accepted). */
+  export let verifyError: i32 = V_OK;
+  /** The deepest stack the verifier found the last program to reach (the compiler's maxStack must agree). */
+  export let verifiedDepth: i32 = 0;
+  /** Where programs start: everything above it belongs to the current program or evaluation. */
+  export let baseMark: usize = 0;
 
-// ---- the variables of one evaluation ------------------------------------------------------------
-let exitCode: i64 = 0;
-let walltime: f64 = 0;
-let peakVram: i64 = 0;
-/** The captures, where the host wrote them: key and value strs alternating from `capStart`. */
-let capCount: i32 = 0;
-let capStart: usize = 0;
+  // the variables of one evaluation
+  export let exitCode: i64 = 0;
+  export let walltime: f64 = 0;
+  export let peakVram: i64 = 0;
+  /** The captures, where the host wrote them: key and value strs alternating from `capStart`. */
+  export let capCount: i32 = 0;
+  export let capStart: usize = 0;
 
-// ---- the stack and the result -------------------------------------------------------------------
-const stTag = new StaticArray<i32>(Op.MAX_STACK);
-const stNum = new StaticArray<i64>(Op.MAX_STACK);
-const stRef = new StaticArray<usize>(Op.MAX_STACK);
-let sp: i32 = 0;
-let err: i32 = E_OK;
+  // the stack (struct of arrays) and the exception raised so far
+  export const stTag = new StaticArray<i32>(MAX_STACK);
+  export const stNum = new StaticArray<i64>(MAX_STACK);
+  export const stRef = new StaticArray<usize>(MAX_STACK);
+  export let sp: i32 = 0;
+  export let err: i32 = E_OK;
 
-export let resultTag: i32 = T_NONE;
-export let resultNum: i64 = 0;
-export let resultRef: usize = 0;
-export let resultError: i32 = E_OK;
+  // the cost budget: `budgetLimit` per evaluation, `budget` what is left of it
+  export let budgetLimit: i64 = DEFAULT_COST_BUDGET;
+  export let budget: i64 = DEFAULT_COST_BUDGET;
+
+  // the last outcome
+  export let resultTag: i32 = T_NONE;
+  export let resultNum: i64 = 0;
+  export let resultRef: usize = 0;
+  export let resultError: i32 = E_OK;
+}
 
 // ---- verification -------------------------------------------------------------------------------
 
-/** Why the last program was rejected (0 = accepted); the host names these in its error. */
-export let verifyError: i32 = 0;
-export const V_OK: i32 = 0;
-export const V_HEADER: i32 = 1;
-export const V_OPCODE: i32 = 2;
-export const V_ARGUMENT: i32 = 3;
-export const V_JUMP: i32 = 4;
-export const V_STACK: i32 = 5;
-export const V_CONST: i32 = 6;
-export const V_TRUNCATED: i32 = 7;
-
-/** Stack effect of each instruction (pops, pushes) for the verifier's abstract interpretation. */
-function pops(op: i32, arg: i32): i32 {
-  switch (op) {
-    case Op.OP_LOAD_CONST: case Op.OP_LOAD_VAR: case Op.OP_LOAD_BUILTIN: case Op.OP_JUMP: return 0;
-    case Op.OP_BINARY: case Op.OP_COMPARE: case Op.OP_SUBSCRIPT: return 2;
-    case Op.OP_UNARY: case Op.OP_POP_TOP: case Op.OP_RETURN: case Op.OP_POP_JUMP_IF_FALSE: return 1;
-    case Op.OP_CALL: return arg + 1;
-    case Op.OP_JUMP_IF_FALSE_OR_POP: case Op.OP_JUMP_IF_TRUE_OR_POP: return 1;
-    case Op.OP_DUP_TOP: return 1;
-    case Op.OP_ROT_TWO: return 2;
-    case Op.OP_ROT_THREE: return 3;
+/** Whether `arg` is in range for an instruction whose argument is of `kind` (Op.ARG_*). */
+function argumentInRange(kind: i32, arg: i32, nConsts: i32): bool {
+  switch (kind) {
+    case ARG_NONE: return arg == 0;
+    case ARG_CONST: return arg >= 0 && arg < nConsts;
+    case ARG_VAR: return arg >= 0 && arg < Op.VAR_COUNT;
+    case ARG_BUILTIN: return arg >= 0 && arg < Op.BUILTIN_COUNT;
+    case ARG_BINARY_OP: return arg >= 0 && arg < Op.BIN_COUNT;
+    case ARG_UNARY_OP: return arg >= 0 && arg < Op.UNARY_COUNT;
+    case ARG_COMPARE_OP: return arg >= 0 && arg < Op.CMP_COUNT;
+    case ARG_COUNT: return arg >= 0 && arg <= Op.MAX_CALL_ARGS;
+    case ARG_ERROR: return arg > E_OK && arg < Op.E_COUNT;
   }
-  return 0;
-}
-
-function pushes(op: i32): i32 {
-  switch (op) {
-    case Op.OP_POP_TOP: case Op.OP_RETURN: case Op.OP_POP_JUMP_IF_FALSE: case Op.OP_JUMP: return 0;
-    case Op.OP_DUP_TOP: return 2;
-    case Op.OP_ROT_TWO: return 2;
-    case Op.OP_ROT_THREE: return 3;
-    case Op.OP_JUMP_IF_FALSE_OR_POP: case Op.OP_JUMP_IF_TRUE_OR_POP: return 0; // fall-through path
-  }
-  return 1;
+  return true; // ARG_TARGET: checked against the code by the caller
 }
 
 /**
  * Checks a program before anything runs: header, every opcode and argument in range, jump
  * targets inside the code, a consistent stack depth at every instruction (no underflow, never
  * above the declared maximum), every path ending in RETURN, and a well-formed constant pool.
+ * Stack effects come from the contract's tables, the ones the compiler sized the stack with.
  */
 function verify(words: StaticArray<i32>): i32 {
   let n = words.length;
@@ -166,51 +145,41 @@ function verify(words: StaticArray<i32>): i32 {
   let depth = new StaticArray<i32>(count + 1);
   for (let i = 0; i <= count; i++) depth[i] = -1;
   depth[0] = 0;
+  let deepest = 0;
   for (let i = 0; i < count; i++) {
     let op = words[Op.HEADER_WORDS + 2 * i];
     let arg = words[Op.HEADER_WORDS + 2 * i + 1];
     if (op <= 0 || op >= Op.OP_COUNT) return V_OPCODE;
     let d = depth[i];
     if (d < 0) continue; // unreachable code is allowed but never run
-    switch (op) {
-      case Op.OP_LOAD_CONST: if (arg < 0 || arg >= nConsts) return V_ARGUMENT; break;
-      case Op.OP_LOAD_VAR: if (arg < 0 || arg >= Op.VAR_COUNT) return V_ARGUMENT; break;
-      case Op.OP_LOAD_BUILTIN: if (arg < 0 || arg >= Op.BUILTIN_COUNT) return V_ARGUMENT; break;
-      case Op.OP_BINARY: if (arg < 0 || arg >= Op.BIN_COUNT) return V_ARGUMENT; break;
-      case Op.OP_UNARY: if (arg < 0 || arg >= Op.UNARY_COUNT) return V_ARGUMENT; break;
-      case Op.OP_COMPARE: if (arg < 0 || arg >= Op.CMP_COUNT) return V_ARGUMENT; break;
-      case Op.OP_CALL: if (arg < 0 || arg > 8) return V_ARGUMENT; break;
-      case Op.OP_JUMP: case Op.OP_JUMP_IF_FALSE_OR_POP: case Op.OP_JUMP_IF_TRUE_OR_POP:
-      case Op.OP_POP_JUMP_IF_FALSE:
-        if (arg <= i || arg >= count) return V_JUMP;
-        break;
-      default: if (arg != 0) return V_ARGUMENT;
-    }
-    let p = pops(op, arg);
+    let kind = Op.OP_ARG_KINDS[op];
+    if (!argumentInRange(kind, arg, nConsts)) return V_ARGUMENT;
+    let flow = Op.OP_FLOWS[op];
+    if (kind == ARG_TARGET && (arg <= i || arg >= count)) return V_JUMP;
+    let p = Op.OP_POPS[op] + (kind == ARG_COUNT ? arg : 0);
     if (d < p) return V_STACK;
-    let after = d - p + pushes(op);
-    if (after > maxStack) return V_STACK;
-    if (op == Op.OP_RETURN) {
+    let after = d - p + Op.OP_PUSHES[op];
+    let jumped = d - p + Op.OP_JUMP_PUSHES[op];
+    if (after > maxStack || jumped > maxStack) return V_STACK;
+    if (after > deepest) deepest = after;
+    if (flow == FLOW_STOP) {
       if (after != 0) return V_STACK;
       continue;
     }
-    // Jump targets: conditional-or-pop jumps keep the tested value on the jump path.
-    if (op == Op.OP_JUMP || op == Op.OP_POP_JUMP_IF_FALSE || op == Op.OP_JUMP_IF_FALSE_OR_POP || op == Op.OP_JUMP_IF_TRUE_OR_POP) {
-      let targetDepth = op == Op.OP_JUMP_IF_FALSE_OR_POP || op == Op.OP_JUMP_IF_TRUE_OR_POP ? d : after;
-      if (depth[arg] >= 0 && depth[arg] != targetDepth) return V_STACK;
-      depth[arg] = targetDepth;
+    if (flow == FLOW_JUMP || flow == FLOW_BRANCH) {
+      if (depth[arg] >= 0 && depth[arg] != jumped) return V_STACK;
+      depth[arg] = jumped;
+      if (jumped > deepest) deepest = jumped;
     }
-    if (op != Op.OP_JUMP) {
+    if (flow != FLOW_JUMP) {
       if (i + 1 >= count) return V_TRUNCATED; // falling off the end
       if (depth[i + 1] >= 0 && depth[i + 1] != after) return V_STACK;
       depth[i + 1] = after;
     }
   }
+  vm.verifiedDepth = deepest;
   return V_OK;
 }
-
-/** Where programs start: everything above it belongs to the current program or evaluation. */
-let baseMark: usize = 0;
 
 /**
  * A fresh buffer for the host to write a program into; returns its data address. The previous
@@ -218,51 +187,51 @@ let baseMark: usize = 0;
  * grow the arena.
  */
 export function programBuffer(words: i32): usize {
-  if (baseMark == 0) baseMark = __arena_mark();
-  else __arena_release(baseMark);
-  loaded = false;
-  capCount = 0;
-  code = new StaticArray<i32>(max(words, 0));
-  return changetype<usize>(code);
+  if (vm.baseMark == 0) vm.baseMark = __arena_mark();
+  else __arena_release(vm.baseMark);
+  vm.loaded = false;
+  vm.capCount = 0;
+  vm.code = new StaticArray<i32>(max(words, 0));
+  return changetype<usize>(vm.code);
 }
 
 /** Verifies the program in the buffer and decodes its constants. Returns a V_* code. */
 export function loadProgram(): i32 {
-  let words = code;
-  verifyError = verify(words);
-  if (verifyError != V_OK) {
-    loaded = false;
-    return verifyError;
+  let words = vm.code;
+  vm.verifyError = verify(words);
+  if (vm.verifyError != V_OK) {
+    vm.loaded = false;
+    return vm.verifyError;
   }
   let codeWords = words[2];
   let nConsts = words[3];
-  codeLen = codeWords >> 1;
-  constTag = new StaticArray<i32>(nConsts);
-  constNum = new StaticArray<i64>(nConsts);
-  constRef = new StaticArray<usize>(nConsts);
+  vm.codeLen = codeWords >> 1;
+  vm.constTag = new StaticArray<i32>(nConsts);
+  vm.constNum = new StaticArray<i64>(nConsts);
+  vm.constRef = new StaticArray<usize>(nConsts);
   let at = Op.HEADER_WORDS + codeWords;
   for (let k = 0; k < nConsts; k++) {
     let tag = words[at++];
     switch (tag) {
-      case Op.CONST_NONE: constTag[k] = T_NONE; break;
-      case Op.CONST_FALSE: constTag[k] = T_BOOL; constNum[k] = 0; break;
-      case Op.CONST_TRUE: constTag[k] = T_BOOL; constNum[k] = 1; break;
-      case Op.CONST_ELLIPSIS: constTag[k] = T_ELLIPSIS; break;
+      case Op.CONST_NONE: vm.constTag[k] = T_NONE; break;
+      case Op.CONST_FALSE: vm.constTag[k] = T_BOOL; vm.constNum[k] = 0; break;
+      case Op.CONST_TRUE: vm.constTag[k] = T_BOOL; vm.constNum[k] = 1; break;
+      case Op.CONST_ELLIPSIS: vm.constTag[k] = T_ELLIPSIS; break;
       case Op.CONST_INT:
-        constTag[k] = T_INT;
-        constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
+        vm.constTag[k] = T_INT;
+        vm.constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
         at += 2;
         break;
       case Op.CONST_FLOAT:
-        constTag[k] = T_FLOAT;
-        constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
+        vm.constTag[k] = T_FLOAT;
+        vm.constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
         at += 2;
         break;
       case Op.CONST_COMPLEX: {
         let re = reinterpret<f64>((<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32));
         let im = reinterpret<f64>((<i64>(<u32>words[at + 2])) | (<i64>words[at + 3] << 32));
-        constTag[k] = T_COMPLEX;
-        constRef[k] = changetype<usize>(new Complex(re, im));
+        vm.constTag[k] = T_COMPLEX;
+        vm.constRef[k] = changetype<usize>(new Complex(re, im));
         at += 4;
         break;
       }
@@ -271,8 +240,8 @@ export function loadProgram(): i32 {
         let s = allocStr(len);
         for (let u = 0; u < len; u++) store<i32>(s + 4 + (<usize>u << 2), words[at + u]);
         at += len;
-        constTag[k] = T_STR;
-        constRef[k] = s;
+        vm.constTag[k] = T_STR;
+        vm.constRef[k] = s;
         break;
       }
       case Op.CONST_BYTES: {
@@ -280,13 +249,13 @@ export function loadProgram(): i32 {
         let b = new StaticArray<u8>(len);
         for (let u = 0; u < len; u++) b[u] = <u8>((words[at + (u >> 2)] >>> ((u & 3) * 8)) & 0xff);
         at += (len + 3) >> 2;
-        constTag[k] = T_BYTES;
-        constRef[k] = changetype<usize>(b);
+        vm.constTag[k] = T_BYTES;
+        vm.constRef[k] = changetype<usize>(b);
         break;
       }
     }
   }
-  loaded = true;
+  vm.loaded = true;
   return V_OK;
 }
 
@@ -308,13 +277,13 @@ export function inputBuffer(words: i32): usize {
  */
 export function setInputs(words: usize, at: i32): i32 {
   let w = words + (<usize>at << 2);
-  exitCode = load<i64>(w);
-  walltime = load<f64>(w + 8);
-  peakVram = load<i64>(w + 16);
+  vm.exitCode = load<i64>(w);
+  vm.walltime = load<f64>(w + 8);
+  vm.peakVram = load<i64>(w + 16);
   let n = load<i32>(w + 24);
   at += 7;
-  capCount = n;
-  capStart = words + (<usize>at << 2);
+  vm.capCount = n;
+  vm.capStart = words + (<usize>at << 2);
   for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + (<usize>at << 2));
   return at;
 }
@@ -323,10 +292,10 @@ export function setInputs(words: usize, at: i32): i32 {
 
 // @ts-ignore: decorator
 @inline function push(tag: i32, num: i64, ref: usize): void {
-  unchecked(stTag[sp] = tag);
-  unchecked(stNum[sp] = num);
-  unchecked(stRef[sp] = ref);
-  sp++;
+  unchecked(vm.stTag[vm.sp] = tag);
+  unchecked(vm.stNum[vm.sp] = num);
+  unchecked(vm.stRef[vm.sp] = ref);
+  vm.sp++;
 }
 
 // @ts-ignore: decorator
@@ -342,7 +311,38 @@ function pushBig(b: BigInt): void {
 function pushStr(s: PyStr): void { push(T_STR, 0, s); }
 
 function fail(e: i32): void {
-  if (err == E_OK) err = e;
+  if (vm.err == E_OK) vm.err = e;
+}
+
+// What each kind of work costs, in budget units of about a nanosecond of warm VM time on the
+// reference machine (measured: see docs/bytecode.md), so that DEFAULT_COST_BUDGET is ~100 ms.
+const COST_PARSED_CHAR: i64 = 25; // int()/float() of a str or bytes, per character
+const COST_COMPARED_CHAR: i64 = 10; // str/bytes comparison, per character
+const COST_COPIED_CHAR: i64 = 5; // str/bytes concatenation, per character
+const COST_LIMB: i64 = 10; // big-int add, subtract, negate, compare, convert, per 32-bit limb
+const COST_LIMB_PRODUCT: i64 = 5; // big-int division, per limb product
+const COST_CAPTURE_KEY: i64 = 5; // capture lookup, per key passed
+
+/**
+ * Spends `units` of the evaluation's cost budget before doing work of that size, so no
+ * evaluation runs unbounded (a deviation from CPython, which has no such limit). Returns false,
+ * with BudgetExceeded raised, once the budget is spent.
+ */
+function charge(units: i64): bool {
+  vm.budget -= units;
+  if (vm.budget >= 0) return true;
+  fail(E_BUDGET);
+  return false;
+}
+
+/** Limbs of an int operand: 0 for one held in an i64. */
+// @ts-ignore: decorator
+@inline function limbsOf(tag: i32, ref: usize): i64 { return tag == T_BIG ? <i64>changetype<BigInt>(ref).n : 2; }
+
+/** What Knuth's algorithm D costs for a / b, in limb products. */
+function divisionCost(a: BigInt, b: BigInt): i64 {
+  let q: i64 = a.n >= b.n ? <i64>(a.n - b.n + 1) : 1;
+  return q * <i64>(b.n + 1) + <i64>a.n;
 }
 
 // @ts-ignore: decorator
@@ -361,6 +361,7 @@ const TWO53: i64 = 1 << 53;
 /** `float(int)`; sets OverflowError for ints beyond the float range. */
 function intToFloat(tag: i32, num: i64, ref: usize): f64 {
   if (tag != T_BIG) return <f64>num; // i64 → f64 rounds half-even, as CPython
+  if (!charge(COST_LIMB * limbsOf(tag, ref))) return 0;
   let x = bigToF64(changetype<BigInt>(ref));
   if (bigOverflow) fail(E_OVERFLOW);
   return x;
@@ -384,7 +385,7 @@ export function truthy(tag: i32, num: i64, ref: usize): bool {
     case T_COMPLEX: { let c = changetype<Complex>(ref); return c.re != 0.0 || c.im != 0.0; }
     case T_STR: return strLen(ref) > 0;
     case T_BYTES: return bytesOf(ref).length > 0;
-    case T_DICT: return capCount > 0;
+    case T_DICT: return vm.capCount > 0;
   }
   return true; // Ellipsis, builtins
 }
@@ -422,17 +423,12 @@ function floatFloorDiv(vx: f64, wx: f64): f64 {
   return floordiv;
 }
 
-/** CPython's `_Py_c_quot`; `quotZero` is set when the divisor is 0 (ZeroDivisionError). */
-let quotZero: bool = false;
-function complexQuot(a: Complex, b: Complex): Complex {
-  quotZero = false;
+/** CPython's `_Py_c_quot`; null when the divisor is 0 (ZeroDivisionError). */
+function complexQuot(a: Complex, b: Complex): Complex | null {
   let absRe = Math.abs(b.re);
   let absIm = Math.abs(b.im);
   if (absRe >= absIm) {
-    if (absRe == 0.0) {
-      quotZero = true;
-      return new Complex(0, 0);
-    }
+    if (absRe == 0.0) return null;
     let ratio = b.im / b.re;
     let denom = b.re + b.im * ratio;
     return new Complex((a.re + a.im * ratio) / denom, (a.im - a.re * ratio) / denom);
@@ -486,11 +482,14 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     }
     let a = bigOf(at, an, ar);
     let b = bigOf(bt, bn, br);
+    if (!charge(COST_LIMB * (<i64>a.n + <i64>b.n))) return;
     switch (op) {
       case Op.BIN_ADD: pushBig(bigAdd(a, b)); return;
       case Op.BIN_SUB: pushBig(bigSub(a, b)); return;
       case Op.BIN_DIV: {
         if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
+        // the quotient is scaled to a few limbs, so this is linear in the operands
+        if (!charge(4 * COST_LIMB * (<i64>a.n + <i64>b.n))) return;
         let q = bigTrueDiv(a, b);
         if (bigOverflow) { fail(E_OVERFLOW); return; }
         pushFloat(q);
@@ -498,6 +497,7 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
       }
       case Op.BIN_FLOORDIV:
         if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
+        if (!charge(COST_LIMB_PRODUCT * divisionCost(a, b))) return;
         pushBig(bigFloorDiv(a, b));
         return;
     }
@@ -506,9 +506,9 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
   // float arithmetic, ints converted first (OverflowError when they do not fit).
   if (isRealTag(at) && isRealTag(bt)) {
     let x = realToFloat(at, an, ar);
-    if (err != E_OK) return;
+    if (vm.err != E_OK) return;
     let y = realToFloat(bt, bn, br);
-    if (err != E_OK) return;
+    if (vm.err != E_OK) return;
     switch (op) {
       case Op.BIN_ADD: pushFloat(x + y); return;
       case Op.BIN_SUB: pushFloat(x - y); return;
@@ -526,15 +526,15 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
   if (isNumberTag(at) && isNumberTag(bt)) {
     if (op == Op.BIN_FLOORDIV) { fail(E_TYPE); return; }
     let a = complexOf(at, an, ar);
-    if (err != E_OK) return;
+    if (vm.err != E_OK) return;
     let b = complexOf(bt, bn, br);
-    if (err != E_OK) return;
+    if (vm.err != E_OK) return;
     switch (op) {
       case Op.BIN_ADD: pushComplex(a.re + b.re, a.im + b.im); return;
       case Op.BIN_SUB: pushComplex(a.re - b.re, a.im - b.im); return;
       case Op.BIN_DIV: {
         let q = complexQuot(a, b);
-        if (quotZero) { fail(E_ZERO_DIVISION); return; }
+        if (q === null) { fail(E_ZERO_DIVISION); return; }
         pushComplex(q.re, q.im);
         return;
       }
@@ -543,6 +543,7 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
   }
   if (op == Op.BIN_ADD && at == T_STR && bt == T_STR) {
     let la = strLen(ar), lb = strLen(br);
+    if (!charge(COST_COPIED_CHAR * (<i64>la + <i64>lb))) return;
     let out = allocStr(la + lb);
     memory.copy(out + 4, ar + 4, <usize>la << 2);
     memory.copy(out + 4 + (<usize>la << 2), br + 4, <usize>lb << 2);
@@ -550,6 +551,7 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     return;
   }
   if (op == Op.BIN_ADD && at == T_BYTES && bt == T_BYTES) {
+    if (!charge(COST_COPIED_CHAR * (<i64>bytesOf(ar).length + <i64>bytesOf(br).length))) return;
     push(T_BYTES, 0, changetype<usize>(concatBytes(bytesOf(ar), bytesOf(br))));
     return;
   }
@@ -567,7 +569,7 @@ function unary(op: i32, t: i32, n: i64, r: usize): void {
       return;
     case T_BIG:
       if (op == Op.UNARY_POS) push(t, n, r);
-      else pushBig(bigNeg(changetype<BigInt>(r)));
+      else if (charge(COST_LIMB * limbsOf(t, r))) pushBig(bigNeg(changetype<BigInt>(r)));
       return;
     case T_FLOAT:
       pushFloat(op == Op.UNARY_POS ? reinterpret<f64>(n) : -reinterpret<f64>(n));
@@ -588,6 +590,7 @@ function unary(op: i32, t: i32, n: i64, r: usize): void {
 function cmpReal(at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): i32 {
   if (at != T_FLOAT && bt != T_FLOAT) {
     if (at != T_BIG && bt != T_BIG) return an < bn ? -1 : an > bn ? 1 : 0;
+    charge(COST_LIMB * (limbsOf(at, ar) + limbsOf(bt, br))); // raises at most: the comparison itself is linear
     return bigCmp(bigOf(at, an, ar), bigOf(bt, bn, br));
   }
   if (at == T_FLOAT && bt == T_FLOAT) {
@@ -609,6 +612,7 @@ function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
     let y = <f64>n;
     return y < x ? -1 : y > x ? 1 : 0;
   }
+  charge(COST_LIMB * limbsOf(t, r));
   return bigCmpF64(bigOf(t, n, r), x);
 }
 
@@ -616,6 +620,7 @@ function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
 function cmpStr(a: PyStr, b: PyStr): i32 {
   let la = strLen(a), lb = strLen(b);
   let n = min(la, lb);
+  charge(COST_COMPARED_CHAR * <i64>n);
   for (let i = 0; i < n; i++) {
     let x = strAt(a, i);
     let y = strAt(b, i);
@@ -626,13 +631,11 @@ function cmpStr(a: PyStr, b: PyStr): i32 {
 
 function strEqual(a: PyStr, b: PyStr): bool {
   let n = strLen(a);
-  return n == strLen(b) && memory.compare(a + 4, b + 4, <usize>n << 2) == 0;
+  if (n != strLen(b)) return false;
+  charge(COST_COMPARED_CHAR * <i64>n);
+  return memory.compare(a + 4, b + 4, <usize>n << 2) == 0;
 }
 
-/**
- * A str as UTF-16 for the number parsers. A lone surrogate can never be part of a number, so it
- * becomes '?', which also keeps two lone surrogates from fusing into an astral digit.
- */
 /**
  * A string object reused for short ASCII inputs to the number parsers, so `float(capture[...])`
  * does not allocate. Made at start-up, below every arena mark, so it is never released; its
@@ -641,6 +644,10 @@ function strEqual(a: PyStr, b: PyStr): bool {
 const SCRATCH_UNITS = 64;
 const parseScratch = changetype<string>(__new(SCRATCH_UNITS << 1, idof<string>()));
 
+/**
+ * A str as UTF-16 for the number parsers. A lone surrogate can never be part of a number, so it
+ * becomes '?', which also keeps two lone surrogates from fusing into an astral digit.
+ */
 function strForParsing(s: PyStr): string {
   let n = strLen(s);
   if (n <= SCRATCH_UNITS) {
@@ -649,7 +656,7 @@ function strForParsing(s: PyStr): string {
     if (ascii) {
       let p = changetype<usize>(parseScratch);
       for (let i = 0; i < n; i++) store<u16>(p + (<usize>i << 1), <u16>strAt(s, i));
-      store<u32>(p - 4, <u32>n << 1); // rtSize: the string's length in bytes
+      store<u32>(p - Op.OBJECT_SIZE_OFFSET, <u32>n << 1); // rtSize: the string's length in bytes
       return parseScratch;
     }
   }
@@ -674,6 +681,7 @@ function strForParsing(s: PyStr): string {
 
 function cmpBytes(a: StaticArray<u8>, b: StaticArray<u8>): i32 {
   let n = min(a.length, b.length);
+  charge(COST_COMPARED_CHAR * <i64>n);
   let c = memory.compare(changetype<usize>(a), changetype<usize>(b), n);
   if (c != 0) return c < 0 ? -1 : 1;
   return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
@@ -724,12 +732,18 @@ function compare(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usi
 
 // ---- subscript and calls ------------------------------------------------------------------------
 
-/** The capture value for a str key, or 0 when there is none. */
+/** The capture value for a str key, or 0 when there is none (or the budget ran out on the way). */
 function findCapture(key: PyStr): PyStr {
-  let p = capStart;
-  for (let i = 0; i < capCount; i++) {
-    let val = p + 4 + (<usize>strLen(p) << 2);
-    if (strEqual(p, key)) return val;
+  let p = vm.capStart;
+  let n = strLen(key);
+  if (!charge(COST_CAPTURE_KEY * <i64>vm.capCount)) return 0;
+  for (let i = 0; i < vm.capCount; i++) {
+    let len = strLen(p);
+    let val = p + 4 + (<usize>len << 2);
+    if (len == n) {
+      if (!charge(COST_COMPARED_CHAR * <i64>n)) return 0;
+      if (memory.compare(p + 4, key + 4, <usize>n << 2) == 0) return val;
+    }
     p = val + 4 + (<usize>strLen(val) << 2);
   }
   return 0;
@@ -772,8 +786,7 @@ function specialFloatWord(s: PyStr): f64 {
 
 function callFloat(argc: i32, base: i32): void {
   if (argc == 0) { pushFloat(0.0); return; }
-  if (argc > 1) { fail(E_TYPE); return; }
-  let t = unchecked(stTag[base]), n = unchecked(stNum[base]), r = unchecked(stRef[base]);
+  let t = unchecked(vm.stTag[base]), n = unchecked(vm.stNum[base]), r = unchecked(vm.stRef[base]);
   if (t == T_FLOAT) { push(t, n, r); return; }
   if (t == T_STR) {
     let special = specialFloatWord(strOf(r));
@@ -781,10 +794,11 @@ function callFloat(argc: i32, base: i32): void {
   }
   if (isIntTag(t)) {
     let x = intToFloat(t, n, r);
-    if (err == E_OK) pushFloat(x);
+    if (vm.err == E_OK) pushFloat(x);
     return;
   }
   if (t == T_STR || t == T_BYTES) {
+    if (!charge(COST_PARSED_CHAR * (t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length))) return;
     let x = parsePyFloat(t == T_STR ? strForParsing(strOf(r)) : bytesAsAscii(bytesOf(r)));
     if (pyFloatError) { fail(E_VALUE); return; }
     pushFloat(x);
@@ -793,14 +807,18 @@ function callFloat(argc: i32, base: i32): void {
   fail(E_TYPE);
 }
 
+/** parseSmallDecimal's "not the common shape": no value of at most 18 digits can be it. */
+const NOT_SMALL: i64 = i64.MIN_VALUE;
+const SMALL_DECIMAL_MAX_CHARS = 40;
+
 /**
  * `int(str)` for the common shape — ASCII whitespace, an optional sign, 1 to 18 ASCII digits,
  * ASCII whitespace — straight into an i64. Anything else (underscores, Unicode digits or spaces,
- * more digits) returns false and takes the general path, which implements every rule.
+ * more digits) returns NOT_SMALL and takes the general path, which implements every rule.
  */
-let fastInt: i64 = 0;
-function parseSmallDecimal(s: PyStr): bool {
+function parseSmallDecimal(s: PyStr): i64 {
   let n = strLen(s);
+  if (n > SMALL_DECIMAL_MAX_CHARS) return NOT_SMALL; // long padding is the general path's, which charges for it
   let i = 0;
   while (i < n && isAsciiSpaceCp(strAt(s, i))) i++;
   let negative = false;
@@ -817,11 +835,10 @@ function parseSmallDecimal(s: PyStr): bool {
     i++;
   }
   let digits = i - start;
-  if (digits == 0 || digits > 18) return false;
+  if (digits == 0 || digits > 18) return NOT_SMALL;
   while (i < n && isAsciiSpaceCp(strAt(s, i))) i++;
-  if (i != n) return false;
-  fastInt = negative ? -v : v;
-  return true;
+  if (i != n) return NOT_SMALL;
+  return negative ? -v : v;
 }
 
 // @ts-ignore: decorator
@@ -835,14 +852,14 @@ function parseIntText(s: string, base: i32): void {
 
 function callInt(argc: i32, base: i32): void {
   if (argc == 0) { push(T_INT, 0, 0); return; }
-  if (argc > 2) { fail(E_TYPE); return; }
-  let t = unchecked(stTag[base]), n = unchecked(stNum[base]), r = unchecked(stRef[base]);
+  let t = unchecked(vm.stTag[base]), n = unchecked(vm.stNum[base]), r = unchecked(vm.stRef[base]);
   if (argc == 2) {
     // CPython checks the base (type, then range) before the type of x.
-    let bt = unchecked(stTag[base + 1]), bn = unchecked(stNum[base + 1]);
+    let bt = unchecked(vm.stTag[base + 1]), bn = unchecked(vm.stNum[base + 1]);
     if (!isIntTag(bt)) { fail(E_TYPE); return; }
     if (bt == T_BIG || !(bn == 0 || (bn >= 2 && bn <= 36))) { fail(E_VALUE); return; }
     if (t != T_STR && t != T_BYTES) { fail(E_TYPE); return; }
+    if (!charge(COST_PARSED_CHAR * (t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length))) return;
     parseIntText(t == T_STR ? transformDecimalAndSpaceToAscii(strForParsing(strOf(r))) : bytesAsAscii(bytesOf(r)), <i32>bn);
     return;
   }
@@ -857,66 +874,87 @@ function callInt(argc: i32, base: i32): void {
       else pushBig(bigFromF64(x));
       return;
     }
-    case T_STR:
-      if (parseSmallDecimal(strOf(r))) { push(T_INT, fastInt, 0); return; }
+    case T_STR: {
+      let small = parseSmallDecimal(strOf(r));
+      if (small != NOT_SMALL) { push(T_INT, small, 0); return; }
+      if (!charge(COST_PARSED_CHAR * <i64>strLen(r))) return;
       parseIntText(transformDecimalAndSpaceToAscii(strForParsing(strOf(r))), 10);
       return;
-    case T_BYTES: parseIntText(bytesAsAscii(bytesOf(r)), 10); return;
+    }
+    case T_BYTES:
+      if (!charge(COST_PARSED_CHAR * <i64>bytesOf(r).length)) return;
+      parseIntText(bytesAsAscii(bytesOf(r)), 10); return;
   }
   fail(E_TYPE);
 }
 
-function callLen(argc: i32, base: i32): void {
-  if (argc != 1) { fail(E_TYPE); return; }
-  let t = unchecked(stTag[base]), r = unchecked(stRef[base]);
+function callLen(base: i32): void {
+  let t = unchecked(vm.stTag[base]), r = unchecked(vm.stRef[base]);
   if (t == T_STR) { push(T_INT, strLen(r), 0); return; }
   if (t == T_BYTES) { push(T_INT, bytesOf(r).length, 0); return; }
-  if (t == T_DICT) { push(T_INT, capCount, 0); return; }
+  if (t == T_DICT) { push(T_INT, vm.capCount, 0); return; }
   fail(E_TYPE);
 }
 
-function callMathTest(argc: i32, base: i32, inf: bool): void {
-  if (argc != 1) { fail(E_TYPE); return; }
-  let t = unchecked(stTag[base]);
+function callMathTest(base: i32, inf: bool): void {
+  let t = unchecked(vm.stTag[base]);
   if (!isRealTag(t)) { fail(E_TYPE); return; }
-  let x = realToFloat(t, unchecked(stNum[base]), unchecked(stRef[base]));
-  if (err != E_OK) return;
+  let x = realToFloat(t, unchecked(vm.stNum[base]), unchecked(vm.stRef[base]));
+  if (vm.err != E_OK) return;
   pushBool(inf ? (x == Infinity || x == -Infinity) : x != x);
+}
+
+/**
+ * Whether builtin `id` takes `argc` arguments, at [id * (MAX_CALL_ARGS + 1) + argc]: the
+ * contract's kind and arity tables, flattened once at start-up so a call tests one byte.
+ */
+const callable = callableTable();
+
+function callableTable(): StaticArray<bool> {
+  let t = new StaticArray<bool>(Op.BUILTIN_COUNT * (Op.MAX_CALL_ARGS + 1));
+  for (let id = 0; id < Op.BUILTIN_COUNT; id++) {
+    for (let argc = 0; argc <= Op.MAX_CALL_ARGS; argc++) {
+      t[id * (Op.MAX_CALL_ARGS + 1) + argc] = Op.BUILTIN_KINDS[id] != BUILTIN_KIND_MODULE
+        && argc >= Op.BUILTIN_MIN_ARGS[id] && argc <= Op.BUILTIN_MAX_ARGS[id];
+    }
+  }
+  return t;
 }
 
 // ---- the dispatch loop --------------------------------------------------------------------------
 
 /** Runs the loaded program on the current inputs; the outcome is in result* globals. */
 export function run(): i32 {
-  if (!loaded) {
-    resultError = E_NO_PROGRAM;
-    return resultError;
+  if (!vm.loaded) {
+    vm.resultError = E_NO_PROGRAM;
+    return vm.resultError;
   }
-  err = E_OK;
+  vm.err = E_OK;
+  vm.budget = vm.budgetLimit;
   let pc = 0;
-  let prog = code;
+  let prog = vm.code;
   // The stack pointer and the stack arrays live in locals here; `sp` (the global the helper
   // functions push through) is synchronised around each helper call.
   let s = 0;
-  let tags = stTag;
-  let nums = stNum;
-  let refs = stRef;
+  let tags = vm.stTag;
+  let nums = vm.stNum;
+  let refs = vm.stRef;
   for (;;) {
     let op = unchecked(prog[Op.HEADER_WORDS + 2 * pc]);
     let arg = unchecked(prog[Op.HEADER_WORDS + 2 * pc + 1]);
     pc++;
     switch (op) {
       case Op.OP_LOAD_CONST:
-        unchecked(tags[s] = constTag[arg]);
-        unchecked(nums[s] = constNum[arg]);
-        unchecked(refs[s] = constRef[arg]);
+        unchecked(tags[s] = vm.constTag[arg]);
+        unchecked(nums[s] = vm.constNum[arg]);
+        unchecked(refs[s] = vm.constRef[arg]);
         s++;
         continue;
       case Op.OP_LOAD_VAR:
         if (arg == Op.VAR_CAPTURE) { unchecked(tags[s] = T_DICT); }
-        else if (arg == Op.VAR_EXIT_CODE) { unchecked(tags[s] = T_INT); unchecked(nums[s] = exitCode); }
-        else if (arg == Op.VAR_WALLTIME_SEC) { unchecked(tags[s] = T_FLOAT); unchecked(nums[s] = reinterpret<i64>(walltime)); }
-        else { unchecked(tags[s] = T_INT); unchecked(nums[s] = peakVram); }
+        else if (arg == Op.VAR_EXIT_CODE) { unchecked(tags[s] = T_INT); unchecked(nums[s] = vm.exitCode); }
+        else if (arg == Op.VAR_WALLTIME_SEC) { unchecked(tags[s] = T_FLOAT); unchecked(nums[s] = reinterpret<i64>(vm.walltime)); }
+        else { unchecked(tags[s] = T_INT); unchecked(nums[s] = vm.peakVram); }
         s++;
         continue;
       case Op.OP_LOAD_BUILTIN:
@@ -926,15 +964,15 @@ export function run(): i32 {
         continue;
       case Op.OP_BINARY:
         s -= 2;
-        sp = s;
+        vm.sp = s;
         binary(arg, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]), unchecked(tags[s + 1]), unchecked(nums[s + 1]), unchecked(refs[s + 1]));
-        s = sp;
+        s = vm.sp;
         break;
       case Op.OP_UNARY:
         s -= 1;
-        sp = s;
+        vm.sp = s;
         unary(arg, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]));
-        s = sp;
+        s = vm.sp;
         break;
       case Op.OP_COMPARE: {
         s -= 2;
@@ -958,9 +996,9 @@ export function run(): i32 {
           s++;
           continue;
         }
-        sp = s;
+        vm.sp = s;
         compare(arg, at, unchecked(nums[s]), unchecked(refs[s]), bt, unchecked(nums[s + 1]), unchecked(refs[s + 1]));
-        s = sp;
+        s = vm.sp;
         break;
       }
       case Op.OP_SUBSCRIPT: {
@@ -975,33 +1013,39 @@ export function run(): i32 {
             continue;
           }
         }
-        sp = s;
+        vm.sp = s;
         subscript(unchecked(tags[s]), unchecked(tags[s + 1]), unchecked(nums[s + 1]), unchecked(refs[s + 1]));
-        s = sp;
+        s = vm.sp;
         break;
       }
       case Op.OP_CALL: {
         s -= arg + 1;
         let callee = s;
         let base = s + 1;
-        sp = s;
-        if (unchecked(tags[callee]) != T_BUILTIN || unchecked(nums[callee]) == Op.BUILTIN_MATH) { fail(E_TYPE); break; }
+        vm.sp = s;
+        if (unchecked(tags[callee]) != T_BUILTIN) { fail(E_TYPE); break; }
+        let id = <i32>unchecked(nums[callee]);
+        // Arity from the contract: the call helpers below assume it holds.
+        if (!unchecked(callable[id * (Op.MAX_CALL_ARGS + 1) + arg])) {
+          fail(E_TYPE);
+          break;
+        }
         // Fast path: len(str).
-        if (arg == 1 && unchecked(nums[callee]) == Op.BUILTIN_LEN && unchecked(tags[base]) == T_STR) {
+        if (id == Op.BUILTIN_LEN && unchecked(tags[base]) == T_STR) {
           unchecked(tags[callee] = T_INT);
           unchecked(nums[callee] = strLen(<usize>unchecked(refs[base])));
           s = callee + 1;
           continue;
         }
         // The result is pushed at the callee's slot, below the arguments, so reading them first is safe.
-        switch (<i32>unchecked(nums[callee])) {
+        switch (id) {
           case Op.BUILTIN_FLOAT: callFloat(arg, base); break;
           case Op.BUILTIN_INT: callInt(arg, base); break;
-          case Op.BUILTIN_LEN: callLen(arg, base); break;
-          case Op.BUILTIN_ISNAN: callMathTest(arg, base, false); break;
-          case Op.BUILTIN_ISINF: callMathTest(arg, base, true); break;
+          case Op.BUILTIN_LEN: callLen(base); break;
+          case Op.BUILTIN_ISNAN: callMathTest(base, false); break;
+          case Op.BUILTIN_ISINF: callMathTest(base, true); break;
         }
-        s = sp;
+        s = vm.sp;
         break;
       }
       case Op.OP_JUMP:
@@ -1042,19 +1086,22 @@ export function run(): i32 {
       case Op.OP_POP_TOP:
         s--;
         continue;
+      case Op.OP_RAISE:
+        vm.resultError = arg;
+        return arg;
       case Op.OP_RETURN:
         s--;
-        sp = s;
-        resultTag = unchecked(tags[s]);
-        resultNum = unchecked(nums[s]);
-        resultRef = unchecked(refs[s]);
-        resultError = E_OK;
+        vm.sp = s;
+        vm.resultTag = unchecked(tags[s]);
+        vm.resultNum = unchecked(nums[s]);
+        vm.resultRef = unchecked(refs[s]);
+        vm.resultError = E_OK;
         return E_OK;
     }
     // Only helper calls reach here: they may have raised.
-    if (err != E_OK) {
-      resultError = err;
-      return err;
+    if (vm.err != E_OK) {
+      vm.resultError = vm.err;
+      return vm.err;
     }
   }
   return E_OK; // not reached: the verifier guarantees every path ends in RETURN
@@ -1083,7 +1130,7 @@ export function run(): i32 {
 
 /** Truthiness of the last result (the spec's `bool(value)`). */
 export function resultTruthy(): bool {
-  return resultError == E_OK && truthy(resultTag, resultNum, resultRef);
+  return vm.resultError == E_OK && truthy(vm.resultTag, vm.resultNum, vm.resultRef);
 }
 
 /**
@@ -1091,7 +1138,7 @@ export function resultTruthy(): bool {
  * 4300-digit int→str limit would refuse it.
  */
 export function resultBigDecimal(): string | null {
-  let s: string = bigToDecimalString(changetype<BigInt>(resultRef));
+  let s: string = bigToDecimalString(changetype<BigInt>(vm.resultRef));
   if (bigLimitExceeded) return null;
   return s;
 }
@@ -1111,3 +1158,24 @@ export function runBatch(words: usize, count: i32, out: usize): void {
     __arena_release(mark);
   }
 }
+
+// ---- the host's view of the state ---------------------------------------------------------------
+
+/** The last outcome (E_*), its value's tag (T_*), payload and reference. */
+export function resultError(): i32 { return vm.resultError; }
+export function resultTag(): i32 { return vm.resultTag; }
+export function resultNum(): i64 { return vm.resultNum; }
+export function resultRef(): usize { return vm.resultRef; }
+/** Why the last program was rejected (V_*), and the deepest stack the verifier found it to reach. */
+export function verifyError(): i32 { return vm.verifyError; }
+export function verifiedDepth(): i32 { return vm.verifiedDepth; }
+
+/** Sets the cost budget of each evaluation from now on (DEFAULT_COST_BUDGET until then). */
+export function setCostBudget(units: i64): void { vm.budgetLimit = units; }
+/** What the last evaluation spent of its budget. */
+export function costSpent(): i64 { return vm.budgetLimit - vm.budget; }
+
+/** The contract's tables as this module compiled them, for the test that the host reads the same. */
+export function contractTableCount(): i32 { return Op.CONTRACT_TABLES.length; }
+export function contractTableLength(t: i32): i32 { return Op.CONTRACT_TABLES[t].length; }
+export function contractTable(t: i32, i: i32): i32 { return Op.CONTRACT_TABLES[t][i]; }

@@ -10,9 +10,13 @@
 // Conditions
 export { validateCondition, MAX_EXPR_LEN, MAX_INT_CONSTANT } from './condition/validate.js';
 export type { CheckedCondition } from './condition/validate.js';
-export { compileCondition } from './condition/evaluate.js';
-export type { CompiledCondition, CompileOptions, ConditionVars, DetailedResult, EvaluatedValue } from './condition/evaluate.js';
-export { DEFAULT_HEAP_LIMIT_BYTES, VerifyError } from './condition/vm-host.js';
+export { compileCondition, DEFAULT_REPR_LIMIT } from './condition/evaluate.js';
+export type { Capture, CompiledCondition, CompileOptions, ConditionVars, DetailedResult, EvaluatedValue } from './condition/evaluate.js';
+export { ConditionVarsError } from './condition/vars.js';
+export {
+  DEFAULT_COST_BUDGET, DEFAULT_HEAP_LIMIT_BYTES, MAX_HEAP_LIMIT_BYTES, MIN_HEAP_LIMIT_BYTES, VerifyError, VmOptionError,
+} from './condition/vm-host.js';
+export { disassemble, DisassemblyError } from './condition/disasm.js';
 
 // Errors: every rejection of a recipe or a condition is a RecipeSchemaError.
 export { RecipeSchemaError, SandboxError } from './condition/errors.js';

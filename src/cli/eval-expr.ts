@@ -3,6 +3,7 @@
  *
  *   aorta-probe eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
  *   aorta-probe eval --jsonl
+ *   aorta-probe eval --disasm EXPR
  *
  * Options take their value as the next argument or after '=' (`--exit-code=-9`). `--` ends the
  * options, for an expression that starts with '-'.
@@ -17,6 +18,7 @@ export class UsageError extends Error {
 export type EvalArgs =
   | { mode: 'help' }
   | { mode: 'jsonl' }
+  | { mode: 'disasm'; condition: string }
   | { mode: 'expr'; condition: string; vars: ConditionVars };
 
 const VALUE_OPTIONS = ['--capture', '--exit-code', '--walltime', '--peak-vram'] as const;
@@ -32,6 +34,7 @@ const DECIMAL = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 /** Parses the arguments after `eval`. Throws a UsageError for anything malformed. */
 export function parseEvalArgs(args: readonly string[]): EvalArgs {
   let jsonl = false;
+  let disasm = false;
   let condition: string | undefined;
   const capture: Record<string, string> = Object.create(null);
   let exitCode: number | undefined;
@@ -58,6 +61,10 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
     if (arg === '-h' || arg === '--help') return { mode: 'help' };
     if (arg === '--jsonl') {
       jsonl = true;
+      continue;
+    }
+    if (arg === '--disasm') {
+      disasm = true;
       continue;
     }
     const eq = arg.indexOf('=');
@@ -102,11 +109,16 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
   }
 
   if (jsonl) {
+    if (disasm) throw new UsageError('--disasm takes an EXPR, not --jsonl');
     if (condition !== undefined) throw new UsageError(`--jsonl reads the conditions from stdin: unexpected argument '${condition}'`);
     if (varOptionSeen !== undefined) throw new UsageError(`--jsonl reads the variables from stdin: '${varOptionSeen}' cannot be used with it`);
     return { mode: 'jsonl' };
   }
   if (condition === undefined) throw new UsageError('missing expression (or --jsonl)');
+  if (disasm) {
+    if (varOptionSeen !== undefined) throw new UsageError(`--disasm prints the bytecode, which no variable changes: '${varOptionSeen}' cannot be used with it`);
+    return { mode: 'disasm', condition };
+  }
   return {
     mode: 'expr',
     condition,

@@ -111,8 +111,12 @@ and writes exactly one JSON line per input line (blank lines included) to stdout
   {"valid": false, "error": {"type": "InputError", "message": str, "line": <input line>, "col": 1}}
 A SandboxError's line/col point into the condition; an InputError's line is the input line.
 
+With --disasm: prints the bytecode EXPR compiles to, one instruction a line (index, stack
+depth before it, opcode, argument, what the argument means); see docs/bytecode.md.
+
 Options:
   --jsonl        JSON Lines in and out; takes no EXPR and no variable options.
+  --disasm       Print EXPR's bytecode instead of evaluating it.
   -h, --help     Show this help and exit.
 
 Exit status:
@@ -178,6 +182,7 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
     return 0;
   }
   if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, io);
+  if (parsed.mode === 'disasm') return evalExpression(parsed.condition, null, io);
 
   const { evalJsonl } = await import('./eval-jsonl.js');
   const summary = await evalJsonl(io.stdin, io.stdout, {
@@ -254,14 +259,18 @@ async function playgroundCommand(args: readonly string[], io: CliIo): Promise<nu
   return runSubcommand<PlaygroundArgs>({ name: 'playground', usage: m.PLAYGROUND_USAGE, parse: m.parsePlaygroundArgs, usageError: m.PlaygroundUsageError, run: (a) => m.runPlayground(a, textIo(io)) }, args, io);
 }
 
-/** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */
-async function evalExpression(condition: string, vars: ConditionVars, io: CliIo): Promise<number> {
-  const [{ compileCondition }, { SandboxError }, { formatDetailed }] = await Promise.all([
-    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'),
+/**
+ * The EXPR form (or with `vars` null, --disasm): 0 evaluated (fired or not) or listed, 1 rejected
+ * (message on stderr) or an internal error.
+ */
+async function evalExpression(condition: string, vars: ConditionVars | null, io: CliIo): Promise<number> {
+  const [{ compileCondition }, { SandboxError }, { formatDetailed }, { disassemble }] = await Promise.all([
+    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'), import('../condition/disasm.js'),
   ]);
   let text: string;
   try {
-    text = formatDetailed(compileCondition(condition).evaluateDetailed(vars));
+    const compiled = compileCondition(condition);
+    text = vars === null ? disassemble(compiled.program) : formatDetailed(compiled.evaluateDetailed(vars));
   } catch (err) {
     if (err instanceof SandboxError) {
       await writeAll(io.stderr, `${err.message}\n`);

@@ -8,24 +8,16 @@ import * as Op from '../../assembly/opcodes.js';
 import type { Compare, Expr, PyConstant } from './ast.js';
 import type { CheckedCondition } from './validate.js';
 
-const VARS: Readonly<Record<string, number>> = {
-  capture: Op.VAR_CAPTURE,
-  exit_code: Op.VAR_EXIT_CODE,
-  walltime_sec: Op.VAR_WALLTIME_SEC,
-  peak_vram_mib: Op.VAR_PEAK_VRAM_MIB,
-};
-const BUILTINS: Readonly<Record<string, number>> = {
-  float: Op.BUILTIN_FLOAT,
-  int: Op.BUILTIN_INT,
-  len: Op.BUILTIN_LEN,
-  math: Op.BUILTIN_MATH,
-};
-const MATH_ATTRS: Readonly<Record<string, number>> = { isnan: Op.BUILTIN_ISNAN, isinf: Op.BUILTIN_ISINF };
-const BIN: Readonly<Record<string, number>> = { Add: Op.BIN_ADD, Sub: Op.BIN_SUB, Div: Op.BIN_DIV, FloorDiv: Op.BIN_FLOORDIV };
-const UNARY: Readonly<Record<string, number>> = { USub: Op.UNARY_NEG, UAdd: Op.UNARY_POS, Not: Op.UNARY_NOT };
-const CMP: Readonly<Record<string, number>> = {
-  Eq: Op.CMP_EQ, NotEq: Op.CMP_NE, Lt: Op.CMP_LT, LtE: Op.CMP_LE, Gt: Op.CMP_GT, GtE: Op.CMP_GE,
-};
+/** name → index, from one of the contract's name tables. */
+function indexOf(names: readonly string[]): ReadonlyMap<string, number> {
+  return new Map(names.map((n, i) => [n, i]));
+}
+const VARS = indexOf(Op.VAR_NAMES);
+const BUILTINS = new Map(Op.BUILTIN_NAMES.flatMap((n, i) => (Op.BUILTIN_OWNERS[i] === -1 ? [[n, i] as const] : [])));
+const MATH_ATTRS = new Map(Op.BUILTIN_NAMES.flatMap((n, i) => (Op.BUILTIN_OWNERS[i] === Op.BUILTIN_MATH ? [[n, i] as const] : [])));
+const BIN = indexOf(Op.BIN_NAMES);
+const UNARY = indexOf(Op.UNARY_NAMES);
+const CMP = indexOf(Op.CMP_NAMES);
 
 /** Thrown when lowering meets a node the walker should have rejected: a bug, never user error. */
 export class CompileError extends Error {
@@ -34,9 +26,18 @@ export class CompileError extends Error {
 
 export function compileChecked(checked: CheckedCondition): Int32Array {
   const c = new Compiler();
-  c.expr(checked.tree.body, 1);
+  c.expr(checked.tree.body);
   c.emit(Op.OP_RETURN, 0);
   return c.finish();
+}
+
+/**
+ * The stack effect of an instruction, from the contract's table (CPython's `stack_effect()`):
+ * the change in depth when it falls through, or when it jumps if `jump` is set.
+ */
+export function stackEffect(op: number, arg: number, jump: boolean): number {
+  const pops = Op.OP_POPS[op]! + (Op.OP_ARG_KINDS[op] === Op.ARG_COUNT ? arg : 0);
+  return (jump ? Op.OP_JUMP_PUSHES[op]! : Op.OP_PUSHES[op]!) - pops;
 }
 
 class Compiler {
@@ -45,77 +46,89 @@ class Compiler {
   private readonly constKeys = new Map<string, number>();
   private depth = 0;
   private maxDepth = 0;
+  /** The stack depth on each unpatched jump's path. */
+  private readonly pending = new Map<number, number>();
 
+  /**
+   * Appends an instruction and tracks the stack depth the verifier will recompute, to size the VM
+   * stack; returns its index. A jump's target is set later, by `land`.
+   */
   emit(op: number, arg: number): number {
+    const at = this.code.length / 2;
     this.code.push(op, arg);
-    return this.code.length / 2 - 1;
-  }
-
-  /** Tracks the stack depth the verifier will recompute, to size the VM stack. */
-  private stack(delta: number): void {
-    this.depth += delta;
+    const flow = Op.OP_FLOWS[op];
+    if (flow === Op.FLOW_BRANCH || flow === Op.FLOW_JUMP) this.pending.set(at, this.depth + stackEffect(op, arg, true));
+    this.depth += stackEffect(op, arg, false);
     if (this.depth > this.maxDepth) this.maxDepth = this.depth;
+    return at;
   }
 
-  private here(): number {
-    return this.code.length / 2;
+  /**
+   * Points jump `at` to the next instruction, whose code starts at the depth the jump leaves
+   * (every path that meets there leaves the same depth: the verifier checks it).
+   */
+  private land(at: number): void {
+    this.code[at * 2 + 1] = this.code.length / 2;
+    this.depth = this.pending.get(at)!;
+    this.pending.delete(at);
   }
 
-  private patch(at: number, target: number): void {
-    this.code[at * 2 + 1] = target;
-  }
-
-  /** Emits `e`, leaving exactly one value on the stack. `_want` documents that contract. */
-  expr(e: Expr, _want: 1): void {
+  /** Emits `e`, leaving exactly one value on the stack. */
+  expr(e: Expr): void {
     switch (e.type) {
       case 'Constant':
         this.emit(Op.OP_LOAD_CONST, this.constant(e.value));
-        this.stack(1);
         return;
       case 'Name': {
-        const v = VARS[e.id];
-        const b = BUILTINS[e.id];
+        const v = VARS.get(e.id);
+        const b = BUILTINS.get(e.id);
         if (v !== undefined) this.emit(Op.OP_LOAD_VAR, v);
         else if (b !== undefined) this.emit(Op.OP_LOAD_BUILTIN, b);
         else throw new CompileError(`name ${e.id} reached the compiler`);
-        this.stack(1);
         return;
       }
       case 'Attribute': {
-        const b = MATH_ATTRS[e.attr];
+        const b = MATH_ATTRS.get(e.attr);
         if (e.value.type !== 'Name' || e.value.id !== 'math' || b === undefined) {
           throw new CompileError('attribute reached the compiler');
         }
         this.emit(Op.OP_LOAD_BUILTIN, b);
-        this.stack(1);
         return;
       }
       case 'Subscript':
-        this.expr(e.value, 1);
-        this.expr(e.slice, 1);
+        this.expr(e.value);
+        this.expr(e.slice);
         this.emit(Op.OP_SUBSCRIPT, 0);
-        this.stack(-1);
         return;
       case 'Call':
         if (e.keywords.length > 0) throw new CompileError('keywords reached the compiler');
-        this.expr(e.func, 1);
-        for (const a of e.args) this.expr(a, 1);
+        this.expr(e.func);
+        if (e.args.length > Op.MAX_CALL_ARGS) {
+          // More arguments than any builtin takes: CPython evaluates them all, then raises
+          // TypeError (whatever the callee). One at a time, so the stack stays shallow.
+          for (const a of e.args) {
+            this.expr(a);
+            this.emit(Op.OP_POP_TOP, 0);
+          }
+          this.emit(Op.OP_POP_TOP, 0);
+          this.emit(Op.OP_RAISE, Op.E_TYPE);
+          return;
+        }
+        for (const a of e.args) this.expr(a);
         this.emit(Op.OP_CALL, e.args.length);
-        this.stack(-e.args.length);
         return;
       case 'BinOp': {
-        const op = BIN[e.op.type];
+        const op = BIN.get(e.op.type);
         if (op === undefined) throw new CompileError(`operator ${e.op.type} reached the compiler`);
-        this.expr(e.left, 1);
-        this.expr(e.right, 1);
+        this.expr(e.left);
+        this.expr(e.right);
         this.emit(Op.OP_BINARY, op);
-        this.stack(-1);
         return;
       }
       case 'UnaryOp': {
-        const op = UNARY[e.op.type];
+        const op = UNARY.get(e.op.type);
         if (op === undefined) throw new CompileError(`operator ${e.op.type} reached the compiler`);
-        this.expr(e.operand, 1);
+        this.expr(e.operand);
         this.emit(Op.OP_UNARY, op);
         return;
       }
@@ -123,25 +136,20 @@ class Compiler {
         const jump = e.op.type === 'And' ? Op.OP_JUMP_IF_FALSE_OR_POP : Op.OP_JUMP_IF_TRUE_OR_POP;
         const exits: number[] = [];
         e.values.forEach((v, i) => {
-          this.expr(v, 1);
-          if (i < e.values.length - 1) {
-            exits.push(this.emit(jump, 0));
-            this.stack(-1);
-          }
+          this.expr(v);
+          if (i < e.values.length - 1) exits.push(this.emit(jump, 0));
         });
-        for (const at of exits) this.patch(at, this.here());
+        for (const at of exits) this.land(at);
         return;
       }
       case 'IfExp': {
-        this.expr(e.test, 1);
+        this.expr(e.test);
         const toElse = this.emit(Op.OP_POP_JUMP_IF_FALSE, 0);
-        this.stack(-1);
-        this.expr(e.body, 1);
+        this.expr(e.body);
         const toEnd = this.emit(Op.OP_JUMP, 0);
-        this.stack(-1);
-        this.patch(toElse, this.here());
-        this.expr(e.orelse, 1);
-        this.patch(toEnd, this.here());
+        this.land(toElse);
+        this.expr(e.orelse);
+        this.land(toEnd);
         return;
       }
       case 'Compare':
@@ -157,32 +165,28 @@ class Compiler {
    * cleanup that drops it, as CPython's compiler does.
    */
   private compare(e: Compare): void {
-    this.expr(e.left, 1);
+    this.expr(e.left);
     const n = e.ops.length;
     const cleanups: number[] = [];
     for (let i = 0; i < n; i++) {
-      const op = CMP[e.ops[i]!.type];
+      const op = CMP.get(e.ops[i]!.type);
       if (op === undefined) throw new CompileError(`operator ${e.ops[i]!.type} reached the compiler`);
-      this.expr(e.comparators[i]!, 1);
+      this.expr(e.comparators[i]!);
       if (i < n - 1) {
         this.emit(Op.OP_DUP_TOP, 0);
-        this.stack(1);
         this.emit(Op.OP_ROT_THREE, 0);
         this.emit(Op.OP_COMPARE, op);
-        this.stack(-1);
         cleanups.push(this.emit(Op.OP_JUMP_IF_FALSE_OR_POP, 0));
-        this.stack(-1);
       } else {
         this.emit(Op.OP_COMPARE, op);
-        this.stack(-1);
       }
     }
     if (cleanups.length === 0) return;
     const toEnd = this.emit(Op.OP_JUMP, 0);
-    for (const at of cleanups) this.patch(at, this.here());
+    for (const at of cleanups) this.land(at);
     this.emit(Op.OP_ROT_TWO, 0);
     this.emit(Op.OP_POP_TOP, 0);
-    this.patch(toEnd, this.here());
+    this.land(toEnd);
   }
 
   private constant(v: PyConstant): number {

@@ -4,31 +4,39 @@
  * `evaluateDetailed` reports what CPython would: the value's type name and repr, or the exception
  * class.
  */
+import * as Op from '../../assembly/opcodes.js';
 import { captureKeysRead } from './capture-keys.js';
 import { compileChecked } from './compile.js';
 import { complexRepr, floatRepr, strRepr } from './repr.js';
 import { validateCondition, type CheckedCondition } from './validate.js';
-import { ConditionVM, DEFAULT_HEAP_LIMIT_BYTES, type ConditionVars, type VmValue } from './vm-host.js';
+import { captureEntries, checkVars, type ConditionVars } from './vars.js';
+import { checkVmOptions, ConditionVM, type VmOptions, type VmValue } from './vm-host.js';
 
-export type { ConditionVars } from './vm-host.js';
+export type { Capture, ConditionVars } from './vars.js';
 
 export interface EvaluatedValue {
   /** `type(v).__name__` */
   readonly type: string;
   /**
-   * `repr(v)`, exactly as CPython prints it; null where CPython's repr() raises ValueError (an
-   * int of more than 4300 digits).
+   * `repr(v)`, exactly as CPython prints it, up to the repr limit: a longer one is cut there and
+   * ends with the marker ` … [repr truncated: …]` (and `truncated` is set). null where CPython's
+   * repr() raises ValueError (an int of more than 4300 digits).
    */
   readonly repr: string | null;
+  /** Present (true) only when `repr` was cut at the repr limit. */
+  readonly truncated?: true;
 }
 
 export type DetailedResult =
   | { readonly fired: boolean; readonly value: EvaluatedValue }
   | { readonly fired: false; readonly error: string };
 
-export interface CompileOptions {
-  /** Most linear memory the VM may use before a condition gets MemoryError. */
-  heapLimitBytes?: number;
+/** Characters of a repr `evaluateDetailed` returns unless `reprLimit` says otherwise. */
+export const DEFAULT_REPR_LIMIT = 10_000;
+
+export interface CompileOptions extends VmOptions {
+  /** Most characters of a value's repr `evaluateDetailed` builds (at least 64). */
+  reprLimit?: number;
 }
 
 export interface CompiledCondition extends CheckedCondition {
@@ -41,32 +49,33 @@ export interface CompiledCondition extends CheckedCondition {
   evaluateBatch(list: readonly ConditionVars[]): boolean[];
 }
 
-const BUILTIN_VALUES: readonly EvaluatedValue[] = [
-  { type: 'type', repr: "<class 'float'>" },
-  { type: 'type', repr: "<class 'int'>" },
-  { type: 'builtin_function_or_method', repr: '<built-in function len>' },
-  { type: 'module', repr: "<module 'math' (built-in)>" },
-  { type: 'builtin_function_or_method', repr: '<built-in function isnan>' },
-  { type: 'builtin_function_or_method', repr: '<built-in function isinf>' },
-];
-
 export function compileCondition(text: unknown, options: CompileOptions = {}): CompiledCondition {
+  const { heapLimitBytes, costBudget } = checkVmOptions(options);
+  const reprLimit = options.reprLimit ?? DEFAULT_REPR_LIMIT;
+  if (typeof reprLimit !== 'number' || !Number.isSafeInteger(reprLimit) || reprLimit < 64) {
+    throw new RangeError(`reprLimit must be an integer of at least 64 characters, got ${String(reprLimit)}`);
+  }
   const checked = validateCondition(text);
   const program = compileChecked(checked);
-  const limit = options.heapLimitBytes ?? DEFAULT_HEAP_LIMIT_BYTES;
   const keys = captureKeysRead(checked.tree);
-  // The VM verifies the program when it first loads it, before running it.
+  const vm = (): ConditionVM => {
+    const shared = sharedVm(heapLimitBytes);
+    shared.setCostBudget(costBudget);
+    return shared;
+  };
+  // The VM verifies the program when it first loads it, before running it. Both evaluations
+  // encode the same captures (only `keys` when the program can read no others), so they agree.
   return {
     source: checked.source,
     tree: checked.tree,
     program,
-    evaluate: (vars) => sharedVm(limit).evaluateTruthy(program, vars, keys),
+    evaluate: (vars) => vm().evaluateTruthy(program, vars, keys),
     evaluateDetailed: (vars) => {
-      const r = sharedVm(limit).evaluate(program, vars);
+      const r = vm().evaluate(program, vars, keys, reprLimit);
       if (!r.ok) return { fired: false, error: r.error };
-      return { fired: r.truthy, value: describe(r.value, vars) };
+      return { fired: r.truthy, value: describe(r.value, vars, reprLimit) };
     },
-    evaluateBatch: (list) => sharedVm(limit).evaluateBatch(program, list, keys),
+    evaluateBatch: (list) => vm().evaluateBatch(program, list, keys),
   };
 }
 
@@ -78,14 +87,38 @@ const vms = new Map<number, ConditionVM>();
 function sharedVm(limit: number): ConditionVM {
   let vm = vms.get(limit);
   if (vm === undefined) {
-    vm = new ConditionVM(limit);
+    vm = new ConditionVM({ heapLimitBytes: limit });
     vms.set(limit, vm);
   }
   return vm;
 }
 
-/** CPython's type name and repr of a VM value; the dict is the capture mapping itself. */
-export function describe(v: VmValue, vars: ConditionVars): EvaluatedValue {
+/** The shared VM of a heap limit, for tests of what it holds between evaluations. */
+export function sharedVmForTest(limit: number): ConditionVM {
+  return sharedVm(limit);
+}
+
+/** `<class 'float'>`, `<built-in function len>`, `<module 'math' (built-in)>`, from the contract's table. */
+function builtinValue(id: number): EvaluatedValue {
+  const name = Op.BUILTIN_NAMES[id] ?? '?';
+  switch (Op.BUILTIN_KINDS[id]) {
+    case Op.BUILTIN_KIND_TYPE: return { type: 'type', repr: `<class '${name}'>` };
+    case Op.BUILTIN_KIND_MODULE: return { type: 'module', repr: `<module '${name}' (built-in)>` };
+    default: return { type: 'builtin_function_or_method', repr: `<built-in function ${name}>` };
+  }
+}
+
+/** `repr` cut to `limit` characters with the marker saying what was cut. */
+function bounded(type: string, repr: string, limit: number, complete: boolean, what: string): EvaluatedValue {
+  if (complete && repr.length <= limit) return { type, repr };
+  return { type, repr: `${repr.slice(0, limit)} … [repr truncated: ${what}]`, truncated: true };
+}
+
+/**
+ * CPython's type name and repr of a VM value, at most `limit` characters of it; the dict is the
+ * capture mapping itself, in insertion order.
+ */
+export function describe(v: VmValue, vars: ConditionVars, limit = DEFAULT_REPR_LIMIT): EvaluatedValue {
   switch (v.tag) {
     case 'None': return { type: 'NoneType', repr: 'None' };
     case 'Ellipsis': return { type: 'ellipsis', repr: 'Ellipsis' };
@@ -95,12 +128,34 @@ export function describe(v: VmValue, vars: ConditionVars): EvaluatedValue {
       return { type: 'int', repr: v.value === null ? null : v.value.toString() };
     case 'float': return { type: 'float', repr: floatRepr(v.value) };
     case 'complex': return { type: 'complex', repr: complexRepr(v.re, v.im) };
-    case 'str': return { type: 'str', repr: strRepr(v.codePoints) };
-    case 'bytes': return { type: 'bytes', repr: `b${strRepr(String.fromCharCode(...v.value), true)}` };
-    case 'dict': {
-      const items = Object.entries(vars.capture).map(([k, val]) => `${strRepr(k)}: ${strRepr(val)}`);
-      return { type: 'dict', repr: `{${items.join(', ')}}` };
+    case 'str':
+      return bounded('str', strRepr(v.codePoints), limit, v.codePoints.length === v.length, `a str of ${v.length} characters`);
+    case 'bytes': {
+      let text = '';
+      for (const b of v.value) text += String.fromCharCode(b);
+      return bounded('bytes', `b${strRepr(text, true)}`, limit, v.value.length === v.length, `bytes of length ${v.length}`);
     }
-    case 'builtin': return BUILTIN_VALUES[v.id] ?? { type: 'builtin_function_or_method', repr: '<built-in function>' };
+    case 'dict': {
+      checkVars(vars);
+      const entries = captureEntries(vars.capture);
+      let repr = '{';
+      let shown = 0;
+      for (const [k, val] of entries) {
+        if (repr.length > limit) break;
+        // Each part is cut to what the limit can still show, so one huge value costs no more.
+        const room = limit - repr.length + 1;
+        repr += `${shown === 0 ? '' : ', '}${strRepr(clip(k, room))}: ${strRepr(clip(val, room))}`;
+        shown++;
+      }
+      repr += '}';
+      const complete = shown === entries.length && !entries.some(([k, val]) => k.length > limit || val.length > limit);
+      return bounded('dict', repr, limit, complete, `a dict of ${entries.length} items`);
+    }
+    case 'builtin': return builtinValue(v.id);
   }
+}
+
+/** The first `n` code units of `s` (enough for a repr cut at n characters). */
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : s.slice(0, n);
 }

@@ -2,28 +2,59 @@
  * The host side of the condition VM: instantiates the WebAssembly module (only import:
  * `env.abort`), writes programs and variables straight into its linear memory, reads results
  * back, and recovers from traps (a MemoryError from the bounded arena, or anything else) by
- * re-instantiating, so the next evaluation always starts clean.
+ * re-instantiating, so the next evaluation always starts clean. Every number it shares with the
+ * VM (value tags, outcomes, layouts) comes from the contract, assembly/opcodes.ts.
  */
+import * as Op from '../../assembly/opcodes.js';
+import { checkVars, checkVarsList, ConditionVarsError, type ConditionVars } from './vars.js';
 import { VM_WASM_BASE64 } from './vm-wasm.generated.js';
 
-// Value tags and outcomes, as assembly/vm.ts numbers them.
-const T_NONE = 0, T_BOOL = 1, T_INT = 2, T_BIG = 3, T_FLOAT = 4, T_COMPLEX = 5, T_STR = 6, T_BYTES = 7,
-  T_ELLIPSIS = 8, T_DICT = 9, T_BUILTIN = 10;
-const ERROR_CLASSES = ['', 'TypeError', 'ValueError', 'ZeroDivisionError', 'KeyError', 'OverflowError', 'MemoryError'];
-const VERIFY_ERRORS = ['', 'bad header', 'unknown opcode', 'argument out of range', 'bad jump target', 'stack underflow or overflow', 'bad constant', 'truncated program'];
+export type { ConditionVars } from './vars.js';
 
 /** Variable sets per VM call in a batch. */
 const BATCH_CHUNK = 512;
 
 /** Default arena limit: the most linear memory one VM instance may use. */
 export const DEFAULT_HEAP_LIMIT_BYTES = 256 * 1024 * 1024;
+/** Below this the VM cannot hold its own tables and a program. */
+export const MIN_HEAP_LIMIT_BYTES = 1024 * 1024;
+/** The module's declared maximum memory (asconfig.json `maximumMemory`, 16384 pages). */
+export const MAX_HEAP_LIMIT_BYTES = 1024 * 1024 * 1024;
+/** Cost units per evaluation unless set (the contract's default; see docs/bytecode.md). */
+export const DEFAULT_COST_BUDGET = Op.DEFAULT_COST_BUDGET;
+/**
+ * Linear memory an instance may keep after an evaluation. WebAssembly memory cannot shrink, so an
+ * evaluation that grew it past this (a huge capture) is followed by a fresh instance, and the
+ * process gives the memory back instead of holding its high-water mark for good.
+ */
+export const RETAINED_MEMORY_BYTES = 32 * 1024 * 1024;
 
-export interface ConditionVars {
-  capture: Readonly<Record<string, string>>;
-  exit_code: number;
-  walltime_sec: number;
-  /** null when unavailable: bound to 0, as the original's `evaluate` does. */
-  peak_vram_mib: number | null;
+export interface VmOptions {
+  /** Most linear memory the VM may use before a condition gets MemoryError. */
+  heapLimitBytes?: number;
+  /** Cost units one evaluation may spend before it gets BudgetExceeded. */
+  costBudget?: number;
+}
+
+/** An option outside what the VM can honour. */
+export class VmOptionError extends RangeError {
+  override name = 'VmOptionError';
+  constructor(readonly option: keyof VmOptions, reason: string) {
+    super(`${option} ${reason}`);
+  }
+}
+
+/** The options with their defaults, checked: an integer within the range the VM can honour. */
+export function checkVmOptions(options: VmOptions): Required<VmOptions> {
+  const heap = options.heapLimitBytes ?? DEFAULT_HEAP_LIMIT_BYTES;
+  if (typeof heap !== 'number' || !Number.isInteger(heap) || heap < MIN_HEAP_LIMIT_BYTES || heap > MAX_HEAP_LIMIT_BYTES) {
+    throw new VmOptionError('heapLimitBytes', `must be an integer from ${MIN_HEAP_LIMIT_BYTES} (1 MiB) to ${MAX_HEAP_LIMIT_BYTES} (1 GiB), got ${String(heap)}`);
+  }
+  const budget = options.costBudget ?? DEFAULT_COST_BUDGET;
+  if (typeof budget !== 'number' || !Number.isSafeInteger(budget) || budget < 1) {
+    throw new VmOptionError('costBudget', `must be a positive integer (cost units), got ${String(budget)}`);
+  }
+  return { heapLimitBytes: heap, costBudget: budget };
 }
 
 /** A value read back from the VM, still untyped for repr purposes. */
@@ -33,8 +64,10 @@ export type VmValue =
   | { tag: 'int'; value: bigint | null } // null: beyond CPython's 4300-digit int→str limit
   | { tag: 'float'; value: number }
   | { tag: 'complex'; re: number; im: number }
-  | { tag: 'str'; codePoints: number[] }
-  | { tag: 'bytes'; value: Uint8Array }
+  /** `codePoints` holds at most the read limit's first code points of `length`. */
+  | { tag: 'str'; codePoints: number[]; length: number }
+  /** `value` holds at most the read limit's first bytes of `length`. */
+  | { tag: 'bytes'; value: Uint8Array; length: number }
   | { tag: 'builtin'; id: number };
 
 export type VmOutcome = { ok: true; value: VmValue; truthy: boolean } | { ok: false; error: string };
@@ -43,23 +76,30 @@ export type VmOutcome = { ok: true; value: VmValue; truthy: boolean } | { ok: fa
 export class VerifyError extends Error {
   override name = 'VerifyError';
   constructor(readonly code: number) {
-    super(`the VM rejected the program: ${VERIFY_ERRORS[code] ?? `code ${code}`}`);
+    super(`the VM rejected the program: ${Op.VERIFY_MESSAGES[code] ?? `code ${code}`}`);
   }
 }
 
-interface VmExports {
+/** The module's exports this host uses (the contract's scalars are exported too, as globals). */
+export interface VmExports {
   memory: WebAssembly.Memory;
   programBuffer(words: number): number;
   loadProgram(): number;
+  verifiedDepth(): number;
   inputBuffer(words: number): number;
   setInputs(words: number, at: number): number;
   run(): number;
   runBatch(words: number, count: number, out: number): void;
   resultTruthy(): number;
   resultBigDecimal(): number;
-  resultTag: WebAssembly.Global;
-  resultNum: WebAssembly.Global;
-  resultRef: WebAssembly.Global;
+  resultTag(): number;
+  resultNum(): bigint;
+  resultRef(): number;
+  setCostBudget(units: bigint): void;
+  costSpent(): bigint;
+  contractTableCount(): number;
+  contractTableLength(t: number): number;
+  contractTable(t: number, i: number): number;
   arenaMark(): number;
   arenaRelease(mark: number): void;
   arenaSetLimit(bytes: number): void;
@@ -83,6 +123,21 @@ export function vmImports(): WebAssembly.ModuleImportDescriptor[] {
 
 class VmAbort extends Error {}
 
+function newInstance(): WebAssembly.Instance {
+  return new WebAssembly.Instance(vmModule(), {
+    env: {
+      abort: () => {
+        throw new VmAbort('abort');
+      },
+    },
+  });
+}
+
+/** A fresh instance's exports, for the test that the wasm's contract equals the host's. */
+export function vmExportsForTest(): VmExports & Record<string, unknown> {
+  return newInstance().exports as unknown as VmExports & Record<string, unknown>;
+}
+
 /**
  * One VM instance. It holds one loaded program at a time; `load` switches programs cheaply
  * (the previous one's memory is released), so many compiled conditions can share an instance.
@@ -92,23 +147,39 @@ export class ConditionVM {
   private current: Int32Array | null = null;
   private programMark = 0;
   private words = new Int32Array(0);
+  private readonly heapLimitBytes: number;
+  private costBudget: number;
 
-  constructor(private readonly heapLimitBytes = DEFAULT_HEAP_LIMIT_BYTES) {
+  constructor(options: VmOptions | number = {}) {
+    const checked = checkVmOptions(typeof options === 'number' ? { heapLimitBytes: options } : options);
+    this.heapLimitBytes = checked.heapLimitBytes;
+    this.costBudget = checked.costBudget;
     this.instantiate();
   }
 
   private instantiate(): void {
-    const instance = new WebAssembly.Instance(vmModule(), {
-      env: {
-        abort: () => {
-          throw new VmAbort('abort');
-        },
-      },
-    });
-    this.ex = instance.exports as unknown as VmExports;
+    this.ex = newInstance().exports as unknown as VmExports;
     this.ex.arenaSetLimit(this.heapLimitBytes);
+    this.ex.setCostBudget(BigInt(this.costBudget));
     this.current = null;
     this.words = new Int32Array(0); // the old instance's memory is not detached: drop its view
+  }
+
+  /** Sets the cost budget of later evaluations (checked as the option is). */
+  setCostBudget(units: number): void {
+    if (units === this.costBudget) return;
+    this.costBudget = checkVmOptions({ heapLimitBytes: this.heapLimitBytes, costBudget: units }).costBudget;
+    this.ex.setCostBudget(BigInt(units));
+  }
+
+  /** Linear memory the instance holds now, in bytes. */
+  memoryBytes(): number {
+    return this.ex.memory.buffer.byteLength;
+  }
+
+  /** Cost units the last evaluation spent. */
+  lastCost(): number {
+    return Number(this.ex.costSpent());
   }
 
   /** A view of linear memory as words, renewed only when the memory has grown. */
@@ -126,13 +197,21 @@ export class ConditionVM {
     const ptr = this.ex.programBuffer(program.length);
     this.memWords().set(program, ptr >> 2);
     const code = this.ex.loadProgram();
-    if (code !== 0) throw new VerifyError(code);
+    if (code !== Op.V_OK) throw new VerifyError(code);
     this.current = program;
     this.programMark = this.ex.arenaMark();
   }
 
-  /** Runs `body`; a trap becomes MemoryError (arena exhausted) or an internal error, and the
-   *  instance is replaced so the next call starts from a clean one. */
+  /** The deepest stack the verifier found the loaded program to reach. */
+  verifiedDepth(): number {
+    return this.ex.verifiedDepth();
+  }
+
+  /**
+   * Runs `body`; a trap becomes MemoryError (arena exhausted) or an internal error, and the
+   * instance is replaced so the next call starts from a clean one — as it is after an evaluation
+   * that grew memory past RETAINED_MEMORY_BYTES.
+   */
   private guarded<T>(program: Int32Array, body: () => T, onTrap: (error: string) => T): T {
     this.load(program);
     try {
@@ -142,6 +221,11 @@ export class ConditionVM {
       const exhausted = this.safeExhausted();
       this.instantiate();
       return onTrap(exhausted ? 'MemoryError' : 'SystemError');
+    } finally {
+      // The cached view knows the size it was made at; growth after it detaches it (length 0), and
+      // only then is `memory.buffer` (costly to read on every call) worth reading.
+      const w = this.words;
+      if (w.byteLength > RETAINED_MEMORY_BYTES || (w.length === 0 && this.ex.memory.buffer.byteLength > RETAINED_MEMORY_BYTES)) this.instantiate();
     }
   }
 
@@ -157,10 +241,10 @@ export class ConditionVM {
    * Encodes variable sets straight into a fresh VM buffer (no intermediate copy: this is the hot
    * path of batch evaluation); returns its address.
    */
-  private writeInputs(list: readonly ConditionVars[], from = 0, to = list.length, keys: readonly string[] | null = null): number {
+  private writeInputs(list: readonly ConditionVars[], from: number, to: number, keys: readonly string[] | null, batch: boolean): number {
     // One pass into a reusable scratch array, then one copy into linear memory: cheaper than
     // sizing the buffer with a second pass over every capture.
-    const words = encodeVars(list, from, to, keys);
+    const words = encodeVars(list, from, to, keys, batch);
     const ptr = this.ex.inputBuffer(words);
     const mem = this.memWords();
     if (words <= 64) {
@@ -170,31 +254,33 @@ export class ConditionVM {
     return ptr;
   }
 
-  evaluate(program: Int32Array, vars: ConditionVars): VmOutcome {
+  /**
+   * The value or the exception. `keys`: the only capture keys the program can read
+   * (capture-keys.ts), or null for all; `readLimit`: the most code points or bytes of a str or
+   * bytes result to read back (its length is always reported).
+   */
+  evaluate(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null = null, readLimit = Infinity): VmOutcome {
     return this.guarded<VmOutcome>(
       program,
       () => {
         this.ex.arenaRelease(this.programMark);
-        this.ex.setInputs(this.writeInputs([vars]), 0);
+        this.ex.setInputs(this.writeInputs([vars], 0, 1, keys, false), 0);
         const err = this.ex.run();
-        if (err !== 0) return { ok: false, error: ERROR_CLASSES[err] ?? 'SystemError' };
-        return { ok: true, value: this.readResult(), truthy: this.ex.resultTruthy() !== 0 };
+        if (err !== Op.E_OK) return { ok: false, error: Op.ERROR_NAMES[err] ?? 'SystemError' };
+        return { ok: true, value: this.readResult(readLimit), truthy: this.ex.resultTruthy() !== 0 };
       },
       (error) => ({ ok: false, error }),
     );
   }
 
-  /**
-   * The spec's `evaluate`: only truthiness, without reading the value back. `keys`: the only
-   * capture keys the program can read (capture-keys.ts), or null for all.
-   */
+  /** The spec's `evaluate`: only truthiness, without reading the value back. */
   evaluateTruthy(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null = null): boolean {
     return this.guarded(
       program,
       () => {
         this.ex.arenaRelease(this.programMark);
-        this.ex.setInputs(this.writeInputs([vars], 0, 1, keys), 0);
-        return this.ex.run() === 0 && this.ex.resultTruthy() !== 0;
+        this.ex.setInputs(this.writeInputs([vars], 0, 1, keys, false), 0);
+        return this.ex.run() === Op.E_OK && this.ex.resultTruthy() !== 0;
       },
       () => false,
     );
@@ -205,6 +291,7 @@ export class ConditionVM {
    * BATCH_CHUNK sets: chunks keep the input buffer in cache, which is faster than one huge call.
    */
   evaluateBatch(program: Int32Array, list: readonly ConditionVars[], keys: readonly string[] | null = null): boolean[] {
+    checkVarsList(list);
     if (list.length === 0) return [];
     return this.guarded(
       program,
@@ -213,7 +300,7 @@ export class ConditionVM {
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
           const to = Math.min(list.length, from + BATCH_CHUNK);
           this.ex.arenaRelease(this.programMark);
-          const ptr = this.writeInputs(list, from, to, keys);
+          const ptr = this.writeInputs(list, from, to, keys, true);
           const out = this.ex.inputBuffer((to - from + 3) >> 2);
           this.ex.runBatch(ptr, to - from, out);
           const fired = new Uint8Array(this.ex.memory.buffer, out, to - from);
@@ -222,48 +309,50 @@ export class ConditionVM {
         return result;
       },
       // A trap mid-batch (one greedy variable set): fall back to one call each.
-      () => list.map((v) => {
-        const r = this.evaluate(program, v);
-        return r.ok && r.truthy;
-      }),
+      () => list.map((v) => this.evaluateTruthy(program, v, keys)),
     );
   }
 
-  private readResult(): VmValue {
-    const tag = this.ex.resultTag.value as number;
-    const num = this.ex.resultNum.value as bigint;
-    const ref = this.ex.resultRef.value as number;
-    const mem = this.ex.memory.buffer;
+  private readResult(limit: number): VmValue {
+    const tag = this.ex.resultTag();
+    const num = this.ex.resultNum();
+    const ref = this.ex.resultRef();
     switch (tag) {
-      case T_NONE: return { tag: 'None' };
-      case T_ELLIPSIS: return { tag: 'Ellipsis' };
-      case T_DICT: return { tag: 'dict' };
-      case T_BOOL: return { tag: 'bool', value: num !== 0n };
-      case T_INT: return { tag: 'int', value: num };
-      case T_BIG: {
+      case Op.T_NONE: return { tag: 'None' };
+      case Op.T_ELLIPSIS: return { tag: 'Ellipsis' };
+      case Op.T_DICT: return { tag: 'dict' };
+      case Op.T_BOOL: return { tag: 'bool', value: num !== 0n };
+      case Op.T_INT: return { tag: 'int', value: num };
+      case Op.T_BIG: {
+        // resultBigDecimal allocates, which may grow (and so detach) memory: read the buffer after it.
         const s = this.ex.resultBigDecimal();
-        return { tag: 'int', value: s === 0 ? null : BigInt(readString(mem, s)) };
+        return { tag: 'int', value: s === 0 ? null : BigInt(readString(this.ex.memory.buffer, s)) };
       }
-      case T_FLOAT: return { tag: 'float', value: new Float64Array(new BigInt64Array([num]).buffer)[0]! };
-      case T_COMPLEX: {
-        const f = new Float64Array(mem.slice(ref, ref + 16));
+      case Op.T_FLOAT: return { tag: 'float', value: new Float64Array(new BigInt64Array([num]).buffer)[0]! };
+      case Op.T_COMPLEX: {
+        const f = new Float64Array(this.ex.memory.buffer.slice(ref, ref + 16));
         return { tag: 'complex', re: f[0]!, im: f[1]! };
       }
-      case T_STR: {
+      case Op.T_STR: {
         // A str is a length word followed by its code points.
+        const mem = this.ex.memory.buffer;
         const n = new Int32Array(mem, ref, 1)[0]!;
-        return { tag: 'str', codePoints: Array.from(new Int32Array(mem, ref + 4, n)) };
+        return { tag: 'str', codePoints: Array.from(new Int32Array(mem, ref + 4, Math.min(n, limit))), length: n };
       }
-      case T_BYTES: return { tag: 'bytes', value: new Uint8Array(mem.slice(ref, ref + objectSize(mem, ref))) };
-      case T_BUILTIN: return { tag: 'builtin', id: Number(num) };
+      case Op.T_BYTES: {
+        const mem = this.ex.memory.buffer;
+        const n = objectSize(mem, ref);
+        return { tag: 'bytes', value: new Uint8Array(mem.slice(ref, ref + Math.min(n, limit))), length: n };
+      }
+      case Op.T_BUILTIN: return { tag: 'builtin', id: Number(num) };
       default: throw new Error(`VM returned unknown value tag ${tag}`);
     }
   }
 }
 
-/** An AssemblyScript object's payload size, from its header (rtSize sits 4 bytes before it). */
+/** An AssemblyScript object's payload size, from its header. */
 function objectSize(mem: ArrayBuffer, ptr: number): number {
-  return new DataView(mem).getUint32(ptr - 4, true);
+  return new DataView(mem).getUint32(ptr - Op.OBJECT_SIZE_OFFSET, true);
 }
 
 /** An AssemblyScript (UTF-16) string object. */
@@ -294,28 +383,85 @@ function reserve(words: number): void {
 }
 
 /**
- * Writes variable sets in the layout `setInputs` reads (see assembly/vm.ts), strings as code
- * points, into `scratch`; returns the number of words written.
+ * Checks and writes variable sets in the layout `setInputs` reads (Op.INPUT_*), strings as code
+ * points, into `scratch`; returns the number of words written. A malformed set throws
+ * ConditionVarsError (naming its index in a batch) before the VM sees anything.
  */
-function encodeVars(list: readonly ConditionVars[], from: number, to: number, keys: readonly string[] | null): number {
+function encodeVars(list: readonly ConditionVars[], from: number, to: number, keys: readonly string[] | null, batch: boolean): number {
   let at = 0;
   for (let i = from; i < to; i++) {
     const v = list[i]!;
-    reserve(at + 7);
+    // Number.isSafeInteger is false for non-numbers (it never coerces), so
+    // these three tests are the whole scalar check on the hot path; checkVars words the error.
+    if (v === null || typeof v !== 'object') throwVarsError(v, i, batch);
+    const exit = v.exit_code, wall = v.walltime_sec, vram = v.peak_vram_mib;
+    if (!Number.isSafeInteger(exit) || typeof wall !== 'number' || (vram !== null && !Number.isSafeInteger(vram))) throwVarsError(v, i, batch);
+    reserve(at + Op.INPUT_HEADER_WORDS);
     const out = scratch;
-    putI64(out, at, v.exit_code);
-    scratchF64[0] = v.walltime_sec;
-    out[at + 2] = scratchI32[0]!;
-    out[at + 3] = scratchI32[1]!;
-    putI64(out, at + 4, v.peak_vram_mib ?? 0);
-    const countAt = at + 6;
-    at += 7;
-    let n = 0;
-    const cap = v.capture;
+    putI64(out, at + Op.INPUT_EXIT_CODE, exit);
+    scratchF64[0] = wall;
+    out[at + Op.INPUT_WALLTIME_SEC] = scratchI32[0]!;
+    out[at + Op.INPUT_WALLTIME_SEC + 1] = scratchI32[1]!;
+    putI64(out, at + Op.INPUT_PEAK_VRAM_MIB, vram ?? 0);
+    const countAt = at + Op.INPUT_CAPTURE_COUNT;
+    at += Op.INPUT_HEADER_WORDS;
+    try {
+      const r = encodeCapture(v.capture, at, keys);
+      at = r.at;
+      scratch[countAt] = r.count;
+    } catch (e) {
+      throw batch ? atIndex(e, i) : e;
+    }
+  }
+  return at;
+}
+
+/** Throws checkVars' error for a set the fast test refused (of set `i`, in a batch). */
+function throwVarsError(v: unknown, i: number, batch: boolean): never {
+  try {
+    checkVars(v, '', false);
+  } catch (e) {
+    throw batch ? atIndex(e, i) : e;
+  }
+  throw new Error('unreachable: checkVars accepted a set the fast test refused');
+}
+
+/** The error of set `i` of a batch, named as such. */
+function atIndex(e: unknown, i: number): unknown {
+  return e instanceof ConditionVarsError ? new ConditionVarsError(`[${i}].${e.field}`, e.reason) : e;
+}
+
+const encoded = { at: 0, count: 0 };
+
+/**
+ * Writes the capture entries (all of them, or only `keys`), own properties only and in
+ * insertion order, checking each value written is a str. Values the condition cannot read are
+ * not inspected: they cannot change its outcome, and checking them would cost batch evaluation
+ * about as much as evaluating (a plain object's keys must be enumerated to find them).
+ */
+function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null): { at: number; count: number } {
+  let n = 0;
+  if (cap instanceof Map) {
+    for (const [k, value] of cap as Map<unknown, unknown>) {
+      if (typeof k !== 'string') throw new ConditionVarsError('capture', `keys must be strings, got ${typeof k}`);
+      if (typeof value !== 'string') throw badValue(k, value);
+      if (keys !== null && !keys.includes(k)) continue;
+      reserve(at + 2 + k.length + value.length); // UTF-16 length bounds the code point count
+      at = putString(scratch, at, k);
+      at = putString(scratch, at, value);
+      n++;
+    }
+  } else {
+    if (typeof cap !== 'object' || cap === null || Array.isArray(cap)) {
+      throw new ConditionVarsError('capture', `must be an object or a Map of strings, got ${cap === null ? 'null' : Array.isArray(cap) ? 'an array' : typeof cap}`);
+    }
+    const rec = cap as Record<string, unknown>;
     if (keys === null) {
-      for (const k in cap) {
-        const value = cap[k]!;
-        reserve(at + 2 + k.length + value.length); // UTF-16 length bounds the code point count
+      for (const k in rec) {
+        if (!Object.hasOwn(rec, k)) continue; // inherited (a polluted prototype) is not a capture
+        const value = rec[k];
+        if (typeof value !== 'string') throw badValue(k, value);
+        reserve(at + 2 + k.length + value.length);
         at = putString(scratch, at, k);
         at = putString(scratch, at, value);
         n++;
@@ -323,18 +469,24 @@ function encodeVars(list: readonly ConditionVars[], from: number, to: number, ke
     } else {
       for (let j = 0; j < keys.length; j++) {
         const k = keys[j]!;
-        const value = cap[k];
-        // absent stays absent (KeyError in the VM); `in Object.prototype` keys need the own-property test
-        if (value === undefined || (k in Object.prototype && !Object.hasOwn(cap, k))) continue;
+        if (!Object.hasOwn(rec, k)) continue; // absent stays absent (KeyError in the VM)
+        const value = rec[k];
+        if (typeof value !== 'string') throw badValue(k, value);
         reserve(at + 2 + k.length + value.length);
         at = putString(scratch, at, k);
         at = putString(scratch, at, value);
         n++;
       }
     }
-    scratch[countAt] = n;
   }
-  return at;
+  encoded.at = at;
+  encoded.count = n;
+  return encoded;
+}
+
+function badValue(k: string, v: unknown): ConditionVarsError {
+  const shown = k.length > 40 ? `${k.slice(0, 40)}…` : k;
+  return new ConditionVarsError(`capture['${shown}']`, `must be a string, got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
 }
 
 /** A string as its length and code points (a surrogate pair is one code point, a lone one its own). */
