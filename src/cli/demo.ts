@@ -14,6 +14,7 @@ import { packageInfo } from '../trial/package-info.js';
 import { runTrial } from '../trial/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import { formatTrial, shownPath } from './run-trial.js';
+import { UsageError } from './args.js';
 import { paletteFor, type Palette } from './tty.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
@@ -39,7 +40,8 @@ Exit status: 0 when the demo ran (both verdicts are 'fail' by design), 1 when th
 are missing or broken, 2 on a usage error.
 `;
 
-export class DemoUsageError extends Error {}
+/** Kept as a name for callers; every command's usage error is the one UsageError. */
+export class DemoUsageError extends UsageError {}
 
 export interface DemoArgs {
   readonly help: boolean;

@@ -9,10 +9,9 @@
  */
 import type { ConditionVars, DetailedResult } from '../condition/evaluate.js';
 
-/** A malformed command line; the message is shown with the usage, and the exit status is 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+import { parseNumber, UsageError } from './args.js';
+
+export { UsageError };
 
 export type EvalArgs =
   | { mode: 'help' }
@@ -26,8 +25,6 @@ function isValueOption(name: string): name is ValueOption {
   return (VALUE_OPTIONS as readonly string[]).includes(name);
 }
 
-const INTEGER = /^[+-]?[0-9]+$/;
-const DECIMAL = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 
 /** Parses the arguments after `eval`. Throws a UsageError for anything malformed. */
 export function parseEvalArgs(args: readonly string[]): EvalArgs {
@@ -85,15 +82,10 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
         if (exitCode !== undefined) throw new UsageError(`--exit-code is given more than once`);
         exitCode = parseInteger(name, value);
         break;
-      case '--walltime': {
+      case '--walltime':
         if (walltime !== undefined) throw new UsageError(`--walltime is given more than once`);
-        const n = Number(value);
-        if (!DECIMAL.test(value) || !Number.isFinite(n)) {
-          throw new UsageError(`--walltime must be a finite number of seconds, got '${value}'`);
-        }
-        walltime = n;
+        walltime = parseNumber(name, value, { unit: 'seconds' });
         break;
-      }
       case '--peak-vram':
         if (peakVram !== undefined) throw new UsageError(`--peak-vram is given more than once`);
         peakVram = parseInteger(name, value);
@@ -124,13 +116,7 @@ function metavar(name: ValueOption): string {
 }
 
 function parseInteger(name: string, value: string): number {
-  const n = Number(value);
-  if (!INTEGER.test(value) || !Number.isSafeInteger(n)) {
-    throw new UsageError(
-      `${name} must be an integer${INTEGER.test(value) ? ` within ±${Number.MAX_SAFE_INTEGER}` : ''}, got '${value}'`,
-    );
-  }
-  return n;
+  return parseNumber(name, value, { integer: true });
 }
 
 /**

@@ -6,6 +6,7 @@
  * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
  * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
  */
+import { parseNumber, UsageError } from './args.js';
 import { mkdirSync } from 'node:fs';
 import { constants } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
@@ -56,7 +57,8 @@ Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,
 130 interrupted by Ctrl-C (128+N for signal N).
 `;
 
-export class RunUsageError extends Error {}
+/** Kept as a name for callers; every command's usage error is the one UsageError. */
+export class RunUsageError extends UsageError {}
 
 export interface RunArgs {
   readonly help: boolean;
@@ -71,13 +73,10 @@ export interface RunArgs {
 }
 
 const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
-const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const SYNOPSIS = 'Usage: aorta-probe run [options] -- CMD [ARGS...]';
 
 function positiveSeconds(name: string, value: string): number {
-  const n = Number(value);
-  if (!DECIMAL.test(value) || !Number.isFinite(n) || n <= 0) throw new RunUsageError(`${name} must be a positive number of seconds, got '${value}'`);
-  return n;
+  return parseNumber(name, value, { positive: true, unit: 'seconds' });
 }
 
 export function parseRunArgs(args: readonly string[]): RunArgs {

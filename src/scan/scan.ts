@@ -52,6 +52,8 @@ export interface ScanResult {
   failure_detectors_fired: string[];
   warn_detectors_fired: string[];
   capture: Record<string, string>;
+  /** Every detector that fired (info ones too), in report order; `meta:missing_pass_signal` fires nowhere. */
+  detectors: FiredDetector[];
   tier_durations_ms: { tier4: number; tier5: number };
 }
 
@@ -365,7 +367,9 @@ export function resolveVerdict(
   const failures: string[] = [];
   const warns: string[] = [];
   const capture: Record<string, string> = {};
+  const detectors: FiredDetector[] = [];
   for (const f of ordered) {
+    detectors.push(firedDetector(f));
     if (f.kind === 'tier4' || f.kind === 'fail') failures.push(f.detectorId);
     else if (f.kind === 'warn') warns.push(f.detectorId);
     if (f.kind !== 'tier4') {
@@ -382,6 +386,7 @@ export function resolveVerdict(
     failure_detectors_fired: failures,
     warn_detectors_fired: warns,
     capture,
+    detectors,
   };
 }
 
