@@ -48,7 +48,7 @@ Commands:
                  custom_patterns: where each detector fired, verdict, captures.
   patterns [--json] [--version]
                  List the built-in Tier 4 patterns.
-  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]
+  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format text|json|junit|github] [--quiet]
       [--gpu-tool TOOL] [--gpu-interval SECONDS] -- CMD [ARGS...]
                  Run CMD as a trial: stream and save its output, sample peak VRAM,
                  classify it (exit code, signals, timeout, log patterns), write
@@ -251,7 +251,7 @@ async function scanCommand(args: readonly string[], io: CliIo): Promise<number> 
 
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./run-trial.js');
-  return runSubcommand<RunArgs>({ name: 'run', usage: m.RUN_USAGE, parse: m.parseRunArgs, run: (a) => m.runRunCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<RunArgs>({ name: 'run', usage: m.RUN_USAGE, parse: m.parseRunArgs, run: (a) => m.runRunCommand(a, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }) }, args, io);
 }
 
 async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
