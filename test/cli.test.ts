@@ -670,12 +670,11 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).toContain('eval --jsonl');
     expect(r.stdout).toContain('eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]');
     expect(r.stdout).not.toMatch(/not evaluate/);
-    expect(r.stdout).toContain('check RECIPE [--json]');
     expect(r.stdout).toContain('patterns [--json] [--version]');
-    expect(r.stdout).toContain('check RECIPE [--json] [--strict]');
+    expect(r.stdout).toContain('check RECIPE... [--format text|json|sarif|github] [--strict]');
     for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]']) expect(r.stdout).toContain(command);
     expect(flagsIn(r.stdout)).toEqual([
-      '--capture', '--exit-code', '--gpu-interval', '--gpu-tool', '--help', '--json', '--jsonl', '--out', '--peak-vram', '--port',
+      '--capture', '--exit-code', '--format', '--gpu-interval', '--gpu-tool', '--help', '--json', '--jsonl', '--out', '--peak-vram', '--port',
       '--quiet', '--recipe', '--strict', '--timeout', '--version', '--walltime', '-h',
     ]);
   });

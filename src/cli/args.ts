@@ -60,7 +60,7 @@ export function parseCommandArgs<O extends OptionSpecs>(args: readonly string[],
   try {
     parsed = parseArgs({ args: own, options: options as never, allowPositionals: true, strict: true, tokens: true });
   } catch (e) {
-    throw new UsageError(describeParseError(e));
+    throw new UsageError(describeParseError(e, own));
   }
   const counts = new Map<string, number>();
   for (const t of parsed.tokens ?? []) {
@@ -69,21 +69,24 @@ export function parseCommandArgs<O extends OptionSpecs>(args: readonly string[],
     counts.set(t.name, n);
     if (n > 1 && options[t.name]?.multiple !== true) throw new UsageError(`--${t.name} is given more than once`);
     if (options[t.name]?.type === 'string' && t.inlineValue !== true && t.value !== undefined && t.value.startsWith('--')) {
-      throw new UsageError(`--${t.name}: value '${t.value}' looks like another option (an unset variable? write --${t.name}=VALUE to pass it)`);
+      throw new UsageError(`--${t.name}: value '${t.value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '--${t.name} $VAR' where $VAR is unset)`);
     }
   }
   return { values: parsed.values as Values<O>, positionals: parsed.positionals, rest };
 }
 
 /** parseArgs' messages, reworded in this CLI's voice. */
-function describeParseError(e: unknown): string {
+function describeParseError(e: unknown, args: readonly string[]): string {
   const err = e as { code?: string; message?: string };
   const m = err.message ?? String(e);
   if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const name = /'(--?[\w-]+)/.exec(m)?.[1];
     if (m.includes('argument missing')) return `option '${name}' needs a value`;
     if (m.includes('does not take an argument')) return `option '${name}' takes no value`;
-    if (m.includes('ambiguous')) return `option '${name}' needs a value (to pass one that starts with '-', write ${name}=VALUE)`;
+    const value = name === undefined ? undefined : args[args.indexOf(name) + 1];
+    if (m.includes('ambiguous') && value !== undefined) {
+      return `${name}: value '${value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '${name} $VAR' where $VAR is unset)`;
+    }
   }
   return m.replace(/\.$/, '');
 }

@@ -102,6 +102,14 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   if (own.includes('-h') || own.includes('--help')) {
     return { help: true, recipe: null, out: null, timeoutSec: null, format: 'text', quiet: false, gpuTool: 'auto', gpuIntervalMs: undefined, argv: [] };
   }
+  if (sep === -1) {
+    // `run node -e 0`: say what is missing before complaining about the command's own options.
+    const takesValue = new Set(Object.entries(RUN_OPTIONS).filter(([, o]) => o.type === 'string').map(([n]) => `--${n}`));
+    const command = own.find((a, i) => !a.startsWith('-') && !takesValue.has(own[i - 1] ?? ''));
+    if (command !== undefined) {
+      throw new RunUsageError(`missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${command}'). ${SYNOPSIS}`);
+    }
+  }
   const { values: v, positionals } = parseCommandArgs(args, RUN_OPTIONS, { rest: true });
   const first = positionals[0];
   if (first !== undefined) {

@@ -182,7 +182,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 function asksForJson(args: readonly string[]): boolean {
   const sep = args.indexOf('--');
   const own = sep === -1 ? args : args.slice(0, sep);
-  return own.some((a, i) => a === '--json' || a === '--jsonl' || a === '--format=json' || (a === '--format' && own[i + 1] === 'json'));
+  // Not --jsonl: its stdout answers input lines, one each.
+  return own.some((a, i) => a === '--json' || a === '--format=json' || (a === '--format' && own[i + 1] === 'json'));
 }
 
 async function evalCommand(args: readonly string[], io: CliIo): Promise<number> {
@@ -291,7 +292,7 @@ function describeInternalError(err: unknown): string {
 /** Exit 2 with the message and the short usage on stderr, and the error object on stdout when JSON was asked for. */
 async function usageError(io: CliIo, message: string, short: string, json: boolean, err?: unknown): Promise<number> {
   if (json) await writeAll(io.stdout, jsonLine({ error: errorRecord(err ?? new UsageError(message)) })).catch(() => {});
-  await writeAll(io.stderr, `${PROGRAM}: ${message}\n${short}`).catch(() => {});
+  await writeAll(io.stderr, `${PROGRAM}: ${message}\n\n${short}`).catch(() => {});
   return EXIT.usage;
 }
 

@@ -231,7 +231,7 @@ export function runPatterns(args: readonly string[]): { code: number; out: strin
     v = parsed.values;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    return { code: EXIT.usage, out: args.includes('--json') ? jsonLine({ error: errorRecord(e) }) : '', err: `aorta-probe patterns: ${e.message}\n${usageShort('patterns', PATTERNS_USAGE)}` };
+    return { code: EXIT.usage, out: args.includes('--json') ? jsonLine({ error: errorRecord(e) }) : '', err: `aorta-probe: patterns: ${e.message}\n\n${usageShort('patterns', PATTERNS_USAGE)}` };
   }
   if (v.help === true) return { code: 0, out: PATTERNS_USAGE, err: '' };
   if (v.version === true) return { code: 0, out: v.json === true ? jsonLine({ version: BUILTIN_PATTERN_VERSION }) : `${BUILTIN_PATTERN_VERSION}\n`, err: '' };
