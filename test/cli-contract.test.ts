@@ -28,7 +28,7 @@ const FOUR = 'fixtures/recipes/lint-four-bugs.yaml';
 const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 
 const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: 9 });
-for (const f of ['error', 'detector', 'scan', 'check', 'patterns', 'result']) ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
+for (const f of ['error', 'detector', 'scan', 'check', 'patterns', 'result', 'eval']) ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
 const schema = (name: string): ValidateFunction => ajv.getSchema(`https://aorta-probe.invalid/schemas/${name}.schema.json`)!;
 
 function expectValid(name: string, doc: unknown): void {
@@ -132,6 +132,17 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
         '                        [--format text|json|junit|github]\n' +
         "See 'aorta-probe scan --help'.\n",
     );
+  });
+
+  it('eval EXPR --json and eval --jsonl lines: one record shape, `error` always the error object', async () => {
+    expect(onlyJson((await cli(['eval', '--json', "capture['x']"])).out)).toEqual({ valid: true, fired: false, exception: 'KeyError' });
+    const rejected = await cli(['eval', '--json', 'exit_code ** 2']);
+    expect(rejected.code).toBe(1);
+    const doc = onlyJson(rejected.out);
+    expectValid('eval', doc);
+    expect(doc).toMatchObject({ valid: false, error: { type: 'SandboxError', detail: 'condition: forbidden AST node: Pow', file: null, line: 1, col: 11, node: 'Pow' } });
+    const lines = (await cli(['eval', '--jsonl'], readFileSync('fixtures/demo/conditions.jsonl', 'utf8'))).out.trimEnd().split('\n');
+    for (const l of lines) expectValid('eval', JSON.parse(l));
   });
 
   it('patterns --json, patterns --version --json and --version --json', async () => {

@@ -10,13 +10,14 @@
 import type { ConditionVars, DetailedResult } from '../condition/evaluate.js';
 
 import { parseNumber, UsageError } from './args.js';
+import { didYouMean } from './suggest.js';
 
 export { UsageError };
 
 export type EvalArgs =
   | { mode: 'help' }
   | { mode: 'jsonl' }
-  | { mode: 'expr'; condition: string; vars: ConditionVars };
+  | { mode: 'expr'; condition: string; vars: ConditionVars; json: boolean };
 
 const VALUE_OPTIONS = ['--capture', '--exit-code', '--walltime', '--peak-vram'] as const;
 type ValueOption = (typeof VALUE_OPTIONS)[number];
@@ -29,6 +30,7 @@ function isValueOption(name: string): name is ValueOption {
 /** Parses the arguments after `eval`. Throws a UsageError for anything malformed. */
 export function parseEvalArgs(args: readonly string[]): EvalArgs {
   let jsonl = false;
+  let json = false;
   let condition: string | undefined;
   const capture: Record<string, string> = Object.create(null);
   let exitCode: number | undefined;
@@ -57,10 +59,14 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
       jsonl = true;
       continue;
     }
+    if (arg === '--json') {
+      json = true;
+      continue;
+    }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
     if (!isValueOption(name)) {
-      throw new UsageError(eq !== -1 && name === '--jsonl' ? `option '--jsonl' takes no value` : `unknown option '${name}'`);
+      throw new UsageError(eq !== -1 && (name === '--jsonl' || name === '--json') ? `option '${name}' takes no value` : `unknown option '${name}'${didYouMean(name, [...VALUE_OPTIONS, '--jsonl', '--json', '--help'])}`);
     }
     let value: string;
     if (eq !== -1) value = arg.slice(eq + 1);
@@ -94,6 +100,7 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
   }
 
   if (jsonl) {
+    if (json) throw new UsageError('--jsonl already writes JSON: drop --json');
     if (condition !== undefined) throw new UsageError(`--jsonl reads the conditions from stdin: unexpected argument '${condition}'`);
     if (varOptionSeen !== undefined) throw new UsageError(`--jsonl reads the variables from stdin: '${varOptionSeen}' cannot be used with it`);
     return { mode: 'jsonl' };
@@ -103,6 +110,7 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
     mode: 'expr',
     condition,
     vars: { capture, exit_code: exitCode ?? 0, walltime_sec: walltime ?? 0, peak_vram_mib: peakVram ?? null },
+    json,
   };
 }
 

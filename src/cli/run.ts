@@ -107,22 +107,24 @@ With --jsonl: reads JSON Lines on stdin, one object per line:
    "walltime_sec": number, "peak_vram_mib": int|null}
 and writes exactly one JSON line per input line (blank lines included) to stdout, in order:
   {"valid": true, "fired": bool, "value": {"type": str, "repr": str}}
-  {"valid": true, "fired": false, "error": "<exception class>"}
-  {"valid": false, "error": {"type": "SandboxError", "node": str|null, "message": str,
-                             "detail": str, "line": int, "col": int}}
-  {"valid": false, "error": {"type": "InputError", "message": str, "line": <input line>, "col": 1}}
+  {"valid": true, "fired": false, "exception": "<exception class>"}
+  {"valid": false, "error": {"type": "SandboxError", "message": str, "detail": str,
+                             "file": null, "line": int, "col": int, "node": str|null}}
+  {"valid": false, "error": {"type": "InputError", "message": str, "detail": str,
+                             "file": null, "line": <input line>, "col": 1, "node": null}}
 A SandboxError's line/col point into the condition; an InputError's line is the input line.
 
 Options:
+  --json         EXPR form: print the condition's --jsonl record instead (one line).
   --jsonl        JSON Lines in and out; takes no EXPR and no variable options.
   -h, --help     Show this help and exit.
 
 Exit status:
   EXPR form: 0 when the condition was evaluated (fired or not, exception or not),
-    1 when it was rejected or on an internal error, 2 on a usage error.
+    1 when it was rejected, 2 on a usage error, 3 on an internal error.
   --jsonl form: 0 when the input was read to the end (rejected conditions and malformed
-    lines are answered on stdout, not by the exit status), 1 on an I/O or internal error,
-    2 on a usage error.
+    lines are answered on stdout, not by the exit status), 2 on a usage error, 3 on an
+    I/O or internal error.
 
 Examples:
   ${PROGRAM} eval "math.isnan(float(capture['loss']))" --capture loss=nan
@@ -199,7 +201,7 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
     await writeAll(io.stdout, EVAL_USAGE);
     return 0;
   }
-  if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, io);
+  if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, parsed.json, io);
 
   const { evalJsonl } = await import('./eval-jsonl.js');
   const summary = await evalJsonl(io.stdin, io.stdout, {
@@ -207,7 +209,7 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
       io.stderr.write(`${PROGRAM}: internal error on input line ${line}: ${describeInternalError(err)}\n`);
     },
   });
-  return summary.internalErrors > 0 ? 1 : 0;
+  return summary.internalErrors > 0 ? EXIT.error : EXIT.ok;
 }
 
 /** What every subcommand but eval has in common: parse, a usage error (exit 2) or --help, then run. */
@@ -265,24 +267,29 @@ async function playgroundCommand(args: readonly string[], io: CliIo): Promise<nu
   return runSubcommand<PlaygroundArgs>({ name: 'playground', usage: m.PLAYGROUND_USAGE, parse: m.parsePlaygroundArgs, run: (a) => m.runPlayground(a, textIo(io)) }, args, io);
 }
 
-/** The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr) or an internal error. */
-async function evalExpression(condition: string, vars: ConditionVars, io: CliIo): Promise<number> {
-  const [{ compileCondition }, { SandboxError }, { formatDetailed }] = await Promise.all([
-    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'),
+/**
+ * The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr; like check's invalid recipe), 3 an
+ * internal error. With --json, stdout holds eval --jsonl's record for the condition.
+ */
+async function evalExpression(condition: string, vars: ConditionVars, json: boolean, io: CliIo): Promise<number> {
+  const [{ compileCondition }, { SandboxError }, { formatDetailed }, records] = await Promise.all([
+    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'), import('./result-record.js'),
   ]);
-  let text: string;
+  let result: import('../condition/evaluate.js').DetailedResult;
   try {
-    text = formatDetailed(compileCondition(condition).evaluateDetailed(vars));
+    result = compileCondition(condition).evaluateDetailed(vars);
   } catch (err) {
     if (err instanceof SandboxError) {
+      if (json) await writeAll(io.stdout, jsonLine(records.sandboxErrorResult(err)));
       await writeAll(io.stderr, `${err.message}\n`);
-      return 1;
+      return EXIT.fail;
     }
+    if (json) await writeAll(io.stdout, jsonLine({ valid: false, error: errorRecord(err) }));
     await writeAll(io.stderr, `${PROGRAM}: internal error: ${describeInternalError(err)}\n`);
-    return 1;
+    return EXIT.error;
   }
-  await writeAll(io.stdout, text);
-  return 0;
+  await writeAll(io.stdout, json ? jsonLine(records.evaluatedResult(result)) : formatDetailed(result));
+  return EXIT.ok;
 }
 
 function describeInternalError(err: unknown): string {
