@@ -691,7 +691,7 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     for (const text of ['value: ', 'type:  ', 'fired: yes|no', 'error: ', '{"valid": true, "fired": bool, "value": {"type": str, "repr": str}}', '{"valid": true, "fired": false, "exception": "<exception class>"}']) {
       expect(r.stdout).toContain(text);
     }
-    expect(flagsIn(r.stdout)).toEqual(['--capture', '--exit-code', '--help', '--jsonl', '--peak-vram', '--walltime', '-h']);
+    expect(flagsIn(r.stdout)).toEqual(['--capture', '--exit-code', '--help', '--json', '--jsonl', '--peak-vram', '--walltime', '-h']);
     expect((await cli(['eval', 'exit_code', '-h'])).stdout).toBe(r.stdout);
   });
 
