@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Ajv, { type ValidateFunction } from 'ajv';
-import AjvDraft04 from 'ajv-draft-04';
+import { Ajv, type ValidateFunction } from 'ajv';
+import AjvDraft04Module from 'ajv-draft-04';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { loadRecipe } from '../src/recipe/index.js';
@@ -26,6 +26,9 @@ const GOOD = 'fixtures/recipes/example-probe-smoke.yaml';
 const INVALID = 'fixtures/recipes/invalid-condition.yaml';
 const FOUR = 'fixtures/recipes/lint-four-bugs.yaml';
 const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
+
+// ajv-draft-04 is CommonJS with `exports.default`: under NodeNext the default import is the module object.
+const AjvDraft04 = (AjvDraft04Module as unknown as { default: new (options: object) => Ajv }).default;
 
 const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: 9 });
 for (const f of ['error', 'detector', 'scan', 'check', 'patterns', 'result', 'eval']) ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
