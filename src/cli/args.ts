@@ -68,7 +68,7 @@ export function parseCommandArgs<O extends OptionSpecs>(args: readonly string[],
     const n = (counts.get(t.name) ?? 0) + 1;
     counts.set(t.name, n);
     if (n > 1 && options[t.name]?.multiple !== true) throw new UsageError(`--${t.name} is given more than once`);
-    if (options[t.name]?.type === 'string' && t.inlineValue !== true && t.value !== undefined && t.value.startsWith('--')) {
+    if (options[t.name]?.type === 'string' && t.inlineValue !== true && t.value?.startsWith('--') === true) {
       throw new UsageError(`--${t.name}: value '${t.value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '--${t.name} $VAR' where $VAR is unset)`);
     }
   }

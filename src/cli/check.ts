@@ -15,7 +15,7 @@ import { githubAnnotations, type Annotation } from '../report/github.js';
 import { sarifLog, type SarifFinding } from '../report/sarif.js';
 import { parseCommandArgs, UsageError } from './args.js';
 import { EXIT, worstExit } from './exit-codes.js';
-import { errorRecord, jsonLine, ReadError, type ErrorRecord } from './json-output.js';
+import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from './json-output.js';
 import { readInput, STDIN_NAME } from './recipe-file.js';
 import { pickFormat } from './scan.js';
 import { paletteFor } from './tty.js';
