@@ -11,7 +11,7 @@ const BAD = 'fixtures/recipes/invalid-condition.yaml';
 describe('aorta-probe check', () => {
   it('reports a valid recipe with its pattern count, exit 0', async () => {
     expect(await check(GOOD)).toEqual({ code: 0, out: `${GOOD}: valid (2 custom patterns)\n`, err: '' });
-    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({ valid: true, file: GOOD, custom_patterns: 2, warnings: [] });
+    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({ valid: true, files: [{ file: GOOD, valid: true, custom_patterns: 2, warnings: [], error: null }] });
     expect((await check(GOOD, '--strict')).code).toBe(0);
   });
 
@@ -23,14 +23,15 @@ describe('aorta-probe check', () => {
         `        condition: "math.isnan(float(capture['loss'])) and exit_code ** 2"\n` +
         `                                                                     ^^\n`,
     );
-    const json = JSON.parse((await check(BAD, '--json')).out) as { valid: boolean; error: Record<string, unknown> };
+    const json = JSON.parse((await check(BAD, '--json')).out) as { valid: boolean; files: { error: Record<string, unknown> }[] };
     expect(json.valid).toBe(false);
-    expect(json.error).toMatchObject({
+    expect(json.files[0]!.error).toMatchObject({
       type: 'SandboxError',
       node: 'Pow',
+      file: BAD,
       line: 5,
       col: 68,
-      reason: 'recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow',
+      detail: 'recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow',
     });
   });
 
@@ -64,7 +65,7 @@ describe('aorta-probe check', () => {
   it('--json lists the warnings with codes and positions; --strict exits 1 on warnings', async () => {
     const r = await check(FOUR, '--json');
     expect(r.code).toBe(0);
-    const json = JSON.parse(r.out) as { valid: boolean; custom_patterns: number; warnings: Record<string, unknown>[] };
+    const json = (JSON.parse(r.out) as { files: { valid: boolean; custom_patterns: number; warnings: Record<string, unknown>[] }[] }).files[0]!;
     expect(json).toMatchObject({ valid: true, file: FOUR, custom_patterns: 4 });
     expect(json.warnings.map((w) => [w.code, w.patternId, w.line, w.col, w.endLine, w.endCol])).toEqual([
       ['never-fires/str-int-eq', 'oom_kill', 6, 19, 6, 41],
@@ -110,8 +111,8 @@ describe('aorta-probe check', () => {
   it('--help tells the truth about the command', async () => {
     const r = await check('--help');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Usage: aorta-probe check RECIPE \[--json\] \[--strict\]/);
-    expect(r.out).toContain('--strict     Exit 1 when there are warnings');
+    expect(r.out).toMatch(/^Usage: aorta-probe check RECIPE\.\.\. \[--format text\|json\|sarif\|github\] \[--strict\]/);
+    expect(r.out).toContain('--strict         Exit 1 when there are warnings');
   });
 });
 
@@ -120,7 +121,9 @@ describe('aorta-probe scan', () => {
     const r = await cli(['scan', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt']);
     expect(r).toEqual({
       code: 1,
-      out: "verdict: fail\nfailure detectors: tier4:nan_signature, custom:nan_loss\nwarn detectors: (none)\ncapture: {'loss': 'nan'}\n",
+      out: 'fixtures/logs/loss-then-nan.txt:3: tier4:nan_signature — loss=nan\n' +
+        "fixtures/logs/loss-then-nan.txt:3: custom:nan_loss — loss=nan  {'loss': 'nan'}\n" +
+        "verdict: fail\nfailure detectors: tier4:nan_signature, custom:nan_loss\nwarn detectors: (none)\ncapture: {'loss': 'nan'}\n",
       err: '',
     });
     const json = JSON.parse((await cli(['scan', '--json', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt'])).out);
@@ -135,14 +138,14 @@ describe('aorta-probe scan', () => {
     });
   });
 
-  it('usage errors and unreadable files exit 2; an invalid recipe exits 1 with its position', async () => {
+  it('usage errors, unreadable files and a recipe that does not load exit 2 (issue 16), the recipe with its position', async () => {
     expect((await cli(['scan'])).code).toBe(2);
     expect((await cli(['scan', 'a.log', '--exit-code', 'x'])).code).toBe(2);
     const missing = await cli(['scan', 'fixtures/logs/nope.txt']);
     expect(missing.code).toBe(2);
     expect(missing.err).toMatch(/cannot read fixtures\/logs\/nope\.txt: ENOENT/);
     const bad = await cli(['scan', '--recipe', 'fixtures/recipes/invalid-condition.yaml', 'fixtures/logs/clean.txt']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(2);
     expect(bad.err).toMatch(/^fixtures\/recipes\/invalid-condition\.yaml:5:68: /);
   });
 });

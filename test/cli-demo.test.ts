@@ -34,6 +34,9 @@ describe('aorta-probe demo', () => {
         'fixtures/demo/recipe.yaml: valid (3 custom patterns)\n\n' +
         '2. Scan the log of a run that crashed\n' +
         '$ aorta-probe scan --recipe fixtures/demo/recipe.yaml fixtures/demo/train.log\n' +
+        "fixtures/demo/train.log:2: custom:throughput (info) — throughput: 15234.5 tokens/s  {'tokens_per_sec': '15234.5'}\n" +
+        'fixtures/demo/train.log:5: tier4:python_traceback — Traceback (most recent call last):\n' +
+        'fixtures/demo/train.log:10: tier4:hip_error — HIP error:\n' +
         'verdict: fail\n' +
         'failure detectors: tier4:python_traceback, tier4:hip_error\n' +
         'warn detectors: (none)\n' +
@@ -41,7 +44,10 @@ describe('aorta-probe demo', () => {
         '3. Run a trial: a training job whose loss goes NaN, and which still exits 0\n' +
         '$ aorta-probe run --recipe fixtures/demo/recipe.yaml -- node fixtures/demo/trial.mjs\n' +
         TRIAL_OUTPUT +
-        '\nverdict: fail\n' +
+        "\n<OUT>/output.log:2: custom:throughput (info) — throughput: 15200.0 tokens/s  {'tokens_per_sec': '15200.0'}\n" +
+        '<OUT>/output.log:7: tier4:nan_signature — loss=nan\n' +
+        "<OUT>/output.log:7: custom:nan_loss — loss=nan  {'loss': 'nan'}\n" +
+        'verdict: fail\n' +
         'exit code: 0\n' +
         'walltime: <T> s\n' +
         'peak VRAM: <V>\n' +

@@ -141,7 +141,10 @@ describe('aorta-probe run', () => {
   ])('usage error %j → exit status 2', async (args, message) => {
     const r = await run(...args);
     expect(r.code).toBe(2);
-    expect(r.out).toBe('');
+    // With --json among the options, stdout holds the error object (issue 16's JSON contract).
+    if (args.slice(0, args.indexOf('--') === -1 ? args.length : args.indexOf('--')).includes('--json')) {
+      expect(JSON.parse(r.out)).toMatchObject({ error: { type: 'UsageError', file: null } });
+    } else expect(r.out).toBe('');
     expect(r.err.split('\n')[0]).toBe(message);
     expect(r.err).toContain('Usage: aorta-probe run [--recipe RECIPE]');
   });
@@ -214,7 +217,7 @@ describe('aorta-probe run', () => {
 
   it('the top-level help lists run and demo', async () => {
     const r = await cli(['--help']);
-    expect(r.out).toContain('  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]\n');
+    expect(r.out).toContain('  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format text|json|junit|github] [--quiet]\n');
     expect(r.out).toContain('  demo [--json] [--quiet]\n');
   });
 });

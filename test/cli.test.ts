@@ -55,7 +55,7 @@ function record(over: Record<string, unknown> = {}): string {
 }
 
 function inputError(line: number, message: string): string {
-  return JSON.stringify({ valid: false, error: { type: 'InputError', message: `input line ${line}: ${message}`, line, col: 1 } });
+  return JSON.stringify({ valid: false, error: { type: 'InputError', message: `input line ${line}: ${message}`, detail: message, file: null, line, col: 1, node: null } });
 }
 
 function jsonParseMessage(text: string): string {
@@ -106,16 +106,17 @@ describe('eval --jsonl with compileCondition', () => {
     const [out] = await run(`${record({ condition: 'lambda x: x' })}\n`);
     const parsed = JSON.parse(out!);
     expect(Object.keys(parsed)).toEqual(['valid', 'error']);
-    expect(Object.keys(parsed.error)).toEqual(['type', 'node', 'message', 'detail', 'line', 'col']);
+    expect(Object.keys(parsed.error)).toEqual(['type', 'message', 'detail', 'file', 'line', 'col', 'node']);
     expect(parsed).toEqual({
       valid: false,
       error: {
         type: 'SandboxError',
-        node: 'Lambda',
         message: expect.stringMatching(/^condition: forbidden AST node: Lambda \(Lambda at line 1, col 1\)\n {2}lambda x: x\n {2}\^+$/),
         detail: 'condition: forbidden AST node: Lambda',
+        file: null,
         line: 1,
         col: 1,
+        node: 'Lambda',
       },
     });
   });
@@ -140,15 +141,15 @@ describe('eval --jsonl with compileCondition', () => {
       ],
       [
         `{"condition":"math.isnan(float(capture['loss']))","capture":{},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
-        '{"valid":true,"fired":false,"error":"KeyError"}',
+        '{"valid":true,"fired":false,"exception":"KeyError"}',
       ],
       [
         `{"condition":"math.isnan(float(capture['loss']))","capture":{"loss":"oops"},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}`,
-        '{"valid":true,"fired":false,"error":"ValueError"}',
+        '{"valid":true,"fired":false,"exception":"ValueError"}',
       ],
       [
         '{"condition":"1/0","capture":{},"exit_code":0,"walltime_sec":1,"peak_vram_mib":null}',
-        '{"valid":true,"fired":false,"error":"ZeroDivisionError"}',
+        '{"valid":true,"fired":false,"exception":"ZeroDivisionError"}',
       ],
       [
         // peak_vram_mib null is bound to 0
@@ -196,7 +197,7 @@ describe('eval --jsonl with compileCondition', () => {
     expect(lines.slice(0, 3)).toEqual([
       VALID,
       '{"valid":true,"fired":false,"value":{"type":"bool","repr":"False"}}',
-      '{"valid":true,"fired":false,"error":"KeyError"}',
+      '{"valid":true,"fired":false,"exception":"KeyError"}',
     ]);
     expect(JSON.parse(lines[3]!)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: 'Lambda' } });
     expect(JSON.parse(lines[4]!)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: null } });
@@ -223,7 +224,7 @@ describe('eval --jsonl compiled-condition cache', () => {
           lines.push(record({ condition: NAN, capture: { loss } }));
           expected.push(
             loss === 'oops'
-              ? '{"valid":true,"fired":false,"error":"ValueError"}'
+              ? '{"valid":true,"fired":false,"exception":"ValueError"}'
               : `{"valid":true,"fired":${/nan/i.test(loss)},"value":{"type":"bool","repr":"${/nan/i.test(loss) ? 'True' : 'False'}"}}`,
           );
           break;
@@ -239,9 +240,9 @@ describe('eval --jsonl compiled-condition cache', () => {
           lines.push(record({ condition: LOSS, capture: i % 7 === 0 ? {} : { loss } }));
           expected.push(
             i % 7 === 0
-              ? '{"valid":true,"fired":false,"error":"KeyError"}'
+              ? '{"valid":true,"fired":false,"exception":"KeyError"}'
               : loss === 'oops'
-                ? '{"valid":true,"fired":false,"error":"ValueError"}'
+                ? '{"valid":true,"fired":false,"exception":"ValueError"}'
                 : `{"valid":true,"fired":true,"value":{"type":"float","repr":"${{ nan: 'nan', NaN: 'nan', '0.5': '0.5', '-inf': '-inf' }[loss]}"}}`,
           );
           break;
@@ -318,9 +319,9 @@ describe('eval --jsonl result shapes', () => {
       },
     });
     expect(out).toEqual([
-      '{"valid":false,"error":{"type":"SandboxError","node":"Lambda",' +
+      '{"valid":false,"error":{"type":"SandboxError",' +
         '"message":"condition: forbidden AST node: Lambda (Lambda at line 1, col 1)\\n  lambda x: x\\n  ^^^^^^^^^^^",' +
-        '"detail":"condition: forbidden AST node: Lambda","line":1,"col":1}}',
+        '"detail":"condition: forbidden AST node: Lambda","file":null,"line":1,"col":1,"node":"Lambda"}}',
     ]);
   });
 
@@ -338,7 +339,7 @@ describe('eval --jsonl result shapes', () => {
     expect(lines).toEqual([
       '{"valid":true,"fired":true,"value":{"type":"bool","repr":"True"}}',
       '{"valid":true,"fired":false,"value":{"type":"float","repr":"0.0"}}',
-      '{"valid":true,"fired":false,"error":"KeyError"}',
+      '{"valid":true,"fired":false,"exception":"KeyError"}',
     ]);
     expect(summary).toEqual({
       lines: 3, valid: 3, fired: 1, notFired: 1, evalErrors: 1, sandboxErrors: 0, inputErrors: 0, internalErrors: 0, compiles: 3,
@@ -378,7 +379,7 @@ describe('eval --jsonl result shapes', () => {
     expect(sink.text.split('\n')).toEqual([
       JSON.stringify({
         valid: false,
-        error: { type: 'InternalError', message: 'input line 1: internal error: TypeError: boom', line: 1, col: 1 },
+        error: { type: 'InternalError', message: 'input line 1: internal error: TypeError: boom', detail: 'TypeError: boom', file: null, line: 1, col: 1, node: null },
       }),
       VALID,
       '',
@@ -404,7 +405,7 @@ describe('eval --jsonl result shapes', () => {
     expect(lines).toEqual([
       JSON.stringify({
         valid: false,
-        error: { type: 'InternalError', message: 'input line 1: internal error: RangeError: VM returned unknown value tag 99', line: 1, col: 1 },
+        error: { type: 'InternalError', message: 'input line 1: internal error: RangeError: VM returned unknown value tag 99', detail: 'RangeError: VM returned unknown value tag 99', file: null, line: 1, col: 1, node: null },
       }),
       '{"valid":true,"fired":false,"value":{"type":"NoneType","repr":"None"}}',
     ]);
@@ -496,9 +497,9 @@ describe('eval --jsonl line handling', () => {
     expect(out).toEqual([
       VALID,
       inputError(2, 'blank line; expected a JSON object'),
-      '{"valid":false,"error":{"type":"SandboxError","node":"Name",' +
+      '{"valid":false,"error":{"type":"SandboxError",' +
         '"message":"condition: forbidden name: bad (Name at line 1, col 1)\\n  bad\\n  ^",' +
-        '"detail":"condition: forbidden name: bad","line":1,"col":1}}',
+        '"detail":"condition: forbidden name: bad","file":null,"line":1,"col":1,"node":"Name"}}',
     ]);
   });
 
@@ -530,11 +531,12 @@ describe('eval --jsonl line handling', () => {
             valid: false,
             error: {
               type: 'SandboxError',
-              node: 'Name',
               message: `condition: forbidden name: ${cond} (Name at line 1, col 1)\n  ${cond}\n  ^`,
               detail: `condition: forbidden name: ${cond}`,
+              file: null,
               line: 1,
               col: 1,
+              node: 'Name',
             },
           }),
         );
@@ -670,9 +672,8 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).toContain('eval --jsonl');
     expect(r.stdout).toContain('eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]');
     expect(r.stdout).not.toMatch(/not evaluate/);
-    expect(r.stdout).toContain('check RECIPE [--json]');
     expect(r.stdout).toContain('patterns [--json] [--version]');
-    expect(r.stdout).toContain('check RECIPE [--json] [--strict]');
+    expect(r.stdout).toContain('check RECIPE... [--format text|json|sarif|github] [--strict]');
     for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]']) expect(r.stdout).toContain(command);
     expect(flagsIn(r.stdout)).toEqual([
       '--capture', '--dry-run', '--emit', '--exit-code', '--format', '--gpu-interval', '--gpu-tool', '--gpus', '--help', '--json', '--jsonl',
@@ -688,10 +689,10 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).toMatch(
       /^Usage: aorta-probe eval EXPR \[--capture NAME=VALUE\]\.\.\. \[--exit-code N\] \[--walltime SECONDS\] \[--peak-vram MIB\]\n {7}aorta-probe eval --jsonl\n/,
     );
-    for (const text of ['value: ', 'type:  ', 'fired: yes|no', 'error: ', '{"valid": true, "fired": bool, "value": {"type": str, "repr": str}}', '{"valid": true, "fired": false, "error": "<exception class>"}']) {
+    for (const text of ['value: ', 'type:  ', 'fired: yes|no', 'error: ', '{"valid": true, "fired": bool, "value": {"type": str, "repr": str}}', '{"valid": true, "fired": false, "exception": "<exception class>"}']) {
       expect(r.stdout).toContain(text);
     }
-    expect(flagsIn(r.stdout)).toEqual(['--capture', '--disasm', '--exit-code', '--help', '--jsonl', '--peak-vram', '--walltime', '-h']);
+    expect(flagsIn(r.stdout)).toEqual(['--capture', '--disasm', '--exit-code', '--help', '--json', '--jsonl', '--peak-vram', '--walltime', '-h']);
     expect((await cli(['eval', 'exit_code', '-h'])).stdout).toBe(r.stdout);
   });
 
@@ -750,7 +751,7 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
       VALID,
       VALID,
       '{"valid":true,"fired":false,"value":{"type":"bool","repr":"False"}}',
-      '{"valid":true,"fired":false,"error":"ValueError"}',
+      '{"valid":true,"fired":false,"exception":"ValueError"}',
     ]);
     expect(out.filter((o) => o.error?.type === 'InputError')).toHaveLength(1);
     expect(out.slice(7).every((o) => o.error?.type === 'SandboxError')).toBe(true);

@@ -118,7 +118,7 @@ describe('Tier 5 custom patterns (notes §2.3)', () => {
     expect(r.failure_detectors_fired).toEqual([]);
     expect(r.warn_detectors_fired).toEqual([]);
     expect(r.capture).toEqual({ bw: '240' });
-    expect(Object.keys(r).sort()).toEqual(['capture', 'failure_detectors_fired', 'tier_durations_ms', 'verdict', 'warn_detectors_fired']);
+    expect(Object.keys(r).sort()).toEqual(['capture', 'detectors', 'failure_detectors_fired', 'tier_durations_ms', 'verdict', 'warn_detectors_fired']);
   });
 
   it('condition gates the match', () => {

@@ -119,8 +119,9 @@ function rejectText(text: string): RecipeError | RecipeSandboxError {
 const rejectPatterns = (...entries: string[]) => rejectText(`custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`);
 
 /** The user-visible result without the timings. */
-function visible(r: ScanResult): Omit<ScanResult, 'tier_durations_ms'> {
-  const { tier_durations_ms: _t, ...rest } = r;
+/** The result keys the original has (not the timings, not where detectors fired: issue 16 added `detectors`). */
+function visible(r: ScanResult): Omit<ScanResult, 'tier_durations_ms' | 'detectors'> {
+  const { tier_durations_ms: _t, detectors: _d, ...rest } = r;
   return rest;
 }
 

@@ -55,8 +55,8 @@ export interface ValueOut {
 export interface MatchOut {
   /** UTF-16 offset in the log. */
   offset: number;
-  /** 1-based line in the log (null when the log was streamed from a file). */
-  line: number | null;
+  /** 1-based line in the log. */
+  line: number;
   text: string;
   capture: Record<string, string>;
   /** The condition's value on this match (null: the pattern has no condition). */
@@ -74,7 +74,8 @@ export interface FiringOut {
   detectorId: string;
   kind: string;
   offset: number;
-  line: number | null;
+  /** 1-based line in the log. */
+  line: number;
 }
 
 export interface ScanOut {

@@ -6,13 +6,13 @@
  */
 import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url';
 import {
-  compileCondition, compileRegex, lintRecipe, loadRecipe, ready, RecipeSchemaError, SandboxError, TIER4_PATTERNS,
-  type CompiledCondition, type DetailedResult, type Firing, type Recipe, type RegexHandle,
+  compileCondition, lintRecipe, loadRecipe, ready, RecipeSchemaError, SandboxError, TIER4_PATTERNS,
+  type CompiledCondition, type DetailedResult, type Firing, type Recipe,
 } from '../../src/index.js';
 // Beyond the public API: the playground shows the engine's inner workings (AST node spans, scan windows, heap).
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
 import { defaultRegexCache, engineAbortReason, heapProbe } from '../../src/regex/index.js';
-import { iterWindows, ScanSession, StreamWindower, WindowedMatcher, type ScanWindow } from '../../src/scan/index.js';
+import { feedSource, iterWindows, ScanSession, type AbsoluteMatch, type ScanObserver, type ScanPattern } from '../../src/scan/index.js';
 import type {
   CatalogueEntry, Diagnostic, FiringOut, MatchOut, PatternInfo, PatternResult, Request, Response, ScanOut, ScratchOut,
   ScratchStep, ValueOut, Vars,
@@ -149,144 +149,96 @@ function scratch(expr: string, vars: Vars, capture: Record<string, string>): Scr
 
 // ---------------------------------------------------------------------------------------------- scanning
 
-/** 1-based line of UTF-16 offset `offset`, counted incrementally (offsets are asked in any order). */
-class LineIndex {
-  #starts: number[] = [0];
-  #scanned = 0;
-  constructor(private readonly text: string) {}
-  lineOf(offset: number): number {
-    while (this.#scanned < offset) {
-      const nl = this.text.indexOf('\n', this.#scanned);
-      if (nl < 0 || nl >= offset) {
-        this.#scanned = offset;
-        break;
-      }
-      this.#starts.push(nl + 1);
-      this.#scanned = nl + 1;
-    }
-    let lo = 0;
-    let hi = this.#starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.#starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo + 1;
+const ASYNC_YIELD_MS = 40;
+/** A string log is fed in pieces of about this many UTF-16 units, so the page sees progress. */
+const STRING_PIECE = 1 << 20;
+
+/** `text` in pieces that never split a surrogate pair (the windower counts UTF-8 bytes per piece). */
+function* stringPieces(text: string): Generator<string> {
+  for (let i = 0; i < text.length; ) {
+    let end = Math.min(text.length, i + STRING_PIECE);
+    const c = text.charCodeAt(end - 1);
+    if (end < text.length && c >= 0xd800 && c <= 0xdbff) end++;
+    yield text.slice(i, end);
+    i = end;
   }
 }
 
-interface Extra {
-  detectorId: string;
-  matcher: WindowedMatcher;
-  handle: RegexHandle;
-  cond: CompiledCondition | null;
-  first: MatchOut | null;
+/** A Blob's bytes; the read is cancelled when the scan stops early (the iterator's `return()`). */
+async function* blobChunks(blob: Blob): AsyncGenerator<Uint8Array> {
+  const reader = blob.stream().getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  } finally {
+    await reader.cancel();
+  }
 }
 
-const ASYNC_YIELD_MS = 40;
+const clip = (text: string): string => (text.length > 400 ? `${text.slice(0, 400)}…` : text);
 
 async function scan(seq: number, recipeText: string, log: string | Blob, vars: Vars): Promise<Response> {
   const loaded = load(recipeText);
   if (!loaded.ok) return { kind: 'scan', seq, ok: false, diagnostics: loaded.diagnostics, error: null };
   const recipe = loaded.recipe;
   const t0 = performance.now();
-  const lines = typeof log === 'string' ? new LineIndex(log) : null;
-  const session = new ScanSession(recipe, vars);
-  const extras: Extra[] = [];
-  try {
-    for (const p of recipe.customPatterns) {
-      const handle = compileRegex(p.regex, p.flags);
-      extras.push({
-        detectorId: p.detectorId, handle, matcher: new WindowedMatcher(handle),
-        cond: p.condition === null ? null : compileCondition(p.condition.source), first: null,
+  const evalOn = (cond: CompiledCondition | null, capture: Readonly<Record<string, string>>): ValueOut | null =>
+    cond === null ? null : valueOut(cond.evaluateDetailed({ capture: { ...capture }, ...vars }));
+  // The first match of each custom pattern, by rank; the session stops matching a pattern once it fired, and a
+  // pattern's first match comes no later than its firing, so the scan may stop as soon as the session is done.
+  const first = new Map<number, MatchOut>();
+  let session: ScanSession | null = null;
+  const observer: ScanObserver = {
+    matchFound: (p: ScanPattern, m: AbsoluteMatch) => {
+      if (p.custom === null || first.has(p.rank)) return;
+      first.set(p.rank, {
+        offset: m.index, line: session!.locate(m.index).line, text: clip(m.match), capture: { ...m.named }, condition: evalOn(p.condition, m.named),
       });
-    }
-    const evalOn = (cond: CompiledCondition | null, capture: Record<string, string>): ValueOut | null =>
-      cond === null ? null : valueOut(cond.evaluateDetailed({ capture: { ...capture }, ...vars }));
-    const feed = (w: ScanWindow): void => {
-      session.feed(w);
-      for (const x of extras) {
-        if (x.first !== null) continue;
-        for (const m of x.matcher.matchesIn(w)) {
-          x.first = {
-            offset: m.index, line: lines?.lineOf(m.index) ?? null, text: m.match.length > 400 ? `${m.match.slice(0, 400)}…` : m.match,
-            capture: { ...m.named }, condition: evalOn(x.cond, m.named),
-          };
-          break;
-        }
-      }
-    };
-    // `done` is true once every pattern fired, and a pattern's first match comes no later than its firing.
-    let bytes = 0;
+    },
+  };
+  try {
+    session = new ScanSession(recipe, vars, { observer });
+    const total = typeof log === 'string' ? log.length : log.size;
     let lastPost = performance.now();
-    const progress = (done: number, total: number, force = false): void => {
+    const progress = (done: number, force = false): void => {
       const now = performance.now();
       if (!force && now - lastPost < ASYNC_YIELD_MS) return;
       lastPost = now;
       post({ kind: 'progress', seq, done, total });
     };
-    if (typeof log === 'string') {
-      bytes = log.length;
-      for (const w of iterWindows(log)) {
-        feed(w);
-        progress(w.base + w.ownEnd, log.length);
-        if (session.done) break;
-      }
-      progress(log.length, log.length, true);
-    } else {
-      bytes = log.size;
-      const windower = new StreamWindower();
-      const decoder = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
-      const reader = log.stream().getReader();
-      let read = 0;
-      let stopped = false;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        read += value.byteLength;
-        for (const w of windower.push(decoder.decode(value, { stream: true }))) {
-          feed(w);
-          if (session.done) break;
-        }
-        progress(read, log.size);
-        if (session.done) {
-          stopped = true;
-          await reader.cancel();
-          break;
-        }
-      }
-      if (!stopped) {
-        const rest = decoder.decode();
-        for (const w of windower.push(rest)) if (!session.done) feed(w);
-        if (!session.done) feed(windower.end());
-      }
-      progress(log.size, log.size, true);
-    }
+    let done = 0;
+    await feedSource(session, typeof log === 'string' ? stringPieces(log) : blobChunks(log), {}, (chunk) => {
+      done += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
+      progress(done);
+    });
+    progress(total, true);
     const r = session.result();
-    const firingOut = (f: Firing): FiringOut => ({ detectorId: f.detectorId, kind: f.kind, offset: f.offset, line: lines?.lineOf(f.offset) ?? null });
+    const firingOut = (f: Firing): FiringOut => ({ detectorId: f.detectorId, kind: f.kind, offset: f.offset, line: f.line });
     const t5 = session.tier5Firings();
-    const patterns: PatternResult[] = extras.map((x) => {
-      const f = t5.find((y) => y.detectorId === x.detectorId) ?? null;
+    const patterns: PatternResult[] = session.patterns().filter((p) => p.custom !== null).map((p) => {
+      const f = t5.find((y) => y.rank === p.rank) ?? null;
+      const firstMatch = first.get(p.rank) ?? null;
       let firing: MatchOut | null = null;
       if (f !== null) {
-        const same = x.first !== null && x.first.offset === f.offset;
-        firing = same ? x.first : {
-          offset: f.offset, line: lines?.lineOf(f.offset) ?? null, text: '', capture: { ...f.named }, condition: evalOn(x.cond, f.named),
+        firing = firstMatch !== null && firstMatch.offset === f.offset ? firstMatch : {
+          offset: f.offset, line: f.line, text: f.text, capture: { ...f.named }, condition: evalOn(p.condition, f.named),
         };
       }
-      return { detectorId: x.detectorId, first: x.first, firing };
+      return { detectorId: p.detectorId, first: firstMatch, firing };
     });
     const result: ScanOut = {
       verdict: r.verdict, failure_detectors_fired: r.failure_detectors_fired, warn_detectors_fired: r.warn_detectors_fired,
-      capture: r.capture, tier4: session.tier4Firings().map(firingOut), tier5: t5.map(firingOut), patterns, bytes,
+      capture: r.capture, tier4: session.tier4Firings().map(firingOut), tier5: t5.map(firingOut), patterns, bytes: total,
       ms: performance.now() - t0, tier_durations_ms: r.tier_durations_ms,
     };
     return { kind: 'scan', seq, ok: true, result, diagnostics: loaded.diagnostics };
   } catch (e) {
     return { kind: 'scan', seq, ok: false, diagnostics: loaded.diagnostics, error: errorText(e) };
   } finally {
-    session.dispose();
-    for (const x of extras) x.handle.dispose();
+    session?.dispose();
   }
 }
 

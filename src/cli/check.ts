@@ -1,115 +1,187 @@
 /**
- * `aorta-probe check RECIPE [--json] [--strict]`: loads a recipe (full probe recipe or bare
- * `custom_patterns:` file) with every check the loader makes — schema, conditions, regexes on
- * RE2 — and reports the first error at its `file:line:col`. A valid recipe is then linted
- * (src/lint/): conditions that can never fire, and the like, are reported as warnings, which never
- * make the recipe invalid.
+ * `aorta-probe check RECIPE... [--format text|json|sarif|github] [--strict]`: loads each recipe (full probe recipe
+ * or bare `custom_patterns:` file; '-' reads stdin) with every check the loader makes — schema, conditions,
+ * regexes on RE2 — and reports the first error at its `file:line:col`. A valid recipe is then linted (src/lint/):
+ * conditions that can never fire, and the like, are reported as warnings, which never make the recipe invalid.
  *
- * Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error or unreadable file.
+ * Exit status (exit-codes.ts), the worst over the files: 0 valid, 1 invalid (or warnings with --strict), 2 usage
+ * error or an unreadable file.
  */
-import { readFile } from 'node:fs/promises';
-import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
-import { formatWarning, lintRecipe } from '../lint/index.js';
+import type { Readable, Writable } from 'node:stream';
+import { RecipeSchemaError } from '../condition/errors.js';
+import { formatWarning, lintRecipe, type LintWarning } from '../lint/index.js';
 import { loadRecipe } from '../recipe/index.js';
+import { githubAnnotations, type Annotation } from '../report/github.js';
+import { sarifLog, type SarifFinding } from '../report/sarif.js';
+import { parseCommandArgs, UsageError } from './args.js';
+import { EXIT, worstExit } from './exit-codes.js';
+import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from './json-output.js';
+import { readInput, STDIN_NAME } from './recipe-file.js';
+import { pickFormat } from './scan.js';
+import { paletteFor } from './tty.js';
 
-export const CHECK_USAGE = `Usage: aorta-probe check RECIPE [--json] [--strict]
+export const CHECK_USAGE = `Usage: aorta-probe check RECIPE... [--format text|json|sarif|github] [--strict]
 
-Loads RECIPE (a probe recipe or a bare custom_patterns: file) with all of the loader's checks:
-the schema, each condition against the sandbox rules, each regex on RE2 (Python-only syntax is
-an error with a hint). Prints the first error at its file:line:col with the offending line and
-a caret; or, for a valid recipe, one warning per lint finding (a condition that can never fire,
-a capture group the regex lacks or may leave unset, a constant condition), each at its
-file:line:col with a caret, its code and a suggested fix, then
+Loads each RECIPE (a probe recipe or a bare custom_patterns: file; '-' reads stdin) with all of
+the loader's checks: the schema, each condition against the sandbox rules, each regex on RE2
+(Python-only syntax is an error with a hint). Prints the first error at its file:line:col with
+the offending line and a caret; or, for a valid recipe, one warning per lint finding (a
+condition that can never fire, a capture group the regex lacks or may leave unset, a constant
+condition), each at its file:line:col with a caret, its code and a suggested fix, then
 'RECIPE: valid (N custom patterns)' (with ', W warnings' when there are any).
 
-  --json       One JSON object instead: {"valid": true, "file": str, "custom_patterns": int,
-               "warnings": [{"code", "severity", "message", "suggestion", "patternId",
-               "file", "line", "col", "endLine", "endCol", "excerpt"}]}
-               or {"valid": false, "file": str, "error": {"type", "message", "reason",
-               "line", "col", "node"}} ("node" only for a condition's SandboxError).
-  --strict     Exit 1 when there are warnings (the recipe is still reported valid).
-  -h, --help   Show this help and exit.
+  --format FORMAT  text (default); json: one object {"valid": bool, "files": [{"file", "valid",
+                   "custom_patterns", "warnings", "error"}]} (schemas/check.schema.json);
+                   sarif: SARIF 2.1.0, a result per error and warning, with the suggested fix;
+                   github: GitHub Actions annotations (::error / ::warning).
+  --json           The same as --format json.
+  --strict         Exit 1 when there are warnings (the recipe is still reported valid).
+  -h, --help       Show this help and exit.
 
-Exit status: 0 valid, 1 invalid or (with --strict) valid with warnings, 2 usage error or
-unreadable file.
+Exit status, the worst over the files: 0 valid, 1 invalid or (with --strict) valid with
+warnings, 2 usage error or an unreadable file.
 
 Examples:
   aorta-probe check fixtures/recipes/example-probe-smoke.yaml
-  aorta-probe check --strict fixtures/recipes/lint-four-bugs.yaml
-  aorta-probe check --json fixtures/recipes/invalid-condition.yaml
+  aorta-probe check --strict fixtures/recipes/*.yaml
+  aorta-probe check --format sarif recipes/*.yaml > check.sarif
+  cat recipe.yaml | aorta-probe check -
 `;
 
+export const CHECK_FORMATS = ['text', 'json', 'sarif', 'github'] as const;
+export type CheckFormat = (typeof CHECK_FORMATS)[number];
+
+const CHECK_OPTIONS = {
+  format: { type: 'string' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
 export interface CheckIo {
+  stdin?: Readable;
+  stdout?: Writable;
+  env?: NodeJS.ProcessEnv;
   write(text: string): Promise<void>;
   writeError(text: string): Promise<void>;
 }
 
-export class CheckUsageError extends Error {}
+/** Kept as a name for callers; every command's usage error is the one UsageError. */
+export class CheckUsageError extends UsageError {}
 
 export interface CheckArgs {
-  file: string;
-  json: boolean;
+  files: string[];
+  format: CheckFormat;
   strict: boolean;
   help: boolean;
 }
 
 export function parseCheckArgs(args: readonly string[]): CheckArgs {
-  let file: string | undefined;
-  let json = false;
-  let strict = false;
-  for (const a of args) {
-    if (a === '-h' || a === '--help') return { file: '', json, strict, help: true };
-    if (a === '--json') json = true;
-    else if (a === '--strict') strict = true;
-    else if (a.startsWith('-')) throw new CheckUsageError(`unknown option '${a}'`);
-    else if (file === undefined) file = a;
-    else throw new CheckUsageError(`unexpected argument '${a}'`);
+  const { values: v, positionals } = parseCommandArgs(args, CHECK_OPTIONS);
+  const format = pickFormat(CHECK_FORMATS, v.format, v.json);
+  if (v.help === true) return { files: [], format, strict: false, help: true };
+  if (positionals.length === 0) throw new UsageError('missing RECIPE');
+  if (positionals.filter((f) => f === '-').length > 1) throw new UsageError("'-' (stdin) can be given once");
+  return { files: positionals, format, strict: v.strict === true, help: false };
+}
+
+/** What `check` found in one file (the JSON `files[]` entry). */
+export interface CheckedFile {
+  file: string;
+  valid: boolean;
+  /** null when the recipe did not load. */
+  custom_patterns: number | null;
+  warnings: LintWarning[];
+  error: ErrorRecord | null;
+}
+
+interface Checked {
+  readonly record: CheckedFile;
+  readonly code: number;
+  /** The text output's message for an invalid or unreadable file. */
+  readonly message: string | null;
+}
+
+async function checkOne(path: string, strict: boolean, stdin: Readable | undefined): Promise<Checked> {
+  const file = path === '-' ? STDIN_NAME : path;
+  let bytes: Buffer;
+  try {
+    bytes = await readInput(path, stdin);
+  } catch (err) {
+    const e = err as ReadError;
+    return { record: { file, valid: false, custom_patterns: null, warnings: [], error: errorRecord(e) }, code: EXIT.usage, message: `aorta-probe check: ${e.message}` };
   }
-  if (file === undefined) throw new CheckUsageError('missing RECIPE');
-  return { file, json, strict, help: false };
+  try {
+    const recipe = loadRecipe(bytes, file);
+    // The loader accepted the bytes, so they are valid UTF-8; positions point into this text.
+    const warnings = lintRecipe(recipe, new TextDecoder('utf-8').decode(bytes));
+    const record = { file, valid: true, custom_patterns: recipe.customPatterns.length, warnings, error: null };
+    return { record, code: strict && warnings.length > 0 ? EXIT.fail : EXIT.ok, message: null };
+  } catch (err) {
+    if (!(err instanceof RecipeSchemaError)) throw err;
+    return { record: { file, valid: false, custom_patterns: null, warnings: [], error: errorRecord(err, file) }, code: EXIT.fail, message: err.message };
+  }
 }
 
 export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(args.file);
-  } catch (err) {
-    await io.writeError(`aorta-probe check: cannot read ${args.file}: ${(err as Error).message}\n`);
-    return 2;
+  const results: Checked[] = [];
+  for (const f of args.files) results.push(await checkOne(f, args.strict, io.stdin));
+  const records = results.map((r) => r.record);
+  switch (args.format) {
+    case 'json':
+      await io.write(jsonLine({ valid: records.every((r) => r.valid), files: records }));
+      break;
+    case 'sarif':
+      await io.write(`${JSON.stringify(sarifLog({ name: 'aorta-probe', version: await version(), informationUri: 'https://www.npmjs.com/package/aorta-probe' }, records.flatMap(findings)), null, 2)}\n`);
+      break;
+    case 'github':
+      await io.write(githubAnnotations(records.flatMap(annotations)));
+      break;
+    case 'text': {
+      const c = paletteFor(io.stdout ?? null, io.env);
+      for (const r of results) {
+        const { file, warnings } = r.record;
+        if (r.record.error !== null) {
+          // An unreadable file is a problem of the invocation (stderr); an invalid recipe is check's answer (stdout).
+          if (r.record.error.type === 'ReadError') await io.writeError(`${r.message}\n`);
+          else await io.write(`${c.red(r.message ?? '')}\n`);
+          continue;
+        }
+        const n = r.record.custom_patterns ?? 0;
+        const w = warnings.length;
+        await io.write(warnings.map((x) => `${formatWarning(x)}\n`).join('') +
+          `${file}: ${c.green('valid')} (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${c.yellow(`${w} warning${w === 1 ? '' : 's'}`)}` : ''})\n`);
+      }
+    }
   }
-  try {
-    const recipe = loadRecipe(bytes, args.file);
-    const n = recipe.customPatterns.length;
-    // The loader accepted the bytes, so they are valid UTF-8; positions point into this text.
-    const warnings = lintRecipe(recipe, new TextDecoder('utf-8').decode(bytes));
-    const w = warnings.length;
-    await io.write(args.json
-      ? `${JSON.stringify({ valid: true, file: args.file, custom_patterns: n, warnings })}\n`
-      : warnings.map((x) => `${formatWarning(x)}\n`).join('') +
-        `${args.file}: valid (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${w} warning${w === 1 ? '' : 's'}` : ''})\n`);
-    return args.strict && w > 0 ? 1 : 0;
-  } catch (err) {
-    if (!(err instanceof RecipeSchemaError)) throw err;
-    await io.write(args.json ? `${JSON.stringify({ valid: false, file: args.file, error: errorRecord(err) })}\n` : `${err.message}\n`);
-    return 1;
-  }
+  return worstExit(results.map((r) => r.code));
 }
 
-interface PositionedFields {
-  reason?: string;
-  line?: number;
-  col?: number;
+async function version(): Promise<string> {
+  return (await import('./run.js')).packageVersion();
 }
 
-function errorRecord(err: RecipeSchemaError): Record<string, unknown> {
-  const p = err as RecipeSchemaError & PositionedFields;
-  const record: Record<string, unknown> = {
-    type: err.name,
-    message: err.message,
-    reason: p.reason ?? (err instanceof SandboxError ? err.detail : err.message),
-    line: p.line ?? null,
-    col: p.col ?? null,
-  };
-  if (err instanceof SandboxError) record.node = err.node;
-  return record;
+function findings(r: CheckedFile): SarifFinding[] {
+  const out: SarifFinding[] = [];
+  const e = r.error;
+  if (e !== null) out.push({ ruleId: e.type, level: 'error', message: e.detail, file: e.file ?? r.file, line: e.line ?? 1, col: e.col ?? 1 });
+  for (const w of r.warnings) {
+    out.push({
+      ruleId: w.code, level: 'warning', message: w.message, file: w.file, line: w.line, col: w.col, endLine: w.endLine, endCol: w.endCol,
+      fix: w.suggestion === null ? null : { description: `Replace with ${w.suggestion}`, replacement: w.suggestion },
+    });
+  }
+  return out;
+}
+
+function annotations(r: CheckedFile): Annotation[] {
+  const out: Annotation[] = [];
+  const e = r.error;
+  if (e !== null) {
+    out.push({ level: 'error', file: e.file ?? r.file, ...(e.line === null ? {} : { line: e.line }), ...(e.col === null ? {} : { col: e.col }), title: e.type, message: e.detail });
+  }
+  for (const w of r.warnings) {
+    out.push({
+      level: 'warning', file: w.file, line: w.line, col: w.col, endLine: w.endLine, endColumn: w.endCol, title: w.code,
+      message: w.suggestion === null ? w.message : `${w.message}\nsuggestion: ${w.suggestion}`,
+    });
+  }
+  return out;
 }

@@ -8,13 +8,14 @@ import { createReadStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { strRepr } from '../condition/repr.js';
-import { scanStream, type ScanResult } from '../scan/index.js';
+import { scanStream } from '../scan/index.js';
+import { formatScan, scanJson } from './scan.js';
 import { packageInfo } from '../trial/package-info.js';
 import { runTrial } from '../trial/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import { formatTrial, shownPath } from './run-trial.js';
-import { paletteFor, type Palette } from './tty.js';
+import { UsageError } from './args.js';
+import { paletteFor } from './tty.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
 
@@ -39,7 +40,8 @@ Exit status: 0 when the demo ran (both verdicts are 'fail' by design), 1 when th
 are missing or broken, 2 on a usage error.
 `;
 
-export class DemoUsageError extends Error {}
+/** Kept as a name for callers; every command's usage error is the one UsageError. */
+export class DemoUsageError extends UsageError {}
 
 export interface DemoArgs {
   readonly help: boolean;
@@ -107,7 +109,7 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
   const logPath = shownPath(files.log);
   say(`${c?.bold('2. Scan the log of a run that crashed') ?? ''}\n$ aorta-probe scan --recipe ${recipePath} ${logPath}\n`);
   const scan = await scanStream(recipe, createReadStream(files.log), { exit_code: 0, walltime_sec: 0, peak_vram_mib: null });
-  if (c !== null) say(`${formatScanSummary(scan, c)}\n`);
+  if (c !== null) say(`${formatScan(logPath, scan, c)}\n`);
 
   const trialPath = shownPath(files.trial);
   say(`${c?.bold('3. Run a trial: a training job whose loss goes NaN, and which still exits 0') ?? ''}\n` +
@@ -122,7 +124,7 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
     if (c === null) {
       io.stdout.write(`${JSON.stringify({
         recipe: { file: recipePath, custom_patterns: n },
-        scan: { log: logPath, ...scan },
+        scan: scanJson(logPath, scan),
         trial: outcome.result,
         result_json: args.out === null ? null : outcome.resultPath,
       })}\n`);
@@ -134,12 +136,4 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
     if (args.out === null) rmSync(outDir, { recursive: true, force: true });
   }
   return 0;
-}
-
-function formatScanSummary(r: ScanResult, c: Palette): string {
-  const colour = r.verdict === 'pass' ? c.green : c.red;
-  const list = (ids: readonly string[]): string => (ids.length === 0 ? '(none)' : ids.join(', '));
-  const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
-  return `verdict: ${c.bold(colour(r.verdict))}\nfailure detectors: ${list(r.failure_detectors_fired)}\n` +
-    `warn detectors: ${list(r.warn_detectors_fired)}\ncapture: {${capture.join(', ')}}\n`;
 }

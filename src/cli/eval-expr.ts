@@ -10,16 +10,16 @@
  */
 import type { ConditionVars, DetailedResult } from '../condition/evaluate.js';
 
-/** A malformed command line; the message is shown with the usage, and the exit status is 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+import { parseNumber, UsageError } from './args.js';
+import { didYouMean } from './suggest.js';
+
+export { UsageError };
 
 export type EvalArgs =
   | { mode: 'help' }
   | { mode: 'jsonl' }
   | { mode: 'disasm'; condition: string }
-  | { mode: 'expr'; condition: string; vars: ConditionVars };
+  | { mode: 'expr'; condition: string; vars: ConditionVars; json: boolean };
 
 const VALUE_OPTIONS = ['--capture', '--exit-code', '--walltime', '--peak-vram'] as const;
 type ValueOption = (typeof VALUE_OPTIONS)[number];
@@ -28,13 +28,12 @@ function isValueOption(name: string): name is ValueOption {
   return (VALUE_OPTIONS as readonly string[]).includes(name);
 }
 
-const INTEGER = /^[+-]?[0-9]+$/;
-const DECIMAL = /^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$/;
 
 /** Parses the arguments after `eval`. Throws a UsageError for anything malformed. */
 export function parseEvalArgs(args: readonly string[]): EvalArgs {
   let jsonl = false;
   let disasm = false;
+  let json = false;
   let condition: string | undefined;
   const capture: Record<string, string> = Object.create(null);
   let exitCode: number | undefined;
@@ -67,10 +66,14 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
       disasm = true;
       continue;
     }
+    if (arg === '--json') {
+      json = true;
+      continue;
+    }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
     if (!isValueOption(name)) {
-      throw new UsageError(eq !== -1 && name === '--jsonl' ? `option '--jsonl' takes no value` : `unknown option '${name}'`);
+      throw new UsageError(eq !== -1 && (name === '--jsonl' || name === '--json' || name === '--disasm') ? `option '${name}' takes no value` : `unknown option '${name}'${didYouMean(name, [...VALUE_OPTIONS, '--jsonl', '--json', '--disasm', '--help'])}`);
     }
     let value: string;
     if (eq !== -1) value = arg.slice(eq + 1);
@@ -92,15 +95,10 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
         if (exitCode !== undefined) throw new UsageError(`--exit-code is given more than once`);
         exitCode = parseInteger(name, value);
         break;
-      case '--walltime': {
+      case '--walltime':
         if (walltime !== undefined) throw new UsageError(`--walltime is given more than once`);
-        const n = Number(value);
-        if (!DECIMAL.test(value) || !Number.isFinite(n)) {
-          throw new UsageError(`--walltime must be a finite number of seconds, got '${value}'`);
-        }
-        walltime = n;
+        walltime = parseNumber(name, value, { unit: 'seconds' });
         break;
-      }
       case '--peak-vram':
         if (peakVram !== undefined) throw new UsageError(`--peak-vram is given more than once`);
         peakVram = parseInteger(name, value);
@@ -110,6 +108,7 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
 
   if (jsonl) {
     if (disasm) throw new UsageError('--disasm takes an EXPR, not --jsonl');
+    if (json) throw new UsageError('--jsonl already writes JSON: drop --json');
     if (condition !== undefined) throw new UsageError(`--jsonl reads the conditions from stdin: unexpected argument '${condition}'`);
     if (varOptionSeen !== undefined) throw new UsageError(`--jsonl reads the variables from stdin: '${varOptionSeen}' cannot be used with it`);
     return { mode: 'jsonl' };
@@ -123,6 +122,7 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
     mode: 'expr',
     condition,
     vars: { capture, exit_code: exitCode ?? 0, walltime_sec: walltime ?? 0, peak_vram_mib: peakVram ?? null },
+    json,
   };
 }
 
@@ -136,13 +136,7 @@ function metavar(name: ValueOption): string {
 }
 
 function parseInteger(name: string, value: string): number {
-  const n = Number(value);
-  if (!INTEGER.test(value) || !Number.isSafeInteger(n)) {
-    throw new UsageError(
-      `${name} must be an integer${INTEGER.test(value) ? ` within ±${Number.MAX_SAFE_INTEGER}` : ''}, got '${value}'`,
-    );
-  }
-  return n;
+  return parseNumber(name, value, { integer: true });
 }
 
 /**

@@ -196,7 +196,7 @@ export class EvalJsonlTransform extends Transform {
     const c = this.counts;
     if (result.valid) {
       c.valid++;
-      if ('error' in result) c.evalErrors++;
+      if ('exception' in result) c.evalErrors++;
       else if (result.fired) c.fired++;
       else c.notFired++;
     } else if (result.error.type === 'SandboxError') c.sandboxErrors++;

@@ -3,6 +3,7 @@
  * `npm run build`) from the installed package on 127.0.0.1 only, prints its URL and runs until interrupted.
  * No network access is needed: the page, its engine worker and re2-wasm's files are all local.
  */
+import { UsageError } from './args.js';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,7 +23,8 @@ Options:
   -h, --help     Show this help and exit.
 `;
 
-export class PlaygroundUsageError extends Error {}
+/** Kept as a name for callers; every command's usage error is the one UsageError. */
+export class PlaygroundUsageError extends UsageError {}
 
 export interface PlaygroundArgs {
   help: boolean;

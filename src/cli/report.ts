@@ -5,6 +5,7 @@
  * Exit status: 0 the report was written (whatever the verdicts), 1 no usable result.json was found, 2 usage error.
  */
 import { writeFileSync } from 'node:fs';
+import { UsageError } from './args.js';
 import type { Writable } from 'node:stream';
 import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../report/index.js';
 
@@ -24,7 +25,8 @@ directory above trial_<n>/, else _unknown_. Files that are not usable records ar
 Exit status: 0 report written, 1 no usable result.json found, 2 usage error.
 `;
 
-export class ReportUsageError extends Error {}
+/** report's usage errors are the CLI's one UsageError (short usage, exit 2, the JSON error object). */
+export class ReportUsageError extends UsageError {}
 
 export interface ReportArgs {
   readonly help: boolean;

@@ -5,68 +5,48 @@
  *
  * `line`/`col` mean different things per type: for a SandboxError they locate the offending node or
  * syntax error inside the (stripped) condition text; for an InputError or InternalError, `line` is
- * the 1-based input line number and `col` is always 1.
+ * the 1-based input line number and `col` is always 1. `file` is always null here.
  */
 import type { SandboxError } from '../condition/errors.js';
 import type { DetailedResult } from '../condition/evaluate.js';
+import type { ErrorRecord as JsonErrorRecord } from './json-output.js';
 
-export interface SandboxErrorRecord {
-  type: 'SandboxError';
-  /** CPython AST class name of the offending node, or null (syntax, length, empty, non-string). */
-  node: string | null;
-  /** Full message: the one-line reason, the position, and (when there is source) a caret excerpt. */
-  message: string;
-  /** The one-line reason alone. */
-  detail: string;
-  line: number;
-  col: number;
-}
+/**
+ * The error object of every command (cli/json-output.ts): `type` tells SandboxError (line/col inside the
+ * condition), InputError and InternalError (line = the input line, col 1) apart.
+ */
+export type ErrorRecord = JsonErrorRecord & { type: 'SandboxError' | 'InputError' | 'InternalError' };
 
-export interface InputErrorRecord {
-  type: 'InputError';
-  message: string;
-  line: number;
-  col: 1;
-}
-
-/** A bug in this package (the validator threw something other than a SandboxError). */
-export interface InternalErrorRecord {
-  type: 'InternalError';
-  message: string;
-  line: number;
-  col: 1;
-}
-
-export type ErrorRecord = SandboxErrorRecord | InputErrorRecord | InternalErrorRecord;
-
-/** An accepted, evaluated condition: the value's CPython type name and repr, or the exception class. */
+/**
+ * An accepted, evaluated condition: the value's CPython type name and repr, or the exception class it raised (which
+ * means it did not fire); `exception`, not `error`, so that `error` is always the error object.
+ */
 export type EvaluatedRecord =
   | { valid: true; fired: boolean; value: { type: string; repr: string | null } } // repr null: an int past 4300 digits
-  | { valid: true; fired: false; error: string };
+  | { valid: true; fired: false; exception: string };
 
 export type ResultRecord = EvaluatedRecord | { valid: false; error: ErrorRecord };
 
 /** Builds the record field by field, so the key order is fixed whatever the library object looks like. */
 export function evaluatedResult(result: DetailedResult): EvaluatedRecord {
-  if ('error' in result) return { valid: true, fired: false, error: result.error };
+  if ('error' in result) return { valid: true, fired: false, exception: result.error };
   return { valid: true, fired: result.fired, value: { type: result.value.type, repr: result.value.repr } };
 }
 
 export function sandboxErrorResult(err: SandboxError): ResultRecord {
   return {
     valid: false,
-    error: { type: 'SandboxError', node: err.node, message: err.message, detail: err.detail, line: err.line, col: err.col },
+    error: { type: 'SandboxError', message: err.message, detail: err.detail, file: null, line: err.line, col: err.col, node: err.node },
   };
 }
 
 export function inputErrorResult(message: string, inputLine: number): ResultRecord {
-  return { valid: false, error: { type: 'InputError', message: `input line ${inputLine}: ${message}`, line: inputLine, col: 1 } };
+  const m = `input line ${inputLine}: ${message}`;
+  return { valid: false, error: { type: 'InputError', message: m, detail: message, file: null, line: inputLine, col: 1, node: null } };
 }
 
 export function internalErrorResult(err: unknown, inputLine: number): ResultRecord {
   const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-  return {
-    valid: false,
-    error: { type: 'InternalError', message: `input line ${inputLine}: internal error: ${reason}`, line: inputLine, col: 1 },
-  };
+  const m = `input line ${inputLine}: internal error: ${reason}`;
+  return { valid: false, error: { type: 'InternalError', message: m, detail: reason, file: null, line: inputLine, col: 1, node: null } };
 }

@@ -1,15 +1,22 @@
 /**
  * `aorta-probe run [--recipe R.yaml] [options] -- CMD [ARGS...]`: runs one trial (src/trial/) and prints its
- * verdict. The command's output is shown as it arrives (stdout in the human form, stderr with --json so stdout
+ * verdict. The command's output is shown as it arrives (stdout in the human form, stderr with --format json|junit|github so stdout
  * holds exactly one JSON object; --quiet hides it), and kept in DIR/output.log next to DIR/result.json.
  *
  * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
  * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
  */
+import { parseCommandArgs, parseNumber, UsageError } from './args.js';
+import { githubAnnotations } from '../report/github.js';
+import { junitXml } from '../report/junit.js';
+import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
+import { pickFormat } from './scan.js';
+import { EXIT } from './exit-codes.js';
+import { errorRecord, jsonLine } from './json-output.js';
 import { mkdirSync } from 'node:fs';
 import { constants } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
@@ -17,7 +24,7 @@ import type { GpuToolChoice } from '../gpu/index.js';
 import { runTrial, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
-export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]
+export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format F] [--quiet]
                        [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS] -- CMD [ARGS...]
 
 Runs CMD with ARGS (no shell) as one trial and classifies it: Tier 1 (exit code, signals,
@@ -37,8 +44,11 @@ as written, to DIR/output.log; the record goes to DIR/result.json.
                        nvidia-smi or none. Default: auto.
   --gpu-interval SECONDS
                        Sampling interval. Default: 1.
-  --json               Print result.json's object on stdout (one line) instead of the summary;
-                       the command's output goes to stderr.
+  --format FORMAT      text (default); json: result.json's object on one line
+                       (schemas/result.schema.json); junit: JUnit XML, one testcase for the trial;
+                       github: GitHub Actions annotations. With any but text the command's
+                       output goes to stderr, so stdout holds only the document.
+  --json               The same as --format json.
   --quiet              Do not show the command's output (it is still saved).
   -h, --help           Show this help and exit.
 
@@ -56,14 +66,16 @@ Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,
 130 interrupted by Ctrl-C (128+N for signal N).
 `;
 
-export class RunUsageError extends Error {}
+/** Kept as a name for callers; every command's usage error is the one UsageError. */
+export class RunUsageError extends UsageError {}
 
 export interface RunArgs {
   readonly help: boolean;
   readonly recipe: string | null;
   readonly out: string | null;
   readonly timeoutSec: number | null;
-  readonly json: boolean;
+  /** Any format but text also moves the command's echo to stderr (stdout holds only the document). */
+  readonly format: RunFormat;
   readonly quiet: boolean;
   readonly gpuTool: GpuToolChoice;
   readonly gpuIntervalMs: number | undefined;
@@ -71,54 +83,49 @@ export interface RunArgs {
 }
 
 const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
-const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+export const RUN_FORMATS = ['text', 'json', 'junit', 'github'] as const;
+export type RunFormat = (typeof RUN_FORMATS)[number];
+const RUN_OPTIONS = {
+  recipe: { type: 'string' }, out: { type: 'string' }, timeout: { type: 'string' }, 'gpu-tool': { type: 'string' },
+  'gpu-interval': { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 const SYNOPSIS = 'Usage: aorta-probe run [options] -- CMD [ARGS...]';
 
 function positiveSeconds(name: string, value: string): number {
-  const n = Number(value);
-  if (!DECIMAL.test(value) || !Number.isFinite(n) || n <= 0) throw new RunUsageError(`${name} must be a positive number of seconds, got '${value}'`);
-  return n;
+  return parseNumber(name, value, { positive: true, unit: 'seconds' });
 }
 
 export function parseRunArgs(args: readonly string[]): RunArgs {
   const sep = args.indexOf('--');
   const own = sep === -1 ? args : args.slice(0, sep);
-  const result = {
-    help: false, recipe: null as string | null, out: null as string | null, timeoutSec: null as number | null, json: false, quiet: false,
-    gpuTool: 'auto' as GpuToolChoice, gpuIntervalMs: undefined as number | undefined, argv: sep === -1 ? [] : args.slice(sep + 1),
-  };
-  if (own.includes('-h') || own.includes('--help')) return { ...result, help: true };
-  const seen = new Set<string>();
-  for (let i = 0; i < own.length; i++) {
-    const arg = own[i]!;
-    if (arg === '--json' || arg === '--quiet') {
-      result[arg === '--json' ? 'json' : 'quiet'] = true;
-      continue;
-    }
-    if (!arg.startsWith('-')) {
-      throw new RunUsageError(sep === -1
-        ? `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${arg}'). ${SYNOPSIS}`
-        : `unexpected argument '${arg}' before '--'`);
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (!['--recipe', '--out', '--timeout', '--gpu-tool', '--gpu-interval'].includes(name)) throw new RunUsageError(`unknown option '${name}'`);
-    if (seen.has(name)) throw new RunUsageError(`${name} is given more than once`);
-    seen.add(name);
-    const value = eq !== -1 ? arg.slice(eq + 1) : own[++i];
-    if (value === undefined) throw new RunUsageError(`option '${name}' needs a value`);
-    if (eq === -1 && value.startsWith('--')) {
-      throw new RunUsageError(`${name}: value '${value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '${name} $VAR' where $VAR is unset)`);
-    }
-    if (name === '--recipe') result.recipe = value;
-    else if (name === '--out') result.out = value;
-    else if (name === '--timeout') result.timeoutSec = positiveSeconds(name, value);
-    else if (name === '--gpu-interval') result.gpuIntervalMs = Math.round(positiveSeconds(name, value) * 1000);
-    else {
-      if (!(GPU_TOOLS as readonly string[]).includes(value)) throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${value}'`);
-      result.gpuTool = value as GpuToolChoice;
+  if (own.includes('-h') || own.includes('--help')) {
+    return { help: true, recipe: null, out: null, timeoutSec: null, format: 'text', quiet: false, gpuTool: 'auto', gpuIntervalMs: undefined, argv: [] };
+  }
+  if (sep === -1) {
+    // `run node -e 0`: say what is missing before complaining about the command's own options.
+    const takesValue = new Set(Object.entries(RUN_OPTIONS).filter(([, o]) => o.type === 'string').map(([n]) => `--${n}`));
+    const command = own.find((a, i) => !a.startsWith('-') && !takesValue.has(own[i - 1] ?? ''));
+    if (command !== undefined) {
+      throw new RunUsageError(`missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${command}'). ${SYNOPSIS}`);
     }
   }
+  const { values: v, positionals } = parseCommandArgs(args, RUN_OPTIONS, { rest: true });
+  const first = positionals[0];
+  if (first !== undefined) {
+    throw new RunUsageError(sep === -1
+      ? `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${first}'). ${SYNOPSIS}`
+      : `unexpected argument '${first}' before '--'`);
+  }
+  const gpuTool = v['gpu-tool'] ?? 'auto';
+  if (!(GPU_TOOLS as readonly string[]).includes(gpuTool)) throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
+  const result: RunArgs = {
+    help: false, recipe: v.recipe ?? null, out: v.out ?? null,
+    timeoutSec: v.timeout === undefined ? null : positiveSeconds('--timeout', v.timeout),
+    format: pickFormat(RUN_FORMATS, v.format, v.json), quiet: v.quiet === true, gpuTool: gpuTool as GpuToolChoice,
+    gpuIntervalMs: v['gpu-interval'] === undefined ? undefined : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
+    argv: sep === -1 ? [] : args.slice(sep + 1),
+  };
   if (sep === -1) throw new RunUsageError(`missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. ${SYNOPSIS}`);
   if (result.argv.length === 0) throw new RunUsageError(`no command after '--'. ${SYNOPSIS}`);
   const argv0 = result.argv[0]!;
@@ -129,6 +136,8 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
 }
 
 export interface RunIo {
+  /** For `--recipe -`. */
+  readonly stdin?: Readable;
   readonly stdout: Writable;
   readonly stderr: Writable;
   readonly env?: NodeJS.ProcessEnv;
@@ -151,8 +160,11 @@ function signalExitCode(signal: NodeJS.Signals): number {
 export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   let recipe: Recipe | null = null;
   if (args.recipe !== null) {
-    const loaded = await loadRecipeFile(args.recipe, 'run', (t) => io.stderr.write(t));
-    if ('failure' in loaded) return 2;
+    const loaded = await loadRecipeFile(args.recipe, 'run', (t) => io.stderr.write(t), io.stdin);
+    if ('failure' in loaded) {
+      if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(loaded.error) }));
+      return EXIT.usage;
+    }
     recipe = loaded.recipe;
   }
   const outDir = args.out ?? defaultOutDir();
@@ -163,7 +175,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     return 2;
   }
   const env = io.env ?? process.env;
-  const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
+  const echo = args.quiet ? null : args.format !== 'text' ? io.stderr : io.stdout;
   const progress = args.quiet && isTty(io.stderr) ? new ProgressLine(io.stderr) : null;
 
   // Ctrl-C (or a TERM) reaches only us — the trial runs in its own session — so forward it; a second one kills.
@@ -205,9 +217,32 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     for (const w of result.gpu.warnings) await writeQuietly(io.stderr, `aorta-probe run: warning: ${w}\n`);
   }
   // The result is on disk already; a reader that went away (EPIPE) does not change the exit status.
-  await writeQuietly(io.stdout, args.json ? `${JSON.stringify(result)}\n` : formatTrial(outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0));
+  await writeQuietly(io.stdout, formatOutcome(args.format, outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0));
   if (result.interrupted && stoppedBy !== null) return signalExitCode(stoppedBy);
   return verdictExitCode(result.verdict);
+}
+
+/** The trial in `format` (result.json's object for json). */
+export function formatOutcome(format: RunFormat, outcome: TrialOutcome, c: Palette, separate: boolean): string {
+  const r = outcome.result;
+  const log = shownPath(outcome.logPath);
+  const classified: Classified = {
+    log, verdict: r.verdict, detectors: r.detectors, failures: r.failure_detectors_fired, errors: r.error_detectors_fired,
+    warnings: r.warn_detectors_fired, seconds: r.walltime_sec,
+  };
+  switch (format) {
+    case 'json':
+      return `${JSON.stringify(r)}\n`;
+    case 'junit':
+      return junitXml({
+        name: 'aorta-probe run', timestamp: r.started_at,
+        cases: [junitCase(classified, r.argv.join(' '), 'aorta-probe.run', formatTrial(outcome, paletteFor(null), false))],
+      });
+    case 'github':
+      return githubAnnotations(detectorAnnotations(classified, log));
+    case 'text':
+      return formatTrial(outcome, c, separate);
+  }
 }
 
 /** Writes and waits; a failed write (EPIPE) is ignored. */
@@ -252,8 +287,10 @@ export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false)
   const verdictColour = r.verdict === 'pass' ? c.green : r.verdict === 'fail' ? c.red : c.yellow;
   const list = (ids: readonly string[], colour: (s: string) => string): string => (ids.length === 0 ? '(none)' : ids.map(colour).join(', '));
   const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
+  const log = shownPath(outcome.logPath);
   return (
     (separate ? '\n' : '') +
+    r.detectors.map((d) => detectorLine(log, d, c)).join('') +
     `verdict: ${c.bold(verdictColour(r.verdict))}\n` +
     `exit code: ${describeExitCode(r)}\n` +
     `walltime: ${r.walltime_sec.toFixed(3)} s\n` +

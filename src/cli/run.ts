@@ -1,11 +1,8 @@
 /**
  * Argument dispatch for the `aorta-probe` command. Returns the exit status instead of exiting, so
- * the entry point (`main.ts`) stays a one-liner.
- *
- * Exit status: 0 success (also when the reader of stdout goes away early, e.g. `| head -1`),
- * 1 a rejected condition (EXPR form), an invalid recipe (check, scan) or a failing log (scan), an
- * I/O failure or an internal error, 2 a usage error. `run`: 0 pass, 1 fail, 2 usage error or
- * unusable recipe, 3 verdict error, 128+N stopped by signal N (see run-trial.ts).
+ * the entry point (`main.ts`) stays a one-liner. The exit-status table of every command is
+ * exit-codes.ts; a usage error of any command shows its message, the command's synopsis and where
+ * its help is (exit 2), and with --json also an `{"error": …}` object on stdout.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -20,6 +17,10 @@ import type { DemoArgs } from './demo.js';
 import type { PlaygroundArgs } from './playground.js';
 import type { SweepArgs } from './sweep.js';
 import type { ReportArgs } from './report.js';
+import { UsageError, usageShort } from './args.js';
+import { EXIT } from './exit-codes.js';
+import { errorRecord, jsonLine } from './json-output.js';
+import { didYouMean } from './suggest.js';
 import { isTty } from './tty.js';
 
 export interface CliIo {
@@ -39,16 +40,17 @@ Commands:
   eval --jsonl   Read JSON Lines on stdin and write one JSON result line per input line
                  to stdout: each condition is checked, then evaluated with its line's
                  variables.
-  check RECIPE [--json] [--strict]
-                 Load a recipe with all of the loader's checks (schema, conditions, regexes
-                 on RE2) and report the first error at its file:line:col; then lint it and
+  check RECIPE... [--format text|json|sarif|github] [--strict]
+                 Load recipes with all of the loader's checks (schema, conditions, regexes
+                 on RE2) and report the first error at its file:line:col; then lint them and
                  print warnings (conditions that can never fire); --strict fails on them.
-  scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
+  scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
+       [--format text|json|junit|github]
                  Classify a trial log with the Tier 4 patterns and the recipe's
-                 custom_patterns: verdict, detectors fired, captures.
+                 custom_patterns: where each detector fired, verdict, captures.
   patterns [--json] [--version]
                  List the built-in Tier 4 patterns.
-  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]
+  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format text|json|junit|github] [--quiet]
       [--gpu-tool TOOL] [--gpu-interval SECONDS] -- CMD [ARGS...]
                  Run CMD as a trial: stream and save its output, sample peak VRAM,
                  classify it (exit code, signals, timeout, log patterns), write
@@ -66,12 +68,22 @@ Commands:
   playground [--port N]
                  Serve the browser playground (live recipe diagnostics, log classification,
                  condition scratchpad) on localhost and print its URL.
+  help [COMMAND] Show this help, or a command's.
 See '${PROGRAM} <command> --help' for the details of each command.
 
 Options:
   -h, --help     Show this help and exit.
-  --version      Print the version and exit.
+  -V, --version  Print the version and exit (with --json: {"version": str}).
+
+Exit status, every command: 0 pass or valid, 1 verdict fail (check: invalid recipe, or
+warnings with --strict), 2 usage error, unreadable input or a recipe that does not load,
+3 verdict error or an I/O failure.
 `;
+
+const COMMANDS = ['eval', 'check', 'scan', 'patterns', 'run', 'demo', 'playground', 'help'] as const;
+
+/** What a usage error of the program itself (no or an unknown command) shows after its message. */
+const TOP_SHORT = `Usage: ${PROGRAM} <command> [options]\nCommands: ${COMMANDS.join(', ')}\nSee '${PROGRAM} --help'.\n`;
 
 const EVAL_SYNOPSIS = `Usage: ${PROGRAM} eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
        ${PROGRAM} eval --jsonl
@@ -105,26 +117,28 @@ With --jsonl: reads JSON Lines on stdin, one object per line:
    "walltime_sec": number, "peak_vram_mib": int|null}
 and writes exactly one JSON line per input line (blank lines included) to stdout, in order:
   {"valid": true, "fired": bool, "value": {"type": str, "repr": str}}
-  {"valid": true, "fired": false, "error": "<exception class>"}
-  {"valid": false, "error": {"type": "SandboxError", "node": str|null, "message": str,
-                             "detail": str, "line": int, "col": int}}
-  {"valid": false, "error": {"type": "InputError", "message": str, "line": <input line>, "col": 1}}
+  {"valid": true, "fired": false, "exception": "<exception class>"}
+  {"valid": false, "error": {"type": "SandboxError", "message": str, "detail": str,
+                             "file": null, "line": int, "col": int, "node": str|null}}
+  {"valid": false, "error": {"type": "InputError", "message": str, "detail": str,
+                             "file": null, "line": <input line>, "col": 1, "node": null}}
 A SandboxError's line/col point into the condition; an InputError's line is the input line.
 
 With --disasm: prints the bytecode EXPR compiles to, one instruction a line (index, stack
 depth before it, opcode, argument, what the argument means); see docs/bytecode.md.
 
 Options:
+  --json         EXPR form: print the condition's --jsonl record instead (one line).
   --jsonl        JSON Lines in and out; takes no EXPR and no variable options.
   --disasm       Print EXPR's bytecode instead of evaluating it.
   -h, --help     Show this help and exit.
 
 Exit status:
   EXPR form: 0 when the condition was evaluated (fired or not, exception or not),
-    1 when it was rejected or on an internal error, 2 on a usage error.
+    1 when it was rejected, 2 on a usage error, 3 on an internal error.
   --jsonl form: 0 when the input was read to the end (rejected conditions and malformed
-    lines are answered on stdout, not by the exit status), 1 on an I/O or internal error,
-    2 on a usage error.
+    lines are answered on stdout, not by the exit status), 2 on a usage error, 3 on an
+    I/O or internal error.
 
 Examples:
   ${PROGRAM} eval "math.isnan(float(capture['loss']))" --capture loss=nan
@@ -135,15 +149,28 @@ Examples:
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   try {
-    if (command === undefined) return await usageError(io, 'missing command', USAGE);
+    if (command === undefined) return await usageError(io, 'missing command', TOP_SHORT, false);
     if (command === '-h' || command === '--help') {
       await writeAll(io.stdout, USAGE);
-      return 0;
+      return EXIT.ok;
     }
-    if (command === '--version') {
-      if (rest.length > 0) return await usageError(io, `unexpected argument '${rest[0]}'`, USAGE);
-      await writeAll(io.stdout, `${PROGRAM} ${packageVersion()}\n`);
-      return 0;
+    if (command === '-V' || command === '--version') {
+      const json = rest.length === 1 && rest[0] === '--json';
+      if (rest.length > 0 && !json) return await usageError(io, `unexpected argument '${rest[0]}'`, TOP_SHORT, false);
+      await writeAll(io.stdout, json ? jsonLine({ version: packageVersion() }) : `${PROGRAM} ${packageVersion()}\n`);
+      return EXIT.ok;
+    }
+    if (command === 'help') {
+      const [topic, ...more] = rest;
+      if (topic === undefined) {
+        await writeAll(io.stdout, USAGE);
+        return EXIT.ok;
+      }
+      if (more.length > 0) return await usageError(io, `help: unexpected argument '${more[0]}'`, usageShort('help', USAGE), false);
+      if (topic === 'help' || !(COMMANDS as readonly string[]).includes(topic)) {
+        return await usageError(io, `help: unknown command '${topic}'${didYouMean(topic, COMMANDS)}`, TOP_SHORT, false);
+      }
+      return await runCli([topic, '--help'], io);
     }
     if (command === 'eval') return await evalCommand(rest, io);
     if (command === 'check') return await checkCommand(rest, io);
@@ -159,30 +186,39 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       if (r.err !== '') await writeAll(io.stderr, r.err);
       return r.code;
     }
-    if (command.startsWith('-')) return await usageError(io, `unknown option '${command}'`, USAGE);
-    return await usageError(io, `unknown command '${command}'`, USAGE);
+    const wantsJson = argv.includes('--json');
+    if (command.startsWith('-')) return await usageError(io, `unknown option '${command}'${didYouMean(command, ['--help', '--version'])}`, TOP_SHORT, wantsJson);
+    return await usageError(io, `unknown command '${command}'${didYouMean(command, COMMANDS)}`, TOP_SHORT, wantsJson);
   } catch (err) {
-    if (isEpipe(err)) return 0;
+    if (isEpipe(err)) return EXIT.ok;
     await writeAll(io.stderr, `${PROGRAM}: ${describeIoError(err)}\n`).catch(() => {});
-    return 1;
+    return EXIT.error;
   }
 }
 
+/** `--json` or `--format json` among the arguments (before a `--`): a usage error is then also reported as JSON. */
+function asksForJson(args: readonly string[]): boolean {
+  const sep = args.indexOf('--');
+  const own = sep === -1 ? args : args.slice(0, sep);
+  // Not --jsonl: its stdout answers input lines, one each.
+  return own.some((a, i) => a === '--json' || a === '--format=json' || (a === '--format' && own[i + 1] === 'json'));
+}
+
 async function evalCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { parseEvalArgs, UsageError } = await import('./eval-expr.js');
+  const { parseEvalArgs } = await import('./eval-expr.js');
   let parsed: EvalArgs;
   try {
     parsed = parseEvalArgs(args);
   } catch (err) {
-    if (err instanceof UsageError) return usageError(io, `eval: ${err.message}`, EVAL_USAGE_SHORT);
+    if (err instanceof UsageError) return usageError(io, `eval: ${err.message}`, EVAL_USAGE_SHORT, asksForJson(args), err);
     throw err;
   }
   if (parsed.mode === 'help') {
     await writeAll(io.stdout, EVAL_USAGE);
     return 0;
   }
-  if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, io);
-  if (parsed.mode === 'disasm') return evalExpression(parsed.condition, null, io);
+  if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, parsed.json, io);
+  if (parsed.mode === 'disasm') return disasmExpression(parsed.condition, io);
 
   const { evalJsonl } = await import('./eval-jsonl.js');
   const summary = await evalJsonl(io.stdin, io.stdout, {
@@ -190,7 +226,7 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
       io.stderr.write(`${PROGRAM}: internal error on input line ${line}: ${describeInternalError(err)}\n`);
     },
   });
-  return summary.internalErrors > 0 ? 1 : 0;
+  return summary.internalErrors > 0 ? EXIT.error : EXIT.ok;
 }
 
 /** What every subcommand but eval has in common: parse, a usage error (exit 2) or --help, then run. */
@@ -198,7 +234,6 @@ interface Subcommand<A extends { help: boolean }> {
   readonly name: string;
   readonly usage: string;
   readonly parse: (args: readonly string[]) => A;
-  readonly usageError: new (message: string) => Error;
   readonly run: (parsed: A, io: CliIo) => Promise<number>;
 }
 
@@ -207,7 +242,7 @@ async function runSubcommand<A extends { help: boolean }>(c: Subcommand<A>, args
   try {
     parsed = c.parse(args);
   } catch (err) {
-    if (err instanceof c.usageError) return usageError(io, `${c.name}: ${err.message}`, c.usage);
+    if (err instanceof UsageError) return usageError(io, `${c.name}: ${err.message}`, usageShort(c.name, c.usage), asksForJson(args), err);
     throw err;
   }
   if (parsed.help) {
@@ -223,73 +258,95 @@ const textIo = (io: CliIo) => ({ write: (t: string) => writeAll(io.stdout, t), w
 // loads re2-wasm, the trial runner or the playground server), which is most of a command's start-up time.
 async function checkCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./check.js');
-  return runSubcommand<CheckArgs>({ name: 'check', usage: m.CHECK_USAGE, parse: m.parseCheckArgs, usageError: m.CheckUsageError, run: (a) => m.runCheck(a, textIo(io)) }, args, io);
+  return runSubcommand<CheckArgs>({ name: 'check', usage: m.CHECK_USAGE, parse: m.parseCheckArgs, run: (a) => m.runCheck(a, { stdin: io.stdin, stdout: io.stdout, ...textIo(io) }) }, args, io);
 }
 
 async function scanCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./scan.js');
   return runSubcommand<ScanArgs>({
-    name: 'scan', usage: m.SCAN_USAGE, parse: m.parseScanArgs, usageError: m.ScanUsageError,
-    run: (a) => m.runScan(a, { stdin: io.stdin, ...textIo(io), progressTo: isTty(io.stderr) ? io.stderr : null }),
+    name: 'scan', usage: m.SCAN_USAGE, parse: m.parseScanArgs,
+    run: (a) => m.runScan(a, { stdin: io.stdin, ...textIo(io), stdout: io.stdout, progressTo: isTty(io.stderr) ? io.stderr : null }),
   }, args, io);
 }
 
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./run-trial.js');
-  return runSubcommand<RunArgs>({ name: 'run', usage: m.RUN_USAGE, parse: m.parseRunArgs, usageError: m.RunUsageError, run: (a) => m.runRunCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<RunArgs>({ name: 'run', usage: m.RUN_USAGE, parse: m.parseRunArgs, run: (a) => m.runRunCommand(a, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }) }, args, io);
 }
 
 async function sweepCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./sweep.js');
-  return runSubcommand<SweepArgs>({ name: 'sweep', usage: m.SWEEP_USAGE, parse: m.parseSweepArgs, usageError: m.SweepUsageError, run: (a) => m.runSweepCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<SweepArgs>({ name: 'sweep', usage: m.SWEEP_USAGE, parse: m.parseSweepArgs, run: (a) => m.runSweepCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
 }
 
 async function reportCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./report.js');
-  return runSubcommand<ReportArgs>({ name: 'report', usage: m.REPORT_USAGE, parse: m.parseReportArgs, usageError: m.ReportUsageError, run: (a) => m.runReportCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<ReportArgs>({ name: 'report', usage: m.REPORT_USAGE, parse: m.parseReportArgs, run: (a) => m.runReportCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
 }
 
 async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./demo.js');
-  return runSubcommand<DemoArgs>({ name: 'demo', usage: m.DEMO_USAGE, parse: m.parseDemoArgs, usageError: m.DemoUsageError, run: (a) => m.runDemo(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<DemoArgs>({ name: 'demo', usage: m.DEMO_USAGE, parse: m.parseDemoArgs, run: (a) => m.runDemo(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
 }
 
 async function playgroundCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./playground.js');
-  return runSubcommand<PlaygroundArgs>({ name: 'playground', usage: m.PLAYGROUND_USAGE, parse: m.parsePlaygroundArgs, usageError: m.PlaygroundUsageError, run: (a) => m.runPlayground(a, textIo(io)) }, args, io);
+  return runSubcommand<PlaygroundArgs>({ name: 'playground', usage: m.PLAYGROUND_USAGE, parse: m.parsePlaygroundArgs, run: (a) => m.runPlayground(a, textIo(io)) }, args, io);
 }
 
-/**
- * The EXPR form (or with `vars` null, --disasm): 0 evaluated (fired or not) or listed, 1 rejected
- * (message on stderr) or an internal error.
- */
-async function evalExpression(condition: string, vars: ConditionVars | null, io: CliIo): Promise<number> {
-  const [{ compileCondition }, { SandboxError }, { formatDetailed }, { disassemble }] = await Promise.all([
-    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'), import('../condition/disasm.js'),
+/** --disasm EXPR: 0 listed, 1 rejected (message on stderr). */
+async function disasmExpression(condition: string, io: CliIo): Promise<number> {
+  const [{ compileCondition }, { SandboxError }, { disassemble }] = await Promise.all([
+    import('../condition/evaluate.js'), import('../condition/errors.js'), import('../condition/disasm.js'),
   ]);
   let text: string;
   try {
-    const compiled = compileCondition(condition);
-    text = vars === null ? disassemble(compiled.program) : formatDetailed(compiled.evaluateDetailed(vars));
+    text = disassemble(compileCondition(condition).program);
   } catch (err) {
     if (err instanceof SandboxError) {
       await writeAll(io.stderr, `${err.message}\n`);
-      return 1;
+      return EXIT.fail;
     }
-    await writeAll(io.stderr, `${PROGRAM}: internal error: ${describeInternalError(err)}\n`);
-    return 1;
+    throw err;
   }
   await writeAll(io.stdout, text);
-  return 0;
+  return EXIT.ok;
+}
+
+/**
+ * The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr; like check's invalid recipe), 3 an
+ * internal error. With --json, stdout holds eval --jsonl's record for the condition.
+ */
+async function evalExpression(condition: string, vars: ConditionVars, json: boolean, io: CliIo): Promise<number> {
+  const [{ compileCondition }, { SandboxError }, { formatDetailed }, records] = await Promise.all([
+    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'), import('./result-record.js'),
+  ]);
+  let result: import('../condition/evaluate.js').DetailedResult;
+  try {
+    result = compileCondition(condition).evaluateDetailed(vars);
+  } catch (err) {
+    if (err instanceof SandboxError) {
+      if (json) await writeAll(io.stdout, jsonLine(records.sandboxErrorResult(err)));
+      await writeAll(io.stderr, `${err.message}\n`);
+      return EXIT.fail;
+    }
+    if (json) await writeAll(io.stdout, jsonLine({ valid: false, error: errorRecord(err) }));
+    await writeAll(io.stderr, `${PROGRAM}: internal error: ${describeInternalError(err)}\n`);
+    return EXIT.error;
+  }
+  await writeAll(io.stdout, json ? jsonLine(records.evaluatedResult(result)) : formatDetailed(result));
+  return EXIT.ok;
 }
 
 function describeInternalError(err: unknown): string {
   return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }
 
-async function usageError(io: CliIo, message: string, usage: string): Promise<number> {
-  await writeAll(io.stderr, `${PROGRAM}: ${message}\n\n${usage}`).catch(() => {});
-  return 2;
+/** Exit 2 with the message and the short usage on stderr, and the error object on stdout when JSON was asked for. */
+async function usageError(io: CliIo, message: string, short: string, json: boolean, err?: unknown): Promise<number> {
+  if (json) await writeAll(io.stdout, jsonLine({ error: errorRecord(err ?? new UsageError(message)) })).catch(() => {});
+  await writeAll(io.stderr, `${PROGRAM}: ${message}\n\n${short}`).catch(() => {});
+  return EXIT.usage;
 }
 
 /** Writes and waits for the write to complete; rejects on a stream error instead of crashing. */

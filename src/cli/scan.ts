@@ -1,41 +1,212 @@
 /**
- * `aorta-probe scan [--recipe R.yaml] LOG [--exit-code N] [--walltime S] [--peak-vram M] [--json]`
+ * `aorta-probe scan [--recipe R.yaml] LOG [--exit-code N] [--walltime S] [--peak-vram M] [--format F]`
  * classifies a trial log (streamed from a file, or stdin for '-') with the Tier 4 catalogue and
  * the recipe's custom patterns; `aorta-probe patterns [--json] [--version]` lists the catalogue.
  *
- * Exit status: scan 0 pass, 1 fail (or an invalid recipe); patterns 0; 2 usage error or an
- * unreadable file.
+ * Exit status (exit-codes.ts): scan 0 pass, 1 fail, 2 usage error, unreadable log or a recipe that does not
+ * load, 3 an I/O failure; patterns 0, 2 usage error.
  */
 import type { Readable, Writable } from 'node:stream';
-import { formatBytes, ProgressLine } from './tty.js';
+import { formatBytes, paletteFor, ProgressLine } from './tty.js';
 import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
-import { loadRecipeFile } from './recipe-file.js';
+import { githubAnnotations } from '../report/github.js';
+import { junitXml } from '../report/junit.js';
+import { atMost, parseCommandArgs, parseNumber, usageShort, UsageError } from './args.js';
+import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
+import { EXIT, verdictExit } from './exit-codes.js';
+import { errorRecord, jsonLine, ReadError, roundMs } from './json-output.js';
+import { readRecipe } from './recipe-file.js';
 import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
 
-export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
+export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
+                        [--format text|json|junit|github]
 
 Scans LOG (a file, or '-' for stdin; read as a stream in bounded memory, invalid UTF-8 read as
 U+FFFD) with the 7 built-in Tier 4 patterns and, with --recipe, the recipe's custom_patterns.
 A custom pattern fires at the first match in log order whose condition holds; its condition
-sees the variables below. Prints the verdict, the detectors that fired and the merged captures.
+sees the variables below. Prints where each detector fired (LOG:LINE: ID — match), the
+verdict, the detectors that fired and the merged captures.
 
-  --recipe RECIPE      A probe recipe or a bare custom_patterns: file (checked as 'check' does).
+  --recipe RECIPE      A probe recipe or a bare custom_patterns: file ('-': stdin), checked as
+                       'check' does.
   --exit-code N        exit_code for conditions, an integer. Default: 0.
   --walltime SECONDS   walltime_sec for conditions. Default: 0.0.
   --peak-vram MIB      peak_vram_mib for conditions, an integer. Default: unavailable (0).
-  --json               One JSON object: {"verdict", "failure_detectors_fired",
-                       "warn_detectors_fired", "capture", "tier_durations_ms"}.
+  --format FORMAT      text (default), json (one object, schemas/scan.schema.json), junit (JUnit
+                       XML: one testcase for LOG) or github (GitHub Actions annotations).
+  --json               The same as --format json.
   -h, --help           Show this help and exit.
 
-Exit status: 0 pass, 1 fail or an invalid recipe, 2 usage error or unreadable file.
+Exit status: 0 pass, 1 fail, 2 usage error, unreadable LOG or a recipe that does not load,
+3 an I/O failure.
 
 Examples:
   aorta-probe scan fixtures/logs/hip_error.txt
   aorta-probe scan --recipe fixtures/demo/recipe.yaml --exit-code 0 fixtures/demo/train.log
   some-job 2>&1 | aorta-probe scan --recipe recipe.yaml --json -
 `;
+
+export const SCAN_FORMATS = ['text', 'json', 'junit', 'github'] as const;
+export type ScanFormat = (typeof SCAN_FORMATS)[number];
+
+export const SCAN_OPTIONS = {
+  recipe: { type: 'string' }, 'exit-code': { type: 'string' }, walltime: { type: 'string' }, 'peak-vram': { type: 'string' },
+  format: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+} as const;
+
+export interface ScanArgs {
+  help: boolean;
+  recipe: string | null;
+  log: string;
+  vars: ScanVars;
+  format: ScanFormat;
+}
+
+/** `--format` and `--json` together: one answer (json wins only when they agree). */
+export function pickFormat<F extends string>(formats: readonly F[], format: string | undefined, json: boolean | undefined): F {
+  if (format !== undefined && !(formats as readonly string[]).includes(format)) {
+    throw new UsageError(`--format must be one of ${formats.join(', ')}, got '${format}'`);
+  }
+  if (json === true && format !== undefined && format !== 'json') throw new UsageError(`--json contradicts --format ${format}`);
+  return (json === true ? 'json' : format ?? 'text') as F;
+}
+
+export function parseScanArgs(args: readonly string[]): ScanArgs {
+  const { values: v, positionals } = parseCommandArgs(args, SCAN_OPTIONS);
+  const format = pickFormat(SCAN_FORMATS, v.format, v.json);
+  const vars: ScanVars = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
+  if (v.help === true) return { help: true, recipe: null, log: '', vars, format };
+  atMost(positionals, 1, 'scan takes one LOG');
+  const log = positionals[0];
+  if (log === undefined) throw new UsageError('missing LOG (a file, or - for stdin)');
+  if (v['exit-code'] !== undefined) vars.exit_code = parseNumber('--exit-code', v['exit-code'], { integer: true });
+  if (v.walltime !== undefined) vars.walltime_sec = parseNumber('--walltime', v.walltime, { unit: 'seconds' });
+  if (v['peak-vram'] !== undefined) vars.peak_vram_mib = parseNumber('--peak-vram', v['peak-vram'], { integer: true });
+  if (v.recipe === '-' && log === '-') throw new UsageError("--recipe - and LOG - cannot both read stdin");
+  return { help: false, recipe: v.recipe ?? null, log, vars, format };
+}
+
+export interface ScanIo {
+  stdin: Readable;
+  write(text: string): Promise<void>;
+  writeError(text: string): Promise<void>;
+  /** stderr, when it is a terminal: a progress line (bytes, %, bytes/s, ETA) is drawn there for a long scan. */
+  progressTo?: Writable | null;
+  /** stdout, to decide on colour (a TTY, NO_COLOR, FORCE_COLOR). */
+  stdout?: Writable;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** `ETA 1m 05s`. */
+function formatEta(sec: number): string {
+  const s = Math.max(0, Math.round(sec));
+  return s >= 60 ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+/**
+ * The progress text: bytes so far, and with a known size the percentage and ETA; always the rate. Pure, for tests.
+ */
+export function progressText(bytes: number, ms: number, total: number | null): string {
+  const rate = bytes / Math.max(ms / 1000, 0.001);
+  if (total === null || total <= 0) return `scanned ${formatBytes(bytes)} · ${formatBytes(Math.round(rate))}/s`;
+  const pct = Math.min(100, (100 * bytes) / total);
+  const eta = rate > 0 ? (total - bytes) / rate : 0;
+  return `scanned ${formatBytes(bytes)} of ${formatBytes(total)} (${pct.toFixed(0)}%) · ${formatBytes(Math.round(rate))}/s · ETA ${formatEta(eta)}`;
+}
+
+/** Counts the bytes passing through and redraws the progress line (at most 4 times a second, after 1 s). */
+async function* withProgress(source: ByteSource, line: ProgressLine, total: number | null): AsyncGenerator<Uint8Array | string> {
+  const t0 = performance.now();
+  let bytes = 0;
+  for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
+    bytes += chunk.length;
+    const ms = performance.now() - t0;
+    line.update(ms, () => progressText(bytes, ms, total));
+    yield chunk;
+  }
+}
+
+/** The JSON object of a scan (schemas/scan.schema.json). */
+export function scanJson(log: string, r: ScanResult): object {
+  return {
+    log, verdict: r.verdict, failure_detectors_fired: r.failure_detectors_fired, warn_detectors_fired: r.warn_detectors_fired,
+    capture: r.capture, detectors: r.detectors,
+    tier_durations_ms: { tier4: roundMs(r.tier_durations_ms.tier4), tier5: roundMs(r.tier_durations_ms.tier5) },
+  };
+}
+
+const shownLog = (log: string): string => (log === '-' ? '<stdin>' : log);
+
+export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
+  const fail = async (err: unknown, code: number): Promise<number> => {
+    if (args.format === 'json') await io.write(jsonLine({ log: args.log, error: errorRecord(err) }));
+    await io.writeError(err instanceof ReadError ? `aorta-probe scan: ${err.message}\n` : `${(err as Error).message}\n`);
+    return code;
+  };
+  let recipe: Recipe | null = null;
+  if (args.recipe !== null) {
+    try {
+      recipe = await readRecipe(args.recipe, io.stdin);
+    } catch (e) {
+      return fail(e, EXIT.usage);
+    }
+  }
+  let source: ByteSource;
+  let total: number | null = null;
+  if (args.log === '-') source = io.stdin;
+  else {
+    // Opened first: "cannot open" is a usage problem, not a verdict.
+    try {
+      const opened = await openFileChunks(args.log);
+      source = opened;
+      total = opened.size;
+    } catch (e) {
+      return fail(new ReadError(args.log, e), EXIT.usage);
+    }
+  }
+  const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
+  const t0 = performance.now();
+  let result: ScanResult;
+  try {
+    result = await scanStream(recipe, progress === null ? source : withProgress(source, progress, total), args.vars);
+  } finally {
+    progress?.clear();
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const log = shownLog(args.log);
+  const classified: Classified = {
+    log, verdict: result.verdict, detectors: result.detectors, failures: result.failure_detectors_fired, errors: [],
+    warnings: result.warn_detectors_fired, seconds,
+  };
+  switch (args.format) {
+    case 'json':
+      await io.write(jsonLine(scanJson(args.log, result)));
+      break;
+    case 'junit':
+      await io.write(junitXml({ name: 'aorta-probe scan', timestamp: new Date().toISOString(), cases: [junitCase(classified, log, 'aorta-probe.scan', formatScan(log, result, paletteFor(null)))] }));
+      break;
+    case 'github':
+      await io.write(githubAnnotations(detectorAnnotations(classified, args.log === '-' ? undefined : args.log)));
+      break;
+    case 'text':
+      await io.write(formatScan(log, result, paletteFor(io.stdout ?? null, io.env)));
+  }
+  return verdictExit(result.verdict);
+}
+
+export function formatScan(log: string, r: ScanResult, c = paletteFor(null)): string {
+  const list = (ids: readonly string[], colour: (s: string) => string): string => (ids.length === 0 ? '(none)' : ids.map(colour).join(', '));
+  const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
+  return (
+    r.detectors.map((d) => detectorLine(log, d, c)).join('') +
+    `verdict: ${c.bold(r.verdict === 'pass' ? c.green(r.verdict) : c.red(r.verdict))}\n` +
+    `failure detectors: ${list(r.failure_detectors_fired, c.red)}\n` +
+    `warn detectors: ${list(r.warn_detectors_fired, c.yellow)}\n` +
+    `capture: {${capture.join(', ')}}\n`
+  );
+}
 
 export const PATTERNS_USAGE = `Usage: aorta-probe patterns [--json] [--version]
 
@@ -50,131 +221,22 @@ Examples:
   aorta-probe patterns --json
 `;
 
-export class ScanUsageError extends Error {}
-
-export interface ScanArgs {
-  help: boolean;
-  recipe: string | null;
-  log: string;
-  vars: ScanVars;
-  json: boolean;
-}
-
-const INTEGER = /^[+-]?\d+$/;
-const DECIMAL = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
-
-export function parseScanArgs(args: readonly string[]): ScanArgs {
-  let recipe: string | null = null;
-  let log: string | undefined;
-  let json = false;
-  const vars: ScanVars = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
-  const seen = new Set<string>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === '-h' || arg === '--help') return { help: true, recipe, log: '', vars, json };
-    if (arg === '--json') {
-      json = true;
-      continue;
-    }
-    if (arg === '-' || !arg.startsWith('-')) {
-      if (log !== undefined) throw new ScanUsageError(`unexpected argument '${arg}'`);
-      log = arg;
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (!['--recipe', '--exit-code', '--walltime', '--peak-vram'].includes(name)) throw new ScanUsageError(`unknown option '${name}'`);
-    if (seen.has(name)) throw new ScanUsageError(`${name} is given more than once`);
-    seen.add(name);
-    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new ScanUsageError(`option '${name}' needs a value`);
-    if (name === '--recipe') recipe = value;
-    else if (name === '--walltime') {
-      if (!DECIMAL.test(value)) throw new ScanUsageError(`--walltime must be a finite number of seconds, got '${value}'`);
-      vars.walltime_sec = Number(value);
-    } else {
-      const n = Number(value);
-      if (!INTEGER.test(value) || !Number.isSafeInteger(n)) throw new ScanUsageError(`${name} must be an integer, got '${value}'`);
-      if (name === '--exit-code') vars.exit_code = n;
-      else vars.peak_vram_mib = n;
-    }
-  }
-  if (log === undefined) throw new ScanUsageError('missing LOG (a file, or - for stdin)');
-  return { help: false, recipe, log, vars, json };
-}
-
-export interface ScanIo {
-  stdin: Readable;
-  write(text: string): Promise<void>;
-  writeError(text: string): Promise<void>;
-  /** stderr, when it is a terminal: a progress line (bytes, bytes/s) is drawn there for a long scan. */
-  progressTo?: Writable | null;
-}
-
-/** Counts the bytes passing through and redraws the progress line (at most 4 times a second, after 1 s). */
-async function* withProgress(source: ByteSource, line: ProgressLine): AsyncGenerator<Uint8Array | string> {
-  const t0 = performance.now();
-  let bytes = 0;
-  for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
-    bytes += typeof chunk === 'string' ? chunk.length : chunk.length;
-    const ms = performance.now() - t0;
-    line.update(ms, () => `scanned ${formatBytes(bytes)} · ${formatBytes(Math.round(bytes / Math.max(ms / 1000, 0.001)))}/s`);
-    yield chunk;
-  }
-}
-
-export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
-  let recipe: Recipe | null = null;
-  if (args.recipe !== null) {
-    const loaded = await loadRecipeFile(args.recipe, 'scan', io.writeError);
-    if ('failure' in loaded) return loaded.failure === 'unreadable' ? 2 : 1;
-    recipe = loaded.recipe;
-  }
-  let source: ByteSource;
-  if (args.log === '-') source = io.stdin;
-  else {
-    // Opened first: "cannot open" is a usage problem, not a verdict.
-    try {
-      source = await openFileChunks(args.log);
-    } catch (e) {
-      await io.writeError(`aorta-probe scan: cannot read ${args.log}: ${(e as Error).message}\n`);
-      return 2;
-    }
-  }
-  const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
-  let result: ScanResult;
-  try {
-    result = await scanStream(recipe, progress === null ? source : withProgress(source, progress), args.vars);
-  } finally {
-    progress?.clear();
-  }
-  await io.write(args.json ? `${JSON.stringify(result)}\n` : formatScan(result));
-  return result.verdict === 'pass' ? 0 : 1;
-}
-
-function formatScan(r: ScanResult): string {
-  const list = (ids: readonly string[]): string => (ids.length === 0 ? '(none)' : ids.join(', '));
-  const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
-  return (
-    `verdict: ${r.verdict}\n` +
-    `failure detectors: ${list(r.failure_detectors_fired)}\n` +
-    `warn detectors: ${list(r.warn_detectors_fired)}\n` +
-    `capture: {${capture.join(', ')}}\n`
-  );
-}
+const PATTERNS_OPTIONS = { json: { type: 'boolean' }, version: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
 
 export function runPatterns(args: readonly string[]): { code: number; out: string; err: string } {
-  let json = false;
-  let version = false;
-  for (const a of args) {
-    if (a === '-h' || a === '--help') return { code: 0, out: PATTERNS_USAGE, err: '' };
-    if (a === '--json') json = true;
-    else if (a === '--version') version = true;
-    else return { code: 2, out: '', err: `aorta-probe: patterns: unknown argument '${a}'\n\n${PATTERNS_USAGE}` };
+  let v: { json?: boolean; version?: boolean; help?: boolean };
+  try {
+    const parsed = parseCommandArgs(args, PATTERNS_OPTIONS);
+    atMost(parsed.positionals, 0, 'patterns takes no arguments');
+    v = parsed.values;
+  } catch (e) {
+    if (!(e instanceof UsageError)) throw e;
+    return { code: EXIT.usage, out: args.includes('--json') ? jsonLine({ error: errorRecord(e) }) : '', err: `aorta-probe: patterns: ${e.message}\n\n${usageShort('patterns', PATTERNS_USAGE)}` };
   }
-  if (version) return { code: 0, out: json ? `${JSON.stringify({ version: BUILTIN_PATTERN_VERSION })}\n` : `${BUILTIN_PATTERN_VERSION}\n`, err: '' };
+  if (v.help === true) return { code: 0, out: PATTERNS_USAGE, err: '' };
+  if (v.version === true) return { code: 0, out: v.json === true ? jsonLine({ version: BUILTIN_PATTERN_VERSION }) : `${BUILTIN_PATTERN_VERSION}\n`, err: '' };
   const rows = TIER4_PATTERNS.map((p) => ({ id: p.detectorId, description: p.description, regex: p.regex, flags: p.pythonFlags, sample: p.sample }));
-  if (json) return { code: 0, out: `${JSON.stringify({ version: BUILTIN_PATTERN_VERSION, patterns: rows })}\n`, err: '' };
+  if (v.json === true) return { code: 0, out: jsonLine({ version: BUILTIN_PATTERN_VERSION, patterns: rows }), err: '' };
   let out = `Tier 4 built-in patterns, version ${BUILTIN_PATTERN_VERSION} (scan order):\n`;
   for (const r of rows) {
     out += `\n${r.id}\n  ${r.description}\n  regex:  ${r.regex}${r.flags.length > 0 ? `   (${r.flags.join(', ')})` : ''}\n  sample: ${r.sample}\n`;

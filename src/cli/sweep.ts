@@ -12,6 +12,7 @@ import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
 import { RecipeSchemaError } from '../condition/errors.js';
+import { UsageError } from './args.js';
 import { strRepr } from '../condition/repr.js';
 import type { GpuToolChoice } from '../gpu/index.js';
 import { aggregateResults, formatReport, readResults } from '../report/index.js';
@@ -74,7 +75,8 @@ Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error o
 130 interrupted by Ctrl-C (a second Ctrl-C kills the running trials). --task: 0 pass, 1 fail, 3 error.
 `;
 
-export class SweepUsageError extends Error {}
+/** sweep's usage errors are the CLI's one UsageError (short usage, exit 2, the JSON error object). */
+export class SweepUsageError extends UsageError {}
 
 export interface SweepArgs {
   readonly help: boolean;

@@ -28,8 +28,9 @@ export function colourEnabled(stream: Writable, env: NodeJS.ProcessEnv = process
   return isTty(stream) && env.TERM !== 'dumb';
 }
 
-export function paletteFor(stream: Writable, env: NodeJS.ProcessEnv = process.env): Palette {
-  return colourEnabled(stream, env) ? ANSI_PALETTE : NO_PALETTE;
+/** The palette for text written to `stream` (null: text that is not for a terminal, e.g. inside XML). */
+export function paletteFor(stream: Writable | null, env: NodeJS.ProcessEnv = process.env): Palette {
+  return stream !== null && colourEnabled(stream, env) ? ANSI_PALETTE : NO_PALETTE;
 }
 
 /** `1.5 KiB`, `12.3 MiB`: binary units, as the log sizes are. */

@@ -12,9 +12,8 @@
  * bytes), so on the first window that is not valid UTF-8 the rest of the stream is handed to StreamWindower,
  * which works on decoded text (from a code-point boundary, so the text is the same as decoding the whole stream).
  */
-import { StreamWindower } from './stream.js';
-import type { ScanOptions } from './scan.js';
-import { overlapFor, resolveWindowBytes, type ScanWindow } from './windows.js';
+import { StreamWindower } from './text-windows.js';
+import { overlapFor, resolveWindowBytes, type ScanWindow, type WindowOptions } from './windows.js';
 
 interface NodeBufferModule {
   isAscii(b: Uint8Array): boolean;
@@ -43,7 +42,7 @@ function sequenceLength(b: number): number {
 export class ByteWindower {
   readonly windowBytes: number;
   readonly overlap: number;
-  readonly #options: ScanOptions;
+  readonly #options: WindowOptions;
   /** Bytes not yet dropped; acc[0] is a code-point boundary at absolute UTF-16 offset #base16. */
   #acc: Buffer | null;
   #len = 0;
@@ -55,7 +54,7 @@ export class ByteWindower {
   #textDecoder: TextDecoder | null = null;
   #ended = false;
 
-  constructor(options: ScanOptions = {}) {
+  constructor(options: WindowOptions = {}) {
     this.#options = options;
     this.windowBytes = resolveWindowBytes(options);
     this.overlap = overlapFor(this.windowBytes);

@@ -15,18 +15,21 @@ const CHUNK_BYTES = 256 * 1024;
 
 /**
  * Opens `path` (failing here, before any scanning, if it cannot be read: missing, unreadable, a directory) and
- * returns its bytes as chunks that are views of two reused buffers: each is valid only until the next is
+ * returns its bytes (and its size, for a regular file) as chunks that are views of two reused buffers: each is valid only until the next is
  * requested. The file is closed when the iteration ends, also early (`return()`).
  */
-export async function openFileChunks(path: string, chunkBytes = CHUNK_BYTES): Promise<AsyncGenerator<Uint8Array>> {
+export async function openFileChunks(path: string, chunkBytes = CHUNK_BYTES): Promise<AsyncGenerator<Uint8Array> & { readonly size: number | null }> {
   const handle = await open(path, 'r');
+  let size: number | null;
   try {
-    if ((await handle.stat()).isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+    const st = await handle.stat();
+    if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+    size = st.isFile() ? st.size : null; // a FIFO or device has no size to show progress against
   } catch (e) {
     await handle.close();
     throw e;
   }
-  return chunks(handle, chunkBytes);
+  return Object.assign(chunks(handle, chunkBytes), { size });
 }
 
 /**

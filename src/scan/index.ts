@@ -6,8 +6,16 @@ export {
   windowedMatches, WindowedMatcher,
 } from './windows.js';
 export type { AbsoluteMatch, ScanWindow, WindowOptions } from './windows.js';
-export { firstHolding, MISSING_PASS_SIGNAL, orderFirings, resolveVerdict, ScanSession, scanLog, scanTier4, scanTier5 } from './scan.js';
-export type { Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan.js';
-export { scanStream, StreamWindower } from './stream.js';
+export {
+  cutMatchText, firedDetector, firstHolding, makeFiring, MATCH_TEXT_CHARS, MISSING_PASS_SIGNAL, orderFirings, resolveVerdict, ScanSession, scanLog,
+  scanTier4, scanTier5,
+} from './scan.js';
+export type {
+  FiredDetector, Firing, ScanObserver, ScanOptions, ScanPattern, ScanRecipe, ScanResult, ScanSessionOptions, ScanVars,
+} from './scan.js';
+export { LogPosition } from './position.js';
+export type { LogLocation } from './position.js';
+export { feedSource, scanStream } from './stream.js';
+export { StreamWindower } from './text-windows.js';
 export { ByteWindower } from './byte-windows.js';
 export type { ByteSource } from './stream.js';

@@ -19,6 +19,7 @@ import { compileCondition, type CompiledCondition, type ConditionVars } from '..
 import { compileRegex, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
+import { LogPosition, type LogLocation } from './position.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
 
 export const MISSING_PASS_SIGNAL = 'meta:missing_pass_signal';
@@ -30,13 +31,34 @@ export interface ScanVars {
   peak_vram_mib: number | null;
 }
 
+/**
+ * One fired detector as results report it: where it fired (1-based line, UTF-8 byte offset) and what it saw. Other
+ * fields (e.g. a category) are added here, after these.
+ */
+export interface FiredDetector {
+  id: string;
+  /** 'tier4' for the catalogue, else the pattern's on_match. */
+  kind: 'tier4' | OnMatch;
+  line: number;
+  byte_offset: number;
+  /** The firing match's text (at most MATCH_TEXT_CHARS code units, then '…'). */
+  match: string;
+  /** Its participating named groups. */
+  capture: Record<string, string>;
+}
+
 export interface ScanResult {
   verdict: 'pass' | 'fail';
   failure_detectors_fired: string[];
   warn_detectors_fired: string[];
   capture: Record<string, string>;
+  /** Every detector that fired (info ones too), in report order; `meta:missing_pass_signal` fires nowhere. */
+  detectors: FiredDetector[];
   tier_durations_ms: { tier4: number; tier5: number };
 }
+
+/** Longest match text a firing keeps (a match of `.*` may be a whole line of megabytes). */
+export const MATCH_TEXT_CHARS = 200;
 
 /** Where one detector fired. */
 export interface Firing {
@@ -45,10 +67,53 @@ export interface Firing {
   readonly kind: 'tier4' | OnMatch;
   /** UTF-16 offset of the firing match in the log. */
   readonly offset: number;
+  /** 1-based line of the firing match. */
+  readonly line: number;
+  /** UTF-8 byte offset of the firing match. */
+  readonly byteOffset: number;
+  /** The match's text, cut to MATCH_TEXT_CHARS. */
+  readonly text: string;
   /** Tie-break rank: catalogue index, then 7 + recipe index. */
   readonly rank: number;
   readonly named: Readonly<Record<string, string>>;
   readonly requiredForPass: boolean;
+}
+
+/** One pattern of a session, as its observer sees it. */
+export interface ScanPattern {
+  readonly detectorId: string;
+  readonly kind: 'tier4' | OnMatch;
+  /** Tie-break rank (catalogue index, then TIER4_PATTERNS.length + recipe index): computed here only. */
+  readonly rank: number;
+  /** The recipe pattern (null for a Tier 4 one). */
+  readonly custom: CustomPattern | null;
+  /** Its compiled condition (null: none). */
+  readonly condition: CompiledCondition | null;
+  /** Matched but never decided by the session: every match goes to the observer (see ScanSessionOptions.defer). */
+  readonly deferred: boolean;
+}
+
+/**
+ * What a session reports while it scans, as ripgrep's searcher reports to a `Sink`: callers add behaviour here
+ * instead of copying the scan loop. Calls are synchronous, inside `feed`; `session.locate(offset)` answers for any
+ * offset in the window being fed.
+ */
+export interface ScanObserver {
+  /** A match the session looked at (a pattern stops being matched once it fired; deferred ones never stop). */
+  matchFound?(pattern: ScanPattern, match: AbsoluteMatch): void;
+  /** The condition was evaluated on these matches, in order; `holding` is the first that held, or -1. */
+  conditionEvaluated?(pattern: ScanPattern, matches: readonly AbsoluteMatch[], holding: number): void;
+  detectorFired?(firing: Firing): void;
+  /** The window was fed to every pattern still undecided. */
+  windowDone?(window: ScanWindow): void;
+}
+
+export interface ScanSessionOptions {
+  readonly observer?: ScanObserver;
+  /** Custom patterns the session only matches (each match to `observer.matchFound`); the caller decides them. */
+  readonly defer?: (pattern: CustomPattern) => boolean;
+  /** Scan the Tier 4 catalogue (default true). */
+  readonly tier4?: boolean;
 }
 
 export type ScanOptions = WindowOptions;
@@ -57,10 +122,8 @@ export type ScanOptions = WindowOptions;
 export type ScanRecipe = Pick<Recipe, 'customPatterns'>;
 
 interface Live {
+  readonly pattern: ScanPattern;
   readonly matcher: WindowedMatcher;
-  readonly make: (offset: number, named: Record<string, string>) => Firing;
-  /** Index of the first of these matches (in order) whose condition holds, or -1; null: no condition. */
-  readonly firstHolding: ((matches: readonly AbsoluteMatch[]) => number) | null;
   fired: Firing | null;
 }
 
@@ -72,89 +135,46 @@ interface Live {
  */
 const CONDITION_BATCH = 64;
 
-/** Feeds one window to the patterns that have not fired yet; returns how many are still unfired. */
-function stepWindow(live: readonly Live[], w: ScanWindow): number {
-  let remaining = 0;
-  for (const p of live) {
-    if (p.fired !== null) continue;
-    const holding = p.firstHolding;
-    if (holding === null) {
-      for (const m of p.matcher.matchesIn(w)) {
-        p.fired = p.make(m.index, m.named);
-        break;
-      }
-    } else {
-      const batch: AbsoluteMatch[] = [];
-      const flush = (): boolean => {
-        const i = holding(batch);
-        if (i >= 0) p.fired = p.make(batch[i]!.index, batch[i]!.named);
-        batch.length = 0;
-        return i >= 0;
-      };
-      let done = false;
-      for (const m of p.matcher.matchesIn(w)) {
-        batch.push(m);
-        if (batch.length === CONDITION_BATCH && flush()) {
-          done = true;
-          break;
-        }
-      }
-      if (!done && batch.length > 0) flush();
-    }
-    if (p.fired === null) remaining++;
-  }
-  return remaining;
+/** A match text as a firing keeps it. */
+export const cutMatchText = (text: string): string => (text.length <= MATCH_TEXT_CHARS ? text : `${text.slice(0, MATCH_TEXT_CHARS)}…`);
+
+/** A firing of `p` at match `m`, located by `position`. */
+export function makeFiring(p: ScanPattern, m: { readonly index: number; readonly match: string; readonly named: Readonly<Record<string, string>> }, at: LogLocation): Firing {
+  return {
+    detectorId: p.detectorId, kind: p.kind, offset: m.index, line: at.line, byteOffset: at.byteOffset, text: cutMatchText(m.match),
+    rank: p.rank, named: m.named, requiredForPass: p.custom?.requiredForPass ?? false,
+  };
 }
 
 const fired = (live: readonly Live[]): Firing[] => live.flatMap((p) => (p.fired === null ? [] : [p.fired]));
 
-function tier4Live(): Live[] {
-  const regexes = tier4Regexes();
-  return TIER4_PATTERNS.map((p, rank) => ({
-    matcher: new WindowedMatcher(regexes[rank]!),
-    make: (offset, named) => ({ detectorId: p.detectorId, kind: 'tier4', offset, rank, named, requiredForPass: false }),
-    firstHolding: null,
-    fired: null,
-  }));
-}
-
-/** Compiles the custom patterns; the regex handles are pushed to `handles` (the caller disposes them). */
-function tier5Live(patterns: readonly CustomPattern[], vars: ScanVars, handles: RegexHandle[]): Live[] {
-  return patterns.map((p, i) => {
-    const re = compileRegex(p.regex, p.flags);
-    handles.push(re);
-    const c: CompiledCondition | null = p.condition === null ? null : compileCondition(p.condition.source);
-    return {
-      matcher: new WindowedMatcher(re),
-      make: (offset, named) => ({ detectorId: p.detectorId, kind: p.onMatch, offset, rank: TIER4_PATTERNS.length + i, named, requiredForPass: p.requiredForPass }),
-      firstHolding: c === null ? null : (matches) => firstHolding(c, matches.map((m) => m.named), vars),
-      fired: null,
-    };
-  });
-}
-
 /**
  * One scan of one log, fed window by window (from `iterWindows` or a stream). Tier 4 skips the log when it is
- * empty; Tier 5 scans the single empty window.
+ * empty; Tier 5 scans the single empty window. Each regex is compiled once, here.
  */
 export class ScanSession {
   readonly #patterns: readonly CustomPattern[];
   readonly #t4: Live[];
   readonly #t5: Live[];
   readonly #handles: RegexHandle[] = [];
+  readonly #observer: ScanObserver | null;
+  readonly #position = new LogPosition();
+  readonly #vars: ScanVars;
   #remaining4: number;
   #remaining5: number;
   #ms4 = 0;
   #ms5 = 0;
   #disposed = false;
 
-  constructor(recipe: ScanRecipe | null, vars: ScanVars) {
+  constructor(recipe: ScanRecipe | null, vars: ScanVars, options: ScanSessionOptions = {}) {
     this.#patterns = recipe?.customPatterns ?? [];
+    this.#observer = options.observer ?? null;
+    this.#vars = vars;
     const t0 = performance.now();
-    this.#t4 = tier4Live();
+    this.#t4 = options.tier4 === false ? [] : tier4Live();
     const t1 = performance.now();
     try {
-      this.#t5 = tier5Live(this.#patterns, vars, this.#handles);
+      this.#t5 = this.#tier5Live(options.defer ?? (() => false));
     } catch (e) {
       this.dispose();
       throw e;
@@ -165,21 +185,84 @@ export class ScanSession {
     this.#remaining5 = this.#t5.length;
   }
 
-  /** True once every pattern has fired (later windows cannot change the result). */
+  #tier5Live(defer: (p: CustomPattern) => boolean): Live[] {
+    return this.#patterns.map((p, i) => {
+      const re = compileRegex(p.regex, p.flags);
+      this.#handles.push(re);
+      const condition = p.condition === null ? null : compileCondition(p.condition.source);
+      const pattern: ScanPattern = { detectorId: p.detectorId, kind: p.onMatch, rank: TIER4_PATTERNS.length + i, custom: p, condition, deferred: defer(p) };
+      return { pattern, matcher: new WindowedMatcher(re), fired: null };
+    });
+  }
+
+  /** True once every pattern has fired (later windows cannot change the result); never with a deferred pattern. */
   get done(): boolean {
     return this.#remaining4 === 0 && this.#remaining5 === 0;
+  }
+
+  /** Line and byte offset of an absolute UTF-16 offset in the window being fed (or the last one fed). */
+  locate(offset: number): LogLocation {
+    return this.#position.locate(offset);
   }
 
   /** Feeds the next window (windows must come in order, as `iterWindows` makes them). */
   feed(w: ScanWindow): void {
     if (this.#disposed) throw new Error('ScanSession used after dispose()');
+    this.#position.enter(w);
     const empty = w.last && w.base === 0 && w.text.length === 0;
     const t0 = performance.now();
-    if (this.#remaining4 > 0 && !empty) this.#remaining4 = stepWindow(this.#t4, w);
+    if (this.#remaining4 > 0 && !empty) this.#remaining4 = this.#step(this.#t4, w);
     const t1 = performance.now();
-    if (this.#remaining5 > 0) this.#remaining5 = stepWindow(this.#t5, w);
+    if (this.#remaining5 > 0) this.#remaining5 = this.#step(this.#t5, w);
     this.#ms4 += t1 - t0;
     this.#ms5 += performance.now() - t1;
+    this.#observer?.windowDone?.(w);
+  }
+
+  #fire(p: Live, m: AbsoluteMatch): void {
+    p.fired = makeFiring(p.pattern, m, this.#position.locate(m.index));
+    this.#observer?.detectorFired?.(p.fired);
+  }
+
+  /** Feeds one window to the patterns that have not fired yet; returns how many are still undecided. */
+  #step(live: readonly Live[], w: ScanWindow): number {
+    const obs = this.#observer;
+    let remaining = 0;
+    for (const p of live) {
+      if (p.fired !== null) continue;
+      const { pattern } = p;
+      const c = pattern.condition;
+      if (pattern.deferred) {
+        for (const m of p.matcher.matchesIn(w)) obs?.matchFound?.(pattern, m);
+      } else if (c === null) {
+        for (const m of p.matcher.matchesIn(w)) {
+          obs?.matchFound?.(pattern, m);
+          this.#fire(p, m);
+          break;
+        }
+      } else {
+        const batch: AbsoluteMatch[] = [];
+        const flush = (): boolean => {
+          const i = firstHolding(c, batch.map((m) => m.named), this.#vars);
+          obs?.conditionEvaluated?.(pattern, batch, i);
+          if (i >= 0) this.#fire(p, batch[i]!);
+          batch.length = 0;
+          return i >= 0;
+        };
+        let done = false;
+        for (const m of p.matcher.matchesIn(w)) {
+          obs?.matchFound?.(pattern, m);
+          batch.push(m);
+          if (batch.length === CONDITION_BATCH && flush()) {
+            done = true;
+            break;
+          }
+        }
+        if (!done && batch.length > 0) flush();
+      }
+      if (p.fired === null) remaining++;
+    }
+    return remaining;
   }
 
   /** Tier 4 firings so far, in catalogue order. */
@@ -192,10 +275,16 @@ export class ScanSession {
     return fired(this.#t5);
   }
 
-  result(): ScanResult {
+  /** Every pattern of the session: Tier 4 (catalogue order), then Tier 5 (recipe order). */
+  patterns(): ScanPattern[] {
+    return [...this.#t4, ...this.#t5].map((l) => l.pattern);
+  }
+
+  /** The result of the firings so far, with `extra` firings (the caller's decisions on deferred patterns). */
+  result(extra: readonly Firing[] = [], extraMs = 0): ScanResult {
     return {
-      ...resolveVerdict([...this.tier4Firings(), ...this.tier5Firings()], this.#patterns),
-      tier_durations_ms: { tier4: this.#ms4, tier5: this.#ms5 },
+      ...resolveVerdict([...this.tier4Firings(), ...this.tier5Firings(), ...extra], this.#patterns),
+      tier_durations_ms: { tier4: this.#ms4, tier5: this.#ms5 + extraMs },
     };
   }
 
@@ -207,29 +296,38 @@ export class ScanSession {
   }
 }
 
+function tier4Live(): Live[] {
+  const regexes = tier4Regexes();
+  return TIER4_PATTERNS.map((p, rank) => ({
+    pattern: { detectorId: p.detectorId, kind: 'tier4', rank, custom: null, condition: null, deferred: false },
+    matcher: new WindowedMatcher(regexes[rank]!),
+    fired: null,
+  }));
+}
+
+function runSession(session: ScanSession, logText: string, options: ScanOptions): void {
+  for (const w of iterWindows(logText, options)) {
+    session.feed(w);
+    if (session.done) break;
+  }
+}
+
 /** Tier 4 firings, in catalogue order (empty for an empty log). */
 export function scanTier4(logText: string, options: ScanOptions = {}): Firing[] {
   const s = new ScanSession(null, { exit_code: 0, walltime_sec: 0, peak_vram_mib: null });
-  for (const w of iterWindows(logText, options)) {
-    s.feed(w);
-    if (s.done) break;
-  }
+  runSession(s, logText, options);
   return s.tier4Firings();
 }
 
 /** Tier 5 firings, in recipe order (an empty log is still scanned). */
 export function scanTier5(patterns: readonly CustomPattern[], logText: string, vars: ScanVars, options: ScanOptions = {}): Firing[] {
   if (patterns.length === 0) return [];
-  const live: Live[] = [];
-  const handles: RegexHandle[] = [];
+  const s = new ScanSession({ customPatterns: patterns }, vars, { tier4: false });
   try {
-    live.push(...tier5Live(patterns, vars, handles));
-    for (const w of iterWindows(logText, options)) {
-      if (stepWindow(live, w) === 0) break;
-    }
-    return fired(live);
+    runSession(s, logText, options);
+    return s.tier5Firings();
   } finally {
-    for (const h of handles) h.dispose();
+    s.dispose();
   }
 }
 
@@ -269,7 +367,9 @@ export function resolveVerdict(
   const failures: string[] = [];
   const warns: string[] = [];
   const capture: Record<string, string> = {};
+  const detectors: FiredDetector[] = [];
   for (const f of ordered) {
+    detectors.push(firedDetector(f));
     if (f.kind === 'tier4' || f.kind === 'fail') failures.push(f.detectorId);
     else if (f.kind === 'warn') warns.push(f.detectorId);
     if (f.kind !== 'tier4') {
@@ -286,7 +386,15 @@ export function resolveVerdict(
     failure_detectors_fired: failures,
     warn_detectors_fired: warns,
     capture,
+    detectors,
   };
+}
+
+/** A firing as results report it. */
+export function firedDetector(f: Firing): FiredDetector {
+  const capture: Record<string, string> = {};
+  for (const [k, v] of Object.entries(f.named)) Object.defineProperty(capture, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return { id: f.detectorId, kind: f.kind, line: f.line, byte_offset: f.byteOffset, match: f.text, capture };
 }
 
 /**
@@ -296,10 +404,7 @@ export function resolveVerdict(
 export function scanLog(recipe: ScanRecipe | null, logText: string, vars: ScanVars, options: ScanOptions = {}): ScanResult {
   const session = new ScanSession(recipe, vars);
   try {
-    for (const w of iterWindows(logText, options)) {
-      session.feed(w);
-      if (session.done) break;
-    }
+    runSession(session, logText, options);
     return session.result();
   } finally {
     session.dispose();

@@ -51,7 +51,7 @@ let compiled: RegexHandle[] | null = null;
  */
 export function tier4Regexes(): readonly RegexHandle[] {
   if (compiled === null || compiled.some((h) => h.disposed)) {
-    compiled?.forEach((h) => h.dispose());
+    for (const h of compiled ?? []) h.dispose();
     compiled = TIER4_PATTERNS.map((p) => compileRegex(p.regex, p.flags));
   }
   return compiled;

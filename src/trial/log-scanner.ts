@@ -16,12 +16,9 @@ import { closeSync, createReadStream, openSync, rmSync, writeSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { compileCondition, type CompiledCondition } from '../condition/evaluate.js';
-import type { CustomPattern } from '../recipe/index.js';
-import { compileRegex, type RegexHandle } from '../regex/index.js';
 import {
-  ByteWindower, firstHolding, resolveVerdict, ScanSession, TIER4_PATTERNS, WindowedMatcher,
-  type Firing, type ScanOptions, type ScanRecipe, type ScanResult, type ScanVars, type ScanWindow,
+  ByteWindower, cutMatchText, firstHolding, makeFiring, ScanSession,
+  type AbsoluteMatch, type Firing, type ScanOptions, type ScanPattern, type ScanRecipe, type ScanResult, type ScanVars,
 } from '../scan/index.js';
 import { readsTrialVars } from './trial-vars.js';
 
@@ -49,17 +46,17 @@ export interface DeferredReport {
   readonly spilled: number;
 }
 
+/** A recorded match: what a firing at it reports. */
 interface Candidate {
-  readonly offset: number;
+  readonly index: number;
+  readonly line: number;
+  readonly byteOffset: number;
+  readonly match: string;
   readonly named: Readonly<Record<string, string>>;
 }
 
 interface Deferred {
-  readonly pattern: CustomPattern;
-  readonly index: number;
-  readonly regex: RegexHandle;
-  readonly condition: CompiledCondition;
-  readonly matcher: WindowedMatcher;
+  readonly pattern: ScanPattern;
   /** In memory, in log order; all of them come before the spilled ones. */
   readonly candidates: Candidate[];
   /** Keys of the recorded candidates, while the budget lasts (a key not here is spilled, maybe again). */
@@ -67,7 +64,7 @@ interface Deferred {
   spill: Spill | null;
 }
 
-/** Candidates past the budget, as JSON Lines `[offset, named]`, written in 64 KiB batches. */
+/** Candidates past the budget, as JSON Lines `[index, line, byteOffset, match, named]`, written in 64 KiB batches. */
 class Spill {
   readonly path: string;
   #fd: number;
@@ -80,7 +77,7 @@ class Spill {
   }
 
   add(c: Candidate): void {
-    this.#pending += `${JSON.stringify([c.offset, c.named])}\n`;
+    this.#pending += `${JSON.stringify([c.index, c.line, c.byteOffset, c.match, c.named])}\n`;
     this.count++;
     if (this.#pending.length >= 64 * 1024) this.flush();
   }
@@ -109,8 +106,8 @@ class Spill {
     let out: Candidate[] = [];
     try {
       for await (const line of lines) {
-        const [offset, named] = JSON.parse(line) as [number, Record<string, string>];
-        out.push({ offset, named });
+        const [index, lineNo, byteOffset, match, named] = JSON.parse(line) as [number, number, number, string, Record<string, string>];
+        out.push({ index, line: lineNo, byteOffset, match, named });
         if (out.length >= batch) {
           yield out;
           out = [];
@@ -128,43 +125,27 @@ let spillSerial = 0;
 const NO_VARS: ScanVars = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 
 export class TrialLogScanner {
-  readonly #patterns: readonly CustomPattern[];
   readonly #session: ScanSession;
-  /** Recipe index of each live custom pattern, by detector id (the session ranks them by its own order). */
-  readonly #liveIndex = new Map<string, number>();
-  readonly #deferred: Deferred[] = [];
+  /** The deferred patterns, by rank. */
+  readonly #deferred = new Map<number, Deferred>();
   readonly #windower: ByteWindower;
   readonly #options: LogScannerOptions;
   readonly #budget: CandidateBudget;
   #keptCandidates = 0;
   #keptUnits = 0;
-  #deferredMs = 0;
   #bytes = 0;
   #finished = false;
 
   constructor(recipe: ScanRecipe | null, options: LogScannerOptions = {}) {
     this.#options = options;
     this.#budget = options.candidateBudget ?? DEFAULT_CANDIDATE_BUDGET;
-    this.#patterns = recipe?.customPatterns ?? [];
     this.#windower = new ByteWindower(options);
-    const live: CustomPattern[] = [];
-    try {
-      this.#patterns.forEach((p, index) => {
-        if (p.condition === null || !readsTrialVars(p.condition)) {
-          this.#liveIndex.set(p.detectorId, index);
-          live.push(p);
-          return;
-        }
-        const regex = compileRegex(p.regex, p.flags);
-        this.#deferred.push({
-          pattern: p, index, regex, condition: compileCondition(p.condition.source), matcher: new WindowedMatcher(regex),
-          candidates: [], seen: new Set(), spill: null,
-        });
-      });
-      this.#session = new ScanSession({ customPatterns: live }, NO_VARS);
-    } catch (e) {
-      for (const d of this.#deferred) d.regex.dispose();
-      throw e;
+    this.#session = new ScanSession(recipe, NO_VARS, {
+      defer: (p) => p.condition !== null && readsTrialVars(p.condition),
+      observer: { matchFound: (p, m) => this.#collect(p, m) },
+    });
+    for (const p of this.#session.patterns()) {
+      if (p.deferred) this.#deferred.set(p.rank, { pattern: p, candidates: [], seen: new Set(), spill: null });
     }
   }
 
@@ -175,39 +156,34 @@ export class TrialLogScanner {
 
   /** False once no further log text can change the result (then pushing only counts bytes). */
   get wantsInput(): boolean {
-    return !this.#session.done || this.#deferred.length > 0;
+    return !this.#session.done;
   }
 
   /** Feeds the next chunk of log bytes (invalid UTF-8 reads as U+FFFD, as the original's `errors="replace"`). */
   push(chunk: Uint8Array): void {
     this.#bytes += chunk.byteLength;
     if (!this.wantsInput) return;
-    for (const w of this.#windower.push(chunk)) this.#feed(w);
+    for (const w of this.#windower.push(chunk)) this.#session.feed(w);
   }
 
-  #feed(w: ScanWindow): void {
-    this.#session.feed(w);
-    const t0 = performance.now();
-    for (const d of this.#deferred) this.#collect(d, w);
-    this.#deferredMs += performance.now() - t0;
-  }
-
-  #collect(d: Deferred, w: ScanWindow): void {
-    for (const m of d.matcher.matchesIn(w)) {
-      const key = JSON.stringify(Object.entries(m.named));
-      if (d.seen.has(key)) continue;
-      const candidate: Candidate = { offset: m.index, named: m.named };
-      if (d.spill === null && this.#keptCandidates < this.#budget.candidates && this.#keptUnits + key.length <= this.#budget.units) {
-        this.#keptCandidates++;
-        this.#keptUnits += key.length;
-        d.seen.add(key);
-        d.candidates.push(candidate);
-        continue;
-      }
-      // Once a pattern spills, all its later candidates do, so memory-then-spill stays in log order.
-      d.spill ??= new Spill(join(this.#options.spillDir ?? tmpdir(), `.aorta-probe-candidates-${process.pid}-${++spillSerial}.jsonl`));
-      d.spill.add(candidate);
+  /** A match of a deferred pattern (the session decides the others): recorded once per distinct capture dict. */
+  #collect(p: ScanPattern, m: AbsoluteMatch): void {
+    if (!p.deferred) return;
+    const d = this.#deferred.get(p.rank)!;
+    const key = JSON.stringify(Object.entries(m.named));
+    if (d.seen.has(key)) return;
+    const at = this.#session.locate(m.index);
+    const candidate: Candidate = { index: m.index, line: at.line, byteOffset: at.byteOffset, match: cutMatchText(m.match), named: m.named };
+    if (d.spill === null && this.#keptCandidates < this.#budget.candidates && this.#keptUnits + key.length <= this.#budget.units) {
+      this.#keptCandidates++;
+      this.#keptUnits += key.length;
+      d.seen.add(key);
+      d.candidates.push(candidate);
+      return;
     }
+    // Once a pattern spills, all its later candidates do, so memory-then-spill stays in log order.
+    d.spill ??= new Spill(join(this.#options.spillDir ?? tmpdir(), `.aorta-probe-candidates-${process.pid}-${++spillSerial}.jsonl`));
+    d.spill.add(candidate);
   }
 
   /**
@@ -217,25 +193,20 @@ export class TrialLogScanner {
     if (this.#finished) throw new Error('TrialLogScanner: finish() twice');
     this.#finished = true;
     if (this.wantsInput) {
-      for (const w of this.#windower.end()) this.#feed(w);
+      for (const w of this.#windower.end()) this.#session.feed(w);
     }
     const t0 = performance.now();
-    const firings: Firing[] = [...this.#session.tier4Firings()];
-    for (const f of this.#session.tier5Firings()) {
-      firings.push({ ...f, rank: TIER4_PATTERNS.length + this.#liveIndex.get(f.detectorId)! });
-    }
+    const firings: Firing[] = [];
     const reports: DeferredReport[] = [];
-    for (const d of this.#deferred) {
+    for (const d of this.#deferred.values()) {
       reports.push({ detectorId: d.pattern.detectorId, candidates: d.candidates.length + (d.spill?.count ?? 0), spilled: d.spill?.count ?? 0 });
       const hit = await firstFiring(d, vars);
       d.spill?.remove();
-      if (hit !== null) firings.push(makeFiring(d, hit));
+      if (hit !== null) firings.push(makeFiring(d.pattern, hit, hit));
     }
-    this.#deferredMs += performance.now() - t0;
-    const timing = this.#session.result().tier_durations_ms;
+    // The session's Tier 5 time already includes collecting the candidates (its observer runs inside feed()).
     return {
-      ...resolveVerdict(firings, this.#patterns),
-      tier_durations_ms: { tier4: timing.tier4, tier5: timing.tier5 + this.#deferredMs },
+      ...this.#session.result(firings, performance.now() - t0),
       deferred: reports.sort((a, b) => a.detectorId.localeCompare(b.detectorId)),
     };
   }
@@ -243,29 +214,20 @@ export class TrialLogScanner {
   /** Releases every regex lease (idempotent). */
   dispose(): void {
     this.#session.dispose();
-    for (const d of this.#deferred.splice(0)) {
-      d.regex.dispose();
-      d.spill?.remove();
-    }
+    for (const d of this.#deferred.values()) d.spill?.remove();
+    this.#deferred.clear();
   }
 }
 
 /** The first candidate (in memory, then spilled) whose condition holds with the final values. */
 async function firstFiring(d: Deferred, vars: ScanVars): Promise<Candidate | null> {
-  const k = firstHolding(d.condition, d.candidates.map((c) => c.named), vars);
+  const condition = d.pattern.condition!; // deferred patterns are those whose condition reads a trial variable
+  const k = firstHolding(condition, d.candidates.map((c) => c.named), vars);
   if (k !== -1) return d.candidates[k]!;
   if (d.spill === null) return null;
   for await (const batch of d.spill.read()) {
-    const j = firstHolding(d.condition, batch.map((c) => c.named), vars);
+    const j = firstHolding(condition, batch.map((c) => c.named), vars);
     if (j !== -1) return batch[j]!;
   }
   return null;
 }
-
-function makeFiring(d: Deferred, c: Candidate): Firing {
-  return {
-    detectorId: d.pattern.detectorId, kind: d.pattern.onMatch, offset: c.offset, rank: TIER4_PATTERNS.length + d.index,
-    named: c.named, requiredForPass: d.pattern.requiredForPass,
-  };
-}
-

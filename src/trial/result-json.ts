@@ -5,6 +5,7 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FiredDetector } from '../scan/index.js';
 import type { GpuSummary } from './gpu.js';
 import type { Verdict } from './verdict.js';
 
@@ -37,6 +38,8 @@ export interface TrialResult {
   interrupted: boolean;
   /** Why the command could not start, else null. */
   exec_error: string | null;
+  /** The log detectors that fired (Tier 4 and 5, info ones too), each with its line and byte offset in the log. */
+  detectors: FiredDetector[];
   /** The combined stdout+stderr, in the output directory. */
   log: { file: string; bytes: number };
   timeout_sec: number | null;

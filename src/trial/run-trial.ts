@@ -121,6 +121,7 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
       timed_out: facts.timedOut,
       interrupted: facts.interrupted,
       exec_error: facts.execError,
+      detectors: scan.detectors,
       log: { file: LOG_FILE, bytes: scanner.bytes },
       timeout_sec: timeoutSec,
       recipe: recipe === null ? null : { file: recipe.fileName, sha256: recipe.sourceSha256 },
@@ -262,8 +263,9 @@ async function streamLog(logPath: string, exited: Promise<unknown>, startedAt: n
 }
 
 /** Rounded to 6 decimals (microseconds for seconds): the clock's noise digits say nothing. */
+/** Durations are reported in ms to 3 decimals (µs): finer digits are noise. */
 function micro(x: number): number {
-  return Math.round(x * 1e6) / 1e6;
+  return Math.round(x * 1e3) / 1e3;
 }
 
 function writeWithBackpressure(stream: Writable, chunk: Buffer): Promise<void> {

@@ -1,0 +1,72 @@
+/**
+ * A classified log (scan) or trial (run) in each output format, from one plain record, so `scan` and `run` show
+ * the same thing the same way: compiler-style location lines (`train.log:42: tier4:hip_error — hipError_…`), JUnit
+ * test cases and GitHub annotations.
+ */
+import { strRepr } from '../condition/repr.js';
+import type { FiredDetector } from '../scan/index.js';
+import type { Annotation } from '../report/github.js';
+import type { JUnitCase } from '../report/junit.js';
+import type { Palette } from './tty.js';
+
+export interface Classified {
+  /** The log as the user named it (`-` for stdin is shown as `<stdin>`). */
+  readonly log: string;
+  readonly verdict: 'pass' | 'fail' | 'error';
+  readonly detectors: readonly FiredDetector[];
+  /** Failure (and, for run, error) detector ids, including those with no position (tier1:*, meta:*). */
+  readonly failures: readonly string[];
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+  readonly seconds: number;
+}
+
+const captureRepr = (c: Readonly<Record<string, string>>): string => `{${Object.entries(c).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`).join(', ')}}`;
+
+/** `LOG:LINE: ID — MATCH`, with ` (warn)`/` (info)` for the detectors that do not fail, and a non-empty capture. */
+export function detectorLine(log: string, d: FiredDetector, c: Palette): string {
+  const failing = d.kind === 'tier4' || d.kind === 'fail';
+  const id = failing ? c.red(d.id) : d.kind === 'warn' ? c.yellow(d.id) : d.id;
+  const kind = failing ? '' : ` (${d.kind})`;
+  const capture = Object.keys(d.capture).length > 0 ? `  ${c.dim(captureRepr(d.capture))}` : '';
+  return `${c.bold(`${log}:${d.line}:`)} ${id}${kind} — ${oneLine(d.match)}${capture}\n`;
+}
+
+/** A match shown on one line (a regex with DOTALL or `\s` may span lines). */
+const oneLine = (s: string): string => s.replace(/\r?\n/g, '⏎');
+
+function describe(d: FiredDetector): string {
+  const capture = Object.keys(d.capture).length > 0 ? ` ${captureRepr(d.capture)}` : '';
+  return `line ${d.line} (byte ${d.byte_offset}): ${d.id}${d.kind === 'tier4' || d.kind === 'fail' ? '' : ` (${d.kind})`} — ${oneLine(d.match)}${capture}`;
+}
+
+/** The JUnit test case of one log or trial. */
+export function junitCase(r: Classified, name: string, classname: string, systemOut: string): JUnitCase {
+  const positioned = new Set(r.detectors.map((d) => d.id));
+  const unpositioned = [...r.errors, ...r.failures].filter((id) => !positioned.has(id));
+  const bad = r.detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail');
+  const first = [...r.errors, ...bad.map((d) => `${d.id} at line ${d.line}`), ...unpositioned.filter((id) => !r.errors.includes(id))];
+  return {
+    name, classname, time: r.seconds, outcome: r.verdict,
+    message: r.verdict === 'pass' ? '' : `${r.verdict}: ${first.slice(0, 3).join(', ')}${first.length > 3 ? `, and ${first.length - 3} more` : ''}`,
+    details: [...unpositioned.map((id) => id), ...r.detectors.map(describe)].map((l) => `${l}\n`).join(''),
+    systemOut,
+  };
+}
+
+/** GitHub annotations: an error per failing or error detector, a warning per warn detector; info ones are silent. */
+export function detectorAnnotations(r: Classified, file: string | undefined): Annotation[] {
+  const out: Annotation[] = [];
+  const positioned = new Set(r.detectors.map((d) => d.id));
+  for (const id of [...r.errors, ...r.failures]) {
+    if (!positioned.has(id)) out.push({ level: 'error', ...(file === undefined ? {} : { file }), title: id, message: `${r.log}: ${id} (verdict ${r.verdict})` });
+  }
+  for (const d of r.detectors) {
+    if (d.kind === 'info') continue;
+    out.push({
+      level: d.kind === 'warn' ? 'warning' : 'error', ...(file === undefined ? {} : { file, line: d.line }), title: d.id,
+      message: `${r.log}:${d.line}: ${oneLine(d.match)}${Object.keys(d.capture).length > 0 ? ` ${captureRepr(d.capture)}` : ''}`,
+    });
+  }
+  return out;
+}
