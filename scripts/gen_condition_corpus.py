@@ -2065,11 +2065,12 @@ def main(argv: list[str]) -> int:
         if args.stdout:
             fh.flush()
 
-    if args.syntax_only:
+    if args.out:
         # Goldens carry their provenance so the test needs no Python.
+        only = " --syntax-only" if args.syntax_only else ""
         emit({"meta": meta(
             "scripts/gen_condition_corpus.py",
-            f"python3 scripts/gen_condition_corpus.py --syntax-only --seed {args.seed} --count {args.count} --out {args.out}",
+            f"python3 scripts/gen_condition_corpus.py{only} --seed {args.seed} --count {args.count} --out {args.out}",
             oracle="CPython ast.parse(mode='eval') via scripts/cpython_oracle.py",
             records=args.count,
         )})

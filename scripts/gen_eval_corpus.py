@@ -61,6 +61,7 @@ from decimal import Decimal, localcontext
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from cpython_eval_oracle import dumps, evaluate_record  # noqa: E402
+import golden_meta  # noqa: E402
 
 DEFAULT_ENV = {"exit_code": 0, "walltime_sec": 1.0, "peak_vram_mib": None}
 MAX_LINE = 64 * 1024
@@ -1155,7 +1156,13 @@ def main(argv: list[str]) -> int:
             summarize(records, core, corpus, nbytes, elapsed, args.seed)
         return 0
     records, core, corpus = generate(args.seed, args.count, args.random_only, args.sampled_share)
-    text = "".join(dumps(r) + "\n" for r in records)
+    opts = (" --random-only" if args.random_only else "") + (
+        f" --sampled-share {args.sampled_share}" if args.sampled_share != 0.25 else "")
+    header = {"meta": golden_meta.meta(
+        "scripts/gen_eval_corpus.py",
+        f"python3 scripts/gen_eval_corpus.py --seed {args.seed} --count {args.count}{opts} --out {args.out}",
+        oracle="CPython eval via scripts/cpython_eval_oracle.py", records=len(records))}
+    text = dumps(header) + "\n" + "".join(dumps(r) + "\n" for r in records)
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out + ".tmp", "w", encoding="ascii", newline="\n") as fh:
         fh.write(text)

@@ -36,6 +36,7 @@ function loadGolden(): GoldenRecord[] {
   const out: GoldenRecord[] = [];
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;
+    if (i === 0 && line.startsWith('{"meta":')) return; // the header: where the golden comes from
     const rec = JSON.parse(line) as GoldenRecord;
     if (typeof rec.condition !== 'string' || typeof rec.valid !== 'boolean' || typeof rec.kind !== 'string') {
       throw new Error(`golden-validate.jsonl line ${i + 1}: malformed record`);
