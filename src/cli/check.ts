@@ -11,27 +11,31 @@ import { readFile } from 'node:fs/promises';
 import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
 import { formatWarning, lintRecipe } from '../lint/index.js';
 import { loadRecipe } from '../recipe/index.js';
+import { formatSelfTestFailure, runSelfTests } from '../trial/self-test.js';
 
 export const CHECK_USAGE = `Usage: aorta-probe check RECIPE [--json] [--strict]
 
 Loads RECIPE (a probe recipe or a bare custom_patterns: file) with all of the loader's checks:
 the schema, each condition against the sandbox rules, each regex on RE2 (Python-only syntax is
 an error with a hint). Prints the first error at its file:line:col with the offending line and
-a caret; or, for a valid recipe, one warning per lint finding (a condition that can never fire,
+a caret; or, for a valid recipe, one line per failing self-test (the recipe's tests: samples,
+at their file:line:col with expected vs got), one warning per lint finding (a condition that can never fire,
 a capture group the regex lacks or may leave unset, a constant condition), each at its
 file:line:col with a caret, its code and a suggested fix, then
 'RECIPE: valid (N custom patterns)' (with ', W warnings' when there are any).
 
   --json       One JSON object instead: {"valid": true, "file": str, "custom_patterns": int,
                "warnings": [{"code", "severity", "message", "suggestion", "patternId",
-               "file", "line", "col", "endLine", "endCol", "excerpt"}]}
+               "file", "line", "col", "endLine", "endCol", "excerpt"}],
+               "self_tests": [{"name", "line", "col", "passed", "got": {"verdict",
+               "detectors", "capture"}, "mismatches": [str]}]}
                or {"valid": false, "file": str, "error": {"type", "message", "reason",
                "line", "col", "node"}} ("node" only for a condition's SandboxError).
   --strict     Exit 1 when there are warnings (the recipe is still reported valid).
   -h, --help   Show this help and exit.
 
-Exit status: 0 valid, 1 invalid or (with --strict) valid with warnings, 2 usage error or
-unreadable file.
+Exit status: 0 valid, 1 invalid, a failing self-test, or (with --strict) warnings, 2 usage
+error or unreadable file.
 
 Examples:
   aorta-probe check fixtures/recipes/example-probe-smoke.yaml
@@ -83,11 +87,20 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
     // The loader accepted the bytes, so they are valid UTF-8; positions point into this text.
     const warnings = lintRecipe(recipe, new TextDecoder('utf-8').decode(bytes));
     const w = warnings.length;
+    // The recipe's own `tests:` samples: a failing one makes check fail (the recipe is still valid).
+    const tests = runSelfTests(recipe);
+    const failed = tests.filter((t) => !t.passed);
+    const testNote = tests.length === 0 ? '' : failed.length === 0
+      ? `, ${tests.length} self-test${tests.length === 1 ? '' : 's'} passed`
+      : `, ${failed.length} of ${tests.length} self-test${tests.length === 1 ? '' : 's'} failed`;
     await io.write(args.json
-      ? `${JSON.stringify({ valid: true, file: args.file, custom_patterns: n, warnings })}\n`
-      : warnings.map((x) => `${formatWarning(x)}\n`).join('') +
-        `${args.file}: valid (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${w} warning${w === 1 ? '' : 's'}` : ''})\n`);
-    return args.strict && w > 0 ? 1 : 0;
+      ? `${JSON.stringify({
+        valid: true, file: args.file, custom_patterns: n, warnings,
+        self_tests: tests.map((t) => ({ name: t.name, line: t.line, col: t.col, passed: t.passed, got: t.got, mismatches: t.mismatches })),
+      })}\n`
+      : warnings.map((x) => `${formatWarning(x)}\n`).join('') + failed.map((t) => `${formatSelfTestFailure(t)}\n`).join('') +
+        `${args.file}: valid (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${w} warning${w === 1 ? '' : 's'}` : ''}${testNote})\n`);
+    return failed.length > 0 || (args.strict && w > 0) ? 1 : 0;
   } catch (err) {
     if (!(err instanceof RecipeSchemaError)) throw err;
     await io.write(args.json ? `${JSON.stringify({ valid: false, file: args.file, error: errorRecord(err) })}\n` : `${err.message}\n`);

@@ -15,10 +15,12 @@ import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
 import { runTrial, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
+import { TIER_NAMES, unknownDetectorReason } from '../trial/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
 export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]
-                       [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS] -- CMD [ARGS...]
+                       [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS]
+                       [--disable-detector TIER[:ID]]... -- CMD [ARGS...]
 
 Runs CMD with ARGS (no shell) as one trial and classifies it: Tier 1 (exit code, signals,
 timeout, a command that cannot start), the 7 built-in Tier 4 log patterns and the recipe's
@@ -37,6 +39,10 @@ as written, to DIR/output.log; the record goes to DIR/result.json.
                        nvidia-smi or none. Default: auto.
   --gpu-interval SECONDS
                        Sampling interval. Default: 1.
+  --disable-detector TIER[:ID]
+                       Turn off a tier (tier1..tier5) or one detector (tier2:hang, custom:ID);
+                       repeatable, united with the recipe's disable_detectors and
+                       disable_detector_tiers.
   --json               Print result.json's object on stdout (one line) instead of the summary;
                        the command's output goes to stderr.
   --quiet              Do not show the command's output (it is still saved).
@@ -53,7 +59,8 @@ Ctrl-C stops the trial (SIGINT to its process group; a second Ctrl-C sends SIGKI
 writes result.json (tier1:interrupted, verdict error unless something failed).
 
 Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,
-130 interrupted by Ctrl-C (128+N for signal N).
+130 interrupted by Ctrl-C (128+N for signal N); a recipe's exit_codes: map may choose
+other statuses for a fail or an error (docs/classifier.md).
 `;
 
 export class RunUsageError extends Error {}
@@ -67,6 +74,7 @@ export interface RunArgs {
   readonly quiet: boolean;
   readonly gpuTool: GpuToolChoice;
   readonly gpuIntervalMs: number | undefined;
+  readonly disableDetectors: readonly string[];
   readonly argv: readonly string[];
 }
 
@@ -85,7 +93,8 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   const own = sep === -1 ? args : args.slice(0, sep);
   const result = {
     help: false, recipe: null as string | null, out: null as string | null, timeoutSec: null as number | null, json: false, quiet: false,
-    gpuTool: 'auto' as GpuToolChoice, gpuIntervalMs: undefined as number | undefined, argv: sep === -1 ? [] : args.slice(sep + 1),
+    gpuTool: 'auto' as GpuToolChoice, gpuIntervalMs: undefined as number | undefined, disableDetectors: [] as string[],
+    argv: sep === -1 ? [] : args.slice(sep + 1),
   };
   if (own.includes('-h') || own.includes('--help')) return { ...result, help: true };
   const seen = new Set<string>();
@@ -102,8 +111,8 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
     }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (!['--recipe', '--out', '--timeout', '--gpu-tool', '--gpu-interval'].includes(name)) throw new RunUsageError(`unknown option '${name}'`);
-    if (seen.has(name)) throw new RunUsageError(`${name} is given more than once`);
+    if (!['--recipe', '--out', '--timeout', '--gpu-tool', '--gpu-interval', '--disable-detector'].includes(name)) throw new RunUsageError(`unknown option '${name}'`);
+    if (seen.has(name) && name !== '--disable-detector') throw new RunUsageError(`${name} is given more than once`);
     seen.add(name);
     const value = eq !== -1 ? arg.slice(eq + 1) : own[++i];
     if (value === undefined) throw new RunUsageError(`option '${name}' needs a value`);
@@ -113,6 +122,7 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
     if (name === '--recipe') result.recipe = value;
     else if (name === '--out') result.out = value;
     else if (name === '--timeout') result.timeoutSec = positiveSeconds(name, value);
+    else if (name === '--disable-detector') result.disableDetectors.push(value);
     else if (name === '--gpu-interval') result.gpuIntervalMs = Math.round(positiveSeconds(name, value) * 1000);
     else {
       if (!(GPU_TOOLS as readonly string[]).includes(value)) throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${value}'`);
@@ -134,10 +144,6 @@ export interface RunIo {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-export function verdictExitCode(verdict: Verdict): 0 | 1 | 3 {
-  return verdict === 'pass' ? 0 : verdict === 'fail' ? 1 : 3;
-}
-
 function defaultOutDir(): string {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return join('probe_results', `${t}-${process.pid}`);
@@ -154,6 +160,15 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     const loaded = await loadRecipeFile(args.recipe, 'run', (t) => io.stderr.write(t));
     if ('failure' in loaded) return 2;
     recipe = loaded.recipe;
+  }
+  // Checked against the recipe: a custom:ID must name one of its patterns.
+  for (const token of args.disableDetectors) {
+    if ((TIER_NAMES as readonly string[]).includes(token)) continue;
+    const reason = unknownDetectorReason(token, recipe?.customPatterns.map((p) => p.id) ?? []);
+    if (reason !== null) {
+      io.stderr.write(`aorta-probe run: --disable-detector: ${reason}\n`);
+      return 2;
+    }
   }
   const outDir = args.out ?? defaultOutDir();
   try {
@@ -191,6 +206,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
       env,
       signal: interrupt.signal,
       forceKill: forceKill.signal,
+      disableDetectors: args.disableDetectors,
       onProgress: progress === null ? undefined : (p) => progress.update(p.elapsedMs, () =>
         `${p.running ? 'running' : 'reading the rest of the log'} ${(p.elapsedMs / 1000).toFixed(1)} s · log ${formatBytes(p.bytes)} · ${formatBytes(Math.round(p.bytes / Math.max(p.elapsedMs / 1000, 0.001)))}/s`),
     });
@@ -207,7 +223,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   // The result is on disk already; a reader that went away (EPIPE) does not change the exit status.
   await writeQuietly(io.stdout, args.json ? `${JSON.stringify(result)}\n` : formatTrial(outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0));
   if (result.interrupted && stoppedBy !== null) return signalExitCode(stoppedBy);
-  return verdictExitCode(result.verdict);
+  return result.exit_status.status;
 }
 
 /** Writes and waits; a failed write (EPIPE) is ignored. */
@@ -246,6 +262,19 @@ export function shownPath(path: string): string {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
+/** Tier 2 and 3 lines, only when they have something to say. */
+function describeTiers23(r: TrialResult): string {
+  let out = '';
+  const h = r.hang;
+  if (h?.detected) {
+    const held = Object.entries(h.signals ?? {}).filter(([, v]) => v).map(([k]) => k).join(' + ');
+    out += `hang: detected after ${h.detected_after_sec} s (${held})${h.killed ? ', trial killed' : ''}${h.reconciled ? ', reconciled (exit 0)' : ''}\n`;
+  }
+  for (const reason of (r.tier3?.disabled_reasons ?? []).filter((x) => x.startsWith('kernel log'))) out += `tier3: not checked: ${reason}\n`;
+  if (r.exit_status.reason !== 'default') out += `exit status: ${r.exit_status.status} (exit_codes: ${r.exit_status.reason})\n`;
+  return out;
+}
+
 /** The human summary of a trial. `separate`: a blank line first, after the command's own output. */
 export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false): string {
   const r = outcome.result;
@@ -262,6 +291,7 @@ export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false)
     `error detectors: ${list(r.error_detectors_fired, c.yellow)}\n` +
     `warn detectors: ${list(r.warn_detectors_fired, c.yellow)}\n` +
     `capture: {${capture.join(', ')}}\n` +
+    describeTiers23(r) +
     `log: ${shownPath(outcome.logPath)} (${formatBytes(r.log.bytes)})\n` +
     `result: ${shownPath(outcome.resultPath)}\n`
   );

@@ -5,7 +5,11 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { FiredDetector } from './classify.js';
+import type { ExitDecision } from './exit-codes.js';
 import type { GpuSummary } from './gpu.js';
+import type { KernelEvent } from './tier3-catalogue.js';
+import type { HangRecord } from './tier2-session.js';
 import type { Verdict } from './verdict.js';
 
 export const RESULT_FILE = 'result.json';
@@ -13,7 +17,6 @@ export const LOG_FILE = 'output.log';
 
 export interface TierDurations {
   tier1: number;
-  /** Tier 2 (hang) and Tier 3 (dmesg, amd-smi kernel state) are not implemented here: always 0. */
   tier2: number;
   tier3: number;
   tier4: number;
@@ -44,6 +47,28 @@ export interface TrialResult {
   gpu: GpuSummary;
   started_at: string;
   versions: { aorta_probe: string; builtin_patterns: string; node: string; gpu_tool: string | null };
+  /** Every fired detector (failures, errors, warnings) with its category. */
+  detectors: FiredDetector[];
+  /** Tier 2's record; null when Tier 2 (or `tier2:hang`) is disabled or the command never started. */
+  hang: HangRecord | null;
+  /** Tier 3's record; null when Tier 3 is disabled or the command never started. */
+  tier3: Tier3Record | null;
+  /** The effective disables (recipe plus --disable-detector), sorted. */
+  disabled_detectors: string[];
+  disabled_detector_tiers: string[];
+  /** What `aorta-probe run` exits with, and why (`exit_codes:` in the recipe). */
+  exit_status: ExitDecision;
+}
+
+export interface Tier3Record {
+  /** Where the kernel messages came from, or null when none could be read. */
+  kernel_source: 'dmesg' | 'journalctl' | null;
+  /** Kernel lines stamped inside the trial's window. */
+  kernel_lines_in_window: number;
+  /** The kernel events that fired (at most 100). */
+  events: KernelEvent[];
+  /** Why a part of Tier 3 could not run ("kernel log: ...", "GPU: ..."); empty when all of it ran. */
+  disabled_reasons: string[];
 }
 
 /** Writes `result.json` into `dir` and returns its path. */
