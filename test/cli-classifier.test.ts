@@ -90,3 +90,21 @@ describe('recipe self-tests in aorta-probe check', () => {
     ]);
   });
 });
+
+describe('categories in scan --json', () => {
+  it('each fired detector with its kind and category; the recipe disables apply', async () => {
+    const dir = tmp.dir('scan');
+    const { mkdirSync, writeFileSync } = await import('node:fs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'log.txt'), 'RCCL watchdog timeout on rank 0\nTraceback (most recent call last):\n');
+    const r = await cli('scan', '--recipe', RETRY, '--json', join(dir, 'log.txt'));
+    expect(r.code).toBe(1);
+    expect((JSON.parse(r.out) as { detectors: unknown }).detectors).toEqual([
+      { id: 'custom:rccl_timeout', kind: 'failure', who: 'platform', transient: true, category: 'rccl_hang' },
+      { id: 'tier4:python_traceback', kind: 'failure', who: 'user', transient: false, category: null },
+    ]);
+    writeFileSync(join(dir, 'r.yaml'), `${readFileSync(RETRY, 'utf8').replace(/^tests:[\s\S]*$/m, '')}disable_detectors: ['tier4:python_traceback', 'custom:rccl_timeout']\n`);
+    const off = JSON.parse((await cli('scan', '--recipe', join(dir, 'r.yaml'), '--json', join(dir, 'log.txt'))).out) as Record<string, unknown>;
+    expect([off['verdict'], off['failure_detectors_fired'], off['capture']]).toEqual(['pass', [], {}]);
+  });
+});

@@ -13,6 +13,7 @@ import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
+import { classify, disableSet, enabledPatterns, tierDisabled } from '../trial/classify.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
 
@@ -26,7 +27,9 @@ sees the variables below. Prints the verdict, the detectors that fired and the m
   --walltime SECONDS   walltime_sec for conditions. Default: 0.0.
   --peak-vram MIB      peak_vram_mib for conditions, an integer. Default: unavailable (0).
   --json               One JSON object: {"verdict", "failure_detectors_fired",
-                       "warn_detectors_fired", "capture", "tier_durations_ms"}.
+                       "warn_detectors_fired", "capture", "tier_durations_ms", "detectors"}
+                       ("detectors": each fired id with its kind and category, who and
+                       transient; see docs/classifier.md).
   -h, --help           Show this help and exit.
 
 Exit status: 0 pass, 1 fail or an invalid recipe, 2 usage error or unreadable file.
@@ -142,12 +145,21 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
     }
   }
   const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
-  let result: ScanResult;
+  // The recipe's disables apply as in a trial: disabled custom patterns are not scanned, disabled ids not listed.
+  const disabled = disableSet(recipe);
+  const scanRecipe = recipe === null ? null : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
+  let scanned: ScanResult;
   try {
-    result = await scanStream(recipe, progress === null ? source : withProgress(source, progress), args.vars);
+    scanned = await scanStream(scanRecipe, progress === null ? source : withProgress(source, progress), args.vars);
   } finally {
     progress?.clear();
   }
+  const c = classify({
+    tier1: [], tier2: [], tier3: [], scanFailures: scanned.failure_detectors_fired, scanWarnings: scanned.warn_detectors_fired, disabled, launched: true, recipe,
+  });
+  const result = {
+    ...scanned, verdict: c.verdict as ScanResult['verdict'], failure_detectors_fired: c.failures, warn_detectors_fired: c.warnings, detectors: c.detectors,
+  };
   await io.write(args.json ? `${JSON.stringify(result)}\n` : formatScan(result));
   return result.verdict === 'pass' ? 0 : 1;
 }

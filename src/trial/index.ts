@@ -1,4 +1,4 @@
-/** The trial runner: run a command, classify it (Tier 1, 4, 5), write result.json. */
+/** The trial runner: run a command, classify it (Tiers 1 to 5), write result.json; the classifier's parts. */
 export { DEFAULT_KILL_GRACE_MS, runTrial } from './run-trial.js';
 export type { TrialOptions, TrialOutcome, TrialProgress } from './run-trial.js';
 export { LOG_FILE, RESULT_FILE } from './result-json.js';
@@ -12,3 +12,22 @@ export type { CandidateBudget, DeferredReport, LogScannerOptions } from './log-s
 export { readsTrialVars, TRIAL_VAR_NAMES } from './trial-vars.js';
 export { popenExitCode } from './spawn.js';
 export type { GpuSamplerFactory, GpuSamplerLike, GpuOptions } from './gpu.js';
+export { BUILTIN_DETECTORS, TIER_NAMES, WHO_VALUES, AUTOPSY_CATEGORY_DEFAULTS, unknownDetectorReason, tierOf } from './catalogue.js';
+export type { BuiltinDetector, DetectorCategory, TierName, Who } from './catalogue.js';
+export { classify, categorize, disableSet, enabledPatterns, isDisabled, tierDisabled, NOTHING_DISABLED } from './classify.js';
+export type { Classification, ClassifyInput, DetectorKind, DisableSet, FiredDetector } from './classify.js';
+export { DEFAULT_EXIT_STATUS, resolveExitStatus } from './exit-codes.js';
+export type { ExitDecision } from './exit-codes.js';
+export { runSelfTest, runSelfTests, formatSelfTestFailure } from './self-test.js';
+export type { SelfTestOutcome } from './self-test.js';
+export { evaluateHangPredicate, HangMonitor, HANG_DETECTOR, DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC, GPU_IDLE_UTILIZATION_PCT } from './tier2-hang.js';
+export type { HangProbes, HangReport, HangSignals } from './tier2-hang.js';
+export type { HangRecord } from './tier2-session.js';
+export {
+  AMD_KERNEL_PATTERNS, NVIDIA_SAMPLES, TIER3_IDS, TIER3_WARN_IDS, XID_DETECTORS, XID_TABLE, FALLEN_OFF_BUS, VRAM_GROWTH, THERMAL_THROTTLE,
+  scanKernelLines, xidClass, gpuHealthIds,
+} from './tier3-catalogue.js';
+export type { KernelEvent, KernelLine, KernelPattern, XidClass } from './tier3-catalogue.js';
+export { readKernelLog, parseStampedLine, linesInWindow } from './tier3-kernel.js';
+export type { GpuHealth } from './gpu.js';
+export type { Tier3Record } from './result-json.js';
