@@ -14,7 +14,7 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
-import { runTrial, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
+import { runTrial, type TrialOutcome, type TrialResult } from '../trial/index.js';
 import { TIER_NAMES, unknownDetectorReason } from '../trial/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
@@ -240,8 +240,9 @@ export function writeQuietly(stream: Writable, text: string): Promise<void> {
 }
 
 /** `exit_code` with the signal's name when it is one (-11 → "-11 (SIGSEGV)"). */
-export function describeExitCode(r: Pick<TrialResult, 'exit_code' | 'timed_out' | 'exec_error'>): string {
+export function describeExitCode(r: Pick<TrialResult, 'exit_code' | 'timed_out' | 'exec_error'> & { hang?: TrialResult['hang'] }): string {
   if (r.timed_out) return `${r.exit_code} (timed out)`;
+  if (r.hang?.killed === true) return `${r.exit_code} (killed: hang)`;
   if (r.exec_error !== null) return `${r.exit_code} (${r.exec_error})`;
   if (r.exit_code < 0) {
     const name = Object.entries(constants.signals).find(([, n]) => n === -r.exit_code)?.[0];

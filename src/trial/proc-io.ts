@@ -22,28 +22,26 @@ async function logSize(path: string): Promise<number | null> {
 }
 
 /**
- * The tree's I/O total less the log's size, or null when the root's counters cannot be read (not Linux, another
- * user's process, gone). The log size is read before and after the counters; a write in between would be counted
- * in one and not the other, so that reading is retried (at most 3 times).
+ * The tree's I/O total less the log's size, or null when it cannot be told: the root's counters cannot be read
+ * (not Linux, another user's process, gone), or the log kept growing while the counters were read. The tree is
+ * listed first (slow: every /proc/<pid>/stat), then the log size is read before and after the counters: a write
+ * in between would be counted in one and not the other, so such a reading is retried, at most 3 times, and is
+ * otherwise no reading (it must not look like I/O activity).
  */
 export async function treeIoTotal(rootPid: number, logPath: string, procRoot = '/proc'): Promise<number | null> {
-  for (let attempt = 0; ; attempt++) {
+  const tree = await readProcessTree(rootPid, procRoot);
+  for (let attempt = 0; attempt < 3; attempt++) {
     const before = await logSize(logPath);
-    const tree = await readProcessTree(rootPid, procRoot);
-    let total = 0;
-    let rootSeen = false;
-    for (const pid of tree) {
+    const counters = await Promise.all([...tree].map(async (pid) => {
       try {
-        const v = parseProcIo(await readFile(`${procRoot}/${pid}/io`, 'utf8'));
-        if (v === null) continue;
-        total += v;
-        if (pid === rootPid) rootSeen = true;
+        return { pid, v: parseProcIo(await readFile(`${procRoot}/${pid}/io`, 'utf8')) };
       } catch {
-        // exited meanwhile, or not ours to read
+        return { pid, v: null }; // exited meanwhile, or not ours to read
       }
-    }
-    if (!rootSeen) return null;
+    }));
+    if (!counters.some((c) => c.pid === rootPid && c.v !== null)) return null;
     const after = await logSize(logPath);
-    if (before === after || attempt === 2) return total - (after ?? 0);
+    if (before === after) return counters.reduce((sum, c) => sum + (c.v ?? 0), 0) - (after ?? 0);
   }
+  return null;
 }
