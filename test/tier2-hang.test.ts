@@ -46,7 +46,7 @@ describe('Tier 2 predicate (the original test_tier2.py)', () => {
 
 /** Probes on a fake clock the test advances. */
 function fakeProbes(io: () => number | null, util: () => number | null = () => null): HangProbes & { t: number } {
-  const p = { t: 0, ioTotal: async () => io(), gpuUtilizationPct: util, now: () => p.t };
+  const p = { t: 0, ioTotal: async () => { const v = io(); return v === null ? null : { value: v, slack: 0 }; }, gpuUtilizationPct: util, now: () => p.t };
   return p;
 }
 
@@ -141,7 +141,34 @@ describe('/proc I/O and progress lines', () => {
   });
 
   it('reads our own process', async () => {
-    expect(typeof (await treeIoTotal(process.pid, '/nonexistent/log'))).toBe('number');
+    expect(await treeIoTotal(process.pid, '/nonexistent/log')).toMatchObject({ value: expect.any(Number), slack: 0 });
+  });
+
+  it('I/O that is not log output is activity; a change within the readings\' slack is not', async () => {
+    let v = { value: 100, slack: 0 };
+    const p = { t: 0, ioTotal: async () => v, gpuUtilizationPct: () => null, now: () => p.t };
+    const m = new HangMonitor({ windowSec: 1, graceSec: 0, pollSec: 0.001, progress: true, probes: p });
+    m.start();
+    await tick();
+    p.t = 800;
+    v = { value: 90, slack: 10 }; // a log write raced the reading
+    await tick();
+    p.t = 1200;
+    await tick();
+    await m.stop();
+    expect(m.report().signals).toEqual({ output_silent: true, io_idle: true, gpu_idle: false });
+    v = { value: 100, slack: 0 };
+    const m2 = new HangMonitor({ windowSec: 1, graceSec: 0, pollSec: 0.001, progress: true, probes: p });
+    p.t = 0;
+    m2.start();
+    await tick();
+    p.t = 800;
+    v = { value: 5000, slack: 10 }; // real I/O
+    await tick();
+    p.t = 1200;
+    await tick();
+    await m2.stop();
+    expect(m2.detected).toBe(false);
   });
 
   it('counts completed lines matching progress_regex, across chunk boundaries', () => {

@@ -21,15 +21,22 @@ async function logSize(path: string): Promise<number | null> {
   }
 }
 
+/** An I/O reading: the counter, give or take `slack` bytes. */
+export interface IoReading {
+  readonly value: number;
+  readonly slack: number;
+}
+
 /**
- * The tree's I/O total less the log's size, or null when it cannot be told: the root's counters cannot be read
- * (not Linux, another user's process, gone), or the log kept growing while the counters were read. The tree is
- * listed first (slow: every /proc/<pid>/stat), then the log size is read before and after the counters: a write
- * in between would be counted in one and not the other, so such a reading is retried, at most 3 times, and is
- * otherwise no reading (it must not look like I/O activity).
+ * The tree's I/O total less the log's size, or null when the root's counters cannot be read (not Linux, another
+ * user's process, gone). The tree is listed first (slow: every /proc/<pid>/stat), then the log size is read
+ * before and after the counters. A log write in between may or may not be in the counters, so the value is
+ * uncertain by the log's growth meanwhile: that is `slack` (0 when the size did not move; retried up to 3 times
+ * for such a reading, as a busy host stretches the reads).
  */
-export async function treeIoTotal(rootPid: number, logPath: string, procRoot = '/proc'): Promise<number | null> {
+export async function treeIoTotal(rootPid: number, logPath: string, procRoot = '/proc'): Promise<IoReading | null> {
   const tree = await readProcessTree(rootPid, procRoot);
+  let reading: IoReading | null = null;
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await logSize(logPath);
     const counters = await Promise.all([...tree].map(async (pid) => {
@@ -41,7 +48,9 @@ export async function treeIoTotal(rootPid: number, logPath: string, procRoot = '
     }));
     if (!counters.some((c) => c.pid === rootPid && c.v !== null)) return null;
     const after = await logSize(logPath);
-    if (before === after) return counters.reduce((sum, c) => sum + (c.v ?? 0), 0) - (after ?? 0);
+    const total = counters.reduce((sum, c) => sum + (c.v ?? 0), 0);
+    reading = { value: total - (after ?? 0), slack: Math.max(0, (after ?? 0) - (before ?? 0)) };
+    if (reading.slack === 0) break;
   }
-  return null;
+  return reading;
 }

@@ -40,8 +40,11 @@ export function pollIntervalSec(windowSec: number): number {
 
 /** Where the monitor's readings come from (tests replace them). */
 export interface HangProbes {
-  /** I/O counter of the trial's tree (any change is activity), or null when unreadable. */
-  ioTotal(): Promise<number | null>;
+  /**
+   * I/O counter of the trial's tree, or null when unreadable. A change larger than the two readings' slack is
+   * activity (the slack covers log writes that raced the reading).
+   */
+  ioTotal(): Promise<{ readonly value: number; readonly slack: number } | null>;
   /** Latest GPU utilization in percent, or null when unknown. */
   gpuUtilizationPct(): number | null;
   /** Monotonic milliseconds. */
@@ -85,7 +88,7 @@ export class HangMonitor {
   #startedAt = 0;
   #lastOutputAt = 0;
   #lastIoAt = 0;
-  #lastIo: number | null = null;
+  #lastIo: { readonly value: number; readonly slack: number } | null = null;
   #ioSeen = false;
   #gpuSeen = false;
   #polls = 0;
@@ -160,7 +163,7 @@ export class HangMonitor {
     this.#polls++;
     if (io !== null) {
       this.#ioSeen = true;
-      if (this.#lastIo !== null && io !== this.#lastIo) this.#lastIoAt = now;
+      if (this.#lastIo !== null && Math.abs(io.value - this.#lastIo.value) > io.slack + this.#lastIo.slack) this.#lastIoAt = now;
       this.#lastIo = io;
     }
     const util = p.gpuUtilizationPct();
