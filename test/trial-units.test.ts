@@ -42,7 +42,7 @@ describe('Tier 1', () => {
     mkdirSync(c);
     writeFileSync(join(c, 'core'), '');
     expect(detectTier1(ctx({ coreFile: hasCoreFile(c) }))).toEqual(['tier1:coredump']);
-    expect(detectTier1(ctx({ exitCode: 127, execFailed: true, trialDir: c }))).toEqual(['tier1:exec_failed']);
+    expect(detectTier1(ctx({ exitCode: 127, execFailed: true, coreFile: hasCoreFile(c) }))).toEqual(['tier1:exec_failed']);
   });
 
   it("Popen's exit codes: signals negative", () => {

@@ -8,7 +8,8 @@
  * - the output signal is fed by the runner as the log arrives (`noteOutput`), or, with a recipe `progress_regex`,
  *   only by lines matching it (`noteProgress`), so a heartbeat thread cannot mask a stall;
  * - I/O is summed over the whole process tree, less the bytes written to the trial's log (that is the output
- *   signal, not I/O), see proc-io.ts; unreadable → not idle, as the original;
+ *   signal, not I/O), see proc-io.ts, and less than IO_NOISE_BYTES since the last activity is no activity;
+ *   unreadable → not idle, as the original;
  * - GPU idle is the sampler's latest utilization < 5 %; no sampler or no reading → not idle, as the original.
  */
 
@@ -18,6 +19,12 @@ export const DEFAULT_HANG_WINDOW_SEC = 30;
 export const DEFAULT_HANG_GRACE_SEC = 60;
 /** The original's `GPU_IDLE_UTILIZATION_THRESHOLD_PCT` (strictly below). */
 export const GPU_IDLE_UTILIZATION_PCT = 5;
+/**
+ * I/O below this many bytes since the last activity is not activity: an idle Node or Python process still reads a
+ * few bytes now and then (a cgroup or /proc file), which must not hold a hang off for another window. (The
+ * original counted any change.)
+ */
+export const IO_NOISE_BYTES = 4096;
 /** The original polls every 5 s; a short window is polled 5 times per window so detection stays within ~1.2 windows. */
 export const MAX_POLL_SEC = 5;
 
@@ -163,8 +170,12 @@ export class HangMonitor {
     this.#polls++;
     if (io !== null) {
       this.#ioSeen = true;
-      if (this.#lastIo !== null && Math.abs(io.value - this.#lastIo.value) > io.slack + this.#lastIo.slack) this.#lastIoAt = now;
-      this.#lastIo = io;
+      // Compared with the reading at the last activity, so a trickle adds up.
+      if (this.#lastIo === null) this.#lastIo = io;
+      else if (Math.abs(io.value - this.#lastIo.value) > io.slack + this.#lastIo.slack + IO_NOISE_BYTES) {
+        this.#lastIoAt = now;
+        this.#lastIo = io;
+      }
     }
     const util = p.gpuUtilizationPct();
     if (util !== null) this.#gpuSeen = true;
