@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadRecipe, RecipeError } from '../src/recipe/index.js';
-import { classify, disableSet, enabledPatterns, NOTHING_DISABLED } from '../src/trial/classify.js';
-import { resolveExitStatus } from '../src/trial/exit-codes.js';
+import { classify, disableSet, enabledPatterns, NOTHING_DISABLED } from '../src/classifier/classify.js';
+import { resolveExitStatus } from '../src/classifier/exit-codes.js';
 import { scanLog } from '../src/scan/index.js';
 import { PROBE, probeRecipe } from './support/classifier.js';
 

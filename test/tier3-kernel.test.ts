@@ -2,9 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   AMD_KERNEL_PATTERNS, FALLEN_OFF_BUS, gpuHealthIds, NVIDIA_SAMPLES, scanKernelLines, TIER3_IDS, XID_DETECTORS, xidClass,
-} from '../src/trial/tier3-catalogue.js';
+} from '../src/classifier/tier3-catalogue.js';
 import { linesInWindow, parseStampedLine, readKernelLog } from '../src/trial/tier3-kernel.js';
-import { BUILTIN_DETECTORS } from '../src/trial/catalogue.js';
+import { BUILTIN_DETECTORS } from '../src/classifier/catalogue.js';
 import type { GpuSamplerFactory } from '../src/trial/index.js';
 import { fakeKernelEnv, probeRecipe, tempRoot, trial } from './support/classifier.js';
 

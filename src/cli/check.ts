@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
 import { formatWarning, lintRecipe } from '../lint/index.js';
 import { loadRecipe } from '../recipe/index.js';
-import { formatSelfTestFailure, runSelfTests } from '../trial/self-test.js';
+import { formatSelfTestFailure, runSelfTests } from '../classifier/self-test.js';
 
 export const CHECK_USAGE = `Usage: aorta-probe check RECIPE [--json] [--strict]
 

@@ -15,7 +15,7 @@ import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
 import { runTrial, type TrialOutcome, type TrialResult } from '../trial/index.js';
-import { TIER_NAMES, unknownDetectorReason } from '../trial/catalogue.js';
+import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
 export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--json] [--quiet]

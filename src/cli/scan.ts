@@ -13,7 +13,7 @@ import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
-import { classify, disableSet, enabledPatterns, tierDisabled } from '../trial/classify.js';
+import { classify, disableSet, enabledPatterns, tierDisabled } from '../classifier/classify.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB] [--json]
 

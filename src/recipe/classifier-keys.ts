@@ -8,7 +8,7 @@ import type { FilePos } from './errors.js';
 import { reprNode, type PyNode } from './tree.js';
 import {
   BUILTIN_DETECTORS, TIER_NAMES, unknownDetectorReason, WHO_VALUES, type DetectorCategory, type TierName, type Who,
-} from '../trial/catalogue.js';
+} from '../classifier/catalogue.js';
 import { HANG_ACTIONS, type ClassifierKeys, type CustomPattern, type ExitCodeMap, type HangAction, type SelfTestSample } from './types.js';
 
 /** What this module needs of the loader's context. */

@@ -1,6 +1,6 @@
 /** The typed recipe a loader call returns. */
 import type { CheckedCondition } from '../condition/validate.js';
-import type { DetectorCategory, TierName, Who } from '../trial/catalogue.js';
+import type { DetectorCategory, TierName, Who } from '../classifier/catalogue.js';
 
 export type OnMatch = 'fail' | 'warn' | 'info';
 

@@ -5,12 +5,12 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FiredDetector } from './classify.js';
-import type { ExitDecision } from './exit-codes.js';
+import type { FiredDetector } from '../classifier/classify.js';
+import type { ExitDecision } from '../classifier/exit-codes.js';
 import type { GpuSummary } from './gpu.js';
-import type { KernelEvent } from './tier3-catalogue.js';
+import type { KernelEvent } from '../classifier/tier3-catalogue.js';
 import type { HangRecord } from './tier2-session.js';
-import type { Verdict } from './verdict.js';
+import type { Verdict } from '../classifier/verdict.js';
 
 export const RESULT_FILE = 'result.json';
 export const LOG_FILE = 'output.log';

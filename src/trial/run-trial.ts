@@ -19,12 +19,12 @@ import { tailFile } from './log-tail.js';
 import { packageInfo } from './package-info.js';
 import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
 import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
-import { classify, disableSet, enabledPatterns, isDisabled, tierDisabled, type DisableSet } from './classify.js';
+import { classify, disableSet, enabledPatterns, isDisabled, tierDisabled, type DisableSet } from '../classifier/classify.js';
 import { hasCoreFile } from './core-file.js';
-import { resolveExitStatus } from './exit-codes.js';
-import { detectTier1 } from './tier1.js';
+import { resolveExitStatus } from '../classifier/exit-codes.js';
+import { detectTier1 } from '../classifier/tier1.js';
 import { DEFAULT_TIER2_KEYS, Tier2Session } from './tier2-session.js';
-import { gpuHealthIds, scanKernelLines } from './tier3-catalogue.js';
+import { gpuHealthIds, scanKernelLines } from '../classifier/tier3-catalogue.js';
 import { readKernelLog } from './tier3-kernel.js';
 import type { Tier3Record } from './result-json.js';
 

@@ -8,7 +8,7 @@
  */
 import { findTool } from '../gpu/find-tool.js';
 import { runTool } from '../gpu/run-tool.js';
-import type { KernelLine } from './tier3-catalogue.js';
+import type { KernelLine } from '../classifier/tier3-catalogue.js';
 
 /** The original's timeout for a dmesg call. */
 export const KERNEL_LOG_TIMEOUT_MS = 10_000;
