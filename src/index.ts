@@ -30,6 +30,20 @@ export type { CustomPattern, LoadRecipeOptions, OnMatch, Recipe, RecipeMode, Reg
 export { formatWarning, lintRecipe } from './lint/lint.js';
 export type { LintWarning } from './lint/lint.js';
 
+// The classifier's pure parts: the detector catalogue and categories, combining tiers, exit codes, self-tests
+// (docs/classifier.md)
+export { BUILTIN_DETECTORS, TIER_NAMES, WHO_VALUES, unknownDetectorReason } from './classifier/catalogue.js';
+export type { BuiltinDetector, DetectorCategory, TierName, Who } from './classifier/catalogue.js';
+export { classify, disableSet, enabledPatterns } from './classifier/classify.js';
+export type { Classification, ClassifyInput, DetectorKind, DisableSet, FiredDetector } from './classifier/classify.js';
+export { resolveExitStatus } from './classifier/exit-codes.js';
+export type { ExitDecision } from './classifier/exit-codes.js';
+export { formatSelfTestFailure, runSelfTests } from './classifier/self-test.js';
+export type { SelfTestOutcome } from './classifier/self-test.js';
+export { scanKernelLines, TIER3_IDS, XID_TABLE } from './classifier/tier3-catalogue.js';
+export type { KernelEvent, KernelLine } from './classifier/tier3-catalogue.js';
+export type { ExitCodeMap, SelfTestSample } from './recipe/types.js';
+
 // Scanning
 export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS } from './scan/tier4.js';
 export type { BuiltinPattern } from './scan/tier4.js';

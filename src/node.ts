@@ -11,11 +11,17 @@ export { runTrial } from './trial/run-trial.js';
 export type { TrialOptions, TrialOutcome, TrialProgress } from './trial/run-trial.js';
 export { LOG_FILE, RESULT_FILE } from './trial/result-json.js';
 export type { TierDurations, TrialResult } from './trial/result-json.js';
-export { detectTier1 } from './trial/tier1.js';
-export type { Tier1Context } from './trial/tier1.js';
-export { ERROR_DETECTOR_IDS, partitionDetectors, verdictFromDetectors } from './trial/verdict.js';
-export type { PartitionedDetectors, Verdict } from './trial/verdict.js';
+export { detectTier1 } from './classifier/tier1.js';
+export type { Tier1Context } from './classifier/tier1.js';
+export { ERROR_DETECTOR_IDS, partitionDetectors, verdictFromDetectors } from './classifier/verdict.js';
+export type { PartitionedDetectors, Verdict } from './classifier/verdict.js';
 export { TrialLogScanner } from './trial/log-scanner.js';
+export { HangMonitor, evaluateHangPredicate } from './trial/tier2-hang.js';
+export type { HangProbes, HangReport, HangSignals } from './trial/tier2-hang.js';
+export type { HangRecord } from './trial/tier2-session.js';
+export { readKernelLog } from './trial/tier3-kernel.js';
+export type { Tier3Record } from './trial/result-json.js';
+export type { GpuHealth, GpuSamplerLike } from './trial/gpu.js';
 export type { LogScannerOptions } from './trial/log-scanner.js';
 
 // The GPU memory sampler

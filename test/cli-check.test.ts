@@ -11,7 +11,7 @@ const BAD = 'fixtures/recipes/invalid-condition.yaml';
 describe('aorta-probe check', () => {
   it('reports a valid recipe with its pattern count, exit 0', async () => {
     expect(await check(GOOD)).toEqual({ code: 0, out: `${GOOD}: valid (2 custom patterns)\n`, err: '' });
-    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({ valid: true, files: [{ file: GOOD, valid: true, custom_patterns: 2, warnings: [], error: null }] });
+    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({ valid: true, files: [{ file: GOOD, valid: true, custom_patterns: 2, warnings: [], self_tests: [], error: null }] });
     expect((await check(GOOD, '--strict')).code).toBe(0);
   });
 

@@ -96,8 +96,8 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
     const doc = onlyJson(fail.out) as { detectors: unknown[]; tier_durations_ms: { tier4: number } };
     expectValid('scan', doc);
     expect(doc.detectors).toEqual([
-      { id: 'tier4:nan_signature', kind: 'tier4', line: 3, byte_offset: 39, match: 'loss=nan', capture: {} },
-      { id: 'custom:nan_loss', kind: 'fail', line: 3, byte_offset: 39, match: 'loss=nan', capture: { loss: 'nan' } },
+      { id: 'tier4:nan_signature', kind: 'tier4', line: 3, byte_offset: 39, match: 'loss=nan', capture: {}, who: 'user', transient: false, category: null },
+      { id: 'custom:nan_loss', kind: 'fail', line: 3, byte_offset: 39, match: 'loss=nan', capture: { loss: 'nan' }, who: 'user', transient: false, category: 'numeric_silent' },
     ]);
     expect(Math.round(doc.tier_durations_ms.tier4 * 1000) / 1000).toBe(doc.tier_durations_ms.tier4);
     const bad = await cli(['scan', '--json', '--recipe', INVALID, CLEAN]);
@@ -162,8 +162,8 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
     expectValid('result', doc);
     expectValid('result', JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')));
     expect(doc.detectors).toEqual([
-      { id: 'tier4:nan_signature', kind: 'tier4', line: 2, byte_offset: 7, match: 'loss=nan', capture: {} },
-      { id: 'custom:nan_loss', kind: 'fail', line: 2, byte_offset: 7, match: 'loss=nan', capture: { loss: 'nan' } },
+      { id: 'tier4:nan_signature', kind: 'tier4', line: 2, byte_offset: 7, match: 'loss=nan', capture: {}, who: 'user', transient: false, category: null },
+      { id: 'custom:nan_loss', kind: 'fail', line: 2, byte_offset: 7, match: 'loss=nan', capture: { loss: 'nan' }, who: 'user', transient: false, category: 'numeric_silent' },
     ]);
     const bad = await cli(['run', '--json', '--recipe', INVALID, '--', 'true']);
     expect(bad.code).toBe(2);

@@ -8,10 +8,11 @@ import { scanLog } from '../src/scan/index.js';
 import {
   detectTier1, partitionDetectors, popenExitCode, readsTrialVars, TrialLogScanner, verdictFromDetectors, type Tier1Context,
 } from '../src/trial/index.js';
+import { hasCoreFile } from '../src/trial/core-file.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-trial-units-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const ctx = (c: Partial<Tier1Context>): Tier1Context => ({ exitCode: 0, timedOut: false, execFailed: false, interrupted: false, trialDir: null, ...c });
+const ctx = (c: Partial<Tier1Context>): Tier1Context => ({ exitCode: 0, timedOut: false, execFailed: false, interrupted: false, coreFile: false, ...c });
 
 describe('Tier 1', () => {
   it.each([
@@ -33,15 +34,15 @@ describe('Tier 1', () => {
   it('coredump: core.* (directories too) or a regular file named core; not after exec_failed', () => {
     const a = join(root, 'a');
     mkdirSync(join(a, 'core.77'), { recursive: true });
-    expect(detectTier1(ctx({ exitCode: -11, trialDir: a }))).toEqual(['tier1:sigsegv', 'tier1:coredump']);
+    expect(detectTier1(ctx({ exitCode: -11, coreFile: hasCoreFile(a) }))).toEqual(['tier1:sigsegv', 'tier1:coredump']);
     const b = join(root, 'b');
     mkdirSync(join(b, 'core'), { recursive: true }); // a directory named core does not count
-    expect(detectTier1(ctx({ trialDir: b }))).toEqual([]);
+    expect(detectTier1(ctx({ coreFile: hasCoreFile(b) }))).toEqual([]);
     const c = join(root, 'c');
     mkdirSync(c);
     writeFileSync(join(c, 'core'), '');
-    expect(detectTier1(ctx({ trialDir: c }))).toEqual(['tier1:coredump']);
-    expect(detectTier1(ctx({ exitCode: 127, execFailed: true, trialDir: c }))).toEqual(['tier1:exec_failed']);
+    expect(detectTier1(ctx({ coreFile: hasCoreFile(c) }))).toEqual(['tier1:coredump']);
+    expect(detectTier1(ctx({ exitCode: 127, execFailed: true, coreFile: hasCoreFile(c) }))).toEqual(['tier1:exec_failed']);
   });
 
   it("Popen's exit codes: signals negative", () => {

@@ -11,6 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { RecipeSchemaError } from '../condition/errors.js';
 import { formatWarning, lintRecipe, type LintWarning } from '../lint/index.js';
 import { loadRecipe } from '../recipe/index.js';
+import { formatSelfTestFailure, runSelfTests, type SelfTestOutcome } from '../classifier/self-test.js';
 import { githubAnnotations, type Annotation } from '../report/github.js';
 import { sarifLog, type SarifFinding } from '../report/sarif.js';
 import { parseCommandArgs, UsageError } from './args.js';
@@ -27,19 +28,22 @@ the loader's checks: the schema, each condition against the sandbox rules, each 
 (Python-only syntax is an error with a hint). Prints the first error at its file:line:col with
 the offending line and a caret; or, for a valid recipe, one warning per lint finding (a
 condition that can never fire, a capture group the regex lacks or may leave unset, a constant
-condition), each at its file:line:col with a caret, its code and a suggested fix, then
-'RECIPE: valid (N custom patterns)' (with ', W warnings' when there are any).
+condition), each at its file:line:col with a caret, its code and a suggested fix, one line
+per failing self-test (the recipe's tests: samples, at their file:line:col with expected vs
+got), then 'RECIPE: valid (N custom patterns)' (with ', W warnings' and the self-test count
+when there are any).
 
   --format FORMAT  text (default); json: one object {"valid": bool, "files": [{"file", "valid",
-                   "custom_patterns", "warnings", "error"}]} (schemas/check.schema.json);
+                   "custom_patterns", "warnings", "self_tests", "error"}]}
+                   (schemas/check.schema.json);
                    sarif: SARIF 2.1.0, a result per error and warning, with the suggested fix;
                    github: GitHub Actions annotations (::error / ::warning).
   --json           The same as --format json.
   --strict         Exit 1 when there are warnings (the recipe is still reported valid).
   -h, --help       Show this help and exit.
 
-Exit status, the worst over the files: 0 valid, 1 invalid or (with --strict) valid with
-warnings, 2 usage error or an unreadable file.
+Exit status, the worst over the files: 0 valid, 1 invalid, a failing self-test, or (with
+--strict) valid with warnings, 2 usage error or an unreadable file.
 
 Examples:
   aorta-probe check fixtures/recipes/example-probe-smoke.yaml
@@ -89,14 +93,19 @@ export interface CheckedFile {
   /** null when the recipe did not load. */
   custom_patterns: number | null;
   warnings: LintWarning[];
+  /** The recipe's `tests:` samples, run through the classifier (empty when it has none or did not load). */
+  self_tests: SelfTestRecord[];
   error: ErrorRecord | null;
 }
+
+export type SelfTestRecord = Pick<SelfTestOutcome, 'name' | 'line' | 'col' | 'passed' | 'got' | 'mismatches'>;
 
 interface Checked {
   readonly record: CheckedFile;
   readonly code: number;
   /** The text output's message for an invalid or unreadable file. */
   readonly message: string | null;
+  readonly failedTests: readonly SelfTestOutcome[];
 }
 
 async function checkOne(path: string, strict: boolean, stdin: Readable | undefined): Promise<Checked> {
@@ -106,17 +115,22 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
     bytes = await readInput(path, stdin);
   } catch (err) {
     const e = err as ReadError;
-    return { record: { file, valid: false, custom_patterns: null, warnings: [], error: errorRecord(e) }, code: EXIT.usage, message: `aorta-probe check: ${e.message}` };
+    return { record: { file, valid: false, custom_patterns: null, warnings: [], self_tests: [], error: errorRecord(e) }, code: EXIT.usage, message: `aorta-probe check: ${e.message}`, failedTests: [] };
   }
   try {
     const recipe = loadRecipe(bytes, file);
     // The loader accepted the bytes, so they are valid UTF-8; positions point into this text.
     const warnings = lintRecipe(recipe, new TextDecoder('utf-8').decode(bytes));
-    const record = { file, valid: true, custom_patterns: recipe.customPatterns.length, warnings, error: null };
-    return { record, code: strict && warnings.length > 0 ? EXIT.fail : EXIT.ok, message: null };
+    // The recipe's own `tests:` samples: a failing one makes check fail (the recipe is still valid).
+    const tests = runSelfTests(recipe);
+    const failedTests = tests.filter((t) => !t.passed);
+    const self_tests = tests.map((t) => ({ name: t.name, line: t.line, col: t.col, passed: t.passed, got: t.got, mismatches: t.mismatches }));
+    const record = { file, valid: true, custom_patterns: recipe.customPatterns.length, warnings, self_tests, error: null };
+    const code = failedTests.length > 0 || (strict && warnings.length > 0) ? EXIT.fail : EXIT.ok;
+    return { record, code, message: null, failedTests };
   } catch (err) {
     if (!(err instanceof RecipeSchemaError)) throw err;
-    return { record: { file, valid: false, custom_patterns: null, warnings: [], error: errorRecord(err, file) }, code: EXIT.fail, message: err.message };
+    return { record: { file, valid: false, custom_patterns: null, warnings: [], self_tests: [], error: errorRecord(err, file) }, code: EXIT.fail, message: err.message, failedTests: [] };
   }
 }
 
@@ -146,8 +160,13 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
         }
         const n = r.record.custom_patterns ?? 0;
         const w = warnings.length;
-        await io.write(warnings.map((x) => `${formatWarning(x)}\n`).join('') +
-          `${file}: ${c.green('valid')} (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${c.yellow(`${w} warning${w === 1 ? '' : 's'}`)}` : ''})\n`);
+        const tests = r.record.self_tests.length;
+        const failed = r.failedTests.length;
+        const testNote = tests === 0 ? '' : failed === 0
+          ? `, ${tests} self-test${tests === 1 ? '' : 's'} passed`
+          : `, ${c.red(`${failed} of ${tests} self-test${tests === 1 ? '' : 's'} failed`)}`;
+        await io.write(warnings.map((x) => `${formatWarning(x)}\n`).join('') + r.failedTests.map((t) => `${formatSelfTestFailure(t)}\n`).join('') +
+          `${file}: ${c.green('valid')} (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${c.yellow(`${w} warning${w === 1 ? '' : 's'}`)}` : ''}${testNote})\n`);
       }
     }
   }

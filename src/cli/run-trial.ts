@@ -21,11 +21,13 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
-import { runTrial, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
+import { runTrial, type TrialOutcome, type TrialResult } from '../trial/index.js';
+import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
 export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format F] [--quiet]
-                       [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS] -- CMD [ARGS...]
+                       [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS]
+                       [--disable-detector TIER[:ID]]... -- CMD [ARGS...]
 
 Runs CMD with ARGS (no shell) as one trial and classifies it: Tier 1 (exit code, signals,
 timeout, a command that cannot start), the 7 built-in Tier 4 log patterns and the recipe's
@@ -49,6 +51,10 @@ as written, to DIR/output.log; the record goes to DIR/result.json.
                        github: GitHub Actions annotations. With any but text the command's
                        output goes to stderr, so stdout holds only the document.
   --json               The same as --format json.
+  --disable-detector TIER[:ID]
+                       Turn off a tier (tier1..tier5) or one detector (tier2:hang, custom:ID);
+                       repeatable, united with the recipe's disable_detectors and
+                       disable_detector_tiers.
   --quiet              Do not show the command's output (it is still saved).
   -h, --help           Show this help and exit.
 
@@ -63,7 +69,8 @@ Ctrl-C stops the trial (SIGINT to its process group; a second Ctrl-C sends SIGKI
 writes result.json (tier1:interrupted, verdict error unless something failed).
 
 Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,
-130 interrupted by Ctrl-C (128+N for signal N).
+130 interrupted by Ctrl-C (128+N for signal N); a recipe's exit_codes: map may choose
+other statuses for a fail or an error (docs/classifier.md).
 `;
 
 /** Kept as a name for callers; every command's usage error is the one UsageError. */
@@ -80,6 +87,8 @@ export interface RunArgs {
   readonly gpuTool: GpuToolChoice;
   readonly gpuIntervalMs: number | undefined;
   readonly argv: readonly string[];
+  /** --disable-detector TIER[:ID], in the order given. */
+  readonly disableDetectors: readonly string[];
 }
 
 const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
@@ -88,7 +97,7 @@ export type RunFormat = (typeof RUN_FORMATS)[number];
 const RUN_OPTIONS = {
   recipe: { type: 'string' }, out: { type: 'string' }, timeout: { type: 'string' }, 'gpu-tool': { type: 'string' },
   'gpu-interval': { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
+  'disable-detector': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
 } as const;
 const SYNOPSIS = 'Usage: aorta-probe run [options] -- CMD [ARGS...]';
 
@@ -100,7 +109,7 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   const sep = args.indexOf('--');
   const own = sep === -1 ? args : args.slice(0, sep);
   if (own.includes('-h') || own.includes('--help')) {
-    return { help: true, recipe: null, out: null, timeoutSec: null, format: 'text', quiet: false, gpuTool: 'auto', gpuIntervalMs: undefined, argv: [] };
+    return { help: true, recipe: null, out: null, timeoutSec: null, format: 'text', quiet: false, gpuTool: 'auto', gpuIntervalMs: undefined, argv: [], disableDetectors: [] };
   }
   if (sep === -1) {
     // `run node -e 0`: say what is missing before complaining about the command's own options.
@@ -120,7 +129,7 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   const gpuTool = v['gpu-tool'] ?? 'auto';
   if (!(GPU_TOOLS as readonly string[]).includes(gpuTool)) throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
   const result: RunArgs = {
-    help: false, recipe: v.recipe ?? null, out: v.out ?? null,
+    help: false, recipe: v.recipe ?? null, out: v.out ?? null, disableDetectors: v['disable-detector'] ?? [],
     timeoutSec: v.timeout === undefined ? null : positiveSeconds('--timeout', v.timeout),
     format: pickFormat(RUN_FORMATS, v.format, v.json), quiet: v.quiet === true, gpuTool: gpuTool as GpuToolChoice,
     gpuIntervalMs: v['gpu-interval'] === undefined ? undefined : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
@@ -143,10 +152,6 @@ export interface RunIo {
   readonly env?: NodeJS.ProcessEnv;
 }
 
-export function verdictExitCode(verdict: Verdict): 0 | 1 | 3 {
-  return verdict === 'pass' ? 0 : verdict === 'fail' ? 1 : 3;
-}
-
 function defaultOutDir(): string {
   const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   return join('probe_results', `${t}-${process.pid}`);
@@ -166,6 +171,15 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
       return EXIT.usage;
     }
     recipe = loaded.recipe;
+  }
+  // Checked against the recipe: a custom:ID must name one of its patterns.
+  for (const token of args.disableDetectors) {
+    if ((TIER_NAMES as readonly string[]).includes(token)) continue;
+    const reason = unknownDetectorReason(token, recipe?.customPatterns.map((p) => p.id) ?? []);
+    if (reason !== null) {
+      io.stderr.write(`aorta-probe run: --disable-detector: ${reason}\n`);
+      return 2;
+    }
   }
   const outDir = args.out ?? defaultOutDir();
   try {
@@ -203,6 +217,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
       env,
       signal: interrupt.signal,
       forceKill: forceKill.signal,
+      disableDetectors: args.disableDetectors,
       onProgress: progress === null ? undefined : (p) => progress.update(p.elapsedMs, () =>
         `${p.running ? 'running' : 'reading the rest of the log'} ${(p.elapsedMs / 1000).toFixed(1)} s · log ${formatBytes(p.bytes)} · ${formatBytes(Math.round(p.bytes / Math.max(p.elapsedMs / 1000, 0.001)))}/s`),
     });
@@ -219,7 +234,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   // The result is on disk already; a reader that went away (EPIPE) does not change the exit status.
   await writeQuietly(io.stdout, formatOutcome(args.format, outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0));
   if (result.interrupted && stoppedBy !== null) return signalExitCode(stoppedBy);
-  return verdictExitCode(result.verdict);
+  return result.exit_status.status;
 }
 
 /** The trial in `format` (result.json's object for json). */
@@ -259,8 +274,9 @@ export function writeQuietly(stream: Writable, text: string): Promise<void> {
 }
 
 /** `exit_code` with the signal's name when it is one (-11 → "-11 (SIGSEGV)"). */
-export function describeExitCode(r: Pick<TrialResult, 'exit_code' | 'timed_out' | 'exec_error'>): string {
+export function describeExitCode(r: Pick<TrialResult, 'exit_code' | 'timed_out' | 'exec_error'> & { hang?: TrialResult['hang'] }): string {
   if (r.timed_out) return `${r.exit_code} (timed out)`;
+  if (r.hang?.killed === true) return `${r.exit_code} (killed: hang)`;
   if (r.exec_error !== null) return `${r.exit_code} (${r.exec_error})`;
   if (r.exit_code < 0) {
     const name = Object.entries(constants.signals).find(([, n]) => n === -r.exit_code)?.[0];
@@ -281,6 +297,19 @@ export function shownPath(path: string): string {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
 }
 
+/** Tier 2 and 3 lines, only when they have something to say. */
+function describeTiers23(r: TrialResult): string {
+  let out = '';
+  const h = r.hang;
+  if (h?.detected) {
+    const held = Object.entries(h.signals ?? {}).filter(([, v]) => v).map(([k]) => k).join(' + ');
+    out += `hang: detected after ${h.detected_after_sec} s (${held})${h.killed ? ', trial killed' : ''}${h.reconciled ? ', reconciled (exit 0)' : ''}\n`;
+  }
+  for (const reason of (r.tier3?.disabled_reasons ?? []).filter((x) => x.startsWith('kernel log'))) out += `tier3: not checked: ${reason}\n`;
+  if (r.exit_status.reason !== 'default') out += `exit status: ${r.exit_status.status} (exit_codes: ${r.exit_status.reason})\n`;
+  return out;
+}
+
 /** The human summary of a trial. `separate`: a blank line first, after the command's own output. */
 export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false): string {
   const r = outcome.result;
@@ -299,6 +328,7 @@ export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false)
     `error detectors: ${list(r.error_detectors_fired, c.yellow)}\n` +
     `warn detectors: ${list(r.warn_detectors_fired, c.yellow)}\n` +
     `capture: {${capture.join(', ')}}\n` +
+    describeTiers23(r) +
     `log: ${shownPath(outcome.logPath)} (${formatBytes(r.log.bytes)})\n` +
     `result: ${shownPath(outcome.resultPath)}\n`
   );

@@ -19,6 +19,7 @@ import { errorRecord, jsonLine, ReadError, roundMs } from './json-output.js';
 import { readRecipe } from './recipe-file.js';
 import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
+import { classify, disableSet, enabledPatterns, isDisabled, tierDisabled, withCategories } from '../classifier/classify.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
                         [--format text|json|junit|github]
@@ -168,12 +169,22 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   }
   const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
   const t0 = performance.now();
-  let result: ScanResult;
+  // The recipe's disables apply as in a trial: disabled custom patterns are not scanned, disabled ids not listed.
+  const disabled = disableSet(recipe);
+  const scanRecipe = recipe === null ? null : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
+  let scanned: ScanResult;
   try {
-    result = await scanStream(recipe, progress === null ? source : withProgress(source, progress, total), args.vars);
+    scanned = await scanStream(scanRecipe, progress === null ? source : withProgress(source, progress, total), args.vars);
   } finally {
     progress?.clear();
   }
+  const c = classify({
+    tier1: [], tier2: [], tier3: [], scanFailures: scanned.failure_detectors_fired, scanWarnings: scanned.warn_detectors_fired, disabled, launched: true, recipe,
+  });
+  const result: ScanResult = {
+    ...scanned, verdict: c.verdict === 'pass' ? 'pass' : 'fail', failure_detectors_fired: c.failures, warn_detectors_fired: c.warnings,
+    detectors: withCategories(scanned.detectors.filter((d) => !isDisabled(disabled, d.id)), c.detectors, recipe),
+  };
   const seconds = (performance.now() - t0) / 1000;
   const log = shownLog(args.log);
   const classified: Classified = {

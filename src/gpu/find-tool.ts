@@ -10,14 +10,14 @@ export type GpuToolName = 'amd-smi' | 'nvidia-smi';
  * `$ROCM_PATH/bin` (`/opt/rocm/bin` when `ROCM_PATH` is unset), where ROCm installs it without
  * putting it on PATH.
  */
-export function searchDirs(name: GpuToolName, env: NodeJS.ProcessEnv): string[] {
+export function searchDirs(name: string, env: NodeJS.ProcessEnv): string[] {
   const dirs = (env['PATH'] ?? '').split(delimiter).filter((d) => d !== '');
   if (name === 'amd-smi') dirs.push(join(env['ROCM_PATH'] ?? '/opt/rocm', 'bin'));
   return dirs;
 }
 
 /** The absolute path of the first executable regular file named `name`, or `null`. */
-export async function findTool(name: GpuToolName, env: NodeJS.ProcessEnv): Promise<string | null> {
+export async function findTool(name: string, env: NodeJS.ProcessEnv): Promise<string | null> {
   for (const dir of searchDirs(name, env)) {
     const file = join(dir, name);
     try {

@@ -10,6 +10,7 @@ import { isPySpace } from '../condition/unicode-tables.js';
 import { validateCondition, type CheckedCondition } from '../condition/validate.js';
 import { compileRegex, RegexEngineError, RegexSyntaxError } from '../regex/index.js';
 import { sha256Hex } from './sha256.js';
+import { DEFAULT_CLASSIFIER_KEYS, dictGet as get, loadClassifierKeys } from './classifier-keys.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
 import { mapScalarValue } from './scalar-map.js';
@@ -32,6 +33,8 @@ export const PROBE_ONLY_KEYS: readonly string[] = [
   'tier3_vram_growth', 'disable_detectors', 'disable_detector_tiers', 'retain', 'redaction',
   // Ours, not the original's: the sweep's env bundles and retry policy (validated in src/sweep/config.ts).
   'mitigations', 'retry',
+  // ours: the classifier's keys (docs/classifier.md)
+  'progress_regex', 'hang_action', 'detector_categories', 'exit_codes', 'tests',
 ];
 export const VALID_TOP_LEVEL: readonly string[] = [...COMMON_KEYS, ...TRIAGE_ONLY_KEYS, ...PROBE_ONLY_KEYS].sort();
 const PROBE_REQUIRED = ['schema_version', 'trials', 'mitigation_axis', 'diagnostic_axis'];
@@ -58,11 +61,6 @@ class Ctx {
   pos(at: { start: number; end: number }): FilePos {
     return spanPos(this.text, this.lc, at.start, at.end);
   }
-}
-
-function get(d: PyNode, key: string): PyNode | undefined {
-  for (const e of d.entries ?? []) if (e.key.kind === 'str' && e.key.value === key) return e.value;
-  return undefined;
 }
 
 function keyNode(d: PyNode, key: string): PyNode | undefined {
@@ -140,13 +138,15 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
     ctx.fail(`recipe top-level must be a mapping, got ${root?.typeName ?? 'NoneType'}`, root ?? { start: 0, end: 0 });
   }
   const keys = root.entries!.map((e) => keyName(e.key));
-  const bare = keys.length === 1 && keys[0] === 'custom_patterns';
+  // A bare file is `custom_patterns:`, optionally with its `tests:` samples.
+  const bare = keys.includes('custom_patterns') && keys.every((k) => k === 'custom_patterns' || k === 'tests');
   if (bare) {
+    const customPatterns = validateCustomPatterns(ctx, get(root, 'custom_patterns')!, options);
     return {
       fileName, sourceSha256, bare, mode: 'probe', schemaVersion: null, ticket: null, trials: null,
       mitigationAxis: [], diagnosticAxis: [], timeoutPerTrial: null, envPassthroughMode: 'inherit',
       hangWindowSec: 30, hangGracePeriodAtStart: 60,
-      customPatterns: validateCustomPatterns(ctx, get(root, 'custom_patterns')!, options), keys,
+      customPatterns, keys, ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
     };
   }
   return loadFull(ctx, root, keys, sourceSha256, options);
@@ -222,7 +222,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
     // Triage recipes carry no scanner input; their own keys are not validated here.
     return {
       ...base, ticket: null, trials: null, mitigationAxis: [], diagnosticAxis: [], timeoutPerTrial: null,
-      envPassthroughMode: 'inherit', hangWindowSec: 30, hangGracePeriodAtStart: 60, customPatterns: [],
+      envPassthroughMode: 'inherit', hangWindowSec: 30, hangGracePeriodAtStart: 60, customPatterns: [], ...DEFAULT_CLASSIFIER_KEYS,
     };
   }
   // build_probe_recipe_from_dict, in its order.
@@ -293,6 +293,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
     ...base, ticket: ticketNode?.kind === 'str' ? (ticketNode.value as string) : null,
     trials: Number(trialsNode.value), mitigationAxis: axes[0]!, diagnosticAxis: axes[1]!, timeoutPerTrial,
     envPassthroughMode, hangWindowSec, hangGracePeriodAtStart, customPatterns,
+    ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
   };
 }
 
@@ -304,6 +305,8 @@ function positiveNumber(ctx: Ctx, root: PyNode, key: string, dflt: number, allow
   if (allowZero ? !(v >= 0) : !(v > 0)) ctx.fail(`recipe.${key}: must be ${allowZero ? '>=' : '>'} 0 when set, got ${reprNode(n)}`, n);
   return v;
 }
+
+const regexCheck = (ctx: Ctx, options: LoadRecipeOptions) => (node: PyNode, template: string): void => compileHook(ctx, options, node, template);
 
 /** By default a regex is checked by compiling it on RE2 (and releasing it at once). */
 const compileOnRe2: RegexCompileHook = (source, flags) => compileRegex(source, flags).dispose();

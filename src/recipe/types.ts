@@ -1,5 +1,6 @@
 /** The typed recipe a loader call returns. */
 import type { CheckedCondition } from '../condition/validate.js';
+import type { DetectorCategory, TierName, Who } from '../classifier/catalogue.js';
 
 export type OnMatch = 'fail' | 'warn' | 'info';
 
@@ -35,8 +36,50 @@ export interface CustomPattern {
 
 export type RecipeMode = 'triage' | 'probe';
 
-/** The subset of recipe keys the scanner consumes; every other accepted key is kept raw in `extra`. */
-export interface Recipe {
+/** What Tier 2 does once a hang is detected: only record it, or also stop the trial. */
+export type HangAction = 'record' | 'kill';
+export const HANG_ACTIONS: readonly HangAction[] = ['kill', 'record'];
+
+/** The recipe's `exit_codes:` map (what `aorta-probe run` exits with), see src/trial/exit-codes.ts. */
+export interface ExitCodeMap {
+  readonly detector: ReadonlyMap<string, number>;
+  readonly category: ReadonlyMap<Who | 'transient', number>;
+  readonly verdict: ReadonlyMap<'fail' | 'error', number>;
+}
+
+/** One recipe `tests:` sample: a log snippet and trial values, and what classifying them must give. */
+export interface SelfTestSample {
+  readonly name: string;
+  readonly log: string;
+  readonly exitCode: number;
+  readonly walltimeSec: number;
+  readonly peakVramMib: number | null;
+  readonly expectVerdict: 'pass' | 'fail' | 'error';
+  /** The exact set of fired detectors (failure, error and warn), or null when not checked. */
+  readonly expectDetectors: readonly string[] | null;
+  /** Captures that must be present with these values (others may be too), or null. */
+  readonly expectCapture: Readonly<Record<string, string>> | null;
+  readonly line: number;
+  readonly col: number;
+}
+
+/** The classifier keys (Tiers 2 and 3, disabling, categories, exit codes, self-tests) with their defaults applied. */
+export interface ClassifierKeys {
+  /** When set, Tier 2's output signal is "no new line matching it" instead of "no new output". */
+  readonly progressRegex: string | null;
+  readonly hangAction: HangAction;
+  readonly tier3VramGrowth: boolean;
+  /** Sorted, as the loader read them. */
+  readonly disableDetectors: readonly string[];
+  readonly disableDetectorTiers: readonly TierName[];
+  /** Category overrides by detector id (built-in or custom). */
+  readonly detectorCategories: ReadonlyMap<string, DetectorCategory>;
+  readonly exitCodes: ExitCodeMap | null;
+  readonly tests: readonly SelfTestSample[];
+}
+
+/** The subset of recipe keys the scanner and the classifier consume. */
+export interface Recipe extends ClassifierKeys {
   readonly fileName: string;
   /** sha256 (hex) of the recipe text. */
   readonly sourceSha256: string;

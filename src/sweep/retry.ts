@@ -3,8 +3,9 @@
  * detectors is listed in `retry.on`, by id or by category.
  *
  * A detector's category comes, in this order, from the record itself — a fired-detector entry that is an object
- * `{id, category}`, or a `detector_categories: {id: category}` map (the shapes a classifier that assigns
- * categories writes) — and else from the recipe's `custom_patterns[].category`.
+ * `{id, category}`, or a `detector_categories` map from id to a category or to the classifier's
+ * `{kind, who, transient, category}` (what `aorta-probe run` writes) — and else from the recipe's
+ * `custom_patterns[].category`.
  */
 import type { Recipe } from '../recipe/index.js';
 import type { RetryPolicy } from './config.js';
@@ -18,7 +19,10 @@ export interface FiredDetector {
 export function firedDetectors(record: Readonly<Record<string, unknown>>, recipeCategories: ReadonlyMap<string, string> = new Map()): FiredDetector[] {
   const map = record.detector_categories;
   const fromMap = (id: string): string | null => {
-    if (map !== null && typeof map === 'object' && typeof (map as Record<string, unknown>)[id] === 'string') return (map as Record<string, string>)[id]!;
+    const v = map !== null && typeof map === 'object' ? (map as Record<string, unknown>)[id] : undefined;
+    if (typeof v === 'string') return v;
+    // The classifier's shape: {kind, who, transient, category} per id; its category is the pattern's, when it has one.
+    if (v !== null && typeof v === 'object' && typeof (v as { category?: unknown }).category === 'string') return (v as { category: string }).category;
     return recipeCategories.get(id) ?? null;
   };
   const out: FiredDetector[] = [];

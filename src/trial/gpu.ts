@@ -16,10 +16,27 @@ export interface GpuOptions {
   readonly devices?: readonly string[];
 }
 
-/** What the runner needs of a sampler (the `GpuSampler` class satisfies it; tests may inject their own). */
+/** Device readings Tier 3 compares: before the spawn and after the exit (null: not read). */
+export interface GpuHealth {
+  readonly vramBeforeMib: number | null;
+  readonly vramAfterMib: number | null;
+  /** A cumulative thermal-throttle event counter, before and after. */
+  readonly throttleBefore: number | null;
+  readonly throttleAfter: number | null;
+}
+
+/**
+ * What the runner needs of a sampler (the `GpuSampler` class satisfies it; tests may inject their own). The two
+ * optional readings feed Tier 2's GPU-idle signal and Tier 3's `vram_growth` / `thermal_throttle`; a sampler
+ * without them leaves those signals unavailable (GPU never idle; Tier 3's GPU part disabled, with the reason).
+ */
 export interface GpuSamplerLike {
   start(rootPid: number): void;
   stop(): Promise<GpuSummary>;
+  /** Latest GPU utilization in percent (the busiest GPU), or null when unknown. */
+  utilizationPct?(): number | null;
+  /** After stop(): the readings around the trial. */
+  health?(): GpuHealth | null;
 }
 
 export type GpuSamplerFactory = (options: GpuOptions) => Promise<GpuSamplerLike>;
@@ -61,6 +78,26 @@ export class GuardedGpu {
       this.#sampler?.start(pid);
     } catch (err) {
       this.#warnings.push(`GPU sampler could not start sampling: ${describe(err)}`);
+    }
+  }
+
+  /** Latest utilization, or null (no sampler, no reading, or the sampler does not read it). */
+  utilizationPct(): number | null {
+    try {
+      return this.#sampler?.utilizationPct?.() ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The readings around the trial, or why there are none. */
+  health(): GpuHealth | string {
+    if (this.#sampler === null) return 'no GPU sampler';
+    if (this.#sampler.health === undefined) return 'the GPU sampler reads no post-exit VRAM or throttle counters';
+    try {
+      return this.#sampler.health() ?? 'the GPU sampler took no readings';
+    } catch (err) {
+      return `the GPU sampler failed: ${describe(err)}`;
     }
   }
 

@@ -5,16 +5,19 @@
  */
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FiredDetector } from '../scan/index.js';
+import type { DetectorCategoryFields, FiredDetector } from '../classifier/classify.js';
+import type { ExitDecision } from '../classifier/exit-codes.js';
+import type { FiredDetector as LogDetector } from '../scan/index.js';
 import type { GpuSummary } from './gpu.js';
-import type { Verdict } from './verdict.js';
+import type { KernelEvent } from '../classifier/tier3-catalogue.js';
+import type { HangRecord } from './tier2-session.js';
+import type { Verdict } from '../classifier/verdict.js';
 
 export const RESULT_FILE = 'result.json';
 export const LOG_FILE = 'output.log';
 
 export interface TierDurations {
   tier1: number;
-  /** Tier 2 (hang) and Tier 3 (dmesg, amd-smi kernel state) are not implemented here: always 0. */
   tier2: number;
   tier3: number;
   tier4: number;
@@ -38,8 +41,11 @@ export interface TrialResult {
   interrupted: boolean;
   /** Why the command could not start, else null. */
   exec_error: string | null;
-  /** The log detectors that fired (Tier 4 and 5, info ones too), each with its line and byte offset in the log. */
-  detectors: FiredDetector[];
+  /**
+   * The log detectors that fired (Tier 4 and 5, info ones too), each with its line and byte offset in the log and
+   * its category (who, transient, the pattern's category).
+   */
+  detectors: (LogDetector & DetectorCategoryFields)[];
   /** The combined stdout+stderr, in the output directory. */
   log: { file: string; bytes: number };
   timeout_sec: number | null;
@@ -47,6 +53,28 @@ export interface TrialResult {
   gpu: GpuSummary;
   started_at: string;
   versions: { aorta_probe: string; builtin_patterns: string; node: string; gpu_tool: string | null };
+  /** Every fired detector (failures, errors, warnings; Tiers 1–3 too) by id: its kind and category. */
+  detector_categories: Record<string, Omit<FiredDetector, 'id'>>;
+  /** Tier 2's record; null when Tier 2 (or `tier2:hang`) is disabled or the command never started. */
+  hang: HangRecord | null;
+  /** Tier 3's record; null when Tier 3 is disabled or the command never started. */
+  tier3: Tier3Record | null;
+  /** The effective disables (recipe plus --disable-detector), sorted. */
+  disabled_detectors: string[];
+  disabled_detector_tiers: string[];
+  /** What `aorta-probe run` exits with, and why (`exit_codes:` in the recipe). */
+  exit_status: ExitDecision;
+}
+
+export interface Tier3Record {
+  /** Where the kernel messages came from, or null when none could be read. */
+  kernel_source: 'dmesg' | 'journalctl' | null;
+  /** Kernel lines stamped inside the trial's window. */
+  kernel_lines_in_window: number;
+  /** The kernel events that fired (at most 100). */
+  events: KernelEvent[];
+  /** Why a part of Tier 3 could not run ("kernel log: ...", "GPU: ..."); empty when all of it ran. */
+  disabled_reasons: string[];
 }
 
 /** Writes `result.json` into `dir` and returns its path. */

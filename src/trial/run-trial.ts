@@ -19,8 +19,14 @@ import { tailFile } from './log-tail.js';
 import { packageInfo } from './package-info.js';
 import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
 import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
-import { detectTier1 } from './tier1.js';
-import { partitionDetectors, verdictFromDetectors } from './verdict.js';
+import { categoriesById, classify, disableSet, enabledPatterns, isDisabled, tierDisabled, withCategories, type DisableSet } from '../classifier/classify.js';
+import { hasCoreFile } from './core-file.js';
+import { resolveExitStatus } from '../classifier/exit-codes.js';
+import { detectTier1 } from '../classifier/tier1.js';
+import { DEFAULT_TIER2_KEYS, Tier2Session } from './tier2-session.js';
+import { gpuHealthIds, scanKernelLines } from '../classifier/tier3-catalogue.js';
+import { readKernelLog } from './tier3-kernel.js';
+import type { Tier3Record } from './result-json.js';
 
 /** The original's grace between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 10_000;
@@ -63,6 +69,8 @@ export interface TrialOptions {
   readonly onProgress?: (progress: TrialProgress) => void;
   /** Window size and deferred-candidate budget (tests). */
   readonly scan?: LogScannerOptions;
+  /** `--disable-detector` tokens (a tier name or a detector id, already checked), united with the recipe's. */
+  readonly disableDetectors?: readonly string[];
 }
 
 export interface TrialOutcome {
@@ -78,7 +86,11 @@ interface RunFacts {
   walltimeSec: number;
   timedOut: boolean;
   interrupted: boolean;
+  killedForHang: boolean;
   execError: string | null;
+  /** Epoch milliseconds of the spawn and of the exit (Tier 3's kernel window). */
+  startedMs: number;
+  endedMs: number;
 }
 
 /** Runs `argv` (no shell) as one trial of `recipe` (null: Tier 1 and Tier 4 only). */
@@ -91,37 +103,55 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   const env = { ...(options.env ?? process.env), AORTA_PROBE_TRIAL_DIR: outDir };
 
-  const scanner = new TrialLogScanner(recipe, { spillDir: outDir, ...options.scan }); // compiles the patterns before anything runs
+  const disabled = disableSet(recipe, options.disableDetectors);
+  // Disabled custom patterns are removed before the scan (no capture, no missing required pattern).
+  const scanRecipe = recipe === null ? null : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
+  const scanner = new TrialLogScanner(scanRecipe, { spillDir: outDir, ...options.scan }); // compiles the patterns before anything runs
+  let tier2: Tier2Session | null = null;
   try {
     const gpu = await GuardedGpu.create({ tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env, devices: options.gpuDevices }, options.gpuSamplerFactory);
+    tier2 = isDisabled(disabled, 'tier2:hang') ? null : new Tier2Session(recipe ?? DEFAULT_TIER2_KEYS, logPath, () => gpu.utilizationPct());
     const startedAt = new Date().toISOString();
-    const facts = await execute(argv, { ...options, outDir, logPath, env, timeoutSec, killGraceMs }, scanner, gpu);
+    const facts = await execute(argv, { ...options, outDir, logPath, env, timeoutSec, killGraceMs, tier2 }, scanner, gpu);
     const gpuSummary = await gpu.stop();
     const vars = { exit_code: facts.exitCode, walltime_sec: facts.walltimeSec, peak_vram_mib: gpuSummary.peakVramMib };
+    const launched = facts.execError === null;
 
     const t1 = performance.now();
     const tier1 = detectTier1({
-      exitCode: facts.exitCode, timedOut: facts.timedOut, execFailed: facts.execError !== null, interrupted: facts.interrupted, trialDir: outDir,
+      exitCode: facts.exitCode, timedOut: facts.timedOut, execFailed: !launched, interrupted: facts.interrupted,
+      killedForHang: facts.killedForHang, coreFile: hasCoreFile(outDir),
     });
     const tier1Ms = performance.now() - t1;
+    const t2 = performance.now();
+    const hang = tier2?.finish(facts.exitCode, facts.timedOut) ?? { ids: [], record: null };
+    const tier2Ms = performance.now() - t2;
+    const t3 = performance.now();
+    const tier3 = launched && !tierDisabled(disabled, 'tier3') ? await runTier3(facts, gpu, recipe?.tier3VramGrowth ?? true, env) : { ids: [], record: null };
+    const tier3Ms = performance.now() - t3;
     const scan = await scanner.finish(vars);
-    const { failures, errors } = partitionDetectors([...tier1, ...scan.failure_detectors_fired]);
+    const c = classify({
+      tier1, tier2: hang.ids, tier3: tier3.ids, scanFailures: scan.failure_detectors_fired, scanWarnings: scan.warn_detectors_fired,
+      disabled, launched, recipe,
+    });
     const info = packageInfo();
     const result: TrialResult = {
-      verdict: verdictFromDetectors(failures, errors),
+      verdict: c.verdict,
       exit_code: facts.exitCode,
       walltime_sec: facts.walltimeSec,
       peak_vram_mib: gpuSummary.peakVramMib,
       argv: [...argv],
-      failure_detectors_fired: failures,
-      error_detectors_fired: errors,
-      warn_detectors_fired: scan.warn_detectors_fired,
+      failure_detectors_fired: c.failures,
+      error_detectors_fired: c.errors,
+      warn_detectors_fired: c.warnings,
       capture: scan.capture,
-      tier_durations_ms: { tier1: micro(tier1Ms), tier2: 0, tier3: 0, tier4: micro(scan.tier_durations_ms.tier4), tier5: micro(scan.tier_durations_ms.tier5) },
+      tier_durations_ms: {
+        tier1: micro(tier1Ms), tier2: micro(tier2Ms), tier3: micro(tier3Ms), tier4: micro(scan.tier_durations_ms.tier4), tier5: micro(scan.tier_durations_ms.tier5),
+      },
       timed_out: facts.timedOut,
       interrupted: facts.interrupted,
       exec_error: facts.execError,
-      detectors: scan.detectors,
+      detectors: withCategories(scan.detectors, c.detectors, recipe),
       log: { file: LOG_FILE, bytes: scanner.bytes },
       timeout_sec: timeoutSec,
       recipe: recipe === null ? null : { file: recipe.fileName, sha256: recipe.sourceSha256 },
@@ -133,14 +163,45 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
         node: process.version,
         gpu_tool: gpuSummary.tool === null ? null : `${gpuSummary.tool} ${gpuSummary.toolVersion ?? 'unknown'}`,
       },
+      detector_categories: categoriesById(c.detectors),
+      hang: hang.record,
+      tier3: tier3.record,
+      ...disabledFields(disabled),
+      exit_status: resolveExitStatus(c.verdict, c.detectors, recipe?.exitCodes ?? null),
     };
     return { result, resultPath: writeResultJson(outDir, result), logPath, deferred: scan.deferred };
   } finally {
     scanner.dispose();
+    tier2?.dispose();
   }
 }
 
+function disabledFields(d: DisableSet): { disabled_detectors: string[]; disabled_detector_tiers: string[] } {
+  return { disabled_detectors: [...d.ids].sort(), disabled_detector_tiers: [...d.tiers].sort() };
+}
+
+/** Tier 3 after the exit: the kernel log of the trial's window, and the sampler's readings around it. */
+async function runTier3(facts: RunFacts, gpu: GuardedGpu, vramGrowth: boolean, env: NodeJS.ProcessEnv): Promise<{ ids: string[]; record: Tier3Record }> {
+  const record: Tier3Record = { kernel_source: null, kernel_lines_in_window: 0, events: [], disabled_reasons: [] };
+  const ids = new Set<string>();
+  const kernel = await readKernelLog(facts.startedMs, Math.max(facts.endedMs, Date.now()), env);
+  if (kernel.ok) {
+    const k = scanKernelLines(kernel.lines);
+    record.kernel_source = kernel.source;
+    record.kernel_lines_in_window = kernel.lines.length;
+    record.events = k.events;
+    for (const id of k.ids) ids.add(id);
+  } else {
+    record.disabled_reasons.push(`kernel log: ${kernel.reason}`);
+  }
+  const health = gpu.health();
+  if (typeof health === 'string') record.disabled_reasons.push(`GPU: ${health}`);
+  else for (const id of gpuHealthIds(health, vramGrowth)) ids.add(id);
+  return { ids: [...ids], record };
+}
+
 interface ExecuteOptions extends TrialOptions {
+  readonly tier2: Tier2Session | null;
   readonly outDir: string;
   readonly logPath: string;
   readonly env: NodeJS.ProcessEnv;
@@ -158,9 +219,11 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
   if (o.signal?.aborted) {
     // Stopped before it started: nothing ran, as if the command had died of the forwarded signal at once.
     closeSync(logFd);
-    return { exitCode: popenExitCode(null, abortSignalName()), walltimeSec: 0, timedOut: false, interrupted: true, execError: null };
+    const now = Date.now();
+    return { exitCode: popenExitCode(null, abortSignalName()), walltimeSec: 0, timedOut: false, interrupted: true, killedForHang: false, execError: null, startedMs: now, endedMs: now };
   }
   let child;
+  const startedMs = Date.now();
   try {
     child = await spawnChild(argv, { logFd, env: o.env, cwd: o.cwd });
   } finally {
@@ -182,7 +245,10 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
       await writeWithBackpressure(o.echo, Buffer.from(text));
       o.echo.off('error', ignore);
     }
-    return { exitCode: child.exitCode, walltimeSec: micro((child.failedAt - child.startedAt) / 1000), timedOut: false, interrupted: false, execError: child.message };
+    return {
+      exitCode: child.exitCode, walltimeSec: micro((child.failedAt - child.startedAt) / 1000), timedOut: false, interrupted: false,
+      killedForHang: false, execError: child.message, startedMs, endedMs: Date.now(),
+    };
   }
 
   gpu.start(child.pid);
@@ -215,6 +281,13 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
   o.forceKill?.addEventListener('abort', onForceKill, { once: true });
   if (o.signal?.aborted) onAbort();
   if (o.forceKill?.aborted) onForceKill();
+  // hang_action: kill stops the trial as a timeout does (SIGTERM to the group, SIGKILL after the grace).
+  let killedForHang = false;
+  o.tier2?.start(child.pid, () => {
+    if (timedOut || interrupted || child.exited()) return;
+    killedForHang = true;
+    stop('SIGTERM');
+  });
 
   const pump = streamLog(o.logPath, child.exit, child.startedAt, scanner, o);
   pump.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
@@ -227,20 +300,25 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
     o.signal?.removeEventListener('abort', onAbort);
     o.forceKill?.removeEventListener('abort', onForceKill);
   }
+  const endedMs = Date.now();
+  await o.tier2?.stop();
   // A stopped trial's stragglers (children that ignored the gentle signal) do not outlive it.
-  if (timedOut || interrupted) child.signalGroup('SIGKILL');
+  if (timedOut || interrupted || killedForHang) child.signalGroup('SIGKILL');
   await pump;
   return {
-    exitCode: timedOut ? -1 : exit.exitCode,
+    exitCode: timedOut || killedForHang ? -1 : exit.exitCode,
     walltimeSec: micro((exit.at - child.startedAt) / 1000),
     timedOut,
     interrupted,
+    killedForHang,
     execError: null,
+    startedMs,
+    endedMs,
   };
 }
 
 /** Tails the log into the scanner and the echo stream until the command has exited and the file is drained. */
-async function streamLog(logPath: string, exited: Promise<unknown>, startedAt: number, scanner: TrialLogScanner, o: TrialOptions): Promise<void> {
+async function streamLog(logPath: string, exited: Promise<unknown>, startedAt: number, scanner: TrialLogScanner, o: ExecuteOptions): Promise<void> {
   const handle = await open(logPath, 'r');
   let running = true;
   void exited.then(() => (running = false));
@@ -253,6 +331,7 @@ async function streamLog(logPath: string, exited: Promise<unknown>, startedAt: n
   try {
     for await (const chunk of tailFile(handle, { ended: exited })) {
       scanner.push(chunk);
+      o.tier2?.push(chunk);
       if (echo !== null && !echo.destroyed) await writeWithBackpressure(echo, chunk);
       o.onProgress?.({ bytes: scanner.bytes, elapsedMs: performance.now() - startedAt, running });
     }

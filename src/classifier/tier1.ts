@@ -6,10 +6,11 @@
  * else a timeout → `timeout` (the synthetic exit code -1 says nothing); else an interrupt → `interrupted`;
  * else a mapped signal; else any non-zero exit → `exit_nonzero` (so SIGKILL -9 and SIGTERM -15 are
  * `exit_nonzero`). `coredump` is appended independently (except after `exec_failed`).
+ *
+ * A trial that Tier 2 stopped (`hang_action: kill`) gets no exit id: the exit is our kill, as after a timeout,
+ * and `tier2:hang` says what happened. Pure (no I/O): the core-file look-up is `core-file.ts`, so recipe
+ * self-tests can run this in a browser.
  */
-import { readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-
 export const TIER1_TIMEOUT = 'tier1:timeout';
 export const TIER1_EXEC_FAILED = 'tier1:exec_failed';
 export const TIER1_INTERRUPTED = 'tier1:interrupted';
@@ -28,8 +29,10 @@ export interface Tier1Context {
   readonly timedOut: boolean;
   readonly execFailed: boolean;
   readonly interrupted: boolean;
-  /** Directory searched (non-recursively) for `core` / `core.*`; null skips the check. */
-  readonly trialDir: string | null;
+  /** Stopped by Tier 2's `hang_action: kill`. */
+  readonly killedForHang?: boolean;
+  /** A core file was found in the trial directory (`hasCoreFile`). */
+  readonly coreFile: boolean;
 }
 
 export function detectTier1(ctx: Tier1Context): string[] {
@@ -37,29 +40,11 @@ export function detectTier1(ctx: Tier1Context): string[] {
   const ids: string[] = [];
   if (ctx.timedOut) ids.push(TIER1_TIMEOUT);
   else if (ctx.interrupted) ids.push(TIER1_INTERRUPTED);
+  else if (ctx.killedForHang === true) {
+    // our kill: nothing to say about the exit
+  }
   else if (SIGNAL_DETECTORS.has(ctx.exitCode)) ids.push(SIGNAL_DETECTORS.get(ctx.exitCode)!);
   else if (ctx.exitCode !== 0) ids.push(TIER1_EXIT_NONZERO);
-  if (ctx.trialDir !== null && hasCoreFile(ctx.trialDir)) ids.push(TIER1_COREDUMP);
+  if (ctx.coreFile) ids.push(TIER1_COREDUMP);
   return ids;
-}
-
-/** The original's glob: any entry `core.*` (directories too), or a regular file named exactly `core`. */
-function hasCoreFile(dir: string): boolean {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return false;
-  }
-  for (const n of names) {
-    if (n.startsWith('core.')) return true;
-    if (n === 'core') {
-      try {
-        if (statSync(join(dir, n)).isFile()) return true;
-      } catch {
-        // vanished meanwhile
-      }
-    }
-  }
-  return false;
 }

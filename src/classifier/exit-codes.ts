@@ -1,0 +1,38 @@
+/**
+ * The exit status of `aorta-probe run`: the defaults (0 pass, 1 fail, 3 error) unless the recipe's `exit_codes:`
+ * map says otherwise, so that retry systems that see only exit codes (Kubernetes podFailurePolicy, GitLab
+ * retry:exit_codes, Buildkite, Slurm) can act on what the log says. A pass always exits 0.
+ *
+ * Resolution, first match wins: (1) `detector`: the first fired failure, then error, whose id is mapped;
+ * (2) `category`: `transient` if any fired failure or error is transient, then the *who* of the first fired
+ * failure or error that has a mapping; (3) `verdict`; (4) the default.
+ */
+import type { ExitCodeMap } from '../recipe/types.js';
+import type { FiredDetector } from './classify.js';
+import type { Verdict } from './verdict.js';
+
+export const DEFAULT_EXIT_STATUS: Readonly<Record<Verdict, number>> = { pass: 0, fail: 1, error: 3 };
+
+export interface ExitDecision {
+  readonly status: number;
+  /** What chose it: 'default', 'verdict:fail', 'category:transient', 'detector:tier2:hang', ... */
+  readonly reason: string;
+}
+
+export function resolveExitStatus(verdict: Verdict, detectors: readonly FiredDetector[], map: ExitCodeMap | null): ExitDecision {
+  if (verdict === 'pass' || map === null) return { status: DEFAULT_EXIT_STATUS[verdict], reason: 'default' };
+  const fired = [...detectors.filter((d) => d.kind === 'failure'), ...detectors.filter((d) => d.kind === 'error')];
+  for (const d of fired) {
+    const s = map.detector.get(d.id);
+    if (s !== undefined) return { status: s, reason: `detector:${d.id}` };
+  }
+  const transient = map.category.get('transient');
+  if (transient !== undefined && fired.some((d) => d.transient)) return { status: transient, reason: 'category:transient' };
+  for (const d of fired) {
+    const s = map.category.get(d.who);
+    if (s !== undefined) return { status: s, reason: `category:${d.who}` };
+  }
+  const v = map.verdict.get(verdict);
+  if (v !== undefined) return { status: v, reason: `verdict:${verdict}` };
+  return { status: DEFAULT_EXIT_STATUS[verdict], reason: 'default' };
+}

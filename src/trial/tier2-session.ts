@@ -1,0 +1,87 @@
+/**
+ * Tier 2 during one trial: a HangMonitor fed by the log as the runner reads it (or only by `progress_regex`
+ * lines), by the tree's I/O counters and the GPU sampler's utilization; `hang_action: kill` asks the runner to
+ * stop the trial. After the exit, `finish` applies the original's reconciliation (a latched hang of a trial that
+ * exited 0 without a timeout is dropped).
+ */
+import type { ClassifierKeys, Recipe } from '../recipe/types.js';
+import { treeIoTotal } from './proc-io.js';
+import { ProgressLines } from './progress-lines.js';
+import { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC, HANG_DETECTOR, HangMonitor, type HangReport } from './tier2-hang.js';
+
+export type Tier2Keys = Pick<Recipe, 'hangWindowSec' | 'hangGracePeriodAtStart'> & Pick<ClassifierKeys, 'progressRegex' | 'hangAction'>;
+
+export const DEFAULT_TIER2_KEYS: Tier2Keys = {
+  hangWindowSec: DEFAULT_HANG_WINDOW_SEC, hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC, progressRegex: null, hangAction: 'record',
+};
+
+/** result.json's `hang` record. */
+export interface HangRecord extends HangReport {
+  readonly action: 'record' | 'kill';
+  /** True when Tier 2 stopped the trial. */
+  readonly killed: boolean;
+  /** A hang latched, but the trial then exited 0 (not timed out): dropped, as the original. */
+  readonly reconciled: boolean;
+}
+
+export class Tier2Session {
+  readonly #keys: Tier2Keys;
+  readonly #progress: ProgressLines | null;
+  readonly #gpuUtil: () => number | null;
+  readonly #logPath: string;
+  #monitor: HangMonitor | null = null;
+  #killed = false;
+
+  constructor(keys: Tier2Keys, logPath: string, gpuUtilizationPct: () => number | null) {
+    this.#keys = keys;
+    this.#logPath = logPath;
+    this.#gpuUtil = gpuUtilizationPct;
+    this.#progress = keys.progressRegex === null ? null : new ProgressLines(keys.progressRegex);
+  }
+
+  /** Starts monitoring `pid`'s tree; `kill` stops the trial (called at most once, for `hang_action: kill`). */
+  start(pid: number, kill: () => void): void {
+    this.#monitor = new HangMonitor({
+      windowSec: this.#keys.hangWindowSec, graceSec: this.#keys.hangGracePeriodAtStart, progress: this.#progress !== null,
+      probes: { ioTotal: () => treeIoTotal(pid, this.#logPath), gpuUtilizationPct: this.#gpuUtil, now: () => performance.now() },
+      onHang: () => {
+        if (this.#keys.hangAction !== 'kill') return;
+        this.#killed = true;
+        kill();
+      },
+    });
+    this.#monitor.start();
+  }
+
+  /** The next chunk of the log. */
+  push(chunk: Uint8Array): void {
+    const m = this.#monitor;
+    if (m === null || !m.running) return;
+    m.noteOutput();
+    if (this.#progress !== null && this.#progress.push(chunk) > 0) m.noteProgress();
+  }
+
+  get killed(): boolean {
+    return this.#killed;
+  }
+
+  async stop(): Promise<void> {
+    await this.#monitor?.stop();
+  }
+
+  /** Releases the progress regex (idempotent). */
+  dispose(): void {
+    void this.#monitor?.stop();
+    this.#progress?.dispose();
+  }
+
+  /** Tier 2's ids and record, once the exit is known. */
+  finish(exitCode: number, timedOut: boolean): { ids: string[]; record: HangRecord | null } {
+    const m = this.#monitor;
+    if (m === null) return { ids: [], record: null };
+    const report = m.report();
+    const reconciled = report.detected && exitCode === 0 && !timedOut && !this.#killed;
+    const record: HangRecord = { ...report, action: this.#keys.hangAction, killed: this.#killed, reconciled };
+    return { ids: report.detected && !reconciled ? [HANG_DETECTOR] : [], record };
+  }
+}
