@@ -3,11 +3,10 @@
  * walltime_sec, peak_vram_mib, argv, the detector lists, capture, tier_durations_ms, timed_out), then ours.
  * Written atomically (temporary file + rename), so a reader never sees half a record.
  */
-import { renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { FiredDetector } from '../scan/index.js';
 import type { GpuSummary } from './gpu.js';
 import type { Verdict } from './verdict.js';
+import { writeAtomically } from './out-files.js';
 
 export const RESULT_FILE = 'result.json';
 export const LOG_FILE = 'output.log';
@@ -51,9 +50,5 @@ export interface TrialResult {
 
 /** Writes `result.json` into `dir` and returns its path. */
 export function writeResultJson(dir: string, result: TrialResult): string {
-  const path = join(dir, RESULT_FILE);
-  const tmp = join(dir, `.${RESULT_FILE}.${process.pid}.tmp`);
-  writeFileSync(tmp, `${JSON.stringify(result, null, 2)}\n`);
-  renameSync(tmp, path);
-  return path;
+  return writeAtomically(dir, RESULT_FILE, `${JSON.stringify(result, null, 2)}\n`);
 }
