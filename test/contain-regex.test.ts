@@ -8,7 +8,7 @@ const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 
 describe('regex engine containment in recipes and scans', () => {
   it('a pattern too large for the engine is a recipe error at its file:line:col; the next recipe loads', () => {
-    const text = 'custom_patterns:\n  - id: ok\n    match: {regex: NCCL}\n  - id: big\n    match: {regex: "\\\\pL{100}"}\n';
+    const text = `custom_patterns:\n  - id: ok\n    match: {regex: NCCL}\n  - id: big\n    match: {regex: "(?s)${'[^a]{1000}'.repeat(45)}"}\n`;
     let err: unknown;
     try {
       loadRecipe(text, 'r.yaml');
