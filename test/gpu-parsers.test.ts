@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseAmdSmiMetricMemory, parseAmdSmiProcess, parseAmdSmiVersion } from '../src/gpu/amd-smi.js';
 import { AMD_SMI_DRIVER, NVIDIA_SMI_DRIVER, amdUsedMib } from '../src/gpu/drivers.js';
-import { extractJsonDocuments } from '../src/gpu/json-docs.js';
+import { extractJsonDocuments, MAX_JSON_DOCUMENTS } from '../src/gpu/json-docs.js';
 import { parseNvidiaSmiComputeApps, parseNvidiaSmiGpuQuery } from '../src/gpu/nvidia-smi.js';
 import { parseProcStatPpid } from '../src/gpu/proc-tree.js';
 import { toMiB } from '../src/gpu/units.js';
@@ -293,5 +293,15 @@ describe('parseProcStatPpid', () => {
     expect(parseProcStatPpid('4321 (my (odd) name) S 77 4321 4321 0 -1 4194560 1 0 0 0')).toBe(77);
     expect(parseProcStatPpid('1 (systemd) S 0 1 1 0 -1')).toBe(0);
     expect(parseProcStatPpid('garbage')).toBeNull();
+  });
+});
+
+describe('tool output size (issue 12 §3)', () => {
+  it('`{}` printed a million times yields MAX_JSON_DOCUMENTS documents, and a record before them still parses', () => {
+    const flood = '{}'.repeat(1_000_000);
+    expect(extractJsonDocuments(flood).length).toBe(MAX_JSON_DOCUMENTS);
+    const record = '[{"gpu": 0, "mem_usage": {"used_vram": {"value": 100, "unit": "MB"}, "total_vram": {"value": 1000, "unit": "MB"}}}]';
+    const r = parseAmdSmiMetricMemory(`${record}\n${flood}`);
+    expect(r.ok && r.value.map((g) => g.usedVramMib)).toEqual([100]);
   });
 });

@@ -556,3 +556,19 @@ describe('a real GPU tool', () => {
     expect(summary.peakVramMib).not.toBeNull();
   }, 60000);
 });
+
+describe('implausible samples (issue 12 §5)', () => {
+  it('a 2^64 MiB reading is dropped with one warning and never becomes the peak', async () => {
+    const absurd = fixture('amd-smi/metric-rocm7.x-2gpu-peak.json').replace('"value": 2560', '"value": 18446744073709551616');
+    const s = scenario(['amd-smi'], {
+      'metric.1': fixture('amd-smi/metric-rocm7.x-2gpu.json'), // 512 + 256
+      metric: absurd,
+      process: fixture('amd-smi/process-rocm7.x-none.json'),
+    });
+    const r = await sample(s, {}, 4);
+    expect([r.attribution, r.baselineMib, r.peakVramMib]).toEqual(['device-minus-baseline', 768, 0]);
+    expect(r.warnings).toEqual([
+      'GPU memory sample ignored: gpu0 reported 18446744073709552000 MiB, over the plausible 67108864 MiB (a tool bug)',
+    ]);
+  });
+});

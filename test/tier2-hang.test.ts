@@ -197,7 +197,7 @@ describe('Tier 2 in a trial', () => {
       signals: { output_silent: true, io_idle: true, gpu_idle: false } });
     expect(result.hang!.detected_after_sec).toBeGreaterThanOrEqual(1);
     expect(result.walltime_sec).toBeLessThan(15);
-    expect(result.detectors).toEqual([{ id: 'tier2:hang', kind: 'failure', who: 'unknown', transient: true, category: null }]);
+    expect(result.detector_categories).toEqual({ 'tier2:hang': { kind: 'failure', who: 'unknown', transient: true, category: null } });
   }, 30_000);
 
   it('a heartbeat every 0.2 s without progress hangs when progress_regex is set', async () => {

@@ -115,7 +115,7 @@ describe('Tier 3 in a trial', () => {
     expect(result.verdict).toBe('fail');
     expect(result.failure_detectors_fired).toEqual(['tier3:amdgpu_reset']);
     expect(result.tier3).toMatchObject({ kernel_source: 'dmesg', kernel_lines_in_window: 1, events: [{ detector: 'tier3:amdgpu_reset', line: 'amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!' }] });
-    expect(result.detectors).toEqual([{ id: 'tier3:amdgpu_reset', kind: 'failure', who: 'platform', transient: true, category: null }]);
+    expect(result.detector_categories).toEqual({ 'tier3:amdgpu_reset': { kind: 'failure', who: 'platform', transient: true, category: null } });
   }, 30_000);
 
   it('an Xid warn event is a warning, not a failure', async () => {

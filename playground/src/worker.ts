@@ -11,7 +11,7 @@ import {
 } from '../../src/index.js';
 // Beyond the public API: the playground shows the engine's inner workings (AST node spans, scan windows, heap).
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
-import { defaultRegexCache, engineAbortReason, heapProbe } from '../../src/regex/index.js';
+import { defaultRegexCache, heapProbe } from '../../src/regex/index.js';
 import { feedSource, iterWindows, ScanSession, type AbsoluteMatch, type ScanObserver, type ScanPattern } from '../../src/scan/index.js';
 import type {
   CatalogueEntry, Diagnostic, FiringOut, MatchOut, PatternInfo, PatternResult, Request, Response, ScanOut, ScratchOut,
@@ -276,9 +276,6 @@ self.onmessage = (ev: MessageEvent<Request>) => {
     } catch (e) {
       post({ kind: 'fatal', seq: req.seq, error: errorText(e) });
     }
-    // re2-wasm refuses all work after an abort (its heap may be corrupt): ask the page for a fresh worker.
-    const aborted = engineAbortReason();
-    if (aborted !== null) post({ kind: 'poisoned', reason: aborted });
   });
 };
 

@@ -21,7 +21,7 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
-import { runTrial, type TrialOutcome, type TrialResult } from '../trial/index.js';
+import { runTrial, TrialOptionsError, TrialOutputError, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
 import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
@@ -221,6 +221,14 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
       onProgress: progress === null ? undefined : (p) => progress.update(p.elapsedMs, () =>
         `${p.running ? 'running' : 'reading the rest of the log'} ${(p.elapsedMs / 1000).toFixed(1)} s · log ${formatBytes(p.bytes)} · ${formatBytes(Math.round(p.bytes / Math.max(p.elapsedMs / 1000, 0.001)))}/s`),
     });
+  } catch (err) {
+    // An unusable --out is a usage error found before the trial started; failing to write afterwards is an I/O
+    // error (exit 3), never the "fail" status.
+    if (err instanceof TrialOutputError || err instanceof TrialOptionsError) {
+      io.stderr.write(`aorta-probe run: ${err.message}\n`);
+      return err instanceof TrialOutputError && !err.beforeStart ? 3 : 2;
+    }
+    throw err;
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

@@ -24,8 +24,15 @@ export interface JsonDocument {
 const MAX_FAILED_CANDIDATES = 16;
 
 /**
+ * A one-shot call prints one document per GPU section at most (a few on EPYC hosts, two on the builds that
+ * repeat it); past this many the rest of the text is not looked at. Without it `{}` printed a million times
+ * (2 MB, under the 4 MiB output cap) cost ~3 µs per document on the runner's event loop.
+ */
+export const MAX_JSON_DOCUMENTS = 256;
+
+/**
  * Returns every top-level JSON object or array in `text`, in order (up to the 16th candidate that
- * turns out not to be JSON).
+ * turns out not to be JSON, and at most MAX_JSON_DOCUMENTS of them).
  *
  * A document starts at the first non-blank character of a line when that is `{` or `[`, or, on a
  * line that starts with other text, at its first `{` (7.x: `AmdSmiException {"error": ...}`). From
@@ -38,9 +45,14 @@ export function extractJsonDocuments(text: string): JsonDocument[] {
   let lineStart = 0;
   let line = 1;
   let failed = 0;
-  while (lineStart < text.length && failed < MAX_FAILED_CANDIDATES) {
-    let lineEnd = text.indexOf('\n', lineStart);
-    if (lineEnd < 0) lineEnd = text.length;
+  // The end of the current line is looked up once per line, not once per document: many documents on one
+  // long line (`{}` a million times) would otherwise rescan the rest of the line after each one (quadratic).
+  let lineEnd = -1;
+  while (lineStart < text.length && failed < MAX_FAILED_CANDIDATES && docs.length < MAX_JSON_DOCUMENTS) {
+    if (lineEnd < lineStart) {
+      lineEnd = text.indexOf('\n', lineStart);
+      if (lineEnd < 0) lineEnd = text.length;
+    }
     const start = candidateStart(text, lineStart, lineEnd);
     if (start >= 0) {
       const end = matchBrackets(text, start);

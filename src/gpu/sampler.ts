@@ -58,6 +58,9 @@ const DEFAULT_CALL_TIMEOUT_MS = 5000;
 /** A query failing this many times in a row is given up for the run (it will not recover in seconds). */
 const MAX_CONSECUTIVE_FAILURES = 3;
 
+/** Largest believable single reading (64 TiB): today's largest GPU has 288 GB, so anything past this is a tool bug. */
+export const MAX_PLAUSIBLE_MIB = 2 ** 26;
+
 /** One query's state during a run. */
 interface QueryState {
   consecutiveFailures: number;
@@ -219,7 +222,7 @@ export class GpuSampler {
     if (reading === null) return;
     if (reading.toolVersion !== undefined) this.toolVersion = reading.toolVersion;
     const baseline = new Map<string, number>();
-    for (const [gpu, used] of reading.usedMib) if (used !== null && this.selects(gpu, reading)) baseline.set(gpu, used);
+    for (const [gpu, used] of reading.usedMib) if (used !== null && this.selects(gpu, reading) && this.plausible(used, gpu)) baseline.set(gpu, used);
     if (baseline.size > 0) this.baseline = baseline;
   }
 
@@ -276,6 +279,13 @@ export class GpuSampler {
     return ok;
   }
 
+  /** A reading past MAX_PLAUSIBLE_MIB is a tool bug (2^64 from an unsigned underflow), not memory: dropped. */
+  private plausible(mib: number, what: string): boolean {
+    if (mib <= MAX_PLAUSIBLE_MIB) return true;
+    this.warn('implausible', `GPU memory sample ignored: ${what} reported ${mib} MiB, over the plausible ${MAX_PLAUSIBLE_MIB} MiB (a tool bug)`);
+    return false;
+  }
+
   private recordDevice(reading: DeviceReading): void {
     if (this.baseline === null) return;
     let delta = 0;
@@ -283,7 +293,7 @@ export class GpuSampler {
     for (const [gpu, used] of reading.usedMib) {
       if (!this.selects(gpu, reading)) continue;
       const base = this.baseline.get(gpu);
-      if (used === null || base === undefined) continue;
+      if (used === null || base === undefined || !this.plausible(used, gpu)) continue;
       known = true;
       delta += Math.max(0, used - base);
     }
@@ -294,7 +304,7 @@ export class GpuSampler {
     // Same (GPU, pid) listed twice (duplicated documents, old amd-smi bugs): count it once.
     const perGpuPid = new Map<string, number>();
     for (const e of entries) {
-      if (!tree.has(e.pid) || e.mib === null || !this.selects(e.gpu)) continue;
+      if (!tree.has(e.pid) || e.mib === null || !this.selects(e.gpu) || !this.plausible(e.mib, `process ${e.pid}`)) continue;
       const key = `${e.gpu}\u0000${e.pid}`;
       perGpuPid.set(key, Math.max(perGpuPid.get(key) ?? 0, e.mib));
     }

@@ -6,8 +6,8 @@
  * keyed by (pattern, normalised flags); `handle.dispose()` releases the lease. An entry with no leases is kept in a
  * small idle LRU (`maxIdle`) for reuse and deleted when evicted or on `clear()`.
  */
-import { newRawRE2, readGroupNames, callEngine, type RawRE2 } from './engine.js';
-import { RegexDisposedError, RegexSyntaxError } from './errors.js';
+import { compileProgram, type Re2Program } from './engine.js';
+import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './errors.js';
 import { fastPathRegExp } from './fast-path.js';
 import { mayMatchNewline } from './newline.js';
 import { hintForRe2Error, translatePythonRegex, type RegexNote, type TranslatedPattern } from './syntax.js';
@@ -77,7 +77,7 @@ interface Entry {
   flags: string;
   source: string;
   notes: RegexNote[];
-  raw: RawRE2;
+  raw: Re2Program;
   /** groupNames[k] is the name of capture group k+1, or undefined. */
   groupNames: (string | undefined)[];
   lineLocal: boolean;
@@ -136,8 +136,8 @@ export class RegexHandle {
     this.#cache.release(e);
   }
 
-  /** @internal the embind handle, for the match functions. */
-  raw(): RawRE2 {
+  /** @internal the compiled program, for the match functions. */
+  raw(): Re2Program {
     const e = this.#entry;
     if (e === null) throw new RegexDisposedError(`regex ${JSON.stringify(this.pattern)} was used after dispose()`);
     return e.raw;
@@ -196,15 +196,22 @@ export class RegexCache {
     this.#misses++;
     const translated = translateOrRe2Error(pattern, norm);
     const source = norm.includes('m') ? `(?m)${translated.source}` : translated.source;
-    const raw = newRawRE2(source, norm.includes('i'), norm.includes('s'));
+    let raw: Re2Program;
+    try {
+      raw = compileProgram(source, norm.includes('i'), norm.includes('s'));
+    } catch (err) {
+      // The engine only knows the translated source; the user wrote `pattern`.
+      if (err instanceof RegexTooLargeError) throw new RegexTooLargeError(pattern, err.engineReason);
+      throw err;
+    }
     this.#compiled++;
     let ok = false;
     try {
-      if (!callEngine('compile', () => raw.ok())) {
-        const message = callEngine('compile', () => raw.error());
+      if (!raw.ok()) {
+        const message = raw.error();
         throw new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
       }
-      const names = readGroupNames(raw);
+      const names = raw.groupNames();
       // The embind class does not expose NumberOfCapturingGroups(); the tree numbers groups as RE2 does.
       const count = Math.max(translated.tree.groups.length, ...names.keys());
       const groupNames: (string | undefined)[] = [];
@@ -259,8 +266,8 @@ export class RegexCache {
     this.#free(entry.raw);
   }
 
-  #free(raw: RawRE2): void {
-    callEngine('delete', () => raw.delete());
+  #free(raw: Re2Program): void {
+    raw.delete();
     this.#deleted++;
   }
 }
@@ -285,14 +292,20 @@ function translateOrRe2Error(pattern: string, flags: string): TranslatedPattern 
     return translatePythonRegex(pattern, flags);
   } catch (e) {
     if (!(e instanceof RegexSyntaxError) || e.kind !== 'syntax') throw e;
-    const raw = newRawRE2(pattern, false, false);
+    let raw: Re2Program;
     try {
-      if (!callEngine('compile', () => raw.ok())) {
-        const message = callEngine('compile', () => raw.error());
+      raw = compileProgram(pattern, false, false);
+    } catch (err) {
+      if (err instanceof RegexTooLargeError) throw e; // Python's reason is the better one to report
+      throw err;
+    }
+    try {
+      if (!raw.ok()) {
+        const message = raw.error();
         throw new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
       }
     } finally {
-      callEngine('delete', () => raw.delete());
+      raw.delete();
     }
     throw e;
   }

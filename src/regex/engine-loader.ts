@@ -35,6 +35,10 @@ interface NodeProcess {
 
 let loaded: Re2Module | undefined;
 let loading: Promise<void> | undefined;
+/** Whether `loaded` was handed out by `freshRe2Module` already (each instance needs its own heap). */
+let loadedTaken = false;
+/** Browser: how `ready()` built `loaded`, to build further instances the same way. */
+let browserFactory: (() => Re2Module) | undefined;
 
 function nodeRequire(): ((id: string) => unknown) | undefined {
   const proc = (globalThis as { process?: NodeProcess }).process;
@@ -56,6 +60,23 @@ export function re2Module(): Re2Module {
   }
   loaded = req('re2-wasm/build/wasm/re2.js') as Re2Module;
   return loaded;
+}
+
+/**
+ * A module instance of its own (a new 16 MiB heap) for engine.ts's pool: the first call returns the loaded
+ * module, later ones evaluate the glue again (Node: a fresh require; browser: the factory `ready()` used).
+ */
+export function freshRe2Module(): Re2Module {
+  if (!loadedTaken) {
+    const first = re2Module();
+    loadedTaken = true;
+    return first;
+  }
+  if (browserFactory !== undefined) return browserFactory();
+  const req = nodeRequire() as (((id: string) => unknown) & { cache?: Record<string, unknown>; resolve?: (id: string) => string }) | undefined;
+  if (req === undefined) return re2Module(); // throws the "not loaded" error
+  if (req.cache !== undefined && req.resolve !== undefined) delete req.cache[req.resolve('re2-wasm/build/wasm/re2.js')];
+  return req('re2-wasm/build/wasm/re2.js') as Re2Module;
 }
 
 /** Whether the engine is loaded (or, in Node, loadable synchronously): regex work will not throw for want of it. */
@@ -88,9 +109,13 @@ async function loadInBrowser(options: ReadyOptions): Promise<void> {
   }
   const wasmBinary = await wasmBytes(src);
   const { default: createRe2Module } = await import('./re2-glue.generated.js');
-  const mod = createRe2Module({ wasmBinary }) as Partial<Re2Module>;
-  if (typeof mod.WrappedRE2 !== 'function') throw new RegexEngineError('re2-wasm did not initialise synchronously');
-  loaded = mod as Re2Module;
+  const make = (): Re2Module => {
+    const mod = createRe2Module({ wasmBinary }) as Partial<Re2Module>;
+    if (typeof mod.WrappedRE2 !== 'function') throw new RegexEngineError('re2-wasm did not initialise synchronously');
+    return mod as Re2Module;
+  };
+  loaded = make();
+  browserFactory = make;
 }
 
 async function wasmBytes(src: string | URL | ArrayBuffer | Uint8Array): Promise<Uint8Array> {

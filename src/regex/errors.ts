@@ -31,6 +31,7 @@ export type RegexSyntaxErrorKind =
   | 'syntax' // any other pattern Python's re rejects (message is Python's)
   | 'bad-flags' // compile flags outside "imsu"
   | 'not-a-string'
+  | 'too-large' // compiling it alone exhausts the engine's fixed heap
   | 're2'; // anything else RE2 rejected (message is RE2's)
 
 export interface RegexSyntaxErrorInit {
@@ -81,6 +82,41 @@ export class RegexSubjectTooLargeError extends Error {
 /** The WebAssembly module aborted (e.g. OOM). Its heap is then in an undefined state; the engine refuses further work. */
 export class RegexEngineError extends Error {
   override name = 'RegexEngineError';
+}
+
+/**
+ * Compiling the pattern alone, in a fresh engine instance, exhausted re2-wasm's fixed 16 MiB heap: it can never
+ * run. A recipe error (the loader reports it at the pattern's `file:line:col`); no other pattern is affected.
+ */
+export class RegexTooLargeError extends RegexSyntaxError {
+  override name = 'RegexTooLargeError';
+  constructor(
+    pattern: string,
+    readonly engineReason: string,
+  ) {
+    super({
+      kind: 'too-large',
+      pattern,
+      offset: -1,
+      detail: "too large for the regex engine: compiling it alone exhausts re2-wasm's fixed 16 MiB heap",
+      hint: 'a counted repeat copies its operand n times into the program (\\pL{100} is 100 copies of ~700 ranges): use a smaller count, a narrower class, or + / *',
+    });
+  }
+}
+
+/**
+ * Matching aborted the engine even with the pattern alone in a fresh instance (its DFA and the subject do not fit
+ * the 16 MiB heap together). Only this pattern on this subject failed; the engine keeps working.
+ */
+export class RegexMatchAbortError extends RegexEngineError {
+  override name = 'RegexMatchAbortError';
+  constructor(
+    readonly source: string,
+    readonly subjectBytes: number,
+    readonly reason: string,
+  ) {
+    super(`re2-wasm ran out of its 16 MiB heap matching ${JSON.stringify(source.length > 200 ? `${source.slice(0, 200)}…` : source)} on a ${subjectBytes}-byte subject (${reason})`);
+  }
 }
 
 /** A `RegexHandle` was used after `dispose()`. */

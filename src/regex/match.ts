@@ -30,7 +30,6 @@
  * ended; patterns that can match empty are rare in log scanning.)
  */
 import type { RegexHandle } from './compile.js';
-import { callEngine } from './engine.js';
 import { RegexSubjectTooLargeError } from './errors.js';
 import { MAX_SUBJECT_UTF8_BYTES, codePointWidths, utf8ByteLength } from './limits.js';
 
@@ -212,7 +211,7 @@ function* iterate(
       }
       throw new RegexSubjectTooLargeError(sub.length, limit);
     }
-    const r = callEngine('match', () => raw.match(sub, startCp, withGroups));
+    const r = raw.match(sub, startCp, withGroups);
 
     // Walk r.index code points from the context start to the match's UTF-16 index.
     let index = ctx16;

@@ -3,7 +3,6 @@
  * walltime_sec, peak_vram_mib, argv, the detector lists, capture, tier_durations_ms, timed_out), then ours.
  * Written atomically (temporary file + rename), so a reader never sees half a record.
  */
-import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DetectorCategoryFields, FiredDetector } from '../classifier/classify.js';
 import type { ExitDecision } from '../classifier/exit-codes.js';
@@ -12,6 +11,7 @@ import type { GpuSummary } from './gpu.js';
 import type { KernelEvent } from '../classifier/tier3-catalogue.js';
 import type { HangRecord } from './tier2-session.js';
 import type { Verdict } from '../classifier/verdict.js';
+import { writeAtomically } from './out-files.js';
 
 export const RESULT_FILE = 'result.json';
 export const LOG_FILE = 'output.log';
@@ -79,9 +79,5 @@ export interface Tier3Record {
 
 /** Writes `result.json` into `dir` and returns its path. */
 export function writeResultJson(dir: string, result: TrialResult): string {
-  const path = join(dir, RESULT_FILE);
-  const tmp = join(dir, `.${RESULT_FILE}.${process.pid}.tmp`);
-  writeFileSync(tmp, `${JSON.stringify(result, null, 2)}\n`);
-  renameSync(tmp, path);
-  return path;
+  return writeAtomically(dir, RESULT_FILE, `${JSON.stringify(result, null, 2)}\n`);
 }

@@ -7,8 +7,9 @@
  * the forwarded signal for an interrupt), then SIGKILL after `killGraceMs` if the command is still running; once
  * the command has exited, stragglers of a stopped trial get SIGKILL at once.
  */
-import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Recipe } from '../recipe/index.js';
@@ -17,6 +18,7 @@ import { GuardedGpu, type GpuSamplerFactory, type GpuToolChoice } from './gpu.js
 import { TrialLogScanner, type DeferredReport, type LogScannerOptions } from './log-scanner.js';
 import { tailFile } from './log-tail.js';
 import { packageInfo } from './package-info.js';
+import { createFresh, prepareOutDir, TrialOutputError } from './out-files.js';
 import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
 import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
 import { categoriesById, classify, disableSet, enabledPatterns, isDisabled, tierDisabled, withCategories, type DisableSet } from '../classifier/classify.js';
@@ -95,9 +97,14 @@ interface RunFacts {
 
 /** Runs `argv` (no shell) as one trial of `recipe` (null: Tier 1 and Tier 4 only). */
 export async function runTrial(recipe: Recipe | null, argv: readonly string[], options: TrialOptions): Promise<TrialOutcome> {
-  if (argv.length === 0) throw new RangeError('runTrial: argv is empty');
+  if (argv.length === 0) throw new TrialOptionsError('runTrial: argv is empty');
+  if (typeof options.outDir !== 'string' || options.outDir === '') throw new TrialOptionsError('runTrial: outDir must be a non-empty path');
+  const t = options.timeoutSec;
+  if (t !== undefined && t !== null && !(typeof t === 'number' && Number.isFinite(t) && t > 0)) {
+    throw new TrialOptionsError(`runTrial: timeoutSec must be a positive finite number of seconds or null, not ${String(t)}`);
+  }
   const outDir = resolve(options.outDir);
-  mkdirSync(outDir, { recursive: true });
+  prepareOutDir(outDir);
   const logPath = join(outDir, LOG_FILE);
   const timeoutSec = options.timeoutSec ?? recipe?.timeoutPerTrial ?? null;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
@@ -106,13 +113,24 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
   const disabled = disableSet(recipe, options.disableDetectors);
   // Disabled custom patterns are removed before the scan (no capture, no missing required pattern).
   const scanRecipe = recipe === null ? null : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
-  const scanner = new TrialLogScanner(scanRecipe, { spillDir: outDir, ...options.scan }); // compiles the patterns before anything runs
+  const scanner = new TrialLogScanner(scanRecipe, { spillDir: privateSpillDir(), ...options.scan }); // compiles the patterns before anything runs
   let tier2: Tier2Session | null = null;
+  let logFd = -1;
+  let logReader: FileHandle | null = null;
   try {
+    // Both ends of the log are opened before the trial runs: what it later does to the name cannot redirect them.
+    logFd = createFresh(logPath, true);
+    try {
+      logReader = await open(logPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch (err) {
+      throw new TrialOutputError(`cannot read back ${logPath}: ${(err as Error).message}`, logPath, true);
+    }
     const gpu = await GuardedGpu.create({ tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env, devices: options.gpuDevices }, options.gpuSamplerFactory);
     tier2 = isDisabled(disabled, 'tier2:hang') ? null : new Tier2Session(recipe ?? DEFAULT_TIER2_KEYS, logPath, () => gpu.utilizationPct());
     const startedAt = new Date().toISOString();
-    const facts = await execute(argv, { ...options, outDir, logPath, env, timeoutSec, killGraceMs, tier2 }, scanner, gpu);
+    const fd = logFd;
+    logFd = -1; // execute owns it now
+    const facts = await execute(argv, { ...options, outDir, logPath, logFd: fd, logReader, env, timeoutSec, killGraceMs, tier2 }, scanner, gpu);
     const gpuSummary = await gpu.stop();
     const vars = { exit_code: facts.exitCode, walltime_sec: facts.walltimeSec, peak_vram_mib: gpuSummary.peakVramMib };
     const launched = facts.execError === null;
@@ -171,6 +189,8 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
     };
     return { result, resultPath: writeResultJson(outDir, result), logPath, deferred: scan.deferred };
   } finally {
+    if (logFd !== -1) closeSync(logFd);
+    await logReader?.close();
     scanner.dispose();
     tier2?.dispose();
   }
@@ -200,10 +220,32 @@ async function runTier3(facts: RunFacts, gpu: GuardedGpu, vramGrowth: boolean, e
   return { ids: [...ids], record };
 }
 
+/** A runTrial option is out of range (argv empty, outDir empty, timeoutSec NaN / ≤ 0 / ∞). */
+export class TrialOptionsError extends RangeError {
+  override name = 'TrialOptionsError';
+}
+
+/**
+ * The deferred-candidate spill files go to a private directory (0700, outside `--out`, removed when the process
+ * exits): the trial's own files are in `--out`, so nothing it writes there can plant or edit candidates.
+ */
+let spillDir: string | null = null;
+function privateSpillDir(): string {
+  if (spillDir === null) {
+    const dir = mkdtempSync(join(tmpdir(), 'aorta-probe-spill-'));
+    spillDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return spillDir;
+}
+
 interface ExecuteOptions extends TrialOptions {
   readonly tier2: Tier2Session | null;
   readonly outDir: string;
   readonly logPath: string;
+  /** The freshly created log, for the child; closed here once it is spawned. */
+  readonly logFd: number;
+  readonly logReader: FileHandle;
   readonly env: NodeJS.ProcessEnv;
   readonly timeoutSec: number | null;
   readonly killGraceMs: number;
@@ -215,7 +257,7 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
     const r: unknown = o.signal?.reason;
     return typeof r === 'string' && /^SIG[A-Z0-9]+$/.test(r) ? (r as NodeJS.Signals) : 'SIGINT';
   };
-  const logFd = openSync(o.logPath, 'w');
+  const logFd = o.logFd;
   if (o.signal?.aborted) {
     // Stopped before it started: nothing ran, as if the command had died of the forwarded signal at once.
     closeSync(logFd);
@@ -232,7 +274,7 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
   if (child.kind === 'exec_failed') {
     // As the original, the reason goes into the log (it wrote str(exc) to stderr.log), which is then scanned.
     const text = `${child.message}\n`;
-    const fd = openSync(o.logPath, 'a');
+    const fd = openSync(o.logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     try {
       writeSync(fd, text);
     } finally {
@@ -289,7 +331,7 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
     stop('SIGTERM');
   });
 
-  const pump = streamLog(o.logPath, child.exit, child.startedAt, scanner, o);
+  const pump = streamLog(o.logReader, child.exit, child.startedAt, scanner, o);
   pump.catch(() => {}); // awaited below; this only keeps an early failure from counting as unhandled
   let exit: ChildExit;
   try {
@@ -318,8 +360,7 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
 }
 
 /** Tails the log into the scanner and the echo stream until the command has exited and the file is drained. */
-async function streamLog(logPath: string, exited: Promise<unknown>, startedAt: number, scanner: TrialLogScanner, o: ExecuteOptions): Promise<void> {
-  const handle = await open(logPath, 'r');
+async function streamLog(handle: FileHandle, exited: Promise<unknown>, startedAt: number, scanner: TrialLogScanner, o: ExecuteOptions): Promise<void> {
   let running = true;
   void exited.then(() => (running = false));
   // A terminal that goes away (EPIPE from `| head`) ends the echo, not the trial or its log.
@@ -337,7 +378,6 @@ async function streamLog(logPath: string, exited: Promise<unknown>, startedAt: n
     }
   } finally {
     o.echo?.off('error', onEchoError);
-    await handle.close();
   }
 }
 
