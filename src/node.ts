@@ -1,13 +1,14 @@
 /**
- * `aorta-probe/node`: everything in the package root plus what needs Node — the trial runner, the GPU sampler and
- * scanning a file by path. Documented in docs/library.md, docs/runner.md and docs/gpu.md.
+ * `aorta-probe/node`: everything in the package root plus what needs Node — the trial runner, the GPU sampler,
+ * scanning a file by path, sweeps and reports. Documented in docs/library.md, docs/runner.md and docs/gpu.md.
  */
 export * from './index.js';
 
 export { scanFile } from './scan/file.js';
 
 // The trial runner
-export { runTrial } from './trial/run-trial.js';
+export { runTrial, TrialOptionsError } from './trial/run-trial.js';
+export { TrialOutputError } from './trial/out-files.js';
 export type { TrialOptions, TrialOutcome, TrialProgress } from './trial/run-trial.js';
 export { LOG_FILE, RESULT_FILE } from './trial/result-json.js';
 export type { TierDurations, TrialResult } from './trial/result-json.js';
@@ -30,3 +31,9 @@ export type { GpuSamplerOptions, GpuSummary, GpuToolChoice } from './gpu/sampler
 export { parseAmdSmiMetricMemory, parseAmdSmiProcess, parseAmdSmiVersion } from './gpu/amd-smi.js';
 export { parseNvidiaSmiComputeApps, parseNvidiaSmiGpuQuery } from './gpu/nvidia-smi.js';
 export type { ParseResult, ToolOutputError } from './gpu/parse-result.js';
+
+// Sweeps and reports over many result.json files (docs/sweeps.md)
+export { runSweep, loadSweepPlan, emitK8s, emitSlurm } from './sweep/index.js';
+export type { SweepEvent, SweepOptions, SweepPlan, SweepSummary } from './sweep/index.js';
+export { aggregateResults, formatReport, readResults, REPORT_FORMATS } from './report/index.js';
+export type { CellSummary, ReportFormat, SweepReport, TrialRecord } from './report/index.js';

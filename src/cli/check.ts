@@ -174,7 +174,7 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
 }
 
 async function version(): Promise<string> {
-  return (await import('./run.js')).packageVersion();
+  return (await import('../trial/package-info.js')).packageInfo().version;
 }
 
 function findings(r: CheckedFile): SarifFinding[] {

@@ -10,7 +10,7 @@
  *   factory), imported lazily so a page that only evaluates conditions never downloads it.
  */
 import { RegexEngineError } from './errors.js';
-import type { RawRE2 } from './engine.js';
+import type { RawRE2 } from './re2-types.js';
 
 export interface Re2Module {
   WrappedRE2: new (pattern: string, ignoreCase: boolean, multiline: boolean, dotAll: boolean) => RawRE2;

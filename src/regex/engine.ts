@@ -32,38 +32,11 @@
  * The linear-time guarantee is RE2's own: nothing here changes which engine runs a pattern.
  */
 import { freshRe2Module, type Re2Module } from './engine-loader.js';
+import type { CppMap, RawMatch, RawRE2 } from './re2-types.js';
+
+export type { RawMatch, RawRE2 } from './re2-types.js';
 import { RegexEngineError, RegexMatchAbortError, RegexTooLargeError } from './errors.js';
 
-export interface RawMatch {
-  match: string;
-  /** Index of the match in the subject, counted in code points (not UTF-16 units, not bytes). -1 if none. */
-  index: number;
-  /** Capture groups 1..n; `undefined` for a group that did not take part. */
-  groups: (string | undefined)[];
-}
-
-interface CppVector<T> {
-  get(i: number): T;
-  size(): number;
-  delete(): void;
-}
-
-interface CppMap<K, V> {
-  keys(): CppVector<K>;
-  get(k: K): V;
-  delete(): void;
-}
-
-export interface RawRE2 {
-  ok(): boolean;
-  error(): string;
-  pattern(): string;
-  /** `input` may be a string (UTF-8 encoded by embind) or a Uint8Array of UTF-8 bytes (copied byte-wise). */
-  match(input: string | Uint8Array, start: number, getCapturingGroups: boolean): RawMatch;
-  capturingGroupNames(): CppMap<number, string>;
-  delete(): void;
-  isDeleted(): boolean;
-}
 
 
 /**
