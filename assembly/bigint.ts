@@ -64,7 +64,7 @@ export class BigInt {
  */
 function newLimbs(n: i32): StaticArray<u32> {
   let a = new StaticArray<u32>(n);
-  memory.fill(changetype<usize>(a), 0, <usize>n << 2);
+  memory.fill(changetype<usize>(a), 0, (<usize>n) << 2);
   return a;
 }
 
@@ -87,7 +87,8 @@ function make(sign: i32, d: StaticArray<u32>, n: i32): BigInt {
 function cmpMag(a: StaticArray<u32>, an: i32, b: StaticArray<u32>, bn: i32): i32 {
   if (an != bn) return an < bn ? -1 : 1;
   for (let i = an - 1; i >= 0; i--) {
-    let x = L(a, i), y = L(b, i);
+    let x = L(a, i),
+      y = L(b, i);
     if (x != y) return x < y ? -1 : 1;
   }
   return 0;
@@ -95,23 +96,27 @@ function cmpMag(a: StaticArray<u32>, an: i32, b: StaticArray<u32>, bn: i32): i32
 
 function addMag(a: StaticArray<u32>, an: i32, b: StaticArray<u32>, bn: i32): StaticArray<u32> {
   if (an < bn) {
-    let t = a; a = b; b = t;
-    let tn = an; an = bn; bn = tn;
+    let t = a;
+    a = b;
+    b = t;
+    let tn = an;
+    an = bn;
+    bn = tn;
   }
   let r = newLimbs(an + 1);
   let carry: u64 = 0;
   let i = 0;
   for (; i < bn; i++) {
     let s = <u64>L(a, i) + <u64>L(b, i) + carry;
-    unchecked(r[i] = <u32>s);
+    unchecked((r[i] = <u32>s));
     carry = s >> 32;
   }
   for (; i < an; i++) {
     let s = <u64>L(a, i) + carry;
-    unchecked(r[i] = <u32>s);
+    unchecked((r[i] = <u32>s));
     carry = s >> 32;
   }
-  unchecked(r[an] = <u32>carry);
+  unchecked((r[an] = <u32>carry));
   return r;
 }
 
@@ -122,12 +127,12 @@ function subMag(a: StaticArray<u32>, an: i32, b: StaticArray<u32>, bn: i32): Sta
   let i = 0;
   for (; i < bn; i++) {
     let s = <i64>L(a, i) - <i64>L(b, i) - borrow;
-    unchecked(r[i] = <u32>s);
+    unchecked((r[i] = <u32>s));
     borrow = (s >> 32) & 1;
   }
   for (; i < an; i++) {
     let s = <i64>L(a, i) - borrow;
-    unchecked(r[i] = <u32>s);
+    unchecked((r[i] = <u32>s));
     borrow = (s >> 32) & 1;
   }
   return r;
@@ -141,10 +146,10 @@ function mulMag(a: StaticArray<u32>, an: i32, b: StaticArray<u32>, bn: i32): Sta
     let carry: u64 = 0;
     for (let j = 0; j < bn; j++) {
       let t = ai * <u64>L(b, j) + <u64>L(r, i + j) + carry;
-      unchecked(r[i + j] = <u32>t);
+      unchecked((r[i + j] = <u32>t));
       carry = t >> 32;
     }
-    unchecked(r[i + bn] = <u32>carry);
+    unchecked((r[i + bn] = <u32>carry));
   }
   return r;
 }
@@ -155,11 +160,11 @@ function mulAddSmall(d: StaticArray<u32>, n: i32, mul: u32, add: u32): i32 {
   let m = <u64>mul;
   for (let i = 0; i < n; i++) {
     let t = <u64>L(d, i) * m + carry;
-    unchecked(d[i] = <u32>t);
+    unchecked((d[i] = <u32>t));
     carry = t >> 32;
   }
   if (carry != 0) {
-    unchecked(d[n] = <u32>carry);
+    unchecked((d[n] = <u32>carry));
     n++;
   }
   return n;
@@ -172,7 +177,7 @@ function divSmall(a: StaticArray<u32>, n: i32, v: u32, q: StaticArray<u32>): u32
   for (let i = n - 1; i >= 0; i--) {
     let cur = (rem << 32) | <u64>L(a, i);
     let qq = cur / vv;
-    unchecked(q[i] = <u32>qq);
+    unchecked((q[i] = <u32>qq));
     rem = cur - qq * vv;
   }
   return <u32>rem;
@@ -180,28 +185,30 @@ function divSmall(a: StaticArray<u32>, n: i32, v: u32, q: StaticArray<u32>): u32
 
 /** Magnitude << k (k >= 0) as a new array of length n + (k >> 5) + 1. */
 function shlMag(a: StaticArray<u32>, n: i32, k: i32): StaticArray<u32> {
-  let limbs = k >> 5, s = <u64>(k & 31);
+  let limbs = k >> 5,
+    s = <u64>(k & 31);
   let r = newLimbs(n + limbs + 1);
   let carry: u64 = 0;
   for (let i = 0; i < n; i++) {
-    let t = (<u64>L(a, i) << s) | carry;
-    unchecked(r[i + limbs] = <u32>t);
+    let t = ((<u64>L(a, i)) << s) | carry;
+    unchecked((r[i + limbs] = <u32>t));
     carry = t >> 32;
   }
-  unchecked(r[n + limbs] = <u32>carry);
+  unchecked((r[n + limbs] = <u32>carry));
   return r;
 }
 
 /** Magnitude >> k (k >= 0, truncating) as a new array (length may be 0). */
 function shrMag(a: StaticArray<u32>, n: i32, k: i32): StaticArray<u32> {
-  let limbs = k >> 5, s = <u64>(k & 31);
+  let limbs = k >> 5,
+    s = <u64>(k & 31);
   let rn = n - limbs;
   if (rn <= 0) return newLimbs(0);
   let r = newLimbs(rn);
   for (let i = 0; i < rn; i++) {
     let lo = <u64>L(a, i + limbs);
     let hi: u64 = i + limbs + 1 < n ? <u64>L(a, i + limbs + 1) : 0;
-    unchecked(r[i] = <u32>(((hi << 32) | lo) >> s));
+    unchecked((r[i] = <u32>(((hi << 32) | lo) >> s)));
   }
   return r;
 }
@@ -213,7 +220,7 @@ function anyBitsBelow(a: StaticArray<u32>, n: i32, k: i32): bool {
   let m = limbs < n ? limbs : n;
   for (let i = 0; i < m; i++) if (L(a, i) != 0) return true;
   if (limbs < n && (k & 31) != 0) {
-    if ((L(a, limbs) & ((<u32>1 << <u32>(k & 31)) - 1)) != 0) return true;
+    if ((L(a, limbs) & (((<u32>1) << (<u32>(k & 31))) - 1)) != 0) return true;
   }
   return false;
 }
@@ -227,13 +234,14 @@ function bitLenMag(a: StaticArray<u32>, n: i32): i32 {
 function low64(a: StaticArray<u32>, n: i32): u64 {
   if (n == 0) return 0;
   let v = <u64>L(a, 0);
-  if (n > 1) v |= <u64>L(a, 1) << 32;
+  if (n > 1) v |= (<u64>L(a, 1)) << 32;
   return v;
 }
 
 /** Bits [lo, lo + 64) of the magnitude (lo >= 0). */
 function bits64At(a: StaticArray<u32>, n: i32, lo: i32): u64 {
-  let li = lo >> 5, s = <u64>(lo & 31);
+  let li = lo >> 5,
+    s = <u64>(lo & 31);
   let w0: u64 = li < n ? <u64>L(a, li) : 0;
   let w1: u64 = li + 1 < n ? <u64>L(a, li + 1) : 0;
   let w2: u64 = li + 2 < n ? <u64>L(a, li + 2) : 0;
@@ -253,7 +261,7 @@ let divRemN: i32 = 0;
 function divmodMag(u: StaticArray<u32>, m: i32, v: StaticArray<u32>, n: i32): StaticArray<u32> {
   if (cmpMag(u, m, v, n) < 0) {
     let r = newLimbs(m);
-    for (let i = 0; i < m; i++) unchecked(r[i] = L(u, i));
+    for (let i = 0; i < m; i++) unchecked((r[i] = L(u, i)));
     divRem = r;
     divRemN = m;
     return newLimbs(0);
@@ -262,7 +270,7 @@ function divmodMag(u: StaticArray<u32>, m: i32, v: StaticArray<u32>, n: i32): St
     let q = newLimbs(m);
     let rem = divSmall(u, m, L(v, 0), q);
     let r = newLimbs(1);
-    unchecked(r[0] = rem);
+    unchecked((r[0] = rem));
     divRem = r;
     divRemN = rem != 0 ? 1 : 0;
     return q;
@@ -271,22 +279,22 @@ function divmodMag(u: StaticArray<u32>, m: i32, v: StaticArray<u32>, n: i32): St
   let s = <u64>clz(L(v, n - 1));
   let vn = newLimbs(n);
   for (let i = n - 1; i > 0; i--) {
-    unchecked(vn[i] = <u32>((<u64>L(v, i) << s) | (<u64>L(v, i - 1) >> (32 - s))));
+    unchecked((vn[i] = <u32>(((<u64>L(v, i)) << s) | (<u64>L(v, i - 1) >> (32 - s)))));
   }
-  unchecked(vn[0] = <u32>(<u64>L(v, 0) << s));
+  unchecked((vn[0] = <u32>((<u64>L(v, 0)) << s)));
   let un = newLimbs(m + 1);
-  unchecked(un[m] = <u32>(<u64>L(u, m - 1) >> (32 - s)));
+  unchecked((un[m] = <u32>(<u64>L(u, m - 1) >> (32 - s))));
   for (let i = m - 1; i > 0; i--) {
-    unchecked(un[i] = <u32>((<u64>L(u, i) << s) | (<u64>L(u, i - 1) >> (32 - s))));
+    unchecked((un[i] = <u32>(((<u64>L(u, i)) << s) | (<u64>L(u, i - 1) >> (32 - s)))));
   }
-  unchecked(un[0] = <u32>(<u64>L(u, 0) << s));
+  unchecked((un[0] = <u32>((<u64>L(u, 0)) << s)));
 
   let q = newLimbs(m - n + 1);
   let vtop = <u64>L(vn, n - 1);
   let vsec = <u64>L(vn, n - 2);
   const B: u64 = 0x1_0000_0000;
   for (let j = m - n; j >= 0; j--) {
-    let num = (<u64>L(un, j + n) << 32) | <u64>L(un, j + n - 1);
+    let num = ((<u64>L(un, j + n)) << 32) | <u64>L(un, j + n - 1);
     let qhat = num / vtop;
     let rhat = num - qhat * vtop;
     while (qhat >= B || qhat * vsec > ((rhat << 32) | <u64>L(un, j + n - 2))) {
@@ -299,29 +307,29 @@ function divmodMag(u: StaticArray<u32>, m: i32, v: StaticArray<u32>, n: i32): St
     let t: i64 = 0;
     for (let i = 0; i < n; i++) {
       let p = qhat * <u64>L(vn, i);
-      t = <i64>L(un, i + j) - k - <i64>(p & 0xFFFF_FFFF);
-      unchecked(un[i + j] = <u32>t);
+      t = <i64>L(un, i + j) - k - <i64>(p & 0xffff_ffff);
+      unchecked((un[i + j] = <u32>t));
       k = <i64>(p >> 32) - (t >> 32);
     }
     t = <i64>L(un, j + n) - k;
-    unchecked(un[j + n] = <u32>t);
+    unchecked((un[j + n] = <u32>t));
     if (t < 0) {
       // qhat was one too large: add back.
       qhat--;
       let c: u64 = 0;
       for (let i = 0; i < n; i++) {
         let s2 = <u64>L(un, i + j) + <u64>L(vn, i) + c;
-        unchecked(un[i + j] = <u32>s2);
+        unchecked((un[i + j] = <u32>s2));
         c = s2 >> 32;
       }
-      unchecked(un[j + n] = <u32>(<u64>L(un, j + n) + c));
+      unchecked((un[j + n] = <u32>(<u64>L(un, j + n) + c)));
     }
-    unchecked(q[j] = <u32>qhat);
+    unchecked((q[j] = <u32>qhat));
   }
   // Unnormalise the remainder.
   let r = newLimbs(n);
   for (let i = 0; i < n; i++) {
-    unchecked(r[i] = <u32>((<u64>L(un, i) >> s) | (<u64>L(un, i + 1) << (32 - s))));
+    unchecked((r[i] = <u32>((<u64>L(un, i) >> s) | ((<u64>L(un, i + 1)) << (32 - s)))));
   }
   divRem = r;
   divRemN = trimLen(r, n);
@@ -334,10 +342,10 @@ function incMag(a: StaticArray<u32>, n: i32): StaticArray<u32> {
   let carry: u64 = 1;
   for (let i = 0; i < n; i++) {
     let s = <u64>L(a, i) + carry;
-    unchecked(r[i] = <u32>s);
+    unchecked((r[i] = <u32>s));
     carry = s >> 32;
   }
-  unchecked(r[n] = <u32>carry);
+  unchecked((r[n] = <u32>carry));
   return r;
 }
 
@@ -351,8 +359,8 @@ export function bigZero(): BigInt {
 
 function fromU64(sign: i32, m: u64): BigInt {
   let d = newLimbs(2);
-  unchecked(d[0] = <u32>m);
-  unchecked(d[1] = <u32>(m >> 32));
+  unchecked((d[0] = <u32>m));
+  unchecked((d[1] = <u32>(m >> 32)));
   return make(sign, d, 2);
 }
 
@@ -367,7 +375,7 @@ export function bigFitsI64(a: BigInt): bool {
   if (a.n <= 1) return true;
   if (a.n > 2) return false;
   let m = low64(a.d, a.n);
-  return a.sign > 0 ? m <= <u64>0x7FFF_FFFF_FFFF_FFFF : m <= <u64>0x8000_0000_0000_0000;
+  return a.sign > 0 ? m <= <u64>0x7fff_ffff_ffff_ffff : m <= <u64>0x8000_0000_0000_0000;
 }
 
 /** `a` as i64; exact when `bigFitsI64(a)`, otherwise the value modulo 2^64 (two's complement). */
@@ -453,7 +461,8 @@ export function bigFloorDiv(a: BigInt, b: BigInt): BigInt {
 export function bigMod(a: BigInt, b: BigInt): BigInt {
   if (a.sign == 0) return a;
   divmodMag(a.d, a.n, b.d, b.n);
-  let r = divRem, rn = divRemN;
+  let r = divRem,
+    rn = divRemN;
   if (rn == 0) return bigZero();
   if (a.sign != b.sign) return make(b.sign, subMag(b.d, b.n, r, rn), b.n);
   return make(a.sign, r, rn);
@@ -477,13 +486,19 @@ export function bigPow(a: BigInt, e: i64): BigInt {
 // @ts-ignore: decorator
 @inline function pow2(e: i32): f64 {
   // 2^e for -1022 <= e <= 1023
-  return reinterpret<f64>(<u64>(e + 1023) << 52);
+  return reinterpret<f64>((<u64>(e + 1023)) << 52);
 }
 
 /** x * 2^e computed in exact steps (exact whenever the final result is representable). */
 function ldexpExact(x: f64, e: i32): f64 {
-  while (e > 1000) { x *= pow2(1000); e -= 1000; }
-  while (e < -1000) { x *= pow2(-1000); e += 1000; }
+  while (e > 1000) {
+    x *= pow2(1000);
+    e -= 1000;
+  }
+  while (e < -1000) {
+    x *= pow2(-1000);
+    e += 1000;
+  }
   return x * pow2(e);
 }
 
@@ -519,9 +534,10 @@ export function bigToF64(a: BigInt): f64 {
  */
 export function bigTrueDiv(a: BigInt, b: BigInt): f64 {
   bigOverflow = false;
-  let negate = (a.sign < 0) != (b.sign < 0);
+  let negate = a.sign < 0 != b.sign < 0;
   if (a.sign == 0) return negate ? -0.0 : 0.0;
-  let aBits = bitLenMag(a.d, a.n), bBits = bitLenMag(b.d, b.n);
+  let aBits = bitLenMag(a.d, a.n),
+    bBits = bitLenMag(b.d, b.n);
   if (aBits <= 53 && bBits <= 53) {
     // Both exact as doubles; IEEE division is correctly rounded.
     let r = <f64>low64(a.d, a.n) / <f64>low64(b.d, b.n);
@@ -550,7 +566,7 @@ export function bigTrueDiv(a: BigInt, b: BigInt): f64 {
   let xBits = 64 - <i32>clz(qv);
   let lim = -1021 - shift;
   let extra = (xBits > lim ? xBits : lim) - 53;
-  let mask = <u64>1 << <u64>(extra - 1);
+  let mask = (<u64>1) << (<u64>(extra - 1));
   let low = qv | (inexact ? 1 : 0);
   if ((low & mask) != 0 && (low & (3 * mask - 1)) != 0) low += mask;
   qv = low & ~(2 * mask - 1);
@@ -564,11 +580,11 @@ export function bigFromF64(x: f64): BigInt {
   if (!isFinite(x)) return bigZero();
   if (Math.abs(x) < 9223372036854775808.0) return bigFromI64(<i64>x);
   let bits = reinterpret<u64>(x);
-  let e = <i32>((bits >> 52) & 0x7FF) - 1075; // >= 11 here
-  let mant = (bits & 0x000F_FFFF_FFFF_FFFF) | (<u64>1 << 52);
+  let e = <i32>((bits >> 52) & 0x7ff) - 1075; // >= 11 here
+  let mant = (bits & 0x000f_ffff_ffff_ffff) | ((<u64>1) << 52);
   let m = newLimbs(2);
-  unchecked(m[0] = <u32>mant);
-  unchecked(m[1] = <u32>(mant >> 32));
+  unchecked((m[0] = <u32>mant));
+  unchecked((m[1] = <u32>(mant >> 32)));
   let r = shlMag(m, 2, e);
   return make(x < 0 ? -1 : 1, r, r.length);
 }
@@ -587,7 +603,7 @@ export function bigCmpF64(a: BigInt, x: f64): i32 {
   // Same nonzero sign: compare bit lengths before materialising the float's integer part.
   let abits = bitLenMag(a.d, a.n);
   let ax = Math.abs(x);
-  let xexp = <i32>((reinterpret<u64>(ax) >> 52) & 0x7FF) - 1022; // ax in [2^(xexp-1), 2^xexp)
+  let xexp = <i32>((reinterpret<u64>(ax) >> 52) & 0x7ff) - 1022; // ax in [2^(xexp-1), 2^xexp)
   if (xexp < abits) return a.sign; // |x| < 2^xexp <= 2^(abits-1) <= |a|  (also covers subnormals)
   if (xexp > abits) return -a.sign; // |x| >= 2^(xexp-1) >= 2^abits > |a|
   let t = Math.trunc(x);
@@ -601,12 +617,12 @@ export function bigCmpF64(a: BigInt, x: f64): i32 {
 // Strings
 
 function allocString(len: i32): string {
-  return changetype<string>(__new(<usize>len << 1, idof<string>()));
+  return changetype<string>(__new((<usize>len) << 1, idof<string>()));
 }
 
 // @ts-ignore: decorator
 @inline function putChar(s: string, i: i32, c: i32): void {
-  store<u16>(changetype<usize>(s) + (<usize>i << 1), <u16>c);
+  store<u16>(changetype<usize>(s) + ((<usize>i) << 1), <u16>c);
 }
 
 // @ts-ignore: decorator
@@ -620,20 +636,20 @@ function allocString(len: i32): string {
  */
 export function bigToDecimalString(a: BigInt): string {
   bigLimitExceeded = false;
-  if (a.sign == 0) return "0";
+  if (a.sign == 0) return '0';
   let n = a.n;
   // |a| >= 2^14300 > 10^4304: over the limit without converting (10^4300 has 14285 bits).
   if (bitLenMag(a.d, n) > 14300) {
     bigLimitExceeded = true;
-    return "";
+    return '';
   }
   let t = newLimbs(n);
-  for (let i = 0; i < n; i++) unchecked(t[i] = L(a.d, i));
+  for (let i = 0; i < n; i++) unchecked((t[i] = L(a.d, i)));
   // Base-10^9 chunks, least significant first (each chunk holds > 29.8 bits).
   let chunks = newLimbs((n * 32) / 29 + 2);
   let cn = 0;
   while (n > 0) {
-    unchecked(chunks[cn++] = divSmall(t, n, 1_000_000_000, t));
+    unchecked((chunks[cn++] = divSmall(t, n, 1_000_000_000, t)));
     n = trimLen(t, n);
   }
   let topChunk = L(chunks, cn - 1);
@@ -642,7 +658,7 @@ export function bigToDecimalString(a: BigInt): string {
   let digits = (cn - 1) * 9 + topDigits;
   if (digits > BIG_MAX_STR_DIGITS) {
     bigLimitExceeded = true;
-    return "";
+    return '';
   }
   let neg = a.sign < 0 ? 1 : 0;
   let s = allocString(digits + neg);
@@ -677,7 +693,7 @@ export function bigToBinaryBaseString(a: BigInt, base: i32): string {
     putChar(s, p++, 48);
     putChar(s, p++, prefix);
   }
-  let mask = (<u64>1 << <u64>k) - 1;
+  let mask = ((<u64>1) << (<u64>k)) - 1;
   for (let i = nd - 1; i >= 0; i--) {
     let v = <i32>(bits64At(a.d, a.n, i * k) & mask);
     putChar(s, p++, digitChar(v));
@@ -719,22 +735,32 @@ export function bigParse(s: string, base: i32): BigInt | null {
   // buffer was not consumed entirely.
   let end = len;
   for (let i = 0; i < len; i++) {
-    if (load<u16>(ptr + (<usize>i << 1)) == 0) { end = i; break; }
+    if (load<u16>(ptr + ((<usize>i) << 1)) == 0) {
+      end = i;
+      break;
+    }
   }
   let i = 0;
   while (i < end && isPySpace(charAt(ptr, end, i))) i++;
   let sign = 1;
   let c = charAt(ptr, end, i);
   if (c == 43) i++;
-  else if (c == 45) { i++; sign = -1; }
+  else if (c == 45) {
+    i++;
+    sign = -1;
+  }
   let errorIfNonzero = false;
-  let c0 = charAt(ptr, end, i), c1 = charAt(ptr, end, i + 1) | 32;
+  let c0 = charAt(ptr, end, i),
+    c1 = charAt(ptr, end, i + 1) | 32;
   if (base == 0) {
     if (c0 != 48) base = 10;
     else if (c1 == 120) base = 16;
     else if (c1 == 111) base = 8;
     else if (c1 == 98) base = 2;
-    else { errorIfNonzero = true; base = 10; }
+    else {
+      errorIfNonzero = true;
+      base = 10;
+    }
   }
   if (c0 == 48 && ((base == 16 && c1 == 120) || (base == 8 && c1 == 111) || (base == 2 && c1 == 98))) {
     i += 2;
@@ -774,10 +800,10 @@ export function bigParse(s: string, base: i32): BigInt | null {
     for (let j = stop - 1; j >= start; j--) {
       let ch = charAt(ptr, end, j);
       if (ch == 95) continue;
-      let v = <u64>digitValue(ch) << <u64>(bitpos & 31);
+      let v = (<u64>digitValue(ch)) << (<u64>(bitpos & 31));
       let li = bitpos >> 5;
-      unchecked(d[li] = L(d, li) | <u32>v);
-      if ((v >> 32) != 0) unchecked(d[li + 1] = L(d, li + 1) | <u32>(v >> 32));
+      unchecked((d[li] = L(d, li) | <u32>v));
+      if (v >> 32 != 0) unchecked((d[li + 1] = L(d, li + 1) | <u32>(v >> 32)));
       bitpos += k;
     }
     r = make(sign, d, d.length);
@@ -785,11 +811,15 @@ export function bigParse(s: string, base: i32): BigInt | null {
     // Largest chunk of digits whose value fits in a u32.
     let chunk = 1;
     let chunkMul: u64 = <u64>base;
-    while (chunkMul * <u64>base <= 0xFFFF_FFFF) { chunkMul *= <u64>base; chunk++; }
+    while (chunkMul * <u64>base <= 0xffff_ffff) {
+      chunkMul *= <u64>base;
+      chunk++;
+    }
     let bitsPerDigit = 32 - <i32>clz(<u32>(base - 1)); // ceil(log2(base)) for base >= 2
     let d = newLimbs(<i32>((<i64>digits * bitsPerDigit) >> 5) + 2);
     let n = 0;
-    let acc: u32 = 0, cnt = 0;
+    let acc: u32 = 0,
+      cnt = 0;
     let mul: u32 = 1;
     for (let j = start; j < stop; j++) {
       let ch = charAt(ptr, end, j);
@@ -798,7 +828,9 @@ export function bigParse(s: string, base: i32): BigInt | null {
       mul *= <u32>base;
       if (++cnt == chunk) {
         n = mulAddSmall(d, n, mul, acc);
-        acc = 0; cnt = 0; mul = 1;
+        acc = 0;
+        cnt = 0;
+        mul = 1;
       }
     }
     if (cnt != 0) n = mulAddSmall(d, n, mul, acc);
@@ -810,5 +842,5 @@ export function bigParse(s: string, base: i32): BigInt | null {
 
 // @ts-ignore: decorator
 @inline function charAt(ptr: usize, end: i32, i: i32): i32 {
-  return i < end ? <i32>load<u16>(ptr + (<usize>i << 1)) : 0;
+  return i < end ? <i32>load<u16>(ptr + ((<usize>i) << 1)) : 0;
 }

@@ -60,20 +60,70 @@ export const FLOW_STOP = 3; // ends the evaluation
 // OP_JUMP_PUSHES[op] when it jumps. The compiler sizes the stack from these and the verifier
 // checks programs against them: neither writes an effect of its own.
 export const OP_NAMES = [
-  '', 'LOAD_CONST', 'LOAD_VAR', 'LOAD_BUILTIN', 'BINARY', 'UNARY', 'COMPARE', 'SUBSCRIPT', 'CALL', 'JUMP',
-  'JUMP_IF_FALSE_OR_POP', 'JUMP_IF_TRUE_OR_POP', 'POP_JUMP_IF_FALSE', 'DUP_TOP', 'ROT_TWO', 'ROT_THREE', 'POP_TOP',
-  'RETURN', 'RAISE',
+  '',
+  'LOAD_CONST',
+  'LOAD_VAR',
+  'LOAD_BUILTIN',
+  'BINARY',
+  'UNARY',
+  'COMPARE',
+  'SUBSCRIPT',
+  'CALL',
+  'JUMP',
+  'JUMP_IF_FALSE_OR_POP',
+  'JUMP_IF_TRUE_OR_POP',
+  'POP_JUMP_IF_FALSE',
+  'DUP_TOP',
+  'ROT_TWO',
+  'ROT_THREE',
+  'POP_TOP',
+  'RETURN',
+  'RAISE',
 ];
 export const OP_ARG_KINDS = [
-  ARG_NONE, ARG_CONST, ARG_VAR, ARG_BUILTIN, ARG_BINARY_OP, ARG_UNARY_OP, ARG_COMPARE_OP, ARG_NONE, ARG_COUNT,
-  ARG_TARGET, ARG_TARGET, ARG_TARGET, ARG_TARGET, ARG_NONE, ARG_NONE, ARG_NONE, ARG_NONE, ARG_NONE, ARG_ERROR,
+  ARG_NONE,
+  ARG_CONST,
+  ARG_VAR,
+  ARG_BUILTIN,
+  ARG_BINARY_OP,
+  ARG_UNARY_OP,
+  ARG_COMPARE_OP,
+  ARG_NONE,
+  ARG_COUNT,
+  ARG_TARGET,
+  ARG_TARGET,
+  ARG_TARGET,
+  ARG_TARGET,
+  ARG_NONE,
+  ARG_NONE,
+  ARG_NONE,
+  ARG_NONE,
+  ARG_NONE,
+  ARG_ERROR,
 ];
 export const OP_POPS = [0, 0, 0, 0, 2, 1, 2, 2, 1, 0, 1, 1, 1, 1, 2, 3, 1, 1, 0];
 export const OP_PUSHES = [0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 0, 0, 1];
 export const OP_JUMP_PUSHES = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0];
 export const OP_FLOWS = [
-  FLOW_STOP, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_JUMP,
-  FLOW_BRANCH, FLOW_BRANCH, FLOW_BRANCH, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_NEXT, FLOW_STOP, FLOW_NEXT,
+  FLOW_STOP,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_JUMP,
+  FLOW_BRANCH,
+  FLOW_BRANCH,
+  FLOW_BRANCH,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_NEXT,
+  FLOW_STOP,
+  FLOW_NEXT,
 ];
 
 // ---- variables (OP_LOAD_VAR) -------------------------------------------------------------------
@@ -100,7 +150,11 @@ export const BUILTIN_KIND_TYPE = 0; // <class 'NAME'>
 export const BUILTIN_KIND_FUNCTION = 1; // <built-in function NAME>
 export const BUILTIN_KIND_MODULE = 2; // <module 'NAME' (built-in)>, not callable
 export const BUILTIN_KINDS = [
-  BUILTIN_KIND_TYPE, BUILTIN_KIND_TYPE, BUILTIN_KIND_FUNCTION, BUILTIN_KIND_MODULE, BUILTIN_KIND_FUNCTION,
+  BUILTIN_KIND_TYPE,
+  BUILTIN_KIND_TYPE,
+  BUILTIN_KIND_FUNCTION,
+  BUILTIN_KIND_MODULE,
+  BUILTIN_KIND_FUNCTION,
   BUILTIN_KIND_FUNCTION,
 ];
 /** Positional arity: fewer or more arguments are CPython's TypeError. */
@@ -173,7 +227,14 @@ export const E_NO_PROGRAM = 7; // run() before a verified program was loaded: a 
 export const E_BUDGET = 8; // the evaluation's cost budget ran out (a deviation: CPython would keep going)
 export const E_COUNT = 9;
 export const ERROR_NAMES = [
-  '', 'TypeError', 'ValueError', 'ZeroDivisionError', 'KeyError', 'OverflowError', 'MemoryError', 'SystemError',
+  '',
+  'TypeError',
+  'ValueError',
+  'ZeroDivisionError',
+  'KeyError',
+  'OverflowError',
+  'MemoryError',
+  'SystemError',
   'BudgetExceeded',
 ];
 
@@ -188,8 +249,14 @@ export const V_CONST = 6;
 export const V_TRUNCATED = 7;
 export const V_COUNT = 8;
 export const VERIFY_MESSAGES = [
-  '', 'bad header', 'unknown opcode', 'argument out of range', 'bad jump target', 'stack underflow or overflow',
-  'bad constant', 'truncated program',
+  '',
+  'bad header',
+  'unknown opcode',
+  'argument out of range',
+  'bad jump target',
+  'stack underflow or overflow',
+  'bad constant',
+  'truncated program',
 ];
 
 // ---- limits the verifier enforces --------------------------------------------------------------
@@ -221,6 +288,13 @@ export const DEFAULT_COST_BUDGET = 100_000_000;
 
 // ---- tables the wasm exports for the agreement test (contractTable(t, i)) ----------------------
 export const CONTRACT_TABLES = [
-  OP_ARG_KINDS, OP_POPS, OP_PUSHES, OP_JUMP_PUSHES, OP_FLOWS, BUILTIN_OWNERS, BUILTIN_KINDS, BUILTIN_MIN_ARGS,
+  OP_ARG_KINDS,
+  OP_POPS,
+  OP_PUSHES,
+  OP_JUMP_PUSHES,
+  OP_FLOWS,
+  BUILTIN_OWNERS,
+  BUILTIN_KINDS,
+  BUILTIN_MIN_ARGS,
   BUILTIN_MAX_ARGS,
 ];

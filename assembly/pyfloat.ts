@@ -23,7 +23,7 @@
 // input): the scratch buffers live in static memory (memory.data), which the stub runtime's
 // __reset() does not rewind, so the VM can reset its arena between evaluations safely.
 
-import { isAsciiSpace, transformDecimalAndSpaceToAscii, codeUnitAt } from "./pystr";
+import { isAsciiSpace, transformDecimalAndSpaceToAscii, codeUnitAt } from './pystr';
 
 /** True after parsePyFloat() when CPython's float(s) raises ValueError; false on success. */
 export let pyFloatError: bool = false;
@@ -77,7 +77,7 @@ class Big {
   len: i32;
 
   @inline private limbAddr(i: i32): usize {
-    return changetype<usize>(this) + offsetof<Big>() + (<usize>i << 2);
+    return changetype<usize>(this) + offsetof<Big>() + ((<usize>i) << 2);
   }
 
   /** Limb i, or 0 above the top (so readers need no bounds logic). */
@@ -99,7 +99,7 @@ class Big {
 
   copyFrom(src: Big): void {
     this.len = src.len;
-    memory.copy(this.limbAddr(0), src.limbAddr(0), <usize>src.len << 2);
+    memory.copy(this.limbAddr(0), src.limbAddr(0), (<usize>src.len) << 2);
   }
 
   /** Drop zero limbs from the top. */
@@ -110,7 +110,7 @@ class Big {
   }
 
   private push(v: u32): void {
-    assert(this.len < LIMBS, "Big overflow");
+    assert(this.len < LIMBS, 'Big overflow');
     this.set(this.len, v);
     this.len++;
   }
@@ -158,12 +158,12 @@ class Big {
     const bitShift = bits & 31;
     let newLen = n + limbShift;
     if (bitShift == 0) {
-      assert(newLen <= LIMBS, "Big overflow");
+      assert(newLen <= LIMBS, 'Big overflow');
       for (let i = n - 1; i >= 0; i--) this.set(i + limbShift, this.get(i));
     } else {
       const top = this.get(n - 1) >>> (32 - bitShift);
       if (top != 0) newLen++;
-      assert(newLen <= LIMBS, "Big overflow");
+      assert(newLen <= LIMBS, 'Big overflow');
       if (top != 0) this.set(n + limbShift, top);
       // From the top down, so each source limb is read before it is overwritten.
       for (let i = n - 1; i > 0; i--) {
@@ -196,7 +196,7 @@ class Big {
       this.set(i, <u32>t);
       borrow = t < 0 ? 1 : 0;
     }
-    assert(borrow == 0, "Big underflow");
+    assert(borrow == 0, 'Big underflow');
     this.trim();
   }
 
@@ -207,13 +207,13 @@ class Big {
   top64(bitLen: i32): u64 {
     const low = bitLen - 64;
     if (low <= 0) {
-      return ((<u64>this.get(1) << 32) | this.get(0)) << <u64>(-low);
+      return (((<u64>this.get(1)) << 32) | this.get(0)) << (<u64>-low);
     }
     const i = low >>> 5;
     const sh = <u64>(low & 31);
-    const window = (<u64>this.get(i + 1) << 32) | this.get(i);
+    const window = ((<u64>this.get(i + 1)) << 32) | this.get(i);
     // `window >> sh` has 64 - sh valid bits; the next limb supplies the top sh bits.
-    return sh == 0 ? window : (window >> sh) | (<u64>this.get(i + 2) << (64 - sh));
+    return sh == 0 ? window : (window >> sh) | ((<u64>this.get(i + 2)) << (64 - sh));
   }
 }
 
@@ -265,7 +265,7 @@ function divSmallQuotient(n: Big, d: Big): u64 {
   const ld = d.bitLength();
   if (ln < ld) return 0;
   const ratio = <f64>n.top64(ln) / <f64>d.top64(ld); // in (1/2, 2)
-  const scale = reinterpret<f64>(<u64>(1023 + ln - ld) << 52); // 2^(ln - ld), ln - ld <= 55
+  const scale = reinterpret<f64>((<u64>(1023 + ln - ld)) << 52); // 2^(ln - ld), ln - ld <= 55
   let q = <u64>(ratio * scale);
   mulU64(bigT, d, q);
   while (compare(bigT, n) > 0) {
@@ -286,8 +286,8 @@ function divSmallQuotient(n: Big, d: Big): u64 {
 
 /** 10^0 .. 10^22: exactly representable, so the fast path multiplies two exact doubles. */
 const POW10: StaticArray<f64> = [
-  1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-  1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20,
+  1e21, 1e22,
 ];
 
 /**
@@ -362,7 +362,7 @@ function slowPath(n: i32, e: i32): u64 {
   // and a carry to q = 2^53 moves to the next binade by itself. For a subnormal result
   // (ulpExp = -1074) the bits are just q, and q = 2^52 is the smallest normal. Bits at or
   // above the infinity pattern mean the rounding overflowed.
-  const bits = (<u64>(ulpExp + 1074) << 52) + q;
+  const bits = ((<u64>(ulpExp + 1074)) << 52) + q;
   return bits >= INF_BITS ? INF_BITS : bits;
 }
 
@@ -477,11 +477,11 @@ export function parsePyFloat(s: string): f64 {
       p++;
     }
     let bits: u64;
-    if (matchWord(t, p, end, "inf")) {
+    if (matchWord(t, p, end, 'inf')) {
       p += 3;
-      if (matchWord(t, p, end, "inity")) p += 5;
+      if (matchWord(t, p, end, 'inity')) p += 5;
       bits = INF_BITS;
-    } else if (matchWord(t, p, end, "nan")) {
+    } else if (matchWord(t, p, end, 'nan')) {
       p += 3;
       bits = NAN_BITS; // "-nan" keeps its sign bit, like _Py_dg_stdnan(1)
     } else {

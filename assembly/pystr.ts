@@ -1,12 +1,12 @@
 // CPython 3.11 string helpers needed by the numeric constructors (float(), int(), complex()).
 // Everything is computed inside the module: the VM imports nothing from the host.
 
-import { decimalValue, isPySpace } from "./unicode-data";
+import { decimalValue, isPySpace } from './unicode-data';
 
 /** `codeUnitAt(s, i)` (-1 past the end) written out so it inlines: the parsers call it per character. */
 // @ts-ignore: decorator
 @inline export function codeUnitAt(s: string, i: i32): i32 {
-  return <u32>i < <u32>s.length ? <i32>load<u16>(changetype<usize>(s) + (<usize>i << 1)) : -1;
+  return <u32>i < <u32>s.length ? <i32>load<u16>(changetype<usize>(s) + ((<usize>i) << 1)) : -1;
 }
 
 const QUESTION_MARK: u16 = 0x3f;
@@ -46,7 +46,7 @@ export function transformDecimalAndSpaceToAscii(s: string): string {
   if (ascii) return s;
 
   // Each output character comes from one or two input code units, so `len` units suffice.
-  const out = changetype<string>(__new(<usize>len << 1, idof<string>()));
+  const out = changetype<string>(__new((<usize>len) << 1, idof<string>()));
   const outPtr = changetype<usize>(out);
   let n = 0;
   let i = 0;
@@ -67,13 +67,13 @@ export function transformDecimalAndSpaceToAscii(s: string): string {
     } else {
       const d = decimalValue(cp);
       if (d < 0) {
-        store<u16>(outPtr + (<usize>n << 1), QUESTION_MARK);
+        store<u16>(outPtr + ((<usize>n) << 1), QUESTION_MARK);
         n++;
         break;
       }
       mapped = <u16>(0x30 + d);
     }
-    store<u16>(outPtr + (<usize>n << 1), mapped);
+    store<u16>(outPtr + ((<usize>n) << 1), mapped);
     n++;
   }
   // Shorter when a surrogate pair was decoded or the '?' truncated the string.

@@ -7,18 +7,71 @@
 // never allocate. Everything an evaluation allocates is released by the host's arena mark.
 import * as Op from './opcodes';
 import {
-  BigInt, bigAdd, bigCmp, bigCmpF64, bigFitsI64, bigFloorDiv, bigFromF64, bigFromI64, bigIsZero,
-  bigLimitExceeded, bigNeg, bigOverflow, bigParse, bigSub, bigToDecimalString, bigToF64, bigToI64,
+  BigInt,
+  bigAdd,
+  bigCmp,
+  bigCmpF64,
+  bigFitsI64,
+  bigFloorDiv,
+  bigFromF64,
+  bigFromI64,
+  bigIsZero,
+  bigLimitExceeded,
+  bigNeg,
+  bigOverflow,
+  bigParse,
+  bigSub,
+  bigToDecimalString,
+  bigToF64,
+  bigToI64,
   bigTrueDiv,
 } from './bigint';
 import { parsePyFloat, pyFloatError } from './pyfloat';
 import { transformDecimalAndSpaceToAscii } from './pystr';
 import {
-  ARG_BINARY_OP, ARG_BUILTIN, ARG_COMPARE_OP, ARG_CONST, ARG_COUNT, ARG_ERROR, ARG_NONE, ARG_TARGET, ARG_UNARY_OP,
-  ARG_VAR, BUILTIN_KIND_MODULE, DEFAULT_COST_BUDGET, E_BUDGET, E_KEY, E_NO_PROGRAM, E_OK, E_OVERFLOW, E_TYPE,
-  E_VALUE, E_ZERO_DIVISION, FLOW_BRANCH, FLOW_JUMP, FLOW_STOP, MAX_STACK, T_BIG, T_BOOL, T_BUILTIN, T_BYTES,
-  T_COMPLEX, T_DICT, T_ELLIPSIS, T_FLOAT, T_INT, T_NONE, T_STR, V_CONST, V_HEADER, V_JUMP, V_OK, V_OPCODE,
-  V_ARGUMENT, V_STACK, V_TRUNCATED,
+  ARG_BINARY_OP,
+  ARG_BUILTIN,
+  ARG_COMPARE_OP,
+  ARG_CONST,
+  ARG_COUNT,
+  ARG_ERROR,
+  ARG_NONE,
+  ARG_TARGET,
+  ARG_UNARY_OP,
+  ARG_VAR,
+  BUILTIN_KIND_MODULE,
+  DEFAULT_COST_BUDGET,
+  E_BUDGET,
+  E_KEY,
+  E_NO_PROGRAM,
+  E_OK,
+  E_OVERFLOW,
+  E_TYPE,
+  E_VALUE,
+  E_ZERO_DIVISION,
+  FLOW_BRANCH,
+  FLOW_JUMP,
+  FLOW_STOP,
+  MAX_STACK,
+  T_BIG,
+  T_BOOL,
+  T_BUILTIN,
+  T_BYTES,
+  T_COMPLEX,
+  T_DICT,
+  T_ELLIPSIS,
+  T_FLOAT,
+  T_INT,
+  T_NONE,
+  T_STR,
+  V_CONST,
+  V_HEADER,
+  V_JUMP,
+  V_OK,
+  V_OPCODE,
+  V_ARGUMENT,
+  V_STACK,
+  V_TRUNCATED,
 } from './opcodes';
 
 /**
@@ -29,9 +82,13 @@ import {
 type PyStr = usize;
 
 // @ts-ignore: decorator
-@inline function strLen(s: PyStr): i32 { return load<i32>(s); }
+@inline function strLen(s: PyStr): i32 {
+  return load<i32>(s);
+}
 // @ts-ignore: decorator
-@inline function strAt(s: PyStr, i: i32): i32 { return load<i32>(s + 4 + (<usize>i << 2)); }
+@inline function strAt(s: PyStr, i: i32): i32 {
+  return load<i32>(s + 4 + ((<usize>i) << 2));
+}
 
 function allocStr(n: i32): PyStr {
   let s = changetype<usize>(new StaticArray<i32>(n + 1));
@@ -40,7 +97,10 @@ function allocStr(n: i32): PyStr {
 }
 
 export class Complex {
-  constructor(public re: f64, public im: f64) {}
+  constructor(
+    public re: f64,
+    public im: f64,
+  ) {}
 }
 
 // ---- the VM's state: everything that lives from one call to the next, in one place ----------
@@ -91,15 +151,24 @@ export namespace vm {
 /** Whether `arg` is in range for an instruction whose argument is of `kind` (Op.ARG_*). */
 function argumentInRange(kind: i32, arg: i32, nConsts: i32): bool {
   switch (kind) {
-    case ARG_NONE: return arg == 0;
-    case ARG_CONST: return arg >= 0 && arg < nConsts;
-    case ARG_VAR: return arg >= 0 && arg < Op.VAR_COUNT;
-    case ARG_BUILTIN: return arg >= 0 && arg < Op.BUILTIN_COUNT;
-    case ARG_BINARY_OP: return arg >= 0 && arg < Op.BIN_COUNT;
-    case ARG_UNARY_OP: return arg >= 0 && arg < Op.UNARY_COUNT;
-    case ARG_COMPARE_OP: return arg >= 0 && arg < Op.CMP_COUNT;
-    case ARG_COUNT: return arg >= 0 && arg <= Op.MAX_CALL_ARGS;
-    case ARG_ERROR: return arg > E_OK && arg < Op.E_COUNT;
+    case ARG_NONE:
+      return arg == 0;
+    case ARG_CONST:
+      return arg >= 0 && arg < nConsts;
+    case ARG_VAR:
+      return arg >= 0 && arg < Op.VAR_COUNT;
+    case ARG_BUILTIN:
+      return arg >= 0 && arg < Op.BUILTIN_COUNT;
+    case ARG_BINARY_OP:
+      return arg >= 0 && arg < Op.BIN_COUNT;
+    case ARG_UNARY_OP:
+      return arg >= 0 && arg < Op.UNARY_COUNT;
+    case ARG_COMPARE_OP:
+      return arg >= 0 && arg < Op.CMP_COUNT;
+    case ARG_COUNT:
+      return arg >= 0 && arg <= Op.MAX_CALL_ARGS;
+    case ARG_ERROR:
+      return arg > E_OK && arg < Op.E_COUNT;
   }
   return true; // ARG_TARGET: checked against the code by the caller
 }
@@ -213,23 +282,33 @@ export function loadProgram(): i32 {
   for (let k = 0; k < nConsts; k++) {
     let tag = words[at++];
     switch (tag) {
-      case Op.CONST_NONE: vm.constTag[k] = T_NONE; break;
-      case Op.CONST_FALSE: vm.constTag[k] = T_BOOL; vm.constNum[k] = 0; break;
-      case Op.CONST_TRUE: vm.constTag[k] = T_BOOL; vm.constNum[k] = 1; break;
-      case Op.CONST_ELLIPSIS: vm.constTag[k] = T_ELLIPSIS; break;
+      case Op.CONST_NONE:
+        vm.constTag[k] = T_NONE;
+        break;
+      case Op.CONST_FALSE:
+        vm.constTag[k] = T_BOOL;
+        vm.constNum[k] = 0;
+        break;
+      case Op.CONST_TRUE:
+        vm.constTag[k] = T_BOOL;
+        vm.constNum[k] = 1;
+        break;
+      case Op.CONST_ELLIPSIS:
+        vm.constTag[k] = T_ELLIPSIS;
+        break;
       case Op.CONST_INT:
         vm.constTag[k] = T_INT;
-        vm.constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
+        vm.constNum[k] = <i64>(<u32>words[at]) | ((<i64>words[at + 1]) << 32);
         at += 2;
         break;
       case Op.CONST_FLOAT:
         vm.constTag[k] = T_FLOAT;
-        vm.constNum[k] = (<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32);
+        vm.constNum[k] = <i64>(<u32>words[at]) | ((<i64>words[at + 1]) << 32);
         at += 2;
         break;
       case Op.CONST_COMPLEX: {
-        let re = reinterpret<f64>((<i64>(<u32>words[at])) | (<i64>words[at + 1] << 32));
-        let im = reinterpret<f64>((<i64>(<u32>words[at + 2])) | (<i64>words[at + 3] << 32));
+        let re = reinterpret<f64>(<i64>(<u32>words[at]) | ((<i64>words[at + 1]) << 32));
+        let im = reinterpret<f64>(<i64>(<u32>words[at + 2]) | ((<i64>words[at + 3]) << 32));
         vm.constTag[k] = T_COMPLEX;
         vm.constRef[k] = changetype<usize>(new Complex(re, im));
         at += 4;
@@ -238,7 +317,7 @@ export function loadProgram(): i32 {
       case Op.CONST_STR: {
         let len = words[at++];
         let s = allocStr(len);
-        for (let u = 0; u < len; u++) store<i32>(s + 4 + (<usize>u << 2), words[at + u]);
+        for (let u = 0; u < len; u++) store<i32>(s + 4 + ((<usize>u) << 2), words[at + u]);
         at += len;
         vm.constTag[k] = T_STR;
         vm.constRef[k] = s;
@@ -266,7 +345,7 @@ export function loadProgram(): i32 {
  * overwrites all of it, so it is not zeroed.
  */
 export function inputBuffer(words: i32): usize {
-  return __alloc(<usize>max(words, 1) << 2);
+  return __alloc((<usize>max(words, 1)) << 2);
 }
 
 /**
@@ -276,15 +355,15 @@ export function inputBuffer(words: i32): usize {
  * Returns the word offset after it.
  */
 export function setInputs(words: usize, at: i32): i32 {
-  let w = words + (<usize>at << 2);
+  let w = words + ((<usize>at) << 2);
   vm.exitCode = load<i64>(w);
   vm.walltime = load<f64>(w + 8);
   vm.peakVram = load<i64>(w + 16);
   let n = load<i32>(w + 24);
   at += 7;
   vm.capCount = n;
-  vm.capStart = words + (<usize>at << 2);
-  for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + (<usize>at << 2));
+  vm.capStart = words + ((<usize>at) << 2);
+  for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + ((<usize>at) << 2));
   return at;
 }
 
@@ -292,23 +371,29 @@ export function setInputs(words: usize, at: i32): i32 {
 
 // @ts-ignore: decorator
 @inline function push(tag: i32, num: i64, ref: usize): void {
-  unchecked(vm.stTag[vm.sp] = tag);
-  unchecked(vm.stNum[vm.sp] = num);
-  unchecked(vm.stRef[vm.sp] = ref);
+  unchecked((vm.stTag[vm.sp] = tag));
+  unchecked((vm.stNum[vm.sp] = num));
+  unchecked((vm.stRef[vm.sp] = ref));
   vm.sp++;
 }
 
 // @ts-ignore: decorator
-@inline function pushBool(b: bool): void { push(T_BOOL, b ? 1 : 0, 0); }
+@inline function pushBool(b: bool): void {
+  push(T_BOOL, b ? 1 : 0, 0);
+}
 // @ts-ignore: decorator
-@inline function pushFloat(x: f64): void { push(T_FLOAT, reinterpret<i64>(x), 0); }
+@inline function pushFloat(x: f64): void {
+  push(T_FLOAT, reinterpret<i64>(x), 0);
+}
 
 function pushBig(b: BigInt): void {
   if (bigFitsI64(b)) push(T_INT, bigToI64(b), 0);
   else push(T_BIG, 0, changetype<usize>(b));
 }
 
-function pushStr(s: PyStr): void { push(T_STR, 0, s); }
+function pushStr(s: PyStr): void {
+  push(T_STR, 0, s);
+}
 
 function fail(e: i32): void {
   if (vm.err == E_OK) vm.err = e;
@@ -337,7 +422,9 @@ function charge(units: i64): bool {
 
 /** Limbs of an int operand: 0 for one held in an i64. */
 // @ts-ignore: decorator
-@inline function limbsOf(tag: i32, ref: usize): i64 { return tag == T_BIG ? <i64>changetype<BigInt>(ref).n : 2; }
+@inline function limbsOf(tag: i32, ref: usize): i64 {
+  return tag == T_BIG ? <i64>changetype<BigInt>(ref).n : 2;
+}
 
 /** What Knuth's algorithm D costs for a / b, in limb products. */
 function divisionCost(a: BigInt, b: BigInt): i64 {
@@ -346,11 +433,17 @@ function divisionCost(a: BigInt, b: BigInt): i64 {
 }
 
 // @ts-ignore: decorator
-@inline function isIntTag(t: i32): bool { return t == T_INT || t == T_BOOL || t == T_BIG; }
+@inline function isIntTag(t: i32): bool {
+  return t == T_INT || t == T_BOOL || t == T_BIG;
+}
 // @ts-ignore: decorator
-@inline function isRealTag(t: i32): bool { return isIntTag(t) || t == T_FLOAT; }
+@inline function isRealTag(t: i32): bool {
+  return isIntTag(t) || t == T_FLOAT;
+}
 // @ts-ignore: decorator
-@inline function isNumberTag(t: i32): bool { return isRealTag(t) || t == T_COMPLEX; }
+@inline function isNumberTag(t: i32): bool {
+  return isRealTag(t) || t == T_COMPLEX;
+}
 
 function bigOf(tag: i32, num: i64, ref: usize): BigInt {
   return tag == T_BIG ? changetype<BigInt>(ref) : bigFromI64(num);
@@ -373,19 +466,34 @@ function realToFloat(tag: i32, num: i64, ref: usize): f64 {
 }
 
 // @ts-ignore: decorator
-@inline function strOf(ref: usize): PyStr { return ref; }
-function bytesOf(ref: usize): StaticArray<u8> { return changetype<StaticArray<u8>>(ref); }
+@inline function strOf(ref: usize): PyStr {
+  return ref;
+}
+function bytesOf(ref: usize): StaticArray<u8> {
+  return changetype<StaticArray<u8>>(ref);
+}
 
 export function truthy(tag: i32, num: i64, ref: usize): bool {
   switch (tag) {
-    case T_NONE: return false;
-    case T_BOOL: case T_INT: return num != 0;
-    case T_BIG: return !bigIsZero(changetype<BigInt>(ref));
-    case T_FLOAT: return reinterpret<f64>(num) != 0.0; // NaN is true
-    case T_COMPLEX: { let c = changetype<Complex>(ref); return c.re != 0.0 || c.im != 0.0; }
-    case T_STR: return strLen(ref) > 0;
-    case T_BYTES: return bytesOf(ref).length > 0;
-    case T_DICT: return vm.capCount > 0;
+    case T_NONE:
+      return false;
+    case T_BOOL:
+    case T_INT:
+      return num != 0;
+    case T_BIG:
+      return !bigIsZero(changetype<BigInt>(ref));
+    case T_FLOAT:
+      return reinterpret<f64>(num) != 0.0; // NaN is true
+    case T_COMPLEX: {
+      let c = changetype<Complex>(ref);
+      return c.re != 0.0 || c.im != 0.0;
+    }
+    case T_STR:
+      return strLen(ref) > 0;
+    case T_BYTES:
+      return bytesOf(ref).length > 0;
+    case T_DICT:
+      return vm.capCount > 0;
   }
   return true; // Ellipsis, builtins
 }
@@ -397,7 +505,9 @@ function complexOf(tag: i32, num: i64, ref: usize): Complex {
   return new Complex(realToFloat(tag, num, ref), 0.0);
 }
 
-function pushComplex(re: f64, im: f64): void { push(T_COMPLEX, 0, changetype<usize>(new Complex(re, im))); }
+function pushComplex(re: f64, im: f64): void {
+  push(T_COMPLEX, 0, changetype<usize>(new Complex(re, im)));
+}
 
 function concatBytes(a: StaticArray<u8>, b: StaticArray<u8>): StaticArray<u8> {
   let out = new StaticArray<u8>(a.length + b.length);
@@ -411,7 +521,7 @@ function floatFloorDiv(vx: f64, wx: f64): f64 {
   let mod = vx % wx;
   let div = (vx - mod) / wx;
   if (mod != 0.0) {
-    if ((wx < 0) != (mod < 0)) div -= 1.0;
+    if (wx < 0 != mod < 0) div -= 1.0;
   }
   let floordiv: f64;
   if (div != 0.0) {
@@ -459,22 +569,34 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
           return;
         }
         case Op.BIN_DIV: {
-          if (bn == 0) { fail(E_ZERO_DIVISION); return; }
+          if (bn == 0) {
+            fail(E_ZERO_DIVISION);
+            return;
+          }
           if (an > -TWO53 && an < TWO53 && bn > -TWO53 && bn < TWO53) {
             pushFloat(<f64>an / <f64>bn); // both exact, so IEEE division is correctly rounded
             return;
           }
           let q = bigTrueDiv(bigFromI64(an), bigFromI64(bn));
-          if (bigOverflow) { fail(E_OVERFLOW); return; }
+          if (bigOverflow) {
+            fail(E_OVERFLOW);
+            return;
+          }
           pushFloat(q);
           return;
         }
         case Op.BIN_FLOORDIV: {
-          if (bn == 0) { fail(E_ZERO_DIVISION); return; }
-          if (an == i64.MIN_VALUE && bn == -1) { pushBig(bigNeg(bigFromI64(an))); return; }
+          if (bn == 0) {
+            fail(E_ZERO_DIVISION);
+            return;
+          }
+          if (an == i64.MIN_VALUE && bn == -1) {
+            pushBig(bigNeg(bigFromI64(an)));
+            return;
+          }
           let q = an / bn;
           // One division, not two: the truncated remainder has the dividend's sign.
-          if (an - q * bn != 0 && ((an < 0) != (bn < 0))) q -= 1;
+          if (an - q * bn != 0 && an < 0 != bn < 0) q -= 1;
           push(T_INT, q, 0);
           return;
         }
@@ -484,19 +606,32 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     let b = bigOf(bt, bn, br);
     if (!charge(COST_LIMB * (<i64>a.n + <i64>b.n))) return;
     switch (op) {
-      case Op.BIN_ADD: pushBig(bigAdd(a, b)); return;
-      case Op.BIN_SUB: pushBig(bigSub(a, b)); return;
+      case Op.BIN_ADD:
+        pushBig(bigAdd(a, b));
+        return;
+      case Op.BIN_SUB:
+        pushBig(bigSub(a, b));
+        return;
       case Op.BIN_DIV: {
-        if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
+        if (bigIsZero(b)) {
+          fail(E_ZERO_DIVISION);
+          return;
+        }
         // the quotient is scaled to a few limbs, so this is linear in the operands
         if (!charge(4 * COST_LIMB * (<i64>a.n + <i64>b.n))) return;
         let q = bigTrueDiv(a, b);
-        if (bigOverflow) { fail(E_OVERFLOW); return; }
+        if (bigOverflow) {
+          fail(E_OVERFLOW);
+          return;
+        }
         pushFloat(q);
         return;
       }
       case Op.BIN_FLOORDIV:
-        if (bigIsZero(b)) { fail(E_ZERO_DIVISION); return; }
+        if (bigIsZero(b)) {
+          fail(E_ZERO_DIVISION);
+          return;
+        }
         if (!charge(COST_LIMB_PRODUCT * divisionCost(a, b))) return;
         pushBig(bigFloorDiv(a, b));
         return;
@@ -510,31 +645,51 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     let y = realToFloat(bt, bn, br);
     if (vm.err != E_OK) return;
     switch (op) {
-      case Op.BIN_ADD: pushFloat(x + y); return;
-      case Op.BIN_SUB: pushFloat(x - y); return;
+      case Op.BIN_ADD:
+        pushFloat(x + y);
+        return;
+      case Op.BIN_SUB:
+        pushFloat(x - y);
+        return;
       case Op.BIN_DIV:
-        if (y == 0.0) { fail(E_ZERO_DIVISION); return; }
+        if (y == 0.0) {
+          fail(E_ZERO_DIVISION);
+          return;
+        }
         pushFloat(x / y);
         return;
       case Op.BIN_FLOORDIV:
-        if (y == 0.0) { fail(E_ZERO_DIVISION); return; }
+        if (y == 0.0) {
+          fail(E_ZERO_DIVISION);
+          return;
+        }
         pushFloat(floatFloorDiv(x, y));
         return;
     }
     return;
   }
   if (isNumberTag(at) && isNumberTag(bt)) {
-    if (op == Op.BIN_FLOORDIV) { fail(E_TYPE); return; }
+    if (op == Op.BIN_FLOORDIV) {
+      fail(E_TYPE);
+      return;
+    }
     let a = complexOf(at, an, ar);
     if (vm.err != E_OK) return;
     let b = complexOf(bt, bn, br);
     if (vm.err != E_OK) return;
     switch (op) {
-      case Op.BIN_ADD: pushComplex(a.re + b.re, a.im + b.im); return;
-      case Op.BIN_SUB: pushComplex(a.re - b.re, a.im - b.im); return;
+      case Op.BIN_ADD:
+        pushComplex(a.re + b.re, a.im + b.im);
+        return;
+      case Op.BIN_SUB:
+        pushComplex(a.re - b.re, a.im - b.im);
+        return;
       case Op.BIN_DIV: {
         let q = complexQuot(a, b);
-        if (q === null) { fail(E_ZERO_DIVISION); return; }
+        if (q === null) {
+          fail(E_ZERO_DIVISION);
+          return;
+        }
         pushComplex(q.re, q.im);
         return;
       }
@@ -542,11 +697,12 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
     return;
   }
   if (op == Op.BIN_ADD && at == T_STR && bt == T_STR) {
-    let la = strLen(ar), lb = strLen(br);
+    let la = strLen(ar),
+      lb = strLen(br);
     if (!charge(COST_COPIED_CHAR * (<i64>la + <i64>lb))) return;
     let out = allocStr(la + lb);
-    memory.copy(out + 4, ar + 4, <usize>la << 2);
-    memory.copy(out + 4 + (<usize>la << 2), br + 4, <usize>lb << 2);
+    memory.copy(out + 4, ar + 4, (<usize>la) << 2);
+    memory.copy(out + 4 + ((<usize>la) << 2), br + 4, (<usize>lb) << 2);
     pushStr(out);
     return;
   }
@@ -559,7 +715,10 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
 }
 
 function unary(op: i32, t: i32, n: i64, r: usize): void {
-  if (op == Op.UNARY_NOT) { pushBool(!truthy(t, n, r)); return; }
+  if (op == Op.UNARY_NOT) {
+    pushBool(!truthy(t, n, r));
+    return;
+  }
   switch (t) {
     case T_BOOL:
     case T_INT:
@@ -618,7 +777,8 @@ function cmpIntFloat(t: i32, n: i64, r: usize, x: f64): i32 {
 
 /** Compares strs by code point, as CPython does. */
 function cmpStr(a: PyStr, b: PyStr): i32 {
-  let la = strLen(a), lb = strLen(b);
+  let la = strLen(a),
+    lb = strLen(b);
   let n = min(la, lb);
   charge(COST_COMPARED_CHAR * <i64>n);
   for (let i = 0; i < n; i++) {
@@ -633,7 +793,7 @@ function strEqual(a: PyStr, b: PyStr): bool {
   let n = strLen(a);
   if (n != strLen(b)) return false;
   charge(COST_COMPARED_CHAR * <i64>n);
-  return memory.compare(a + 4, b + 4, <usize>n << 2) == 0;
+  return memory.compare(a + 4, b + 4, (<usize>n) << 2) == 0;
 }
 
 /**
@@ -652,17 +812,21 @@ function strForParsing(s: PyStr): string {
   let n = strLen(s);
   if (n <= SCRATCH_UNITS) {
     let ascii = true;
-    for (let i = 0; i < n; i++) if (<u32>strAt(s, i) >= 0x80) { ascii = false; break; }
+    for (let i = 0; i < n; i++)
+      if (<u32>strAt(s, i) >= 0x80) {
+        ascii = false;
+        break;
+      }
     if (ascii) {
       let p = changetype<usize>(parseScratch);
-      for (let i = 0; i < n; i++) store<u16>(p + (<usize>i << 1), <u16>strAt(s, i));
-      store<u32>(p - Op.OBJECT_SIZE_OFFSET, <u32>n << 1); // rtSize: the string's length in bytes
+      for (let i = 0; i < n; i++) store<u16>(p + ((<usize>i) << 1), <u16>strAt(s, i));
+      store<u32>(p - Op.OBJECT_SIZE_OFFSET, (<u32>n) << 1); // rtSize: the string's length in bytes
       return parseScratch;
     }
   }
   let units = 0;
   for (let i = 0; i < n; i++) units += strAt(s, i) >= 0x10000 ? 2 : 1;
-  let out = changetype<string>(__new(<usize>units << 1, idof<string>()));
+  let out = changetype<string>(__new((<usize>units) << 1, idof<string>()));
   let p = changetype<usize>(out);
   for (let i = 0; i < n; i++) {
     let c = strAt(s, i);
@@ -705,28 +869,54 @@ function equalValues(at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): 
   }
   if (at != bt) return false;
   switch (at) {
-    case T_NONE: case T_ELLIPSIS: case T_DICT: return true;
-    case T_STR: return strEqual(strOf(ar), strOf(br));
-    case T_BYTES: return cmpBytes(bytesOf(ar), bytesOf(br)) == 0;
-    case T_BUILTIN: return an == bn;
+    case T_NONE:
+    case T_ELLIPSIS:
+    case T_DICT:
+      return true;
+    case T_STR:
+      return strEqual(strOf(ar), strOf(br));
+    case T_BYTES:
+      return cmpBytes(bytesOf(ar), bytesOf(br)) == 0;
+    case T_BUILTIN:
+      return an == bn;
   }
   return false;
 }
 
 function compare(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): void {
-  if (op == Op.CMP_EQ) { pushBool(equalValues(at, an, ar, bt, bn, br)); return; }
-  if (op == Op.CMP_NE) { pushBool(!equalValues(at, an, ar, bt, bn, br)); return; }
+  if (op == Op.CMP_EQ) {
+    pushBool(equalValues(at, an, ar, bt, bn, br));
+    return;
+  }
+  if (op == Op.CMP_NE) {
+    pushBool(!equalValues(at, an, ar, bt, bn, br));
+    return;
+  }
   let c: i32;
   if (isRealTag(at) && isRealTag(bt)) c = cmpReal(at, an, ar, bt, bn, br);
   else if (at == T_STR && bt == T_STR) c = cmpStr(strOf(ar), strOf(br));
   else if (at == T_BYTES && bt == T_BYTES) c = cmpBytes(bytesOf(ar), bytesOf(br));
-  else { fail(E_TYPE); return; }
-  if (c == 2) { pushBool(false); return; }
+  else {
+    fail(E_TYPE);
+    return;
+  }
+  if (c == 2) {
+    pushBool(false);
+    return;
+  }
   switch (op) {
-    case Op.CMP_LT: pushBool(c < 0); return;
-    case Op.CMP_LE: pushBool(c <= 0); return;
-    case Op.CMP_GT: pushBool(c > 0); return;
-    case Op.CMP_GE: pushBool(c >= 0); return;
+    case Op.CMP_LT:
+      pushBool(c < 0);
+      return;
+    case Op.CMP_LE:
+      pushBool(c <= 0);
+      return;
+    case Op.CMP_GT:
+      pushBool(c > 0);
+      return;
+    case Op.CMP_GE:
+      pushBool(c >= 0);
+      return;
   }
 }
 
@@ -739,35 +929,44 @@ function findCapture(key: PyStr): PyStr {
   if (!charge(COST_CAPTURE_KEY * <i64>vm.capCount)) return 0;
   for (let i = 0; i < vm.capCount; i++) {
     let len = strLen(p);
-    let val = p + 4 + (<usize>len << 2);
+    let val = p + 4 + ((<usize>len) << 2);
     if (len == n) {
       if (!charge(COST_COMPARED_CHAR * <i64>n)) return 0;
-      if (memory.compare(p + 4, key + 4, <usize>n << 2) == 0) return val;
+      if (memory.compare(p + 4, key + 4, (<usize>n) << 2) == 0) return val;
     }
-    p = val + 4 + (<usize>strLen(val) << 2);
+    p = val + 4 + ((<usize>strLen(val)) << 2);
   }
   return 0;
 }
 
 /** `capture[key]` in general: the dispatch loop handles a present str key itself. */
 function subscript(ct: i32, kt: i32, kn: i64, kr: usize): void {
-  if (ct != T_DICT) { fail(E_TYPE); return; }
-  if (kt == T_DICT) { fail(E_TYPE); return; } // unhashable type: 'dict'
+  if (ct != T_DICT) {
+    fail(E_TYPE);
+    return;
+  }
+  if (kt == T_DICT) {
+    fail(E_TYPE);
+    return;
+  } // unhashable type: 'dict'
   if (kt == T_STR) {
     let val = findCapture(strOf(kr));
-    if (val != 0) { pushStr(val); return; }
+    if (val != 0) {
+      pushStr(val);
+      return;
+    }
   }
   fail(E_KEY); // only str keys exist; anything else hashes but is absent
 }
 
 /** bytes → the ASCII text CPython's parsers see; bytes they would reject become '?'. */
 function bytesAsAscii(b: StaticArray<u8>): string {
-  let s = changetype<string>(__new(<usize>b.length << 1, idof<string>()));
+  let s = changetype<string>(__new((<usize>b.length) << 1, idof<string>()));
   for (let i = 0; i < b.length; i++) {
     let c = <i32>b[i];
     // Only ASCII whitespace counts for bytes; Python's str-only spaces (\x1c-\x1f) must fail.
     if (c >= 0x80 || (c >= 0x1c && c <= 0x1f)) c = 0x3f;
-    store<u16>(changetype<usize>(s) + (<usize>i << 1), <u16>c);
+    store<u16>(changetype<usize>(s) + ((<usize>i) << 1), <u16>c);
   }
   return s;
 }
@@ -778,19 +977,32 @@ function bytesAsAscii(b: StaticArray<u8>): string {
  */
 function specialFloatWord(s: PyStr): f64 {
   if (strLen(s) != 3) return 0;
-  let a = strAt(s, 0) | 0x20, b = strAt(s, 1) | 0x20, c = strAt(s, 2) | 0x20;
+  let a = strAt(s, 0) | 0x20,
+    b = strAt(s, 1) | 0x20,
+    c = strAt(s, 2) | 0x20;
   if (a == 0x6e && b == 0x61 && c == 0x6e) return NaN; // CPython's float('nan') is a positive NaN
   if (a == 0x69 && b == 0x6e && c == 0x66) return Infinity;
   return 0;
 }
 
 function callFloat(argc: i32, base: i32): void {
-  if (argc == 0) { pushFloat(0.0); return; }
-  let t = unchecked(vm.stTag[base]), n = unchecked(vm.stNum[base]), r = unchecked(vm.stRef[base]);
-  if (t == T_FLOAT) { push(t, n, r); return; }
+  if (argc == 0) {
+    pushFloat(0.0);
+    return;
+  }
+  let t = unchecked(vm.stTag[base]),
+    n = unchecked(vm.stNum[base]),
+    r = unchecked(vm.stRef[base]);
+  if (t == T_FLOAT) {
+    push(t, n, r);
+    return;
+  }
   if (t == T_STR) {
     let special = specialFloatWord(strOf(r));
-    if (special != 0) { pushFloat(special); return; }
+    if (special != 0) {
+      pushFloat(special);
+      return;
+    }
   }
   if (isIntTag(t)) {
     let x = intToFloat(t, n, r);
@@ -800,7 +1012,10 @@ function callFloat(argc: i32, base: i32): void {
   if (t == T_STR || t == T_BYTES) {
     if (!charge(COST_PARSED_CHAR * (t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length))) return;
     let x = parsePyFloat(t == T_STR ? strForParsing(strOf(r)) : bytesAsAscii(bytesOf(r)));
-    if (pyFloatError) { fail(E_VALUE); return; }
+    if (pyFloatError) {
+      fail(E_VALUE);
+      return;
+    }
     pushFloat(x);
     return;
   }
@@ -824,7 +1039,10 @@ function parseSmallDecimal(s: PyStr): i64 {
   let negative = false;
   if (i < n) {
     let c = strAt(s, i);
-    if (c == 0x2d || c == 0x2b) { negative = c == 0x2d; i++; }
+    if (c == 0x2d || c == 0x2b) {
+      negative = c == 0x2d;
+      i++;
+    }
   }
   let start = i;
   let v: i64 = 0;
@@ -842,66 +1060,118 @@ function parseSmallDecimal(s: PyStr): i64 {
 }
 
 // @ts-ignore: decorator
-@inline function isAsciiSpaceCp(c: i32): bool { return c == 0x20 || (c >= 0x09 && c <= 0x0d); }
+@inline function isAsciiSpaceCp(c: i32): bool {
+  return c == 0x20 || (c >= 0x09 && c <= 0x0d);
+}
 
 function parseIntText(s: string, base: i32): void {
   let parsed = bigParse(s, base);
-  if (parsed === null) { fail(E_VALUE); return; }
+  if (parsed === null) {
+    fail(E_VALUE);
+    return;
+  }
   pushBig(changetype<BigInt>(parsed));
 }
 
 function callInt(argc: i32, base: i32): void {
-  if (argc == 0) { push(T_INT, 0, 0); return; }
-  let t = unchecked(vm.stTag[base]), n = unchecked(vm.stNum[base]), r = unchecked(vm.stRef[base]);
+  if (argc == 0) {
+    push(T_INT, 0, 0);
+    return;
+  }
+  let t = unchecked(vm.stTag[base]),
+    n = unchecked(vm.stNum[base]),
+    r = unchecked(vm.stRef[base]);
   if (argc == 2) {
     // CPython checks the base (type, then range) before the type of x.
-    let bt = unchecked(vm.stTag[base + 1]), bn = unchecked(vm.stNum[base + 1]);
-    if (!isIntTag(bt)) { fail(E_TYPE); return; }
-    if (bt == T_BIG || !(bn == 0 || (bn >= 2 && bn <= 36))) { fail(E_VALUE); return; }
-    if (t != T_STR && t != T_BYTES) { fail(E_TYPE); return; }
+    let bt = unchecked(vm.stTag[base + 1]),
+      bn = unchecked(vm.stNum[base + 1]);
+    if (!isIntTag(bt)) {
+      fail(E_TYPE);
+      return;
+    }
+    if (bt == T_BIG || !(bn == 0 || (bn >= 2 && bn <= 36))) {
+      fail(E_VALUE);
+      return;
+    }
+    if (t != T_STR && t != T_BYTES) {
+      fail(E_TYPE);
+      return;
+    }
     if (!charge(COST_PARSED_CHAR * (t == T_STR ? <i64>strLen(r) : <i64>bytesOf(r).length))) return;
-    parseIntText(t == T_STR ? transformDecimalAndSpaceToAscii(strForParsing(strOf(r))) : bytesAsAscii(bytesOf(r)), <i32>bn);
+    parseIntText(
+      t == T_STR ? transformDecimalAndSpaceToAscii(strForParsing(strOf(r))) : bytesAsAscii(bytesOf(r)),
+      <i32>bn,
+    );
     return;
   }
   switch (t) {
-    case T_BOOL: case T_INT: push(T_INT, n, 0); return;
-    case T_BIG: push(t, n, r); return;
+    case T_BOOL:
+    case T_INT:
+      push(T_INT, n, 0);
+      return;
+    case T_BIG:
+      push(t, n, r);
+      return;
     case T_FLOAT: {
       let x = reinterpret<f64>(n);
-      if (x != x) { fail(E_VALUE); return; }
-      if (x == Infinity || x == -Infinity) { fail(E_OVERFLOW); return; }
-      if (x > -9.2e18 && x < 9.2e18) push(T_INT, <i64>x, 0); // truncates toward zero
+      if (x != x) {
+        fail(E_VALUE);
+        return;
+      }
+      if (x == Infinity || x == -Infinity) {
+        fail(E_OVERFLOW);
+        return;
+      }
+      if (x > -9.2e18 && x < 9.2e18)
+        push(T_INT, <i64>x, 0); // truncates toward zero
       else pushBig(bigFromF64(x));
       return;
     }
     case T_STR: {
       let small = parseSmallDecimal(strOf(r));
-      if (small != NOT_SMALL) { push(T_INT, small, 0); return; }
+      if (small != NOT_SMALL) {
+        push(T_INT, small, 0);
+        return;
+      }
       if (!charge(COST_PARSED_CHAR * <i64>strLen(r))) return;
       parseIntText(transformDecimalAndSpaceToAscii(strForParsing(strOf(r))), 10);
       return;
     }
     case T_BYTES:
       if (!charge(COST_PARSED_CHAR * <i64>bytesOf(r).length)) return;
-      parseIntText(bytesAsAscii(bytesOf(r)), 10); return;
+      parseIntText(bytesAsAscii(bytesOf(r)), 10);
+      return;
   }
   fail(E_TYPE);
 }
 
 function callLen(base: i32): void {
-  let t = unchecked(vm.stTag[base]), r = unchecked(vm.stRef[base]);
-  if (t == T_STR) { push(T_INT, strLen(r), 0); return; }
-  if (t == T_BYTES) { push(T_INT, bytesOf(r).length, 0); return; }
-  if (t == T_DICT) { push(T_INT, vm.capCount, 0); return; }
+  let t = unchecked(vm.stTag[base]),
+    r = unchecked(vm.stRef[base]);
+  if (t == T_STR) {
+    push(T_INT, strLen(r), 0);
+    return;
+  }
+  if (t == T_BYTES) {
+    push(T_INT, bytesOf(r).length, 0);
+    return;
+  }
+  if (t == T_DICT) {
+    push(T_INT, vm.capCount, 0);
+    return;
+  }
   fail(E_TYPE);
 }
 
 function callMathTest(base: i32, inf: bool): void {
   let t = unchecked(vm.stTag[base]);
-  if (!isRealTag(t)) { fail(E_TYPE); return; }
+  if (!isRealTag(t)) {
+    fail(E_TYPE);
+    return;
+  }
   let x = realToFloat(t, unchecked(vm.stNum[base]), unchecked(vm.stRef[base]));
   if (vm.err != E_OK) return;
-  pushBool(inf ? (x == Infinity || x == -Infinity) : x != x);
+  pushBool(inf ? x == Infinity || x == -Infinity : x != x);
 }
 
 /**
@@ -914,8 +1184,10 @@ function callableTable(): StaticArray<bool> {
   let t = new StaticArray<bool>(Op.BUILTIN_COUNT * (Op.MAX_CALL_ARGS + 1));
   for (let id = 0; id < Op.BUILTIN_COUNT; id++) {
     for (let argc = 0; argc <= Op.MAX_CALL_ARGS; argc++) {
-      t[id * (Op.MAX_CALL_ARGS + 1) + argc] = Op.BUILTIN_KINDS[id] != BUILTIN_KIND_MODULE
-        && argc >= Op.BUILTIN_MIN_ARGS[id] && argc <= Op.BUILTIN_MAX_ARGS[id];
+      t[id * (Op.MAX_CALL_ARGS + 1) + argc] =
+        Op.BUILTIN_KINDS[id] != BUILTIN_KIND_MODULE &&
+        argc >= Op.BUILTIN_MIN_ARGS[id] &&
+        argc <= Op.BUILTIN_MAX_ARGS[id];
     }
   }
   return t;
@@ -945,27 +1217,43 @@ export function run(): i32 {
     pc++;
     switch (op) {
       case Op.OP_LOAD_CONST:
-        unchecked(tags[s] = vm.constTag[arg]);
-        unchecked(nums[s] = vm.constNum[arg]);
-        unchecked(refs[s] = vm.constRef[arg]);
+        unchecked((tags[s] = vm.constTag[arg]));
+        unchecked((nums[s] = vm.constNum[arg]));
+        unchecked((refs[s] = vm.constRef[arg]));
         s++;
         continue;
       case Op.OP_LOAD_VAR:
-        if (arg == Op.VAR_CAPTURE) { unchecked(tags[s] = T_DICT); }
-        else if (arg == Op.VAR_EXIT_CODE) { unchecked(tags[s] = T_INT); unchecked(nums[s] = vm.exitCode); }
-        else if (arg == Op.VAR_WALLTIME_SEC) { unchecked(tags[s] = T_FLOAT); unchecked(nums[s] = reinterpret<i64>(vm.walltime)); }
-        else { unchecked(tags[s] = T_INT); unchecked(nums[s] = vm.peakVram); }
+        if (arg == Op.VAR_CAPTURE) {
+          unchecked((tags[s] = T_DICT));
+        } else if (arg == Op.VAR_EXIT_CODE) {
+          unchecked((tags[s] = T_INT));
+          unchecked((nums[s] = vm.exitCode));
+        } else if (arg == Op.VAR_WALLTIME_SEC) {
+          unchecked((tags[s] = T_FLOAT));
+          unchecked((nums[s] = reinterpret<i64>(vm.walltime)));
+        } else {
+          unchecked((tags[s] = T_INT));
+          unchecked((nums[s] = vm.peakVram));
+        }
         s++;
         continue;
       case Op.OP_LOAD_BUILTIN:
-        unchecked(tags[s] = T_BUILTIN);
-        unchecked(nums[s] = arg);
+        unchecked((tags[s] = T_BUILTIN));
+        unchecked((nums[s] = arg));
         s++;
         continue;
       case Op.OP_BINARY:
         s -= 2;
         vm.sp = s;
-        binary(arg, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]), unchecked(tags[s + 1]), unchecked(nums[s + 1]), unchecked(refs[s + 1]));
+        binary(
+          arg,
+          unchecked(tags[s]),
+          unchecked(nums[s]),
+          unchecked(refs[s]),
+          unchecked(tags[s + 1]),
+          unchecked(nums[s + 1]),
+          unchecked(refs[s + 1]),
+        );
         s = vm.sp;
         break;
       case Op.OP_UNARY:
@@ -980,19 +1268,23 @@ export function run(): i32 {
         let bt = unchecked(tags[s + 1]);
         // Fast paths: int with int, and float with float or int, the commonest in conditions.
         if (at == T_INT && bt == T_INT) {
-          let a = unchecked(nums[s]), b = unchecked(nums[s + 1]);
-          unchecked(tags[s] = T_BOOL);
-          unchecked(nums[s] = compareOrdered(arg, a < b ? -1 : a > b ? 1 : 0) ? 1 : 0);
+          let a = unchecked(nums[s]),
+            b = unchecked(nums[s + 1]);
+          unchecked((tags[s] = T_BOOL));
+          unchecked((nums[s] = compareOrdered(arg, a < b ? -1 : a > b ? 1 : 0) ? 1 : 0));
           s++;
           continue;
         }
-        if (at == T_FLOAT && (bt == T_FLOAT || (bt == T_INT && unchecked(nums[s + 1]) > -TWO53 && unchecked(nums[s + 1]) < TWO53))) {
+        if (
+          at == T_FLOAT &&
+          (bt == T_FLOAT || (bt == T_INT && unchecked(nums[s + 1]) > -TWO53 && unchecked(nums[s + 1]) < TWO53))
+        ) {
           let x = reinterpret<f64>(unchecked(nums[s]));
           let y = bt == T_FLOAT ? reinterpret<f64>(unchecked(nums[s + 1])) : <f64>unchecked(nums[s + 1]);
-          unchecked(tags[s] = T_BOOL);
+          unchecked((tags[s] = T_BOOL));
           // NaN is unordered: only != holds.
           let c = x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
-          unchecked(nums[s] = (c == 2 ? arg == Op.CMP_NE : compareOrdered(arg, c)) ? 1 : 0);
+          unchecked((nums[s] = (c == 2 ? arg == Op.CMP_NE : compareOrdered(arg, c)) ? 1 : 0));
           s++;
           continue;
         }
@@ -1007,8 +1299,8 @@ export function run(): i32 {
         if (unchecked(tags[s]) == T_DICT && unchecked(tags[s + 1]) == T_STR) {
           let found = findCapture(<usize>unchecked(refs[s + 1]));
           if (found != 0) {
-            unchecked(tags[s] = T_STR);
-            unchecked(refs[s] = found);
+            unchecked((tags[s] = T_STR));
+            unchecked((refs[s] = found));
             s++;
             continue;
           }
@@ -1023,7 +1315,10 @@ export function run(): i32 {
         let callee = s;
         let base = s + 1;
         vm.sp = s;
-        if (unchecked(tags[callee]) != T_BUILTIN) { fail(E_TYPE); break; }
+        if (unchecked(tags[callee]) != T_BUILTIN) {
+          fail(E_TYPE);
+          break;
+        }
         let id = <i32>unchecked(nums[callee]);
         // Arity from the contract: the call helpers below assume it holds.
         if (!unchecked(callable[id * (Op.MAX_CALL_ARGS + 1) + arg])) {
@@ -1032,18 +1327,28 @@ export function run(): i32 {
         }
         // Fast path: len(str).
         if (id == Op.BUILTIN_LEN && unchecked(tags[base]) == T_STR) {
-          unchecked(tags[callee] = T_INT);
-          unchecked(nums[callee] = strLen(<usize>unchecked(refs[base])));
+          unchecked((tags[callee] = T_INT));
+          unchecked((nums[callee] = strLen(<usize>unchecked(refs[base]))));
           s = callee + 1;
           continue;
         }
         // The result is pushed at the callee's slot, below the arguments, so reading them first is safe.
         switch (id) {
-          case Op.BUILTIN_FLOAT: callFloat(arg, base); break;
-          case Op.BUILTIN_INT: callInt(arg, base); break;
-          case Op.BUILTIN_LEN: callLen(base); break;
-          case Op.BUILTIN_ISNAN: callMathTest(base, false); break;
-          case Op.BUILTIN_ISINF: callMathTest(base, true); break;
+          case Op.BUILTIN_FLOAT:
+            callFloat(arg, base);
+            break;
+          case Op.BUILTIN_INT:
+            callInt(arg, base);
+            break;
+          case Op.BUILTIN_LEN:
+            callLen(base);
+            break;
+          case Op.BUILTIN_ISNAN:
+            callMathTest(base, false);
+            break;
+          case Op.BUILTIN_ISINF:
+            callMathTest(base, true);
+            break;
         }
         s = vm.sp;
         break;
@@ -1064,23 +1369,37 @@ export function run(): i32 {
         if (!truthyAt(tags, nums, refs, s)) pc = arg;
         continue;
       case Op.OP_DUP_TOP:
-        unchecked(tags[s] = tags[s - 1]);
-        unchecked(nums[s] = nums[s - 1]);
-        unchecked(refs[s] = refs[s - 1]);
+        unchecked((tags[s] = tags[s - 1]));
+        unchecked((nums[s] = nums[s - 1]));
+        unchecked((refs[s] = refs[s - 1]));
         s++;
         continue;
       case Op.OP_ROT_TWO: {
-        let t = unchecked(tags[s - 1]), n = unchecked(nums[s - 1]), r = unchecked(refs[s - 1]);
-        unchecked(tags[s - 1] = tags[s - 2]); unchecked(nums[s - 1] = nums[s - 2]); unchecked(refs[s - 1] = refs[s - 2]);
-        unchecked(tags[s - 2] = t); unchecked(nums[s - 2] = n); unchecked(refs[s - 2] = r);
+        let t = unchecked(tags[s - 1]),
+          n = unchecked(nums[s - 1]),
+          r = unchecked(refs[s - 1]);
+        unchecked((tags[s - 1] = tags[s - 2]));
+        unchecked((nums[s - 1] = nums[s - 2]));
+        unchecked((refs[s - 1] = refs[s - 2]));
+        unchecked((tags[s - 2] = t));
+        unchecked((nums[s - 2] = n));
+        unchecked((refs[s - 2] = r));
         continue;
       }
       case Op.OP_ROT_THREE: {
         // [a, b, c] → [c, a, b]
-        let t = unchecked(tags[s - 1]), n = unchecked(nums[s - 1]), r = unchecked(refs[s - 1]);
-        unchecked(tags[s - 1] = tags[s - 2]); unchecked(nums[s - 1] = nums[s - 2]); unchecked(refs[s - 1] = refs[s - 2]);
-        unchecked(tags[s - 2] = tags[s - 3]); unchecked(nums[s - 2] = nums[s - 3]); unchecked(refs[s - 2] = refs[s - 3]);
-        unchecked(tags[s - 3] = t); unchecked(nums[s - 3] = n); unchecked(refs[s - 3] = r);
+        let t = unchecked(tags[s - 1]),
+          n = unchecked(nums[s - 1]),
+          r = unchecked(refs[s - 1]);
+        unchecked((tags[s - 1] = tags[s - 2]));
+        unchecked((nums[s - 1] = nums[s - 2]));
+        unchecked((refs[s - 1] = refs[s - 2]));
+        unchecked((tags[s - 2] = tags[s - 3]));
+        unchecked((nums[s - 2] = nums[s - 3]));
+        unchecked((refs[s - 2] = refs[s - 3]));
+        unchecked((tags[s - 3] = t));
+        unchecked((nums[s - 3] = n));
+        unchecked((refs[s - 3] = r));
         continue;
       }
       case Op.OP_POP_TOP:
@@ -1119,11 +1438,16 @@ export function run(): i32 {
 // @ts-ignore: decorator
 @inline function compareOrdered(op: i32, c: i32): bool {
   switch (op) {
-    case Op.CMP_EQ: return c == 0;
-    case Op.CMP_NE: return c != 0;
-    case Op.CMP_LT: return c < 0;
-    case Op.CMP_LE: return c <= 0;
-    case Op.CMP_GT: return c > 0;
+    case Op.CMP_EQ:
+      return c == 0;
+    case Op.CMP_NE:
+      return c != 0;
+    case Op.CMP_LT:
+      return c < 0;
+    case Op.CMP_LE:
+      return c <= 0;
+    case Op.CMP_GT:
+      return c > 0;
   }
   return c >= 0;
 }
@@ -1162,20 +1486,42 @@ export function runBatch(words: usize, count: i32, out: usize): void {
 // ---- the host's view of the state ---------------------------------------------------------------
 
 /** The last outcome (E_*), its value's tag (T_*), payload and reference. */
-export function resultError(): i32 { return vm.resultError; }
-export function resultTag(): i32 { return vm.resultTag; }
-export function resultNum(): i64 { return vm.resultNum; }
-export function resultRef(): usize { return vm.resultRef; }
+export function resultError(): i32 {
+  return vm.resultError;
+}
+export function resultTag(): i32 {
+  return vm.resultTag;
+}
+export function resultNum(): i64 {
+  return vm.resultNum;
+}
+export function resultRef(): usize {
+  return vm.resultRef;
+}
 /** Why the last program was rejected (V_*), and the deepest stack the verifier found it to reach. */
-export function verifyError(): i32 { return vm.verifyError; }
-export function verifiedDepth(): i32 { return vm.verifiedDepth; }
+export function verifyError(): i32 {
+  return vm.verifyError;
+}
+export function verifiedDepth(): i32 {
+  return vm.verifiedDepth;
+}
 
 /** Sets the cost budget of each evaluation from now on (DEFAULT_COST_BUDGET until then). */
-export function setCostBudget(units: i64): void { vm.budgetLimit = units; }
+export function setCostBudget(units: i64): void {
+  vm.budgetLimit = units;
+}
 /** What the last evaluation spent of its budget. */
-export function costSpent(): i64 { return vm.budgetLimit - vm.budget; }
+export function costSpent(): i64 {
+  return vm.budgetLimit - vm.budget;
+}
 
 /** The contract's tables as this module compiled them, for the test that the host reads the same. */
-export function contractTableCount(): i32 { return Op.CONTRACT_TABLES.length; }
-export function contractTableLength(t: i32): i32 { return Op.CONTRACT_TABLES[t].length; }
-export function contractTable(t: i32, i: i32): i32 { return Op.CONTRACT_TABLES[t][i]; }
+export function contractTableCount(): i32 {
+  return Op.CONTRACT_TABLES.length;
+}
+export function contractTableLength(t: i32): i32 {
+  return Op.CONTRACT_TABLES[t].length;
+}
+export function contractTable(t: i32, i: i32): i32 {
+  return Op.CONTRACT_TABLES[t][i];
+}

@@ -47,7 +47,12 @@ export async function compileBigint(opts = {}) {
   const outFile = join(dir, 'bigint-test.wasm');
   const t0 = performance.now();
   let errText = '';
-  const sink = { write: (s) => { errText += String(s); return true; } };
+  const sink = {
+    write: (s) => {
+      errText += String(s);
+      return true;
+    },
+  };
   try {
     const args = [ENTRY, '--outFile', outFile, '--exportRuntime', '--baseDir', ROOT];
     if (opts.runtime === 'arena') {
@@ -128,7 +133,9 @@ export function runCases(module, cases, maxFailures = 30) {
       failed++;
       if (failures.length < maxFailures) {
         const clip = (s) => (s.length > 160 ? `${s.slice(0, 80)}…(${s.length} chars)…${s.slice(-40)}` : s);
-        failures.push(`${op}(${JSON.stringify(clip(x))}, ${JSON.stringify(clip(y ?? ''))}): expected ${clip(expected)}, got ${clip(got)}`);
+        failures.push(
+          `${op}(${JSON.stringify(clip(x))}, ${JSON.stringify(clip(y ?? ''))}): expected ${clip(expected)}, got ${clip(got)}`,
+        );
       }
     }
   }

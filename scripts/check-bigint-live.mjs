@@ -99,14 +99,21 @@ function parseString(base) {
   } else if ((base === 16 || base === 8 || base === 2) && rnd() < 0.4) {
     prefix = { 16: '0x', 8: '0o', 2: '0b' }[base];
   }
-  const nd = rnd() < 0.01 ? choice([4299, 4300, 4301, 4302]) : choice([1, 2, 3, randint(1, 15), randint(1, 60), randint(1, 200)]);
+  const nd =
+    rnd() < 0.01
+      ? choice([4299, 4300, 4301, 4302])
+      : choice([1, 2, 3, randint(1, 15), randint(1, 60), randint(1, 200)]);
   let body = '';
   for (let i = 0; i < nd; i++) {
     const c = DIGITS[randint(0, real - 1)];
     body += rnd() < 0.2 ? c.toUpperCase() : c;
   }
   if (rnd() < 0.3) body = '0'.repeat(randint(1, 3)) + body;
-  if (rnd() < 0.3) body = body.split('').map((c, i) => (i > 0 && rnd() < 0.2 ? '_' + c : c)).join('');
+  if (rnd() < 0.3)
+    body = body
+      .split('')
+      .map((c, i) => (i > 0 && rnd() < 0.2 ? '_' + c : c))
+      .join('');
   if (prefix && rnd() < 0.2) body = '_' + body;
   let s = prefix + body;
   if (rnd() < 0.4) s = choice(['+', '-']) + s;
@@ -114,7 +121,26 @@ function parseString(base) {
   if (rnd() < 0.3) s = s + choice(WS) + (rnd() < 0.3 ? choice(WS) : '');
   const mutations = rnd() < 0.35 ? randint(1, 2) : 0;
   for (let m = 0; m < mutations; m++) {
-    const junk = choice(['_', '__', ' ', '+', '-', '0', 'x', 'X', 'o', 'b', '?', '.', '\x00', '\x1c', 'g', 'z', '9', '1']);
+    const junk = choice([
+      '_',
+      '__',
+      ' ',
+      '+',
+      '-',
+      '0',
+      'x',
+      'X',
+      'o',
+      'b',
+      '?',
+      '.',
+      '\x00',
+      '\x1c',
+      'g',
+      'z',
+      '9',
+      '1',
+    ]);
     const i = randint(0, s.length);
     const k = rnd();
     if (k < 0.4) s = s.slice(0, i) + junk + s.slice(i);
@@ -230,7 +256,10 @@ function oracle(cases) {
     encoding: 'utf8',
   });
   if (r.status !== 0) throw new Error(`oracle failed: ${r.stderr}`);
-  return r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+  return r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 const compiled = await compileBigint();
@@ -266,8 +295,16 @@ while (done < TOTAL) {
   }
   done += n;
 }
-console.log(`${done} live cases x ${builds.length} builds (${builds.map((b) => b[0]).join(', ')}), ${failed} failed (${((performance.now() - t0) / 1000).toFixed(1)} s total, ${(wasmMs / 1000).toFixed(2)} s in wasm)`);
-console.log('by op: ' + Object.entries(counts).sort().map(([k, v]) => `${k}=${v}`).join(' '));
+console.log(
+  `${done} live cases x ${builds.length} builds (${builds.map((b) => b[0]).join(', ')}), ${failed} failed (${((performance.now() - t0) / 1000).toFixed(1)} s total, ${(wasmMs / 1000).toFixed(2)} s in wasm)`,
+);
+console.log(
+  'by op: ' +
+    Object.entries(counts)
+      .sort()
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' '),
+);
 for (const f of failures) console.log('  ' + f);
 
 if (!argv.includes('--no-bench')) {

@@ -32,8 +32,16 @@ async function compile() {
     const wasmPath = join(dir, 'pyfloat.wasm');
     const stderr = asc.createMemoryStream();
     const { error } = await asc.main(
-      [join(ROOT, 'assembly/testing/pyfloat-entry.ts'), '--config', join(dir, 'asconfig.json'),
-        '--runtime', 'stub', '-O3', '--outFile', wasmPath],
+      [
+        join(ROOT, 'assembly/testing/pyfloat-entry.ts'),
+        '--config',
+        join(dir, 'asconfig.json'),
+        '--runtime',
+        'stub',
+        '-O3',
+        '--outFile',
+        wasmPath,
+      ],
       { stdout: asc.createMemoryStream(), stderr },
     );
     if (error) throw new Error(`asc failed: ${error.message}\n${stderr.toString()}`);
@@ -45,7 +53,11 @@ async function compile() {
 
 const wasm = await compile();
 const { exports: vm } = new WebAssembly.Instance(new WebAssembly.Module(wasm), {
-  env: { abort() { throw new Error('abort() called in pyfloat wasm'); } },
+  env: {
+    abort() {
+      throw new Error('abort() called in pyfloat wasm');
+    },
+  },
 });
 
 function pyFloat(s) {
@@ -89,8 +101,10 @@ if (status !== 0) {
   console.error(`gen_float_corpus.py exited with ${status}`);
   process.exit(2);
 }
-console.log(`${total} cases (${errors} ValueError), ${failures.length} mismatches; ` +
-  `${((Date.now() - started) / 1000).toFixed(1)} s total, ${(Number(wasmNs) / 1e9).toFixed(2)} s in wasm calls`);
+console.log(
+  `${total} cases (${errors} ValueError), ${failures.length} mismatches; ` +
+    `${((Date.now() - started) / 1000).toFixed(1)} s total, ${(Number(wasmNs) / 1e9).toFixed(2)} s in wasm calls`,
+);
 if (failures.length > 0) {
   console.log(`first ${Math.min(30, failures.length)}:\n${failures.slice(0, 30).join('\n')}`);
   process.exit(1);

@@ -114,14 +114,17 @@ function parseArgs(argv: string[]): Options {
     dump: null,
   };
   const intArg = (name: string, value: string | undefined, min: number): number => {
-    if (value === undefined || !/^-?\d+$/.test(value)) throw new Error(`${name} needs an integer, got ${value ?? 'nothing'}`);
+    if (value === undefined || !/^-?\d+$/.test(value))
+      throw new Error(`${name} needs an integer, got ${value ?? 'nothing'}`);
     const n = Number(value);
     if (!Number.isSafeInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}`);
     return n;
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
-    const [flag, inline] = arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined];
+    const [flag, inline] = arg.includes('=')
+      ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]
+      : [arg, undefined];
     const value = (): string | undefined => inline ?? argv[++i];
     switch (flag) {
       case '--cases':
@@ -138,7 +141,8 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--only': {
         const v = value();
-        if (v !== 'validate' && v !== 'evaluate') throw new Error(`--only needs validate or evaluate, got ${v ?? 'nothing'}`);
+        if (v !== 'validate' && v !== 'evaluate')
+          throw new Error(`--only needs validate or evaluate, got ${v ?? 'nothing'}`);
         opts.only = v;
         break;
       }
@@ -168,7 +172,9 @@ function parseArgs(argv: string[]): Options {
 
 function describeThrown(err: unknown): string {
   const e = err as { name?: unknown; message?: unknown } | null;
-  return e !== null && typeof e === 'object' ? `${String(e.name ?? 'Error')}: ${String(e.message ?? '')}` : `thrown ${typeof err}: ${String(err)}`;
+  return e !== null && typeof e === 'object'
+    ? `${String(e.name ?? 'Error')}: ${String(e.message ?? '')}`
+    : `thrown ${typeof err}: ${String(err)}`;
 }
 
 /** JSON with every non-ASCII code unit escaped, so invisible characters and lone surrogates show. */
@@ -252,7 +258,11 @@ class Oracle<Res> {
     this.child.stdin.on('error', (e) => this.fail(new PythonFailure(`oracle stdin: ${e.message}`)));
     this.child.on('error', (e) => this.fail(new PythonFailure(`cannot run ${python} ${script}: ${e.message}`)));
     this.child.on('exit', (code, signal) => {
-      this.fail(new PythonFailure(`oracle ${script} exited (code ${code ?? 'null'}, signal ${signal ?? 'none'})${this.stderrTail()}`));
+      this.fail(
+        new PythonFailure(
+          `oracle ${script} exited (code ${code ?? 'null'}, signal ${signal ?? 'none'})${this.stderrTail()}`,
+        ),
+      );
     });
     const rl = createInterface({ input: this.child.stdout, crlfDelay: Infinity });
     rl.on('line', (line) => {
@@ -289,7 +299,11 @@ class Oracle<Res> {
     return new Promise<Res>((resolveV, rejectV) => {
       // A hung oracle is as fatal as a crashed one: one answer never takes anywhere near this long.
       const timer = setTimeout(() => {
-        this.fail(new PythonFailure(`oracle ${this.script} did not answer within ${ORACLE_TIMEOUT_MS / 1000} s${this.stderrTail()}`));
+        this.fail(
+          new PythonFailure(
+            `oracle ${this.script} did not answer within ${ORACLE_TIMEOUT_MS / 1000} s${this.stderrTail()}`,
+          ),
+        );
         this.child.kill('SIGKILL');
       }, ORACLE_TIMEOUT_MS);
       this.queue.push({
@@ -335,7 +349,12 @@ interface Budget {
  * every contiguous window (largest first, down to single code points) to a fixpoint. Every predicate
  * call spends one unit of `budget`. The empty string is tried only with `allowEmpty`.
  */
-async function shrink(input: string, interesting: (s: string) => Promise<boolean>, budget: Budget, allowEmpty = false): Promise<string> {
+async function shrink(
+  input: string,
+  interesting: (s: string) => Promise<boolean>,
+  budget: Budget,
+  allowEmpty = false,
+): Promise<string> {
   let cps = Array.from(input);
   const test = async (cand: string[]): Promise<boolean> => {
     budget.left--;
@@ -422,8 +441,12 @@ async function streamJsonl<T>(
   }
   const { code, signal } = await exited;
   const tail = stderr.trim() ? `\n--- python stderr (tail) ---\n${stderr.trim()}` : '';
-  if (code !== 0) throw new PythonFailure(`generator ${script} exited with code ${code ?? 'null'}, signal ${signal ?? 'none'}${tail}`);
-  if (count !== expected) throw new PythonFailure(`generator ${script} produced ${count} records, expected ${expected}${tail}`);
+  if (code !== 0)
+    throw new PythonFailure(
+      `generator ${script} exited with code ${code ?? 'null'}, signal ${signal ?? 'none'}${tail}`,
+    );
+  if (count !== expected)
+    throw new PythonFailure(`generator ${script} produced ${count} records, expected ${expected}${tail}`);
   return count;
 }
 
@@ -461,7 +484,9 @@ async function runValidation(opts: Options): Promise<PartResult> {
 
   const isRecord = (r: unknown): r is CorpusRecord => {
     const rec = r as Partial<CorpusRecord> | null;
-    return rec !== null && typeof rec === 'object' && typeof rec.condition === 'string' && typeof rec.valid === 'boolean';
+    return (
+      rec !== null && typeof rec === 'object' && typeof rec.condition === 'string' && typeof rec.valid === 'boolean'
+    );
   };
 
   try {
@@ -515,9 +540,12 @@ async function runValidation(opts: Options): Promise<PartResult> {
         console.log(disagreeLine(cp, mine, small));
         console.log(`    cpython: ${cp.message}`);
         console.log(`    ours:    ${mine.detail}`);
-        console.log(`    (shrunk ${codePoints(rec.condition)} -> ${codePoints(small)} code points, ${o.calls - calls0} oracle calls)`);
+        console.log(
+          `    (shrunk ${codePoints(rec.condition)} -> ${codePoints(small)} code points, ${o.calls - calls0} oracle calls)`,
+        );
       }
-      if (disagreements > found.length) console.log(`... ${disagreements - found.length} more disagreements not shown (--report ${opts.report})`);
+      if (disagreements > found.length)
+        console.log(`... ${disagreements - found.length} more disagreements not shown (--report ${opts.report})`);
     }
     status = disagreements > 0 ? 1 : 0;
   } catch (e) {
@@ -526,7 +554,9 @@ async function runValidation(opts: Options): Promise<PartResult> {
     oracle?.close();
   }
   if (slowest.index >= 0) {
-    console.log(`slowest validation: ${slowest.ms.toFixed(2)} ms (record ${slowest.index}) input=${jsonAscii(slowest.input)}`);
+    console.log(
+      `slowest validation: ${slowest.ms.toFixed(2)} ms (record ${slowest.index}) input=${jsonAscii(slowest.input)}`,
+    );
   }
   const sorted = Float64Array.from(times).sort();
   const max = sorted.length ? sorted[sorted.length - 1]! : 0;
@@ -575,7 +605,11 @@ function normaliseRepr(repr: string | null): string | null {
 function cpOutcome(raw: Outcome): Outcome {
   if (!raw.valid) return { valid: false, node: raw.node ?? null, kind: raw.kind ?? '?' };
   if (raw.error !== undefined) return { valid: true, fired: false, error: raw.error };
-  return { valid: true, fired: raw.fired === true, value: { type: raw.value!.type, repr: normaliseRepr(raw.value!.repr) } };
+  return {
+    valid: true,
+    fired: raw.fired === true,
+    value: { type: raw.value!.type, repr: normaliseRepr(raw.value!.repr) },
+  };
 }
 
 function isOutcome(r: unknown): r is Outcome {
@@ -584,7 +618,11 @@ function isOutcome(r: unknown): r is Outcome {
   if (!o.valid) return true;
   if (typeof o.fired !== 'boolean') return false;
   if (o.error !== undefined) return typeof o.error === 'string';
-  return o.value !== undefined && typeof o.value.type === 'string' && (o.value.repr === null || typeof o.value.repr === 'string');
+  return (
+    o.value !== undefined &&
+    typeof o.value.type === 'string' &&
+    (o.value.repr === null || typeof o.value.repr === 'string')
+  );
 }
 
 function isEvalRecord(r: unknown): r is EvalRecord {
@@ -607,12 +645,21 @@ function runOursEval(inp: EvalInputs): { out: Outcome; ms: number } {
   let out: Outcome;
   try {
     const c = compileCondition(inp.condition);
-    const vars = { capture: inp.capture, exit_code: inp.exit_code, walltime_sec: inp.walltime_sec, peak_vram_mib: inp.peak_vram_mib };
+    const vars = {
+      capture: inp.capture,
+      exit_code: inp.exit_code,
+      walltime_sec: inp.walltime_sec,
+      peak_vram_mib: inp.peak_vram_mib,
+    };
     const d = c.evaluateDetailed(vars);
-    out = 'error' in d ? { valid: true, fired: false, error: d.error } : { valid: true, fired: d.fired, value: { type: d.value.type, repr: d.value.repr } };
+    out =
+      'error' in d
+        ? { valid: true, fired: false, error: d.error }
+        : { valid: true, fired: d.fired, value: { type: d.value.type, repr: d.value.repr } };
     // The spec's `evaluate` and batches encode only the capture keys the condition reads: they must fire alike.
     const fast = [c.evaluate(vars), ...c.evaluateBatch([vars])];
-    if (fast.some((f) => f !== d.fired)) out = { valid: true, crash: `evaluate/evaluateBatch fired ${fast.join('/')} but evaluateDetailed ${d.fired}` };
+    if (fast.some((f) => f !== d.fired))
+      out = { valid: true, crash: `evaluate/evaluateBatch fired ${fast.join('/')} but evaluateDetailed ${d.fired}` };
   } catch (err) {
     if (err instanceof SandboxError) out = { valid: false, node: err.node, kind: err.kind, detail: err.detail };
     else out = { valid: false, crash: describeThrown(err).split('\n')[0]! };
@@ -659,7 +706,10 @@ function disagreementKind(cp: Outcome, ours: Outcome): string {
 
 function fmtOutcome(o: Outcome): string {
   if (o.crash !== undefined) return `CRASH ${o.crash}`;
-  if (!o.valid) return o.detail !== undefined ? `rejected (${o.kind ?? '?'}: ${o.detail})` : `rejected (${o.kind ?? '?'}, node ${o.node ?? 'null'})`;
+  if (!o.valid)
+    return o.detail !== undefined
+      ? `rejected (${o.kind ?? '?'}: ${o.detail})`
+      : `rejected (${o.kind ?? '?'}, node ${o.node ?? 'null'})`;
   if (o.error !== undefined) return `fired=false error=${o.error}`;
   return `fired=${o.fired} type=${o.value!.type} repr=${o.value!.repr === null ? 'null' : jsonAscii(o.value!.repr)}`;
 }
@@ -770,7 +820,8 @@ async function shrinkEval(d: EvalDisagreement, oracle: Oracle<Outcome>, budgetCa
         cur = { ...cur, capture: without };
         continue;
       }
-      const withValue = (v: string): Record<string, string> => Object.fromEntries(Object.entries(cur.capture).map(([kk, vv]) => [kk, kk === k ? v : vv]));
+      const withValue = (v: string): Record<string, string> =>
+        Object.fromEntries(Object.entries(cur.capture).map(([kk, vv]) => [kk, kk === k ? v : vv]));
       const small = await shrink(cur.capture[k]!, (v) => interesting({ ...cur, capture: withValue(v) }), budget, true);
       cur = { ...cur, capture: withValue(small) };
     }
@@ -808,7 +859,16 @@ async function runEvaluation(opts: Options): Promise<PartResult> {
   const t0 = performance.now();
 
   try {
-    const args = [EVAL_GEN_SCRIPT, '--seed', String(opts.seed), '--count', String(opts.cases), '--stdout', '--quiet', '--random-only'];
+    const args = [
+      EVAL_GEN_SCRIPT,
+      '--seed',
+      String(opts.seed),
+      '--count',
+      String(opts.cases),
+      '--stdout',
+      '--quiet',
+      '--random-only',
+    ];
     total = await streamJsonl(opts.python, args, opts.cases, isEvalRecord, (rec, index) => {
       const { out: ours, ms } = runOursEval(rec);
       times.push(ms);
@@ -829,7 +889,12 @@ async function runEvaluation(opts: Options): Promise<PartResult> {
     );
 
     if (opts.dump !== null && kept.length > 0) {
-      writeFileSync(opts.dump, kept.map((d) => JSON.stringify({ index: d.index, kind: d.kind, ...d.record, cpython: d.cp, ours: d.ours })).join('\n') + '\n');
+      writeFileSync(
+        opts.dump,
+        kept
+          .map((d) => JSON.stringify({ index: d.index, kind: d.kind, ...d.record, cpython: d.cp, ours: d.ours }))
+          .join('\n') + '\n',
+      );
       console.log(`wrote ${kept.length} evaluation disagreements to ${opts.dump}`);
     }
 
@@ -853,7 +918,9 @@ async function runEvaluation(opts: Options): Promise<PartResult> {
       if (shown.length > 0) oracle = evalOracle(opts.python);
       for (const [k, d] of shown.entries()) {
         const o = oracle!;
-        console.log(`--- evaluation disagreement ${k + 1}/${shown.length} (record ${d.index}, origin ${d.record.origin}): ${d.kind}`);
+        console.log(
+          `--- evaluation disagreement ${k + 1}/${shown.length} (record ${d.index}, origin ${d.record.origin}): ${d.kind}`,
+        );
         console.log(`EVAL-DISAGREE ${fmtInputs(d.record)}`);
         console.log(`    cpython: ${fmtOutcome(d.cp)}`);
         console.log(`    ours:    ${fmtOutcome(d.ours)}`);
@@ -869,7 +936,10 @@ async function runEvaluation(opts: Options): Promise<PartResult> {
             `capture ${captureSize(d.record.capture)} -> ${captureSize(small.capture)}, ${o.calls - calls0} oracle calls)`,
         );
       }
-      if (disagreements > shown.length) console.log(`... ${disagreements - shown.length} more evaluation disagreements not shown (--report ${opts.report})`);
+      if (disagreements > shown.length)
+        console.log(
+          `... ${disagreements - shown.length} more evaluation disagreements not shown (--report ${opts.report})`,
+        );
     }
     status = disagreements > 0 ? 1 : 0;
   } catch (e) {
@@ -878,7 +948,9 @@ async function runEvaluation(opts: Options): Promise<PartResult> {
     oracle?.close();
   }
   if (slowest.inputs !== null) {
-    console.log(`slowest evaluation: ${slowest.ms.toFixed(2)} ms (record ${slowest.index}) ${fmtInputs(slowest.inputs)}`);
+    console.log(
+      `slowest evaluation: ${slowest.ms.toFixed(2)} ms (record ${slowest.index}) ${fmtInputs(slowest.inputs)}`,
+    );
   }
   const sorted = Float64Array.from(times).sort();
   const max = sorted.length ? sorted[sorted.length - 1]! : 0;

@@ -18,7 +18,12 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const stage = mkdtempSync(join(tmpdir(), 'aorta-pack-'));
 try {
   // 1. The file selection npm makes from the repository (no scripts run: the caller has built).
-  const [first] = JSON.parse(execFileSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], { cwd: root, encoding: 'utf8' }));
+  const [first] = JSON.parse(
+    execFileSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
+      cwd: root,
+      encoding: 'utf8',
+    }),
+  );
   execFileSync('tar', ['-xzf', join(stage, first.filename), '-C', stage]);
   rmSync(join(stage, first.filename));
   // 2. The published manifest: the repository's, minus what only a clone needs.
@@ -28,7 +33,10 @@ try {
   delete pkg.devDependencies;
   writeFileSync(pkgPath, `${JSON.stringify(pkg, null, 2)}\n`);
   // 3. Pack the staged directory; its record (files, sizes) is what this script prints.
-  const packed = execFileSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], { cwd: join(stage, 'package'), encoding: 'utf8' });
+  const packed = execFileSync(npm, ['pack', '--ignore-scripts', '--json', '--pack-destination', stage], {
+    cwd: join(stage, 'package'),
+    encoding: 'utf8',
+  });
   const [record] = JSON.parse(packed);
   renameSync(join(stage, record.filename), join(outDir, record.filename));
   process.stdout.write(`${JSON.stringify([{ ...record, path: join(outDir, record.filename) }], null, 2)}\n`);

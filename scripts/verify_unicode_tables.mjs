@@ -102,9 +102,25 @@ print(len(cands), 'name candidates;', len(pua_names), 'aliases + named sequences
 
 try {
   const t0 = Date.now();
-  execFileSync('npx', ['tsc', '--outDir', work, '--target', 'ES2022', '--module', 'NodeNext',
-    '--moduleResolution', 'NodeNext', '--strict', '--types', 'node',
-    join(root, 'src/condition/unicode-tables.ts')], { stdio: 'inherit', cwd: root });
+  execFileSync(
+    'npx',
+    [
+      'tsc',
+      '--outDir',
+      work,
+      '--target',
+      'ES2022',
+      '--module',
+      'NodeNext',
+      '--moduleResolution',
+      'NodeNext',
+      '--strict',
+      '--types',
+      'node',
+      join(root, 'src/condition/unicode-tables.ts'),
+    ],
+    { stdio: 'inherit', cwd: root },
+  );
   const py = spawnSync('python3', ['-c', PY, work], { stdio: ['ignore', 'inherit', 'inherit'] });
   if (py.status !== 0) throw new Error('python3 failed');
   console.log(`reference data: ${((Date.now() - t0) / 1000).toFixed(1)} s`);

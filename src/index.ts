@@ -11,10 +11,22 @@
 export { validateCondition, MAX_EXPR_LEN, MAX_INT_CONSTANT } from './condition/validate.js';
 export type { CheckedCondition } from './condition/validate.js';
 export { compileCondition, DEFAULT_REPR_LIMIT } from './condition/evaluate.js';
-export type { Capture, CompiledCondition, CompileOptions, ConditionVars, DetailedResult, EvaluatedValue } from './condition/evaluate.js';
+export type {
+  Capture,
+  CompiledCondition,
+  CompileOptions,
+  ConditionVars,
+  DetailedResult,
+  EvaluatedValue,
+} from './condition/evaluate.js';
 export { ConditionVarsError } from './condition/vars.js';
 export {
-  DEFAULT_COST_BUDGET, DEFAULT_HEAP_LIMIT_BYTES, MAX_HEAP_LIMIT_BYTES, MIN_HEAP_LIMIT_BYTES, VerifyError, VmOptionError,
+  DEFAULT_COST_BUDGET,
+  DEFAULT_HEAP_LIMIT_BYTES,
+  MAX_HEAP_LIMIT_BYTES,
+  MIN_HEAP_LIMIT_BYTES,
+  VerifyError,
+  VmOptionError,
 } from './condition/vm-host.js';
 export { disassemble, DisassemblyError } from './condition/disasm.js';
 
@@ -26,7 +38,14 @@ export type { RegexSyntaxErrorKind } from './regex/errors.js';
 
 // Recipes and lint
 export { loadRecipe } from './recipe/load.js';
-export type { CustomPattern, LoadRecipeOptions, OnMatch, Recipe, RecipeMode, RegexCompileHook } from './recipe/types.js';
+export type {
+  CustomPattern,
+  LoadRecipeOptions,
+  OnMatch,
+  Recipe,
+  RecipeMode,
+  RegexCompileHook,
+} from './recipe/types.js';
 export { formatWarning, lintRecipe } from './lint/lint.js';
 export type { LintWarning } from './lint/lint.js';
 

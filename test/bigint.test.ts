@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readGoldenJsonl } from './support/goldens.js';
-// @ts-ignore: plain ESM helper shared with scripts/check-bigint-live.mjs
+// @ts-expect-error: plain ESM helper shared with scripts/check-bigint-live.mjs
 import { compileBigint, instantiateBigint, runCases } from '../scripts/bigint-harness.mjs';
 
 type Case = [string, string, string, string];
@@ -29,7 +29,9 @@ beforeAll(async () => {
 function checkGolden(runtime: Runtime) {
   const { failures, failed, count } = runCases(modules.get(runtime)!, cases, 30);
   if (failed > 0) {
-    console.error(`[${runtime}] ${failed}/${count} bigint cases failed; first ${failures.length}:\n${failures.join('\n')}`);
+    console.error(
+      `[${runtime}] ${failed}/${count} bigint cases failed; first ${failures.length}:\n${failures.join('\n')}`,
+    );
   }
   expect(failures).toEqual([]);
 }
@@ -38,8 +40,27 @@ describe('bigint (CPython 3.11 int semantics)', { timeout: 120_000 }, () => {
   it('golden corpus covers every operation', () => {
     expect(cases.length).toBeGreaterThanOrEqual(30_000);
     const ops = new Set(cases.map((c) => c[0]));
-    for (const op of ['add', 'sub', 'mul', 'floordiv', 'mod', 'pow', 'neg', 'abs', 'cmp', 'sign', 'i64', 'fromi64',
-      'truediv', 'tof64', 'fromf64', 'cmpf64', 'repr', 'parse', 'fmt']) {
+    for (const op of [
+      'add',
+      'sub',
+      'mul',
+      'floordiv',
+      'mod',
+      'pow',
+      'neg',
+      'abs',
+      'cmp',
+      'sign',
+      'i64',
+      'fromi64',
+      'truediv',
+      'tof64',
+      'fromf64',
+      'cmpf64',
+      'repr',
+      'parse',
+      'fmt',
+    ]) {
       expect(ops.has(op), op).toBe(true);
     }
   });
@@ -47,7 +68,8 @@ describe('bigint (CPython 3.11 int semantics)', { timeout: 120_000 }, () => {
   it('agrees with CPython on every golden case (stub runtime)', () => checkGolden('stub'));
 
   it.skipIf(!hasArena)('agrees with CPython on every golden case (VM arena runtime, unzeroed memory)', () =>
-    checkGolden('arena'));
+    checkGolden('arena'),
+  );
 
   it('stays within a fixed 1 MiB stub arena for 15,000-digit operands and resets between cases', () => {
     const { run } = instantiateBigint(modules.get('stub')!);

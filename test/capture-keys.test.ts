@@ -34,7 +34,7 @@ describe('evaluating with only the keys read gives the result of evaluating with
     "float(capture['__proto__']) != 0.0",
     "int(capture['constructor']) == 1",
     "int(capture['toString']) == 5",
-    "len(capture) == 2",
+    'len(capture) == 2',
   ];
   it.each(conditions)('%s', (expr) => {
     const c = compileCondition(expr);

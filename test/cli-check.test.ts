@@ -11,7 +11,10 @@ const BAD = 'fixtures/recipes/invalid-condition.yaml';
 describe('aorta-probe check', () => {
   it('reports a valid recipe with its pattern count, exit 0', async () => {
     expect(await check(GOOD)).toEqual({ code: 0, out: `${GOOD}: valid (2 custom patterns)\n`, err: '' });
-    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({ valid: true, files: [{ file: GOOD, valid: true, custom_patterns: 2, warnings: [], self_tests: [], error: null }] });
+    expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({
+      valid: true,
+      files: [{ file: GOOD, valid: true, custom_patterns: 2, warnings: [], self_tests: [], error: null }],
+    });
     expect((await check(GOOD, '--strict')).code).toBe(0);
   });
 
@@ -23,7 +26,10 @@ describe('aorta-probe check', () => {
         `        condition: "math.isnan(float(capture['loss'])) and exit_code ** 2"\n` +
         `                                                                     ^^\n`,
     );
-    const json = JSON.parse((await check(BAD, '--json')).out) as { valid: boolean; files: { error: Record<string, unknown> }[] };
+    const json = JSON.parse((await check(BAD, '--json')).out) as {
+      valid: boolean;
+      files: { error: Record<string, unknown> }[];
+    };
     expect(json.valid).toBe(false);
     expect(json.files[0]!.error).toMatchObject({
       type: 'SandboxError',
@@ -65,7 +71,9 @@ describe('aorta-probe check', () => {
   it('--json lists the warnings with codes and positions; --strict exits 1 on warnings', async () => {
     const r = await check(FOUR, '--json');
     expect(r.code).toBe(0);
-    const json = (JSON.parse(r.out) as { files: { valid: boolean; custom_patterns: number; warnings: Record<string, unknown>[] }[] }).files[0]!;
+    const json = (
+      JSON.parse(r.out) as { files: { valid: boolean; custom_patterns: number; warnings: Record<string, unknown>[] }[] }
+    ).files[0]!;
     expect(json).toMatchObject({ valid: true, file: FOUR, custom_patterns: 4 });
     expect(json.warnings.map((w) => [w.code, w.patternId, w.line, w.col, w.endLine, w.endCol])).toEqual([
       ['never-fires/str-int-eq', 'oom_kill', 6, 19, 6, 41],
@@ -76,7 +84,8 @@ describe('aorta-probe check', () => {
     expect(json.warnings[1]).toEqual({
       code: 'never-fires/key-error',
       severity: 'warning',
-      message: "capture['los'] raises KeyError whenever it is evaluated: the regex has no group 'los' (did you mean 'loss'?); the condition never fires",
+      message:
+        "capture['los'] raises KeyError whenever it is evaluated: the regex has no group 'los' (did you mean 'loss'?); the condition never fires",
       suggestion: "capture['loss']",
       patternId: 'nan_loss',
       file: FOUR,
@@ -92,7 +101,9 @@ describe('aorta-probe check', () => {
     expect((await check(FOUR, '--json', '--strict')).code).toBe(1);
     // The corrected recipe is clean, strict or not.
     expect(await check('fixtures/recipes/lint-four-bugs-fixed.yaml', '--strict')).toEqual({
-      code: 0, out: 'fixtures/recipes/lint-four-bugs-fixed.yaml: valid (4 custom patterns)\n', err: '',
+      code: 0,
+      out: 'fixtures/recipes/lint-four-bugs-fixed.yaml: valid (4 custom patterns)\n',
+      err: '',
     });
     // An invalid recipe stays exit 1 with --strict, and is not linted.
     expect((await check(BAD, '--strict')).code).toBe(1);
@@ -121,13 +132,21 @@ describe('aorta-probe scan', () => {
     const r = await cli(['scan', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt']);
     expect(r).toEqual({
       code: 1,
-      out: 'fixtures/logs/loss-then-nan.txt:3: tier4:nan_signature — loss=nan\n' +
+      out:
+        'fixtures/logs/loss-then-nan.txt:3: tier4:nan_signature — loss=nan\n' +
         "fixtures/logs/loss-then-nan.txt:3: custom:nan_loss — loss=nan  {'loss': 'nan'}\n" +
         "verdict: fail\nfailure detectors: tier4:nan_signature, custom:nan_loss\nwarn detectors: (none)\ncapture: {'loss': 'nan'}\n",
       err: '',
     });
-    const json = JSON.parse((await cli(['scan', '--json', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt'])).out);
-    expect(json).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_loss'], capture: { loss: 'nan' } });
+    const json = JSON.parse(
+      (await cli(['scan', '--json', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt']))
+        .out,
+    );
+    expect(json).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_loss'],
+      capture: { loss: 'nan' },
+    });
   });
 
   it('reads stdin for -, and a clean log passes with exit 0', async () => {
@@ -158,8 +177,13 @@ describe('aorta-probe patterns', () => {
     const json = JSON.parse((await cli(['patterns', '--json'])).out) as { version: string; patterns: { id: string }[] };
     expect(json.version).toBe('1');
     expect(json.patterns.map((p) => p.id)).toEqual([
-      'tier4:python_traceback', 'tier4:hip_error', 'tier4:cuda_error', 'tier4:rocm_error', 'tier4:nccl_rccl_error',
-      'tier4:collective_timeout', 'tier4:nan_signature',
+      'tier4:python_traceback',
+      'tier4:hip_error',
+      'tier4:cuda_error',
+      'tier4:rocm_error',
+      'tier4:nccl_rccl_error',
+      'tier4:collective_timeout',
+      'tier4:nan_signature',
     ]);
     expect((await cli(['patterns', '--version'])).out).toBe('1\n');
     expect((await cli(['patterns', '--bogus'])).code).toBe(2);

@@ -31,8 +31,10 @@ const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 const AjvDraft04 = (AjvDraft04Module as unknown as { default: new (options: object) => Ajv }).default;
 
 const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: 9 });
-for (const f of ['error', 'detector', 'scan', 'check', 'patterns', 'result', 'eval']) ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
-const schema = (name: string): ValidateFunction => ajv.getSchema(`https://aorta-probe.invalid/schemas/${name}.schema.json`)!;
+for (const f of ['error', 'detector', 'scan', 'check', 'patterns', 'result', 'eval'])
+  ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
+const schema = (name: string): ValidateFunction =>
+  ajv.getSchema(`https://aorta-probe.invalid/schemas/${name}.schema.json`)!;
 
 function expectValid(name: string, doc: unknown): void {
   const v = schema(name);
@@ -82,9 +84,16 @@ describe('exit-code table: 0 pass/valid, 1 fail/invalid, 2 usage/unreadable/reci
   it('run: pass 0, fail 1, error 3', async () => {
     const out = mkdtempSync(join(tmpdir(), 'aorta-contract-'));
     const node = (js: string) => ['--', process.execPath, '-e', js];
-    expect((await cli(['run', '--quiet', '--gpu-tool', 'none', '--out', join(out, 'a'), ...node('console.log("ok")')])).code).toBe(0);
-    expect((await cli(['run', '--quiet', '--gpu-tool', 'none', '--out', join(out, 'b'), ...node('process.exit(1)')])).code).toBe(1);
-    expect((await cli(['run', '--quiet', '--gpu-tool', 'none', '--out', join(out, 'c'), '--', join(out, 'no-such-command')])).code).toBe(3);
+    expect(
+      (await cli(['run', '--quiet', '--gpu-tool', 'none', '--out', join(out, 'a'), ...node('console.log("ok")')])).code,
+    ).toBe(0);
+    expect(
+      (await cli(['run', '--quiet', '--gpu-tool', 'none', '--out', join(out, 'b'), ...node('process.exit(1)')])).code,
+    ).toBe(1);
+    expect(
+      (await cli(['run', '--quiet', '--gpu-tool', 'none', '--out', join(out, 'c'), '--', join(out, 'no-such-command')]))
+        .code,
+    ).toBe(3);
   }, 30_000);
 });
 
@@ -96,8 +105,28 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
     const doc = onlyJson(fail.out) as { detectors: unknown[]; tier_durations_ms: { tier4: number } };
     expectValid('scan', doc);
     expect(doc.detectors).toEqual([
-      { id: 'tier4:nan_signature', kind: 'tier4', line: 3, byte_offset: 39, match: 'loss=nan', capture: {}, who: 'user', transient: false, category: null },
-      { id: 'custom:nan_loss', kind: 'fail', line: 3, byte_offset: 39, match: 'loss=nan', capture: { loss: 'nan' }, who: 'user', transient: false, category: 'numeric_silent' },
+      {
+        id: 'tier4:nan_signature',
+        kind: 'tier4',
+        line: 3,
+        byte_offset: 39,
+        match: 'loss=nan',
+        capture: {},
+        who: 'user',
+        transient: false,
+        category: null,
+      },
+      {
+        id: 'custom:nan_loss',
+        kind: 'fail',
+        line: 3,
+        byte_offset: 39,
+        match: 'loss=nan',
+        capture: { loss: 'nan' },
+        who: 'user',
+        transient: false,
+        category: 'numeric_silent',
+      },
     ]);
     expect(Math.round(doc.tier_durations_ms.tier4 * 1000) / 1000).toBe(doc.tier_durations_ms.tier4);
     const bad = await cli(['scan', '--json', '--recipe', INVALID, CLEAN]);
@@ -107,18 +136,30 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
     expect(err).toEqual({
       log: CLEAN,
       error: {
-        type: 'SandboxError', message: expect.stringMatching(/^fixtures\/recipes\/invalid-condition\.yaml:5:68: /),
-        detail: 'recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow', file: INVALID, line: 5, col: 68, node: 'Pow',
+        type: 'SandboxError',
+        message: expect.stringMatching(/^fixtures\/recipes\/invalid-condition\.yaml:5:68: /),
+        detail: 'recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow',
+        file: INVALID,
+        line: 5,
+        col: 68,
+        node: 'Pow',
       },
     });
   });
 
   it('check --json: one document for many files, the same error object', async () => {
     const r = await cli(['check', '--json', GOOD, INVALID, 'nope.yaml']);
-    const doc = onlyJson(r.out) as { valid: boolean; files: { file: string; valid: boolean; error: { type: string } | null }[] };
+    const doc = onlyJson(r.out) as {
+      valid: boolean;
+      files: { file: string; valid: boolean; error: { type: string } | null }[];
+    };
     expectValid('check', doc);
     expect(doc.valid).toBe(false);
-    expect(doc.files.map((f) => [f.file, f.valid, f.error?.type ?? null])).toEqual([[GOOD, true, null], [INVALID, false, 'SandboxError'], ['nope.yaml', false, 'ReadError']]);
+    expect(doc.files.map((f) => [f.file, f.valid, f.error?.type ?? null])).toEqual([
+      [GOOD, true, null],
+      [INVALID, false, 'SandboxError'],
+      ['nope.yaml', false, 'ReadError'],
+    ]);
     expectValid('check', onlyJson((await cli(['check', '--json', FOUR])).out));
   });
 
@@ -126,7 +167,15 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
     const r = await cli(['scan', '--json', '--exit-cod', '1', CLEAN]);
     expect(r.code).toBe(2);
     expect(onlyJson(r.out)).toEqual({
-      error: { type: 'UsageError', message: "unknown option '--exit-cod' (did you mean '--exit-code'?)", detail: "unknown option '--exit-cod' (did you mean '--exit-code'?)", file: null, line: null, col: null, node: null },
+      error: {
+        type: 'UsageError',
+        message: "unknown option '--exit-cod' (did you mean '--exit-code'?)",
+        detail: "unknown option '--exit-cod' (did you mean '--exit-code'?)",
+        file: null,
+        line: null,
+        col: null,
+        node: null,
+      },
     });
     expectValid('scan', onlyJson(r.out));
     expect(r.err).toBe(
@@ -138,13 +187,29 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
   });
 
   it('eval EXPR --json and eval --jsonl lines: one record shape, `error` always the error object', async () => {
-    expect(onlyJson((await cli(['eval', '--json', "capture['x']"])).out)).toEqual({ valid: true, fired: false, exception: 'KeyError' });
+    expect(onlyJson((await cli(['eval', '--json', "capture['x']"])).out)).toEqual({
+      valid: true,
+      fired: false,
+      exception: 'KeyError',
+    });
     const rejected = await cli(['eval', '--json', 'exit_code ** 2']);
     expect(rejected.code).toBe(1);
     const doc = onlyJson(rejected.out);
     expectValid('eval', doc);
-    expect(doc).toMatchObject({ valid: false, error: { type: 'SandboxError', detail: 'condition: forbidden AST node: Pow', file: null, line: 1, col: 11, node: 'Pow' } });
-    const lines = (await cli(['eval', '--jsonl'], readFileSync('fixtures/demo/conditions.jsonl', 'utf8'))).out.trimEnd().split('\n');
+    expect(doc).toMatchObject({
+      valid: false,
+      error: {
+        type: 'SandboxError',
+        detail: 'condition: forbidden AST node: Pow',
+        file: null,
+        line: 1,
+        col: 11,
+        node: 'Pow',
+      },
+    });
+    const lines = (await cli(['eval', '--jsonl'], readFileSync('fixtures/demo/conditions.jsonl', 'utf8'))).out
+      .trimEnd()
+      .split('\n');
     for (const l of lines) expectValid('eval', JSON.parse(l));
   });
 
@@ -156,14 +221,47 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
 
   it('run --json: result.json object with located detectors; a recipe that does not load is an error object', async () => {
     const out = mkdtempSync(join(tmpdir(), 'aorta-contract-'));
-    const r = await cli(['run', '--json', '--gpu-tool', 'none', '--recipe', NAN_RECIPE, '--out', out, '--', process.execPath, '-e', 'console.log("step 1\\nloss=nan")']);
+    const r = await cli([
+      'run',
+      '--json',
+      '--gpu-tool',
+      'none',
+      '--recipe',
+      NAN_RECIPE,
+      '--out',
+      out,
+      '--',
+      process.execPath,
+      '-e',
+      'console.log("step 1\\nloss=nan")',
+    ]);
     expect(r.code).toBe(1);
     const doc = onlyJson(r.out) as { detectors: unknown[] };
     expectValid('result', doc);
     expectValid('result', JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')));
     expect(doc.detectors).toEqual([
-      { id: 'tier4:nan_signature', kind: 'tier4', line: 2, byte_offset: 7, match: 'loss=nan', capture: {}, who: 'user', transient: false, category: null },
-      { id: 'custom:nan_loss', kind: 'fail', line: 2, byte_offset: 7, match: 'loss=nan', capture: { loss: 'nan' }, who: 'user', transient: false, category: 'numeric_silent' },
+      {
+        id: 'tier4:nan_signature',
+        kind: 'tier4',
+        line: 2,
+        byte_offset: 7,
+        match: 'loss=nan',
+        capture: {},
+        who: 'user',
+        transient: false,
+        category: null,
+      },
+      {
+        id: 'custom:nan_loss',
+        kind: 'fail',
+        line: 2,
+        byte_offset: 7,
+        match: 'loss=nan',
+        capture: { loss: 'nan' },
+        who: 'user',
+        transient: false,
+        category: 'numeric_silent',
+      },
     ]);
     const bad = await cli(['run', '--json', '--recipe', INVALID, '--', 'true']);
     expect(bad.code).toBe(2);
@@ -174,7 +272,10 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
 describe('CI formats', () => {
   const xsd = readFileSync('fixtures/schemas/junit-10.xsd', 'utf8');
   const junitValid = async (xml: string) => {
-    const r = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit-10.xsd', contents: xsd }] });
+    const r = await validateXML({
+      xml: [{ fileName: 'report.xml', contents: xml }],
+      schema: [{ fileName: 'junit-10.xsd', contents: xsd }],
+    });
     expect(r.errors.map((e) => e.message)).toEqual([]);
     expect(r.valid).toBe(true);
   };
@@ -184,20 +285,46 @@ describe('CI formats', () => {
     expect(r.code).toBe(1);
     await junitValid(r.out);
     expect(r.out).toContain('<testcase name="fixtures/logs/loss-then-nan.txt" classname="aorta-probe.scan"');
-    expect(r.out).toContain('<failure type="fail" message="fail: tier4:nan_signature at line 3, custom:nan_loss at line 3">line 3 (byte 39): tier4:nan_signature — loss=nan\nline 3 (byte 39): custom:nan_loss — loss=nan {\'loss\': \'nan\'}\n</failure>');
+    expect(r.out).toContain(
+      '<failure type="fail" message="fail: tier4:nan_signature at line 3, custom:nan_loss at line 3">line 3 (byte 39): tier4:nan_signature — loss=nan\nline 3 (byte 39): custom:nan_loss — loss=nan {\'loss\': \'nan\'}\n</failure>',
+    );
     await junitValid((await cli(['scan', '--format', 'junit', CLEAN])).out);
   });
 
   it('JUnit text survives control characters and markup from a log', async () => {
     const { junitXml } = await import('../src/report/junit.js');
-    const xml = junitXml({ name: 'x<&>"', timestamp: '2026-01-01T00:00:00Z', cases: [{ name: 'a\u0001b', classname: 'c', time: 0.5, outcome: 'error', message: 'm\n"', details: ']]> \ud800 <x>', systemOut: '\u001b[31mred' }] });
+    const xml = junitXml({
+      name: 'x<&>"',
+      timestamp: '2026-01-01T00:00:00Z',
+      cases: [
+        {
+          name: 'a\u0001b',
+          classname: 'c',
+          time: 0.5,
+          outcome: 'error',
+          message: 'm\n"',
+          details: ']]> \ud800 <x>',
+          systemOut: '\u001b[31mred',
+        },
+      ],
+    });
     await junitValid(xml);
     expect(xml).toContain('<error type="error" message="m&#10;&quot;">]]&gt; \ufffd &lt;x&gt;</error>');
   });
 
   it('run --format junit is valid against the JUnit XSD; error verdicts are <error>', async () => {
     const out = mkdtempSync(join(tmpdir(), 'aorta-contract-'));
-    const r = await cli(['run', '--format', 'junit', '--gpu-tool', 'none', '--out', out, '--', join(out, 'no-such-command')]);
+    const r = await cli([
+      'run',
+      '--format',
+      'junit',
+      '--gpu-tool',
+      'none',
+      '--out',
+      out,
+      '--',
+      join(out, 'no-such-command'),
+    ]);
     expect(r.code).toBe(3);
     await junitValid(r.out);
     expect(r.out).toMatch(/<error type="error" message="error: tier1:/);
@@ -212,32 +339,58 @@ describe('CI formats', () => {
   });
 
   it('github annotations: at most 10 per level shown; the 11th onward summarised in one', () => {
-    const many = (n: number, level: Annotation['level']): Annotation[] => Array.from({ length: n }, (_, i) => ({ level, file: 'a.log', line: i + 1, title: `t${i + 1}`, message: 'm' }));
+    const many = (n: number, level: Annotation['level']): Annotation[] =>
+      Array.from({ length: n }, (_, i) => ({ level, file: 'a.log', line: i + 1, title: `t${i + 1}`, message: 'm' }));
     expect(githubAnnotations(many(10, 'error')).split('\n').filter(Boolean)).toHaveLength(10);
-    const lines = githubAnnotations([...many(12, 'error'), ...many(2, 'warning')]).split('\n').filter(Boolean);
+    const lines = githubAnnotations([...many(12, 'error'), ...many(2, 'warning')])
+      .split('\n')
+      .filter(Boolean);
     expect(lines.filter((l) => l.startsWith('::error'))).toHaveLength(10);
     expect(lines.at(-1)).toBe('::error title=3 more error annotations::a.log:10: t10%0Aa.log:11: t11%0Aa.log:12: t12');
-    expect(githubAnnotations([{ level: 'warning', file: 'a,b:c.yaml', title: '50%', message: 'x\r\ny' }])).toBe('::warning file=a%2Cb%3Ac.yaml,title=50%25::x%0D%0Ay\n');
+    expect(githubAnnotations([{ level: 'warning', file: 'a,b:c.yaml', title: '50%', message: 'x\r\ny' }])).toBe(
+      '::warning file=a%2Cb%3Ac.yaml,title=50%25::x%0D%0Ay\n',
+    );
   });
 
   it('check --format sarif is valid SARIF 2.1.0 (the official schema), with rule ids, regions and fixes', async () => {
     const r = await cli(['check', '--format', 'sarif', FOUR, INVALID]);
     expect(r.code).toBe(1);
-    const sarif = JSON.parse(r.out) as { runs: { results: { ruleId: string; level: string; locations: { physicalLocation: { region: { startLine: number; startColumn: number } } }[]; fixes?: { artifactChanges: { replacements: { insertedContent: { text: string } }[] }[] }[] }[] }[] };
+    const sarif = JSON.parse(r.out) as {
+      runs: {
+        results: {
+          ruleId: string;
+          level: string;
+          locations: { physicalLocation: { region: { startLine: number; startColumn: number } } }[];
+          fixes?: { artifactChanges: { replacements: { insertedContent: { text: string } }[] }[] }[];
+        }[];
+      }[];
+    };
     const ajv4 = new AjvDraft04({ strict: false, validateFormats: false });
     const validate = ajv4.compile(JSON.parse(readFileSync('fixtures/schemas/sarif-schema-2.1.0.json', 'utf8')));
     expect(validate(sarif), JSON.stringify(validate.errors)).toBe(true);
     const results = sarif.runs[0]!.results;
-    expect(results.map((x) => [x.ruleId, x.level, x.locations[0]!.physicalLocation.region.startLine, x.locations[0]!.physicalLocation.region.startColumn])).toEqual([
-      ['never-fires/str-int-eq', 'warning', 6, 19], ['never-fires/key-error', 'warning', 10, 36], ['never-fires/type-error', 'warning', 14, 19],
-      ['never-fires/type-error', 'warning', 18, 19], ['SandboxError', 'error', 5, 68],
+    expect(
+      results.map((x) => [
+        x.ruleId,
+        x.level,
+        x.locations[0]!.physicalLocation.region.startLine,
+        x.locations[0]!.physicalLocation.region.startColumn,
+      ]),
+    ).toEqual([
+      ['never-fires/str-int-eq', 'warning', 6, 19],
+      ['never-fires/key-error', 'warning', 10, 36],
+      ['never-fires/type-error', 'warning', 14, 19],
+      ['never-fires/type-error', 'warning', 18, 19],
+      ['SandboxError', 'error', 5, 68],
     ]);
     expect(results[1]!.fixes![0]!.artifactChanges[0]!.replacements[0]!.insertedContent.text).toBe("capture['loss']");
   });
 
   it('check --format github: ::warning per lint finding, ::error for an invalid recipe', async () => {
     const r = await cli(['check', '--format', 'github', INVALID]);
-    expect(r.out).toBe('::error file=fixtures/recipes/invalid-condition.yaml,line=5,col=68,title=SandboxError::recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow\n');
+    expect(r.out).toBe(
+      '::error file=fixtures/recipes/invalid-condition.yaml,line=5,col=68,title=SandboxError::recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow\n',
+    );
   });
 });
 
@@ -252,7 +405,14 @@ describe('where it fired', () => {
       const hip = Buffer.byteLength('héllo wörld\n'.repeat(50) + 'x ');
       const boom = Buffer.byteLength(log.slice(0, log.indexOf('BOOM')));
       expect(r.detectors, `window ${windowBytes}`).toEqual([
-        { id: 'tier4:hip_error', kind: 'tier4', line: 51, byte_offset: hip, match: 'hipError_OutOfMemory', capture: {} },
+        {
+          id: 'tier4:hip_error',
+          kind: 'tier4',
+          line: 51,
+          byte_offset: hip,
+          match: 'hipError_OutOfMemory',
+          capture: {},
+        },
         { id: 'custom:boom', kind: 'fail', line: 53, byte_offset: boom, match: 'BOOM late', capture: { why: 'late' } },
       ]);
     }
@@ -278,8 +438,12 @@ describe('where it fired', () => {
 
 describe('argument layer', () => {
   it('did you mean: commands, flags', async () => {
-    expect((await cli(['chek'])).err).toBe("aorta-probe: unknown command 'chek' (did you mean 'check'?)\n\nUsage: aorta-probe <command> [options]\nCommands: eval, check, scan, patterns, run, demo, playground, help\nSee 'aorta-probe --help'.\n");
-    expect((await cli(['check', '--strickt', GOOD])).err).toMatch(/^aorta-probe: check: unknown option '--strickt' \(did you mean '--strict'\?\)\n/);
+    expect((await cli(['chek'])).err).toBe(
+      "aorta-probe: unknown command 'chek' (did you mean 'check'?)\n\nUsage: aorta-probe <command> [options]\nCommands: eval, check, scan, patterns, run, demo, playground, help\nSee 'aorta-probe --help'.\n",
+    );
+    expect((await cli(['check', '--strickt', GOOD])).err).toMatch(
+      /^aorta-probe: check: unknown option '--strickt' \(did you mean '--strict'\?\)\n/,
+    );
     expect(closest('scna', ['scan', 'check'])).toBe('scan');
     expect(closest('zzzz', ['scan', 'check'])).toBe(null);
   });
@@ -304,12 +468,18 @@ describe('argument layer', () => {
     expect(parseNumber('--walltime', '+1.5e3')).toBe(1500);
     expect(parseNumber('--exit-code', '-9', { integer: true })).toBe(-9);
     expect(() => parseNumber('--walltime', 'inf')).toThrow("--walltime must be a finite number, got 'inf'");
-    expect(() => parseNumber('--timeout', '-1', { positive: true, unit: 'seconds' })).toThrow("--timeout must be a positive number of seconds, got '-1'");
-    expect(() => parseNumber('--exit-code', '0x10', { integer: true })).toThrow("--exit-code must be an integer, got '0x10'");
+    expect(() => parseNumber('--timeout', '-1', { positive: true, unit: 'seconds' })).toThrow(
+      "--timeout must be a positive number of seconds, got '-1'",
+    );
+    expect(() => parseNumber('--exit-code', '0x10', { integer: true })).toThrow(
+      "--exit-code must be an integer, got '0x10'",
+    );
   });
 
   it('the progress line shows percentage, rate and ETA when the size is known', () => {
-    expect(progressText(512 * 1024, 1000, 2 * 1024 * 1024)).toBe('scanned 512.0 KiB of 2.0 MiB (25%) · 512.0 KiB/s · ETA 3s');
+    expect(progressText(512 * 1024, 1000, 2 * 1024 * 1024)).toBe(
+      'scanned 512.0 KiB of 2.0 MiB (25%) · 512.0 KiB/s · ETA 3s',
+    );
     expect(progressText(512 * 1024, 1000, null)).toBe('scanned 512.0 KiB · 512.0 KiB/s');
   });
 });

@@ -27,7 +27,10 @@ describe('aorta-probe demo', () => {
     const out = join(root, 'human');
     const r = await cli(['demo', '--out', out]);
     expect(r.code).toBe(0);
-    const text = r.out.replace(/walltime: \d+\.\d{3} s/, 'walltime: <T> s').replace(/peak VRAM: .*\n/, 'peak VRAM: <V>\n').replaceAll(out, '<OUT>');
+    const text = r.out
+      .replace(/walltime: \d+\.\d{3} s/, 'walltime: <T> s')
+      .replace(/peak VRAM: .*\n/, 'peak VRAM: <V>\n')
+      .replaceAll(out, '<OUT>');
     expect(text).toBe(
       '1. Check the recipe\n' +
         '$ aorta-probe check fixtures/demo/recipe.yaml\n' +
@@ -70,11 +73,17 @@ describe('aorta-probe demo', () => {
     expect(Object.keys(json)).toEqual(['recipe', 'scan', 'trial', 'result_json']);
     expect(json.recipe).toEqual({ file: 'fixtures/demo/recipe.yaml', custom_patterns: 3 });
     expect(json.scan).toMatchObject({
-      log: 'fixtures/demo/train.log', verdict: 'fail', failure_detectors_fired: ['tier4:python_traceback', 'tier4:hip_error'],
-      warn_detectors_fired: [], capture: { tokens_per_sec: '15234.5' },
+      log: 'fixtures/demo/train.log',
+      verdict: 'fail',
+      failure_detectors_fired: ['tier4:python_traceback', 'tier4:hip_error'],
+      warn_detectors_fired: [],
+      capture: { tokens_per_sec: '15234.5' },
     });
     expect(json.trial).toMatchObject({
-      verdict: 'fail', exit_code: 0, failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_loss'], error_detectors_fired: [],
+      verdict: 'fail',
+      exit_code: 0,
+      failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_loss'],
+      error_detectors_fired: [],
       capture: { tokens_per_sec: '15200.0', loss: 'nan' },
     });
     expect(json.result_json).toBe(join(out, 'result.json'));

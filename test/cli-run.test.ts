@@ -10,7 +10,11 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const out = (): string => join(root, `r${++n}`);
 
-interface CliRun { code: number; out: string; err: string }
+interface CliRun {
+  code: number;
+  out: string;
+  err: string;
+}
 
 async function cli(args: string[], tty = false): Promise<CliRun> {
   const stdin = new PassThrough();
@@ -28,18 +32,36 @@ async function cli(args: string[], tty = false): Promise<CliRun> {
 
 const run = (...args: string[]) => cli(['run', ...args]);
 /** The variable parts of the human summary (walltime, paths) replaced by placeholders. */
-const stable = (text: string, dir: string): string => text.replace(/walltime: \d+\.\d{3} s/, 'walltime: <T> s').replaceAll(dir, '<OUT>');
+const stable = (text: string, dir: string): string =>
+  text.replace(/walltime: \d+\.\d{3} s/, 'walltime: <T> s').replaceAll(dir, '<OUT>');
 
 describe('aorta-probe run', () => {
   it('acceptance: a child that SIGSEGVs → exit_code -11, verdict fail, exit status 1', async () => {
     const dir = out();
-    const r = await run('--recipe', 'fixtures/recipes/bare-custom-patterns.yaml', '--out', dir, '--gpu-tool', 'none', '--json',
-      '--', 'node', '-e', "process.kill(process.pid,'SIGSEGV')");
+    const r = await run(
+      '--recipe',
+      'fixtures/recipes/bare-custom-patterns.yaml',
+      '--out',
+      dir,
+      '--gpu-tool',
+      'none',
+      '--json',
+      '--',
+      'node',
+      '-e',
+      "process.kill(process.pid,'SIGSEGV')",
+    );
     expect(r.code).toBe(1);
     const json = JSON.parse(r.out) as Record<string, unknown>;
     expect(json).toMatchObject({
-      verdict: 'fail', exit_code: -11, failure_detectors_fired: ['tier1:sigsegv'], error_detectors_fired: [], warn_detectors_fired: [],
-      capture: {}, peak_vram_mib: null, argv: ['node', '-e', "process.kill(process.pid,'SIGSEGV')"],
+      verdict: 'fail',
+      exit_code: -11,
+      failure_detectors_fired: ['tier1:sigsegv'],
+      error_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: {},
+      peak_vram_mib: null,
+      argv: ['node', '-e', "process.kill(process.pid,'SIGSEGV')"],
       recipe: { file: 'fixtures/recipes/bare-custom-patterns.yaml' },
     });
     expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'))).toEqual(json);
@@ -49,7 +71,16 @@ describe('aorta-probe run', () => {
 
   it('prints the human summary after the command output; exit 0 on pass', async () => {
     const dir = out();
-    const r = await run('--out', dir, '--gpu-tool', 'none', '--', 'node', '-e', "console.log('hello'); console.error('oops')");
+    const r = await run(
+      '--out',
+      dir,
+      '--gpu-tool',
+      'none',
+      '--',
+      'node',
+      '-e',
+      "console.log('hello'); console.error('oops')",
+    );
     expect(r.code).toBe(0);
     expect(stable(r.out, dir)).toBe(
       'hello\noops\n\n' +
@@ -69,8 +100,19 @@ describe('aorta-probe run', () => {
 
   it('a custom pattern with a condition on exit_code, in the summary', async () => {
     const dir = out();
-    const r = await run('--recipe', 'fixtures/recipes/bare-custom-patterns.yaml', '--out', dir, '--gpu-tool', 'none', '--quiet',
-      '--', 'node', '-e', "console.log('Segmentation fault (core dumped)'); process.exit(139)");
+    const r = await run(
+      '--recipe',
+      'fixtures/recipes/bare-custom-patterns.yaml',
+      '--out',
+      dir,
+      '--gpu-tool',
+      'none',
+      '--quiet',
+      '--',
+      'node',
+      '-e',
+      "console.log('Segmentation fault (core dumped)'); process.exit(139)",
+    );
     expect(r.code).toBe(1);
     expect(stable(r.out, dir)).toContain(
       'verdict: fail\nexit code: 139\nwalltime: <T> s\npeak VRAM: unavailable (no GPU tool)\n' +
@@ -79,17 +121,56 @@ describe('aorta-probe run', () => {
   });
 
   it('--json sends the command output to stderr; --quiet hides it', async () => {
-    const loud = await run('--out', out(), '--gpu-tool', 'none', '--json', '--', 'node', '-e', "console.log('to the terminal')");
+    const loud = await run(
+      '--out',
+      out(),
+      '--gpu-tool',
+      'none',
+      '--json',
+      '--',
+      'node',
+      '-e',
+      "console.log('to the terminal')",
+    );
     expect(loud.err).toBe('to the terminal\n');
     expect(JSON.parse(loud.out)).toMatchObject({ verdict: 'pass', exit_code: 0 });
-    const quiet = await run('--out', out(), '--gpu-tool', 'none', '--json', '--quiet', '--', 'node', '-e', "console.log('hidden')");
+    const quiet = await run(
+      '--out',
+      out(),
+      '--gpu-tool',
+      'none',
+      '--json',
+      '--quiet',
+      '--',
+      'node',
+      '-e',
+      "console.log('hidden')",
+    );
     expect(quiet.err).toBe('');
   });
 
   it('a timeout is verdict error, exit status 3', async () => {
-    const r = await run('--out', out(), '--gpu-tool', 'none', '--timeout', '0.3', '--json', '--', 'node', '-e', 'setInterval(() => {}, 1000)');
+    const r = await run(
+      '--out',
+      out(),
+      '--gpu-tool',
+      'none',
+      '--timeout',
+      '0.3',
+      '--json',
+      '--',
+      'node',
+      '-e',
+      'setInterval(() => {}, 1000)',
+    );
     expect(r.code).toBe(3);
-    expect(JSON.parse(r.out)).toMatchObject({ verdict: 'error', exit_code: -1, timed_out: true, error_detectors_fired: ['tier1:timeout'], timeout_sec: 0.3 });
+    expect(JSON.parse(r.out)).toMatchObject({
+      verdict: 'error',
+      exit_code: -1,
+      timed_out: true,
+      error_detectors_fired: ['tier1:timeout'],
+      timeout_sec: 0.3,
+    });
   });
 
   it('a command that cannot start: 127, verdict error, exit status 3', async () => {
@@ -128,15 +209,30 @@ describe('aorta-probe run', () => {
   });
 
   it.each([
-    [['node', '-e', '0'], "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got 'node'). Usage: aorta-probe run [options] -- CMD [ARGS...]"],
-    [['--json'], "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. Usage: aorta-probe run [options] -- CMD [ARGS...]"],
+    [
+      ['node', '-e', '0'],
+      "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got 'node'). Usage: aorta-probe run [options] -- CMD [ARGS...]",
+    ],
+    [
+      ['--json'],
+      "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. Usage: aorta-probe run [options] -- CMD [ARGS...]",
+    ],
     [['--json', '--'], "aorta-probe: run: no command after '--'. Usage: aorta-probe run [options] -- CMD [ARGS...]"],
-    [['--', '--json', 'x'], "aorta-probe: run: the command starts with '--json', which looks like an option. Put aorta-probe's options before '--' and the command after it. Usage: aorta-probe run [options] -- CMD [ARGS...]"],
+    [
+      ['--', '--json', 'x'],
+      "aorta-probe: run: the command starts with '--json', which looks like an option. Put aorta-probe's options before '--' and the command after it. Usage: aorta-probe run [options] -- CMD [ARGS...]",
+    ],
     [['--bogus', '--', 'x'], "aorta-probe: run: unknown option '--bogus'"],
     [['--timeout', '0', '--', 'x'], "aorta-probe: run: --timeout must be a positive number of seconds, got '0'"],
     [['--timeout', 'soon', '--', 'x'], "aorta-probe: run: --timeout must be a positive number of seconds, got 'soon'"],
-    [['--gpu-tool', 'rocm-smi', '--', 'x'], "aorta-probe: run: --gpu-tool must be one of auto, amd-smi, nvidia-smi, none, got 'rocm-smi'"],
-    [['--out', '--json', '--', 'x'], "aorta-probe: run: --out: value '--json' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '--out $VAR' where $VAR is unset)"],
+    [
+      ['--gpu-tool', 'rocm-smi', '--', 'x'],
+      "aorta-probe: run: --gpu-tool must be one of auto, amd-smi, nvidia-smi, none, got 'rocm-smi'",
+    ],
+    [
+      ['--out', '--json', '--', 'x'],
+      "aorta-probe: run: --out: value '--json' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '--out $VAR' where $VAR is unset)",
+    ],
     [['--out', 'a', '--out', 'b', '--', 'x'], 'aorta-probe: run: --out is given more than once'],
   ])('usage error %j → exit status 2', async (args, message) => {
     const r = await run(...args);
@@ -155,7 +251,9 @@ describe('aorta-probe run', () => {
       expect(r.code).toBe(0);
       expect(r.out).toMatch(/^Usage: aorta-probe run \[--recipe RECIPE\]/);
       expect(r.out).toContain('Examples:\n  aorta-probe run --recipe recipe.yaml -- python train.py --steps 100\n');
-      expect(r.out).toContain('Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,\n130 interrupted by Ctrl-C');
+      expect(r.out).toContain(
+        'Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,\n130 interrupted by Ctrl-C',
+      );
     }
   });
 
@@ -186,8 +284,15 @@ describe('aorta-probe run', () => {
     let e = '';
     stderr.on('data', (c: Buffer) => (e += c.toString()));
     stdout.resume();
-    const code = 'let n = 0; const t = setInterval(() => { console.log("x".repeat(1000)); if (++n === 30) clearInterval(t); }, 50);';
-    expect(await runCli(['run', '--out', out(), '--gpu-tool', 'none', '--quiet', '--', 'node', '-e', code], { stdin, stdout, stderr })).toBe(0);
+    const code =
+      'let n = 0; const t = setInterval(() => { console.log("x".repeat(1000)); if (++n === 30) clearInterval(t); }, 50);';
+    expect(
+      await runCli(['run', '--out', out(), '--gpu-tool', 'none', '--quiet', '--', 'node', '-e', code], {
+        stdin,
+        stdout,
+        stderr,
+      }),
+    ).toBe(0);
     expect(e).toMatch(/^\r\x1b\[Krunning \d+\.\d s · log \d+\.\d KiB · \d+(\.\d)? (B|KiB)\/s/);
     expect(e.endsWith('\r\x1b[K')).toBe(true);
   });
@@ -210,14 +315,22 @@ describe('aorta-probe run', () => {
     const stderr = new PassThrough();
     stderr.resume();
     const code = "for (let i = 0; i < 2000; i++) console.log('line ' + i); process.exit(4)";
-    expect(await runCli(['run', '--out', dir, '--gpu-tool', 'none', '--', 'node', '-e', code], { stdin, stdout, stderr })).toBe(1);
-    expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'))).toMatchObject({ verdict: 'fail', exit_code: 4, failure_detectors_fired: ['tier1:exit_nonzero'] });
+    expect(
+      await runCli(['run', '--out', dir, '--gpu-tool', 'none', '--', 'node', '-e', code], { stdin, stdout, stderr }),
+    ).toBe(1);
+    expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'))).toMatchObject({
+      verdict: 'fail',
+      exit_code: 4,
+      failure_detectors_fired: ['tier1:exit_nonzero'],
+    });
     expect(readFileSync(join(dir, 'output.log'), 'utf8').split('\n')).toHaveLength(2001);
   });
 
   it('the top-level help lists run and demo', async () => {
     const r = await cli(['--help']);
-    expect(r.out).toContain('  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format text|json|junit|github] [--quiet]\n');
+    expect(r.out).toContain(
+      '  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format text|json|junit|github] [--quiet]\n',
+    );
     expect(r.out).toContain('  demo [--json] [--quiet]\n');
   });
 });

@@ -9,7 +9,9 @@ import { runCli } from '../src/cli/run.js';
 const root = mkdtempSync(join(tmpdir(), 'aorta-cli-sweep-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const recipe = join(root, 'sweep.yaml');
-writeFileSync(recipe, `schema_version: 1
+writeFileSync(
+  recipe,
+  `schema_version: 1
 mode: probe
 ticket: CLI-1
 trials: 2
@@ -17,7 +19,8 @@ mitigation_axis: [none, cache_off]
 diagnostic_axis: [none]
 mitigations:
   cache_off: {PYTORCH_NO_CUDA_MEMORY_CACHING: 1}
-`);
+`,
+);
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
@@ -32,8 +35,11 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 
 describe('aorta-probe sweep', { timeout: 60_000 }, () => {
   it('--dry-run prints the cells as the original does', async () => {
-    expect(await cli(['sweep', '--recipe', recipe, '--out', join(root, 'x'), '--dry-run', '--', 'python', 'train.py'])).toEqual({
-      code: 0, err: '',
+    expect(
+      await cli(['sweep', '--recipe', recipe, '--out', join(root, 'x'), '--dry-run', '--', 'python', 'train.py']),
+    ).toEqual({
+      code: 0,
+      err: '',
       out: `2 cells x 2 trials = 4 trials, ticket 'CLI-1'
   none-none: env=[(no env)] argv=['python', 'train.py']
   cache_off-none: env=[PYTORCH_NO_CUDA_MEMORY_CACHING=1] argv=['python', 'train.py']
@@ -43,14 +49,30 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
 
   it('runs the sweep, prints the report of its directory, and exits 1 when a trial failed', async () => {
     const out = join(root, 'run');
-    const r = await cli(['sweep', '--recipe', recipe, '--out', out, '--gpu-tool', 'none', '--parallel', '2', '--',
-      'sh', '-c', '[ -n "$PYTORCH_NO_CUDA_MEMORY_CACHING" ] && [ $AORTA_PROBE_TRIAL_INDEX = 1 ] && exit 4; exit 0']);
+    const r = await cli([
+      'sweep',
+      '--recipe',
+      recipe,
+      '--out',
+      out,
+      '--gpu-tool',
+      'none',
+      '--parallel',
+      '2',
+      '--',
+      'sh',
+      '-c',
+      '[ -n "$PYTORCH_NO_CUDA_MEMORY_CACHING" ] && [ $AORTA_PROBE_TRIAL_INDEX = 1 ] && exit 4; exit 0',
+    ]);
     expect(r.code).toBe(1);
     expect(r.err).toBe('');
     expect(r.out.split('\n')[0]).toBe('4 trials in 2 cells: pass 3, fail 1, error 0; 1 flaky cell');
     expect(r.out).toContain('\ncell cache_off-none: 2 trials: pass 1, fail 1, error 0; flaky (mixed verdicts)\n');
     expect(r.out).toContain('\ncell none-none: 2 trials: pass 2, fail 0, error 0; not flaky\n');
-    const rec = JSON.parse(readFileSync(join(out, 'CLI-1', 'cache_off-none', 'trial_1', 'result.json'), 'utf8')) as { exit_code: number; cell_env: object };
+    const rec = JSON.parse(readFileSync(join(out, 'CLI-1', 'cache_off-none', 'trial_1', 'result.json'), 'utf8')) as {
+      exit_code: number;
+      cell_env: object;
+    };
     expect([rec.exit_code, rec.cell_env]).toEqual([4, { PYTORCH_NO_CUDA_MEMORY_CACHING: '1' }]);
   });
 
@@ -58,8 +80,26 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
     const out = join(root, 'task');
     process.env.AORTA_TEST_TASK = '3';
     try {
-      const r = await cli(['sweep', '--recipe', recipe, '--out', out, '--gpu-tool', 'none', '--task-env', 'AORTA_TEST_TASK', '--', 'sh', '-c', 'exit 1']);
-      expect(r).toEqual({ code: 1, err: '', out: `cache_off-none/trial_1: fail (1 attempt) ${join(out, 'CLI-1', 'cache_off-none', 'trial_1')}\n` });
+      const r = await cli([
+        'sweep',
+        '--recipe',
+        recipe,
+        '--out',
+        out,
+        '--gpu-tool',
+        'none',
+        '--task-env',
+        'AORTA_TEST_TASK',
+        '--',
+        'sh',
+        '-c',
+        'exit 1',
+      ]);
+      expect(r).toEqual({
+        code: 1,
+        err: '',
+        out: `cache_off-none/trial_1: fail (1 attempt) ${join(out, 'CLI-1', 'cache_off-none', 'trial_1')}\n`,
+      });
       const bad = await cli(['sweep', '--recipe', recipe, '--out', out, '--task', '4', '--', 'true']);
       expect(bad).toEqual({ code: 2, out: '', err: "aorta-probe sweep: task 4 is outside the plan's 0..3\n" });
     } finally {
@@ -68,12 +108,30 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
   });
 
   it.each([
-    [['sweep', '--out', 'x', '--', 'true'], "aorta-probe: sweep: missing option '--recipe'. Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]"],
-    [['sweep', '--recipe', 'r', '--out', 'x', '--parallel', '0', '--', 'true'], "aorta-probe: sweep: --parallel must be an integer >= 1, got '0'"],
-    [['sweep', '--recipe', 'r', '--out', 'x', '--gpus', '0,1', '--gpus-per-trial', '3', '--', 'true'], 'aorta-probe: sweep: --gpus-per-trial 3 is more than the 2 devices in --gpus'],
-    [['sweep', '--recipe', 'r', '--out', 'x', '--gpu-env', 'GPU_DEVICE_ORDINAL', '--', 'true'], "aorta-probe: sweep: --gpu-env: 'GPU_DEVICE_ORDINAL' is not one of CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES"],
-    [['sweep', '--recipe', 'r', '--out', 'x', '--emit', 'k8s', '--', 'true'], 'aorta-probe: sweep: --emit k8s needs --image and --pvc'],
-    [['sweep', '--recipe', 'r', '--out', 'x', 'true'], "aorta-probe: sweep: missing '--' separator: the command must come after a literal '--' (got 'true'). Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]"],
+    [
+      ['sweep', '--out', 'x', '--', 'true'],
+      "aorta-probe: sweep: missing option '--recipe'. Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]",
+    ],
+    [
+      ['sweep', '--recipe', 'r', '--out', 'x', '--parallel', '0', '--', 'true'],
+      "aorta-probe: sweep: --parallel must be an integer >= 1, got '0'",
+    ],
+    [
+      ['sweep', '--recipe', 'r', '--out', 'x', '--gpus', '0,1', '--gpus-per-trial', '3', '--', 'true'],
+      'aorta-probe: sweep: --gpus-per-trial 3 is more than the 2 devices in --gpus',
+    ],
+    [
+      ['sweep', '--recipe', 'r', '--out', 'x', '--gpu-env', 'GPU_DEVICE_ORDINAL', '--', 'true'],
+      "aorta-probe: sweep: --gpu-env: 'GPU_DEVICE_ORDINAL' is not one of CUDA_VISIBLE_DEVICES, HIP_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES",
+    ],
+    [
+      ['sweep', '--recipe', 'r', '--out', 'x', '--emit', 'k8s', '--', 'true'],
+      'aorta-probe: sweep: --emit k8s needs --image and --pvc',
+    ],
+    [
+      ['sweep', '--recipe', 'r', '--out', 'x', 'true'],
+      "aorta-probe: sweep: missing '--' separator: the command must come after a literal '--' (got 'true'). Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]",
+    ],
   ])('usage error %j', async (args, first) => {
     const r = await cli(args);
     expect(r.code).toBe(2);
@@ -85,6 +143,8 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
     writeFileSync(bad, 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [nope]\ndiagnostic_axis: [none]\n');
     const r = await cli(['sweep', '--recipe', bad, '--out', join(root, 'y'), '--', 'true']);
     expect(r.code).toBe(2);
-    expect(r.err.split('\n')[0]).toBe(`${bad}:4:19: recipe.mitigation_axis[0]: unknown mitigation 'nope'; known: ['none'] (define it under 'mitigations:' or in a --mitigations-file)`);
+    expect(r.err.split('\n')[0]).toBe(
+      `${bad}:4:19: recipe.mitigation_axis[0]: unknown mitigation 'nope'; known: ['none'] (define it under 'mitigations:' or in a --mitigations-file)`,
+    );
   });
 });

@@ -26,7 +26,9 @@ async function runWithSummary(
   input: string | Buffer | (string | Buffer)[],
   options: EvalJsonlOptions = {},
 ): Promise<{ lines: string[]; summary: EvalJsonlSummary }> {
-  const chunks = (Array.isArray(input) ? input : [input]).map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : c));
+  const chunks = (Array.isArray(input) ? input : [input]).map((c) =>
+    typeof c === 'string' ? Buffer.from(c, 'utf8') : c,
+  );
   const sink = new Sink();
   const summary = await evalJsonl(Readable.from(chunks), sink, options);
   expect(sink.text === '' || sink.text.endsWith('\n')).toBe(true);
@@ -55,7 +57,18 @@ function record(over: Record<string, unknown> = {}): string {
 }
 
 function inputError(line: number, message: string): string {
-  return JSON.stringify({ valid: false, error: { type: 'InputError', message: `input line ${line}: ${message}`, detail: message, file: null, line, col: 1, node: null } });
+  return JSON.stringify({
+    valid: false,
+    error: {
+      type: 'InputError',
+      message: `input line ${line}: ${message}`,
+      detail: message,
+      file: null,
+      line,
+      col: 1,
+      node: null,
+    },
+  });
 }
 
 function jsonParseMessage(text: string): string {
@@ -111,7 +124,9 @@ describe('eval --jsonl with compileCondition', () => {
       valid: false,
       error: {
         type: 'SandboxError',
-        message: expect.stringMatching(/^condition: forbidden AST node: Lambda \(Lambda at line 1, col 1\)\n {2}lambda x: x\n {2}\^+$/),
+        message: expect.stringMatching(
+          /^condition: forbidden AST node: Lambda \(Lambda at line 1, col 1\)\n {2}lambda x: x\n {2}\^+$/,
+        ),
         detail: 'condition: forbidden AST node: Lambda',
         file: null,
         line: 1,
@@ -180,7 +195,15 @@ describe('eval --jsonl with compileCondition', () => {
     const { lines, summary } = await runWithSummary(cases.map(([input]) => `${input}\n`).join(''));
     expect(lines).toEqual(cases.map(([, output]) => output));
     expect(summary).toEqual({
-      lines: 12, valid: 12, fired: 6, notFired: 3, evalErrors: 3, sandboxErrors: 0, inputErrors: 0, internalErrors: 0, compiles: 8,
+      lines: 12,
+      valid: 12,
+      fired: 6,
+      notFired: 3,
+      evalErrors: 3,
+      sandboxErrors: 0,
+      inputErrors: 0,
+      internalErrors: 0,
+      compiles: 8,
     });
   });
 
@@ -203,7 +226,15 @@ describe('eval --jsonl with compileCondition', () => {
     expect(JSON.parse(lines[4]!)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: null } });
     expect(lines[5]).toBe(inputError(6, 'missing field "capture"'));
     expect(summary).toEqual({
-      lines: 6, valid: 3, fired: 1, notFired: 1, evalErrors: 1, sandboxErrors: 2, inputErrors: 1, internalErrors: 0, compiles: 5,
+      lines: 6,
+      valid: 3,
+      fired: 1,
+      notFired: 1,
+      evalErrors: 1,
+      sandboxErrors: 2,
+      inputErrors: 1,
+      internalErrors: 0,
+      compiles: 5,
     });
   });
 });
@@ -255,7 +286,8 @@ describe('eval --jsonl compiled-condition cache', () => {
     const { lines: out, summary } = await runWithSummary(`${lines.join('\n')}\n`, { compile });
     expect(out.length).toBe(3000);
     out.forEach((line, i) => {
-      if (i % 4 === 3) expect(JSON.parse(line)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: 'Lambda' } });
+      if (i % 4 === 3)
+        expect(JSON.parse(line)).toMatchObject({ valid: false, error: { type: 'SandboxError', node: 'Lambda' } });
       else expect(line).toBe(expected[i]);
     });
     // The rejection is cached too: the same SandboxError line each time.
@@ -267,7 +299,9 @@ describe('eval --jsonl compiled-condition cache', () => {
   });
 
   it('gives the same results with the cache disabled, compiling every line', async () => {
-    const input = [NAN, GT, LOSS, NAN, GT, LOSS].map((condition) => record({ condition, capture: { loss: 'nan' } })).join('\n');
+    const input = [NAN, GT, LOSS, NAN, GT, LOSS]
+      .map((condition) => record({ condition, capture: { loss: 'nan' } }))
+      .join('\n');
     const cached = await runWithSummary(input);
     const { compile, calls } = counting();
     const uncached = await runWithSummary(input, { compile, cacheEntries: 0 });
@@ -278,16 +312,38 @@ describe('eval --jsonl compiled-condition cache', () => {
 
   it('is bounded: the least recently used condition is evicted first', async () => {
     const { compile, calls } = counting();
-    const seq = ['exit_code == 1', 'exit_code == 2', 'exit_code == 1', 'exit_code == 3', 'exit_code == 2', 'exit_code == 1', 'exit_code == 2'];
-    const out = await run(seq.map((condition) => record({ condition, exit_code: 2 })).join('\n'), { compile, cacheEntries: 2 });
+    const seq = [
+      'exit_code == 1',
+      'exit_code == 2',
+      'exit_code == 1',
+      'exit_code == 3',
+      'exit_code == 2',
+      'exit_code == 1',
+      'exit_code == 2',
+    ];
+    const out = await run(seq.map((condition) => record({ condition, exit_code: 2 })).join('\n'), {
+      compile,
+      cacheEntries: 2,
+    });
     // 1 miss, 2 miss, 1 hit, 3 miss (evicts 2), 2 miss (evicts 1), 1 miss (evicts 3), 2 hit
     expect(calls).toEqual(['exit_code == 1', 'exit_code == 2', 'exit_code == 3', 'exit_code == 2', 'exit_code == 1']);
-    expect(out.map((l) => (JSON.parse(l) as { fired: boolean }).fired)).toEqual([false, true, false, false, true, false, true]);
+    expect(out.map((l) => (JSON.parse(l) as { fired: boolean }).fired)).toEqual([
+      false,
+      true,
+      false,
+      false,
+      true,
+      false,
+      true,
+    ]);
   });
 
   it('never caches non-string conditions', async () => {
     const { compile, calls } = counting();
-    const { lines, summary } = await runWithSummary([1, 1, null, null].map((condition) => record({ condition })).join('\n'), { compile });
+    const { lines, summary } = await runWithSummary(
+      [1, 1, null, null].map((condition) => record({ condition })).join('\n'),
+      { compile },
+    );
     expect(calls).toEqual([1, 1, null, null]);
     expect(lines.map((l) => (JSON.parse(l) as { error: { detail: string } }).error.detail)).toEqual([
       'condition: must be a string, got int',
@@ -342,7 +398,15 @@ describe('eval --jsonl result shapes', () => {
       '{"valid":true,"fired":false,"exception":"KeyError"}',
     ]);
     expect(summary).toEqual({
-      lines: 3, valid: 3, fired: 1, notFired: 1, evalErrors: 1, sandboxErrors: 0, inputErrors: 0, internalErrors: 0, compiles: 3,
+      lines: 3,
+      valid: 3,
+      fired: 1,
+      notFired: 1,
+      evalErrors: 1,
+      sandboxErrors: 0,
+      inputErrors: 0,
+      internalErrors: 0,
+      compiles: 3,
     });
   });
 
@@ -363,30 +427,55 @@ describe('eval --jsonl result shapes', () => {
     });
     expect(out).toEqual(conditions.map(() => VALID));
     expect(seen).toEqual(conditions);
-    expect(vars[0]).toMatchObject({ capture: { msg: 'Killed process 4242 (python3)' }, exit_code: 137, walltime_sec: 12.5, peak_vram_mib: 512 });
+    expect(vars[0]).toMatchObject({
+      capture: { msg: 'Killed process 4242 (python3)' },
+      exit_code: 137,
+      walltime_sec: 12.5,
+      peak_vram_mib: 512,
+    });
   });
 
   it('reports a compiler bug as an InternalError line and goes on', async () => {
     const bugs: [unknown, number][] = [];
     const sink = new Sink();
-    const summary = await evalJsonl(Readable.from([Buffer.from(`${record()}\n${record({ condition: 'ok' })}\n`)]), sink, {
-      compile: (c) => {
-        if (c === 'ok') return FIRES;
-        throw new TypeError('boom');
+    const summary = await evalJsonl(
+      Readable.from([Buffer.from(`${record()}\n${record({ condition: 'ok' })}\n`)]),
+      sink,
+      {
+        compile: (c) => {
+          if (c === 'ok') return FIRES;
+          throw new TypeError('boom');
+        },
+        onInternalError: (err, line) => bugs.push([err, line]),
       },
-      onInternalError: (err, line) => bugs.push([err, line]),
-    });
+    );
     expect(sink.text.split('\n')).toEqual([
       JSON.stringify({
         valid: false,
-        error: { type: 'InternalError', message: 'input line 1: internal error: TypeError: boom', detail: 'TypeError: boom', file: null, line: 1, col: 1, node: null },
+        error: {
+          type: 'InternalError',
+          message: 'input line 1: internal error: TypeError: boom',
+          detail: 'TypeError: boom',
+          file: null,
+          line: 1,
+          col: 1,
+          node: null,
+        },
       }),
       VALID,
       '',
     ]);
     expect(bugs.map(([, line]) => line)).toEqual([1]);
     expect(summary).toEqual({
-      lines: 2, valid: 1, fired: 1, notFired: 0, evalErrors: 0, sandboxErrors: 0, inputErrors: 0, internalErrors: 1, compiles: 2,
+      lines: 2,
+      valid: 1,
+      fired: 1,
+      notFired: 0,
+      evalErrors: 0,
+      sandboxErrors: 0,
+      inputErrors: 0,
+      internalErrors: 1,
+      compiles: 2,
     });
   });
 
@@ -405,7 +494,15 @@ describe('eval --jsonl result shapes', () => {
     expect(lines).toEqual([
       JSON.stringify({
         valid: false,
-        error: { type: 'InternalError', message: 'input line 1: internal error: RangeError: VM returned unknown value tag 99', detail: 'RangeError: VM returned unknown value tag 99', file: null, line: 1, col: 1, node: null },
+        error: {
+          type: 'InternalError',
+          message: 'input line 1: internal error: RangeError: VM returned unknown value tag 99',
+          detail: 'RangeError: VM returned unknown value tag 99',
+          file: null,
+          line: 1,
+          col: 1,
+          node: null,
+        },
       }),
       '{"valid":true,"fired":false,"value":{"type":"NoneType","repr":"None"}}',
     ]);
@@ -448,12 +545,18 @@ describe('eval --jsonl malformed lines', () => {
       [{ exit_code: '137' }, 'field "exit_code" must be an integer, got the string "137"'],
       [{ exit_code: 1.5 }, 'field "exit_code" must be an integer, got the number 1.5'],
       [{ exit_code: null }, 'field "exit_code" must be an integer, got null'],
-      [{ exit_code: 2 ** 60 }, `field "exit_code" must be an integer within ±9007199254740991, got the number ${2 ** 60}`],
+      [
+        { exit_code: 2 ** 60 },
+        `field "exit_code" must be an integer within ±9007199254740991, got the number ${2 ** 60}`,
+      ],
       [{ walltime_sec: '12.5' }, 'field "walltime_sec" must be a finite number, got the string "12.5"'],
       [{ walltime_sec: null }, 'field "walltime_sec" must be a finite number, got null'],
       [{ peak_vram_mib: 512.5 }, 'field "peak_vram_mib" must be an integer or null, got the number 512.5'],
       [{ peak_vram_mib: false }, 'field "peak_vram_mib" must be an integer or null, got false'],
-      [{ peak_vram_mib: 'x'.repeat(40) }, `field "peak_vram_mib" must be an integer or null, got the string "${'x'.repeat(32)}…"`],
+      [
+        { peak_vram_mib: 'x'.repeat(40) },
+        `field "peak_vram_mib" must be an integer or null, got the string "${'x'.repeat(32)}…"`,
+      ],
     ];
     const out = await run(cases.map(([over]) => `${record(over)}\n`).join(''), opts);
     expect(out).toEqual(cases.map(([, msg], i) => inputError(i + 1, msg)));
@@ -480,12 +583,20 @@ describe('eval --jsonl malformed lines', () => {
 
   it('answers a blank line with an InputError and keeps line numbers aligned', async () => {
     const out = await run(`${record({ condition: 'ok' })}\n\n   \t\n${record({ condition: 'ok' })}\n`, opts);
-    expect(out).toEqual([VALID, inputError(2, 'blank line; expected a JSON object'), inputError(3, 'blank line; expected a JSON object'), VALID]);
+    expect(out).toEqual([
+      VALID,
+      inputError(2, 'blank line; expected a JSON object'),
+      inputError(3, 'blank line; expected a JSON object'),
+      VALID,
+    ]);
   });
 
   it('rejects invalid UTF-8', async () => {
     const bad = Buffer.concat([Buffer.from('{"condition":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}\n')]);
-    expect(await run([bad, `${record({ condition: 'ok' })}\n`], opts)).toEqual([inputError(1, 'not valid UTF-8'), VALID]);
+    expect(await run([bad, `${record({ condition: 'ok' })}\n`], opts)).toEqual([
+      inputError(1, 'not valid UTF-8'),
+      VALID,
+    ]);
   });
 });
 
@@ -562,7 +673,10 @@ describe('eval --jsonl line handling', () => {
     expect(await run(`${big}\n`, opts)).toEqual([VALID]);
 
     const max = 1000;
-    const atCap = record({ condition: 'ok', capture: { log: 'y'.repeat(max - record({ condition: 'ok', capture: { log: '' } }).length) } });
+    const atCap = record({
+      condition: 'ok',
+      capture: { log: 'y'.repeat(max - record({ condition: 'ok', capture: { log: '' } }).length) },
+    });
     expect(Buffer.byteLength(atCap)).toBe(max);
     const tooLong = record({ condition: 'ok', capture: { log: 'z'.repeat(5000) } });
     const input = `${atCap}\n${tooLong}\n${record({ condition: 'ok' })}\n${tooLong}`;
@@ -596,7 +710,14 @@ describe('eval --jsonl line handling', () => {
     });
     const summary = await evalJsonl(Readable.from(source()), slow, opts);
     expect(written).toBe(total);
-    expect(summary).toMatchObject({ lines: total, valid: total / 2, fired: total / 2, sandboxErrors: total / 2, inputErrors: 0, internalErrors: 0 });
+    expect(summary).toMatchObject({
+      lines: total,
+      valid: total / 2,
+      fired: total / 2,
+      sandboxErrors: total / 2,
+      inputErrors: 0,
+      internalErrors: 0,
+    });
     expect(maxLag).toBeLessThan(2000);
   });
 
@@ -662,7 +783,8 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npm run build\` (npm test does) first`);
   });
 
-  const flagsIn = (text: string): string[] => [...new Set([...text.matchAll(/(?<![\w-])--?[a-z][\w-]*/g)].map((m) => m[0]))].sort();
+  const flagsIn = (text: string): string[] =>
+    [...new Set([...text.matchAll(/(?<![\w-])--?[a-z][\w-]*/g)].map((m) => m[0]))].sort();
 
   it('--help lists the commands and options that exist, and exits 0', async () => {
     const r = await cli(['--help']);
@@ -670,16 +792,41 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stderr).toBe('');
     expect(r.stdout).toMatch(/^Usage: aorta-probe <command> \[options\]/);
     expect(r.stdout).toContain('eval --jsonl');
-    expect(r.stdout).toContain('eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]');
+    expect(r.stdout).toContain(
+      'eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]',
+    );
     expect(r.stdout).not.toMatch(/not evaluate/);
     expect(r.stdout).toContain('patterns [--json] [--version]');
     expect(r.stdout).toContain('check RECIPE... [--format text|json|sarif|github] [--strict]');
-    for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]']) expect(r.stdout).toContain(command);
+    for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]'])
+      expect(r.stdout).toContain(command);
     expect(flagsIn(r.stdout)).toEqual([
-      '--capture', '--dry-run', '--emit', '--exit-code', '--format', '--gpu-interval', '--gpu-tool', '--gpus', '--help', '--json', '--jsonl',
-      '--out', '--parallel', '--peak-vram', '--port', '--quiet', '--recipe', '--strict', '--timeout', '--trials', '--version', '--walltime', '-h',
+      '--capture',
+      '--dry-run',
+      '--emit',
+      '--exit-code',
+      '--format',
+      '--gpu-interval',
+      '--gpu-tool',
+      '--gpus',
+      '--help',
+      '--json',
+      '--jsonl',
+      '--out',
+      '--parallel',
+      '--peak-vram',
+      '--port',
+      '--quiet',
+      '--recipe',
+      '--strict',
+      '--timeout',
+      '--trials',
+      '--version',
+      '--walltime',
+      '-h',
     ]);
-    for (const command of ['sweep --recipe RECIPE --out DIR', 'report DIR... [--format text|json|junit|markdown|html]']) expect(r.stdout).toContain(command);
+    for (const command of ['sweep --recipe RECIPE --out DIR', 'report DIR... [--format text|json|junit|markdown|html]'])
+      expect(r.stdout).toContain(command);
   });
 
   it('eval --help describes both forms, their output and their options, and exits 0', async () => {
@@ -689,10 +836,27 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).toMatch(
       /^Usage: aorta-probe eval EXPR \[--capture NAME=VALUE\]\.\.\. \[--exit-code N\] \[--walltime SECONDS\] \[--peak-vram MIB\]\n {7}aorta-probe eval --jsonl\n/,
     );
-    for (const text of ['value: ', 'type:  ', 'fired: yes|no', 'error: ', '{"valid": true, "fired": bool, "value": {"type": str, "repr": str}}', '{"valid": true, "fired": false, "exception": "<exception class>"}']) {
+    for (const text of [
+      'value: ',
+      'type:  ',
+      'fired: yes|no',
+      'error: ',
+      '{"valid": true, "fired": bool, "value": {"type": str, "repr": str}}',
+      '{"valid": true, "fired": false, "exception": "<exception class>"}',
+    ]) {
       expect(r.stdout).toContain(text);
     }
-    expect(flagsIn(r.stdout)).toEqual(['--capture', '--disasm', '--exit-code', '--help', '--json', '--jsonl', '--peak-vram', '--walltime', '-h']);
+    expect(flagsIn(r.stdout)).toEqual([
+      '--capture',
+      '--disasm',
+      '--exit-code',
+      '--help',
+      '--json',
+      '--jsonl',
+      '--peak-vram',
+      '--walltime',
+      '-h',
+    ]);
     expect((await cli(['eval', 'exit_code', '-h'])).stdout).toBe(r.stdout);
   });
 
@@ -789,7 +953,10 @@ describe('aorta-probe eval EXPR: command-line errors (in-process runCli)', () =>
     [['exit_code', '--frobnicate=1'], "unknown option '--frobnicate'"],
     [['exit_code', '-x'], "unknown option '-x'"],
     [['exit_code', 'walltime_sec'], "unexpected argument 'walltime_sec' (the expression is one argument: quote it)"],
-    [['--', 'exit_code', '--exit-code', '1'], "unexpected argument '--exit-code' (the expression is one argument: quote it)"],
+    [
+      ['--', 'exit_code', '--exit-code', '1'],
+      "unexpected argument '--exit-code' (the expression is one argument: quote it)",
+    ],
     [['exit_code', '--capture'], "option '--capture' needs a value (--capture NAME=VALUE)"],
     [['exit_code', '--peak-vram'], "option '--peak-vram' needs a value (--peak-vram MIB)"],
     [['exit_code', '--capture', 'loss'], "--capture needs NAME=VALUE, got 'loss'"],
@@ -797,7 +964,10 @@ describe('aorta-probe eval EXPR: command-line errors (in-process runCli)', () =>
     [['exit_code', '--capture', 'a=1', '--capture', 'a=2'], "--capture 'a' is given more than once"],
     [['exit_code', '--exit-code', '1.5'], "--exit-code must be an integer, got '1.5'"],
     [['exit_code', '--exit-code', '0x10'], "--exit-code must be an integer, got '0x10'"],
-    [['exit_code', '--exit-code', '9007199254740993'], "--exit-code must be an integer within ±9007199254740991, got '9007199254740993'"],
+    [
+      ['exit_code', '--exit-code', '9007199254740993'],
+      "--exit-code must be an integer within ±9007199254740991, got '9007199254740993'",
+    ],
     [['exit_code', '--exit-code', '1', '--exit-code=2'], '--exit-code is given more than once'],
     [['exit_code', '--walltime', 'nan'], "--walltime must be a finite number of seconds, got 'nan'"],
     [['exit_code', '--walltime', 'inf'], "--walltime must be a finite number of seconds, got 'inf'"],
@@ -842,7 +1012,14 @@ describe('aorta-probe eval EXPR (end to end)', { timeout: 30_000 }, () => {
       [
         [
           "capture['kv'] == 'a=b=' and capture['x'] == '' and exit_code == -9 and walltime_sec == 12.5 and peak_vram_mib == 512",
-          '--capture', 'kv=a=b=', '--capture=x=', '--exit-code', '-9', '--walltime=12.5', '--peak-vram', '512',
+          '--capture',
+          'kv=a=b=',
+          '--capture=x=',
+          '--exit-code',
+          '-9',
+          '--walltime=12.5',
+          '--peak-vram',
+          '512',
         ],
         'value: True\ntype:  bool\nfired: yes\n',
       ],
@@ -884,7 +1061,11 @@ describe('aorta-probe eval EXPR (end to end)', { timeout: 30_000 }, () => {
       cli(['eval']),
     ]);
     expect(unknown).toEqual({ code: 2, stdout: '', stderr: evalUsageError("unknown option '--frobnicate'") });
-    expect(badValue).toEqual({ code: 2, stdout: '', stderr: evalUsageError("--exit-code must be an integer, got '1.5'") });
+    expect(badValue).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: evalUsageError("--exit-code must be an integer, got '1.5'"),
+    });
     expect(noExpr).toEqual({ code: 2, stdout: '', stderr: evalUsageError('missing expression (or --jsonl)') });
   });
 });

@@ -71,7 +71,13 @@ function runOurs(condition: string): Ours {
     }
     const e = err as { name?: unknown; message?: unknown } | null;
     const desc = e !== null && typeof e === 'object' ? `${String(e.name)}: ${String(e.message)}` : String(err);
-    return { valid: false, node: null, key: 'THREW', text: `THREW (not a SandboxError) ${desc.split('\n')[0]}`, crashed: true };
+    return {
+      valid: false,
+      node: null,
+      key: 'THREW',
+      text: `THREW (not a SandboxError) ${desc.split('\n')[0]}`,
+      crashed: true,
+    };
   }
 }
 
@@ -143,7 +149,9 @@ describe('CPython 3.11 conformance (fixtures/conditions/golden-validate.jsonl)',
         detail = err instanceof SandboxError ? err.detail : `THREW ${String(err)}`;
       }
       if (detail !== rec.message && failures.length < SHOW) {
-        failures.push(`line ${i + 1} input=${jsonAscii(rec.condition)}\n    cpython: ${rec.message}\n    ours:    ${detail}`);
+        failures.push(
+          `line ${i + 1} input=${jsonAscii(rec.condition)}\n    cpython: ${rec.message}\n    ours:    ${detail}`,
+        );
       }
     });
     expect(checked).toBeGreaterThan(9_000);

@@ -13,7 +13,8 @@ import { launchChromium, REPO_ROOT, SKIP_BROWSER, type LaunchedBrowser } from '.
 import { fencedBlocks, packAndInstall, runNode, type Consumer } from './support/consumer.js';
 import { matchesShown, runTour } from './support/readme-tour.js';
 
-const RECIPE = 'custom_patterns:\n  - id: nan_loss\n    match:\n      regex: "loss=(?P<loss>\\\\S+)"\n      condition: "math.isnan(float(capture[\'loss\']))"\n';
+const RECIPE =
+  'custom_patterns:\n  - id: nan_loss\n    match:\n      regex: "loss=(?P<loss>\\\\S+)"\n      condition: "math.isnan(float(capture[\'loss\']))"\n';
 const LOG = 'step 1 loss=2.5\nstep 2 loss=nan\n';
 const VARS = { exit_code: 0, walltime_sec: 1.5, peak_vram_mib: null };
 
@@ -25,7 +26,14 @@ const EXPECTED = {
   verdict: 'fail',
   failures: ['tier4:nan_signature', 'custom:nan_loss'],
   capture: { loss: 'nan' },
-  recipeError: ['SandboxError', 'recipe.yaml', 5, 29, 'recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow', true],
+  recipeError: [
+    'SandboxError',
+    'recipe.yaml',
+    5,
+    29,
+    'recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow',
+    true,
+  ],
 };
 
 /** The shared body of the ESM and CJS consumers: `m` is the package root's namespace. */
@@ -82,7 +90,9 @@ describe('the packed package, installed offline', () => {
     consumer = packAndInstall({ type: 'module' });
     version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     const kib = (n: number): string => `${(n / 1024).toFixed(0)} KiB`;
-    console.log(`[consumer] ${consumer.pack.filename}: ${kib(consumer.pack.size)} packed, ${kib(consumer.pack.unpackedSize)} unpacked, ${consumer.pack.entryCount} files`);
+    console.log(
+      `[consumer] ${consumer.pack.filename}: ${kib(consumer.pack.size)} packed, ${kib(consumer.pack.unpackedSize)} unpacked, ${consumer.pack.entryCount} files`,
+    );
   }, 300_000);
 
   afterAll(() => {
@@ -91,17 +101,38 @@ describe('the packed package, installed offline', () => {
 
   it('ships what a user needs and nothing else', () => {
     const paths = consumer.pack.files.map((f) => f.path).sort();
-    for (const p of ['LICENSE', 'README.md', 'package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/node.js', 'dist/src/node.d.ts', 'dist/src/cli/main.js']) {
+    for (const p of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/src/index.js',
+      'dist/src/index.d.ts',
+      'dist/src/node.js',
+      'dist/src/node.d.ts',
+      'dist/src/cli/main.js',
+    ]) {
       expect(paths).toContain(p);
     }
     expect(paths.filter((p) => p.endsWith('.map'))).toEqual([]);
-    expect(paths.filter((p) => !/^(dist\/src\/|dist\/assembly\/opcodes\.(js|d\.ts)$|dist\/playground\/|fixtures\/(demo|logs|recipes)\/|schemas\/[a-z]+\.schema\.json$|LICENSE$|README\.md$|package\.json$)/.test(p))).toEqual([]);
+    expect(
+      paths.filter(
+        (p) =>
+          !/^(dist\/src\/|dist\/assembly\/opcodes\.(js|d\.ts)$|dist\/playground\/|fixtures\/(demo|logs|recipes)\/|schemas\/[a-z]+\.schema\.json$|LICENSE$|README\.md$|package\.json$)/.test(
+            p,
+          ),
+      ),
+    ).toEqual([]);
     expect(paths.filter((p) => p.endsWith('.wasm'))).toHaveLength(1); // the playground's re2.wasm; the VM is embedded
-    expect(paths.filter((p) => p.endsWith('.d.ts') && (consumer.pack.files.find((f) => f.path === p)?.size ?? 0) > 20_000)).toEqual([]);
-    const pkg = JSON.parse(readFileSync(join(consumer.dir, 'node_modules', 'aorta-probe', 'package.json'), 'utf8')) as Record<string, unknown>;
+    expect(
+      paths.filter((p) => p.endsWith('.d.ts') && (consumer.pack.files.find((f) => f.path === p)?.size ?? 0) > 20_000),
+    ).toEqual([]);
+    const pkg = JSON.parse(
+      readFileSync(join(consumer.dir, 'node_modules', 'aorta-probe', 'package.json'), 'utf8'),
+    ) as Record<string, unknown>;
     expect(pkg.scripts).toBeUndefined();
     expect(pkg.devDependencies).toBeUndefined();
-    for (const k of ['license', 'repository', 'homepage', 'bugs', 'keywords', 'engines', 'exports', 'sideEffects']) expect(pkg[k]).toBeDefined();
+    for (const k of ['license', 'repository', 'homepage', 'bugs', 'keywords', 'engines', 'exports', 'sideEffects'])
+      expect(pkg[k]).toBeDefined();
     expect(Object.keys(pkg.exports as object)).toEqual(['.', './node', './package.json']);
   });
 
@@ -112,13 +143,27 @@ describe('the packed package, installed offline', () => {
   it('imports as an ES module; compileCondition alone loads no regex engine', () => {
     writeFileSync(join(consumer.dir, 'esm.mjs'), ESM);
     const got = JSON.parse(runNode(consumer.dir, ['esm.mjs'])) as Record<string, unknown>;
-    expect(got).toEqual({ ...EXPECTED, engineAfterConditions: false, engineAfterRecipe: true, file: EXPECTED.failures, sameClasses: true, version });
+    expect(got).toEqual({
+      ...EXPECTED,
+      engineAfterConditions: false,
+      engineAfterRecipe: true,
+      file: EXPECTED.failures,
+      sameClasses: true,
+      version,
+    });
   }, 120_000);
 
   it('requires as CommonJS', () => {
     writeFileSync(join(consumer.dir, 'cjs.cjs'), CJS);
     const got = JSON.parse(runNode(consumer.dir, ['cjs.cjs'])) as Record<string, unknown>;
-    expect(got).toEqual({ ...EXPECTED, engineAfterConditions: false, engineAfterRecipe: true, file: EXPECTED.failures, sameClasses: true, version });
+    expect(got).toEqual({
+      ...EXPECTED,
+      engineAfterConditions: false,
+      engineAfterRecipe: true,
+      file: EXPECTED.failures,
+      sameClasses: true,
+      version,
+    });
   }, 120_000);
 
   it("compiles the README's library examples under strict TypeScript (node16 and bundler resolution)", () => {
@@ -128,12 +173,29 @@ describe('the packed package, installed offline', () => {
     mkdirSync(tsDir, { recursive: true });
     blocks.forEach((b, i) => writeFileSync(join(tsDir, `readme-${i + 1}.ts`), `${b}\nexport {};\n`));
     const strict = {
-      strict: true, exactOptionalPropertyTypes: true, noUncheckedIndexedAccess: true, noEmit: true, target: 'ES2022',
-      lib: ['ES2022', 'DOM'], types: ['node'], typeRoots: [join(REPO_ROOT, 'node_modules', '@types')], skipLibCheck: false,
+      strict: true,
+      exactOptionalPropertyTypes: true,
+      noUncheckedIndexedAccess: true,
+      noEmit: true,
+      target: 'ES2022',
+      lib: ['ES2022', 'DOM'],
+      types: ['node'],
+      typeRoots: [join(REPO_ROOT, 'node_modules', '@types')],
+      skipLibCheck: false,
     };
-    for (const [name, opts] of [['node16', { module: 'node16', moduleResolution: 'node16' }], ['bundler', { module: 'esnext', moduleResolution: 'bundler' }]] as const) {
-      writeFileSync(join(tsDir, `tsconfig.${name}.json`), JSON.stringify({ compilerOptions: { ...strict, ...opts }, include: ['*.ts'] }));
-      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.${name}.json`], { cwd: tsDir, encoding: 'utf8' });
+    for (const [name, opts] of [
+      ['node16', { module: 'node16', moduleResolution: 'node16' }],
+      ['bundler', { module: 'esnext', moduleResolution: 'bundler' }],
+    ] as const) {
+      writeFileSync(
+        join(tsDir, `tsconfig.${name}.json`),
+        JSON.stringify({ compilerOptions: { ...strict, ...opts }, include: ['*.ts'] }),
+      );
+      const r = spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.${name}.json`],
+        { cwd: tsDir, encoding: 'utf8' },
+      );
       expect(`${name}: ${r.stdout}${r.stderr}`).toBe(`${name}: `);
       expect(r.status).toBe(0);
     }
@@ -142,25 +204,41 @@ describe('the packed package, installed offline', () => {
   it('runs the README tour as shown, from the install', () => {
     const tour = join(consumer.dir, 'tour');
     mkdirSync(tour);
-    for (const step of runTour(join(consumer.dir, 'node_modules', 'aorta-probe', 'README.md'), tour, join(consumer.dir, 'node_modules', '.bin', 'aorta-probe'))) {
+    for (const step of runTour(
+      join(consumer.dir, 'node_modules', 'aorta-probe', 'README.md'),
+      tour,
+      join(consumer.dir, 'node_modules', '.bin', 'aorta-probe'),
+    )) {
       expect(matchesShown(step.shown, step.actual), `$ ${step.command}\n${step.actual.join('\n')}`).toBe(true);
     }
   }, 300_000);
 
   it("runs the README's library examples with the output their comments show", () => {
-    const blocks = fencedBlocks(join(consumer.dir, 'node_modules', 'aorta-probe', 'README.md'), 'ts').filter((b) => !b.includes("'aorta-probe/node'"));
+    const blocks = fencedBlocks(join(consumer.dir, 'node_modules', 'aorta-probe', 'README.md'), 'ts').filter(
+      (b) => !b.includes("'aorta-probe/node'"),
+    );
     expect(blocks.length).toBeGreaterThanOrEqual(2);
     blocks.forEach((b, i) => {
       writeFileSync(join(consumer.dir, `readme-${i + 1}.mjs`), b);
       const shown = [...b.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
-      expect(runNode(consumer.dir, [`readme-${i + 1}.mjs`]).trimEnd().split('\n'), b).toEqual(shown);
+      expect(
+        runNode(consumer.dir, [`readme-${i + 1}.mjs`])
+          .trimEnd()
+          .split('\n'),
+        b,
+      ).toEqual(shown);
     });
   }, 120_000);
 
   it('npx aorta-probe demo works from the install and leaves nothing behind', () => {
     const tmp = join(consumer.dir, 'tmp');
     mkdirSync(tmp);
-    const r = spawnSync('npx', ['--offline', 'aorta-probe', 'demo', '--quiet'], { cwd: consumer.dir, encoding: 'utf8', env: { ...process.env, TMPDIR: tmp }, timeout: 180_000 });
+    const r = spawnSync('npx', ['--offline', 'aorta-probe', 'demo', '--quiet'], {
+      cwd: consumer.dir,
+      encoding: 'utf8',
+      env: { ...process.env, TMPDIR: tmp },
+      timeout: 180_000,
+    });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('failure detectors: tier4:nan_signature, custom:nan_loss');
     expect(readdirSync(tmp)).toEqual([]);
@@ -173,11 +251,17 @@ describe('the packed package, installed offline', () => {
     for (const cmd of ['eval', 'check', 'scan', 'patterns', 'run', 'demo', 'playground']) {
       const help = runNode(pkgDir, [bin, cmd, '--help']);
       const lines = help.slice(help.indexOf('Examples:')).split('\n').slice(1);
-      examples.push(...lines.filter((l) => l.startsWith('  aorta-probe ') && l.includes('fixtures/')).map((l) => l.trim()));
+      examples.push(
+        ...lines.filter((l) => l.startsWith('  aorta-probe ') && l.includes('fixtures/')).map((l) => l.trim()),
+      );
     }
     expect(examples.length).toBeGreaterThanOrEqual(5);
     for (const ex of examples) {
-      const r = spawnSync('bash', ['-c', ex.replace(/^aorta-probe /, `'${bin}' `)], { cwd: pkgDir, encoding: 'utf8', timeout: 120_000 });
+      const r = spawnSync('bash', ['-c', ex.replace(/^aorta-probe /, `'${bin}' `)], {
+        cwd: pkgDir,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
       expect([0, 1], `${ex}\n${r.stderr}`).toContain(r.status);
       expect(r.stderr, ex).not.toMatch(/ENOENT|no such file|cannot (open|read)/i);
     }
@@ -192,13 +276,26 @@ describe('the packed package, installed offline', () => {
     beforeAll(async () => {
       const app = consumer.dir;
       mkdirSync(join(app, 'src'), { recursive: true });
-      writeFileSync(join(app, 'index.html'), '<!doctype html><html><body><script type="module" src="/src/main.ts"></script></body></html>\n');
+      writeFileSync(
+        join(app, 'index.html'),
+        '<!doctype html><html><body><script type="module" src="/src/main.ts"></script></body></html>\n',
+      );
       writeFileSync(join(app, 'src', 'work.ts'), VITE_WORK);
       writeFileSync(join(app, 'src', 'main.ts'), VITE_MAIN);
       writeFileSync(join(app, 'src', 'worker.ts'), VITE_WORKER);
-      writeFileSync(join(app, 'vite.config.mjs'), "export default { build: { target: 'es2022' }, logLevel: 'info' };\n");
-      writeFileSync(join(app, 'src', 'env.d.ts'), "declare module '*?url' { const url: string; export default url; }\n");
-      const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'info'], { cwd: app, encoding: 'utf8', timeout: 180_000 });
+      writeFileSync(
+        join(app, 'vite.config.mjs'),
+        "export default { build: { target: 'es2022' }, logLevel: 'info' };\n",
+      );
+      writeFileSync(
+        join(app, 'src', 'env.d.ts'),
+        "declare module '*?url' { const url: string; export default url; }\n",
+      );
+      const r = spawnSync(
+        process.execPath,
+        [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'info'],
+        { cwd: app, encoding: 'utf8', timeout: 180_000 },
+      );
       buildLog = `${r.stdout}${r.stderr}`;
       if (r.status !== 0) throw new Error(`vite build failed:\n${buildLog}`);
       ({ server, url } = await startPlaygroundServer(join(app, 'dist'), 0));
@@ -222,9 +319,16 @@ describe('the packed package, installed offline', () => {
       });
       page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
       await page.goto(url);
-      await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true, undefined, { timeout: 60_000 });
+      await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true, undefined, {
+        timeout: 60_000,
+      });
       const got = await page.evaluate(() => (window as unknown as { __results: unknown }).__results);
-      const expected = { ...EXPECTED, beforeReady: 'RegexEngineError', engineFetchedForConditions: false, stream: EXPECTED.failures };
+      const expected = {
+        ...EXPECTED,
+        beforeReady: 'RegexEngineError',
+        engineFetchedForConditions: false,
+        stream: EXPECTED.failures,
+      };
       expect(got).toEqual({ main: expected, worker: expected });
       expect(problems).toEqual([]);
       await page.close();

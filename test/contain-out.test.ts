@@ -1,7 +1,16 @@
 // Issue 12 §2 and §5 (runTrial options): output files cannot be redirected, blocked or clobbered; an unusable
 // --out is exit 2 before the trial starts; an I/O error afterwards is exit 3 with a message.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -57,7 +66,14 @@ describe('trial output files', () => {
     const file = join(root, `plain${++n}`);
     writeFileSync(file, '');
     const marker = join(root, `ran${n}`);
-    const r = await run('--out', file, '--', 'node', '-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`);
+    const r = await run(
+      '--out',
+      file,
+      '--',
+      'node',
+      '-e',
+      `require('fs').writeFileSync(${JSON.stringify(marker)}, '')`,
+    );
     expect(r.code).toBe(2);
     expect(r.err).toMatch(/^aorta-probe run: cannot create the output directory .*: /);
     expect(existsSync(marker)).toBe(false);
@@ -75,7 +91,10 @@ describe('trial output files', () => {
   it('spill files are not in --out', async () => {
     const dir = fresh();
     const recipe = join(root, `spill${n}.yaml`);
-    writeFileSync(recipe, "custom_patterns:\n  - id: loss\n    match: {regex: 'loss=(?P<l>\\d+)', condition: \"exit_code == 0 and capture['l'] == '7'\"}\n");
+    writeFileSync(
+      recipe,
+      "custom_patterns:\n  - id: loss\n    match: {regex: 'loss=(?P<l>\\d+)', condition: \"exit_code == 0 and capture['l'] == '7'\"}\n",
+    );
     const script = `const fs=require('fs');for(let i=0;i<20;i++)console.log('loss='+i);console.log(JSON.stringify(fs.readdirSync(process.env.AORTA_PROBE_TRIAL_DIR)))`;
     const out = await runTrial(
       (await import('../src/recipe/index.js')).loadRecipe(readFileSync(recipe), recipe),
@@ -88,10 +107,14 @@ describe('trial output files', () => {
   });
 
   it('runTrial rejects NaN / negative timeouts and an empty outDir with typed errors', async () => {
-    await expect(runTrial(null, ['true'], { outDir: fresh(), timeoutSec: Number.NaN, gpuTool: 'none' })).rejects.toThrow(TrialOptionsError);
+    await expect(
+      runTrial(null, ['true'], { outDir: fresh(), timeoutSec: Number.NaN, gpuTool: 'none' }),
+    ).rejects.toThrow(TrialOptionsError);
     await expect(runTrial(null, ['true'], { outDir: fresh(), timeoutSec: -1, gpuTool: 'none' })).rejects.toThrow(
       'runTrial: timeoutSec must be a positive finite number of seconds or null, not -1',
     );
-    await expect(runTrial(null, ['true'], { outDir: '', gpuTool: 'none' })).rejects.toThrow('runTrial: outDir must be a non-empty path');
+    await expect(runTrial(null, ['true'], { outDir: '', gpuTool: 'none' })).rejects.toThrow(
+      'runTrial: outDir must be a non-empty path',
+    );
   });
 });

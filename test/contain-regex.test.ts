@@ -16,7 +16,9 @@ describe('regex engine containment in recipes and scans', () => {
       err = e;
     }
     expect(err).toBeInstanceOf(RecipeError);
-    expect((err as Error).message).toMatch(/^r\.yaml:5:20: recipe\.custom_patterns\[1\]\.match\.regex: invalid regex \(too large for the regex engine: /);
+    expect((err as Error).message).toMatch(
+      /^r\.yaml:5:20: recipe\.custom_patterns\[1\]\.match\.regex: invalid regex \(too large for the regex engine: /,
+    );
     const again = loadRecipe('custom_patterns:\n  - id: nccl\n    match: {regex: NCCL}\n', 'r2.yaml');
     expect(scanLog(again, 'x\nNCCL WARN\nCUDA error: out of memory\n', VARS).failure_detectors_fired).toEqual([
       'custom:nccl',

@@ -35,7 +35,8 @@ describe('entry points', () => {
   it('the root imports no Node built-in on any path', () => {
     const builtins = new Set(builtinModules);
     const bad = [...root].flatMap(([file, specs]) =>
-      specs.filter((s) => s.startsWith('node:') || builtins.has(s)).map((s) => `${relative(REPO_ROOT, file)}: ${s}`));
+      specs.filter((s) => s.startsWith('node:') || builtins.has(s)).map((s) => `${relative(REPO_ROOT, file)}: ${s}`),
+    );
     expect(bad).toEqual([]);
   });
 

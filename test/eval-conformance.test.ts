@@ -18,7 +18,20 @@ describe('CPython evaluation conformance (golden-eval.jsonl)', () => {
     const errors = new Set(records.filter((r) => r.error !== undefined).map((r) => r.error));
     expect([...errors].sort()).toEqual(['KeyError', 'OverflowError', 'TypeError', 'ValueError', 'ZeroDivisionError']);
     const types = new Set(records.filter((r) => r.value !== undefined).map((r) => r.value!.type));
-    for (const t of ['bool', 'int', 'float', 'complex', 'str', 'bytes', 'NoneType', 'ellipsis', 'dict', 'type', 'module', 'builtin_function_or_method']) {
+    for (const t of [
+      'bool',
+      'int',
+      'float',
+      'complex',
+      'str',
+      'bytes',
+      'NoneType',
+      'ellipsis',
+      'dict',
+      'type',
+      'module',
+      'builtin_function_or_method',
+    ]) {
       expect(types.has(t), t).toBe(true);
     }
   });
@@ -45,11 +58,21 @@ describe('CPython evaluation conformance (golden-eval.jsonl)', () => {
       let got: unknown;
       if (c === null) got = { valid: false };
       else {
-        const d = c.evaluateDetailed({ capture: r.capture, exit_code: r.exit_code, walltime_sec: r.walltime_sec, peak_vram_mib: r.peak_vram_mib });
-        got = 'error' in d ? { valid: true, fired: false, error: d.error } : { valid: true, fired: d.fired, value: d.value };
+        const d = c.evaluateDetailed({
+          capture: r.capture,
+          exit_code: r.exit_code,
+          walltime_sec: r.walltime_sec,
+          peak_vram_mib: r.peak_vram_mib,
+        });
+        got =
+          'error' in d
+            ? { valid: true, fired: false, error: d.error }
+            : { valid: true, fired: d.fired, value: d.value };
       }
       if (JSON.stringify(got) !== JSON.stringify(expected)) {
-        failures.push(`${JSON.stringify(r.condition)} capture=${JSON.stringify(r.capture).slice(0, 120)}\n    cpython ${JSON.stringify(expected)}\n    ours    ${JSON.stringify(got)}`);
+        failures.push(
+          `${JSON.stringify(r.condition)} capture=${JSON.stringify(r.capture).slice(0, 120)}\n    cpython ${JSON.stringify(expected)}\n    ours    ${JSON.stringify(got)}`,
+        );
       }
     }
     expect(failures.length, failures.slice(0, 30).join('\n')).toBe(0);

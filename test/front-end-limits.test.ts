@@ -53,7 +53,9 @@ describe('recipe size and alias limits', () => {
     const text = `custom_patterns: ${Array.from({ length: 200_000 }, (_, i) => `&a${i} [`).join('')}${']'.repeat(200_000)}\n`;
     const e = rejection(() => loadRecipe(text, 'r.yaml', noRegex)) as RecipeSchemaError & { line: number; col: number };
     expect(e).toBeInstanceOf(RecipeSchemaError);
-    expect(e.message.split('\n')[0]).toMatch(/^r\.yaml:1:\d+: recipe r\.yaml: parse error \(nesting deeper than 200 levels\)$/);
+    expect(e.message.split('\n')[0]).toMatch(
+      /^r\.yaml:1:\d+: recipe r\.yaml: parse error \(nesting deeper than 200 levels\)$/,
+    );
     expect(e.line).toBe(1);
     expect(e.message.length).toBeLessThan(1000);
   }, 120_000);

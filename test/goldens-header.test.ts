@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-// @ts-ignore: plain ESM helper shared with scripts/regenerate-goldens.mjs
+// @ts-expect-error: plain ESM helper shared with scripts/regenerate-goldens.mjs
 import { goldenFiles, goldenMeta } from '../scripts/golden-files.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -21,7 +21,10 @@ describe('golden file headers', () => {
     const meta = goldenMeta(ROOT, path) as { generator?: unknown; command?: unknown; python?: unknown } | null;
     expect(meta, `${path} has no header`).not.toBeNull();
     expect(typeof meta!.generator).toBe('string');
-    expect(existsSync(join(ROOT, meta!.generator as string)), `${path}: generator ${String(meta!.generator)} does not exist`).toBe(true);
+    expect(
+      existsSync(join(ROOT, meta!.generator as string)),
+      `${path}: generator ${String(meta!.generator)} does not exist`,
+    ).toBe(true);
     expect(meta!.command as string).toContain(meta!.generator as string);
     // A golden that Python wrote names its version; one that our own code writes (the bytecode listings) says so.
     if ((meta!.generator as string).endsWith('.py')) expect(meta!.python as string).toMatch(/^3\.\d+\.\d+/);

@@ -7,7 +7,8 @@ import { parseNvidiaSmiComputeApps, parseNvidiaSmiGpuQuery } from '../src/gpu/nv
 import { parseProcStatPpid } from '../src/gpu/proc-tree.js';
 import { toMiB } from '../src/gpu/units.js';
 
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/gpu-tools/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../fixtures/gpu-tools/${name}`, import.meta.url), 'utf8');
 
 const U0 = 'GPU-3f1c9a2e-7b4d-4c8e-a1f0-5d6e7f809a1b';
 const U1 = 'GPU-b27e4d10-9c3a-4f5b-8e2d-0a1b2c3d4e5f';
@@ -73,7 +74,10 @@ describe('extractJsonDocuments', () => {
 
 describe('parseAmdSmiMetricMemory: every shape', () => {
   it('6.0, one GPU: a bare object of ints', () => {
-    expect(parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm6.0-1gpu.json'))).toEqual({ ok: true, value: [IDLE_2GPU[0]] });
+    expect(parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm6.0-1gpu.json'))).toEqual({
+      ok: true,
+      value: [IDLE_2GPU[0]],
+    });
   });
   it.each([
     ['6.0, two GPUs: a list of ints', 'amd-smi/metric-rocm6.0-2gpu.json'],
@@ -90,10 +94,16 @@ describe('parseAmdSmiMetricMemory: every shape', () => {
     });
   });
   it('7.2.x: the same document printed twice', () => {
-    expect(parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm7.2-duplicated.txt'))).toEqual({ ok: true, value: [IDLE_2GPU[0]] });
+    expect(parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm7.2-duplicated.txt'))).toEqual({
+      ok: true,
+      value: [IDLE_2GPU[0]],
+    });
   });
   it('EPYC hosts: CPU and core documents before the GPU one', () => {
-    expect(parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm6.1-epyc-cpu-core-gpu.txt'))).toEqual({ ok: true, value: [IDLE_2GPU[0]] });
+    expect(parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm6.1-epyc-cpu-core-gpu.txt'))).toEqual({
+      ok: true,
+      value: [IDLE_2GPU[0]],
+    });
   });
   it('{"value": "N/A"} is unknown, not 0', () => {
     expect(parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm7.x-na-value-object.json'))).toEqual({
@@ -112,7 +122,10 @@ describe('parseAmdSmiMetricMemory: every shape', () => {
   });
   it('an APU: small VRAM carve-out, the rest in GTT (counted as used memory)', () => {
     const r = parseAmdSmiMetricMemory(fixture('amd-smi/metric-rocm7.x-apu.json'));
-    expect(r).toEqual({ ok: true, value: [{ gpu: 0, usedVramMib: 143, totalVramMib: 512, usedGttMib: 1905, totalGttMib: 65536 }] });
+    expect(r).toEqual({
+      ok: true,
+      value: [{ gpu: 0, usedVramMib: 143, totalVramMib: 512, usedGttMib: 1905, totalGttMib: 65536 }],
+    });
     expect(amdUsedMib(r.ok ? r.value[0]! : IDLE_2GPU[0]!)).toBe(2048);
     expect(amdUsedMib(IDLE_2GPU[0]!)).toBe(512);
   });
@@ -147,7 +160,10 @@ describe('parseAmdSmiMetricMemory: failures', () => {
     });
   });
   it('nothing', () => {
-    expect(parseAmdSmiMetricMemory('\n')).toEqual({ ok: false, error: { kind: 'no-json', message: 'printed nothing' } });
+    expect(parseAmdSmiMetricMemory('\n')).toEqual({
+      ok: false,
+      error: { kind: 'no-json', message: 'printed nothing' },
+    });
   });
   it('JSON without GPU records', () => {
     expect(parseAmdSmiMetricMemory('[{"cpu": 0}]\n{"gpu_data": "N/A"}')).toEqual({
@@ -160,15 +176,27 @@ describe('parseAmdSmiMetricMemory: failures', () => {
 describe('parseAmdSmiProcess: every layout', () => {
   const p = (gpu: number, pid: number, name: string | null, vramMib: number | null) => ({ gpu, pid, name, vramMib });
   it.each([
-    ['6.0–6.1.0, one process: process_info, ints in bytes', 'amd-smi/process-rocm6.0-1proc.json', [p(0, 424242, 'python3', 2048)]],
+    [
+      '6.0–6.1.0, one process: process_info, ints in bytes',
+      'amd-smi/process-rocm6.0-1proc.json',
+      [p(0, 424242, 'python3', 2048)],
+    ],
     [
       '6.0–6.1.0, several processes: values[]',
       'amd-smi/process-rocm6.0-2proc.json',
       [p(0, 424242, 'python3', 2048), p(0, 9999, null, 4096)],
     ],
     ['6.0–6.1.0, none: "Not Found"', 'amd-smi/process-rocm6.0-none.json', []],
-    ['6.1.1: only the last process survives, ints', 'amd-smi/process-rocm6.1.1-last-only.json', [p(0, 424243, 'python3', 1024)]],
-    ['6.1.2: only the last process survives, {value, unit}', 'amd-smi/process-rocm6.1.2-last-only.json', [p(0, 424243, 'python3', 1024)]],
+    [
+      '6.1.1: only the last process survives, ints',
+      'amd-smi/process-rocm6.1.1-last-only.json',
+      [p(0, 424243, 'python3', 1024)],
+    ],
+    [
+      '6.1.2: only the last process survives, {value, unit}',
+      'amd-smi/process-rocm6.1.2-last-only.json',
+      [p(0, 424243, 'python3', 1024)],
+    ],
     [
       '6.2–6.4: process_list, "No running processes detected" on the idle GPU',
       'amd-smi/process-rocm6.2-6.4-2gpu.json',
@@ -180,7 +208,11 @@ describe('parseAmdSmiProcess: every layout', () => {
       [p(0, 424242, 'python3', 1536), p(1, 424243, 'python3', 512), p(1, 9999, null, 4096)],
     ],
     ['7.x, none', 'amd-smi/process-rocm7.x-none.json', []],
-    ['6.4: the groups WARNING first; name N/A', 'amd-smi/process-rocm6.4-groups-warning.txt', [p(0, 424242, null, 2048)]],
+    [
+      '6.4: the groups WARNING first; name N/A',
+      'amd-smi/process-rocm6.4-groups-warning.txt',
+      [p(0, 424242, null, 2048)],
+    ],
   ])('%s', (_name, file, expected) => {
     expect(parseAmdSmiProcess(fixture(file))).toEqual({ ok: true, value: expected });
   });
@@ -230,10 +262,14 @@ describe('nvidia-smi parsers', () => {
       ok: false,
       error: {
         kind: 'bad-line',
-        message: 'printed a line that is not index, uuid, memory.used, memory.total, driver_version: "memory.used [MiB], memory.total [MiB]"',
+        message:
+          'printed a line that is not index, uuid, memory.used, memory.total, driver_version: "memory.used [MiB], memory.total [MiB]"',
       },
     });
-    expect(parseNvidiaSmiGpuQuery('')).toEqual({ ok: false, error: { kind: 'no-records', message: 'printed no GPU line' } });
+    expect(parseNvidiaSmiGpuQuery('')).toEqual({
+      ok: false,
+      error: { kind: 'no-records', message: 'printed no GPU line' },
+    });
     expect(parseNvidiaSmiGpuQuery('x, a, 1, 2, 3')).toEqual({
       ok: false,
       error: { kind: 'bad-line', message: 'printed a GPU line without an index: "x"' },
@@ -276,14 +312,33 @@ describe('drivers: tool output to readings', () => {
       error: { kind: 'no-records', message: 'reported used memory as N/A for every GPU' },
     });
   });
-  it('keys GPUs by amd-smi index or nvidia uuid, with each key\'s device index, and carries the driver version', () => {
+  it("keys GPUs by amd-smi index or nvidia uuid, with each key's device index, and carries the driver version", () => {
     expect(AMD_SMI_DRIVER.device.parse(fixture('amd-smi/metric-rocm7.x-na-value-object.json'))).toEqual({
       ok: true,
-      value: { usedMib: new Map([['gpu0', null], ['gpu1', 768]]), index: new Map([['gpu0', '0'], ['gpu1', '1']]) },
+      value: {
+        usedMib: new Map([
+          ['gpu0', null],
+          ['gpu1', 768],
+        ]),
+        index: new Map([
+          ['gpu0', '0'],
+          ['gpu1', '1'],
+        ]),
+      },
     });
     expect(NVIDIA_SMI_DRIVER.device.parse(fixture('nvidia-smi/query-gpu-2gpu.csv'))).toEqual({
       ok: true,
-      value: { usedMib: new Map([[U0, 512], [U1, 256]]), index: new Map([[U0, '0'], [U1, '1']]), toolVersion: '550.54.15' },
+      value: {
+        usedMib: new Map([
+          [U0, 512],
+          [U1, 256],
+        ]),
+        index: new Map([
+          [U0, '0'],
+          [U1, '1'],
+        ]),
+        toolVersion: '550.54.15',
+      },
     });
   });
 });
@@ -300,7 +355,8 @@ describe('tool output size (issue 12 §3)', () => {
   it('`{}` printed a million times yields MAX_JSON_DOCUMENTS documents, and a record before them still parses', () => {
     const flood = '{}'.repeat(1_000_000);
     expect(extractJsonDocuments(flood).length).toBe(MAX_JSON_DOCUMENTS);
-    const record = '[{"gpu": 0, "mem_usage": {"used_vram": {"value": 100, "unit": "MB"}, "total_vram": {"value": 1000, "unit": "MB"}}}]';
+    const record =
+      '[{"gpu": 0, "mem_usage": {"used_vram": {"value": 100, "unit": "MB"}, "total_vram": {"value": 1000, "unit": "MB"}}}]';
     const r = parseAmdSmiMetricMemory(`${record}\n${flood}`);
     expect(r.ok && r.value.map((g) => g.usedVramMib)).toEqual([100]);
   });

@@ -15,7 +15,12 @@ describe('runTool', { timeout: 20000 }, () => {
   });
 
   it('sets PYTHONUNBUFFERED=1 for the tool (amd-smi is Python)', async () => {
-    expect(await runTool('/bin/sh', ['-c', 'echo "$PYTHONUNBUFFERED"'], { env: { PATH: '/usr/bin:/bin' }, timeoutMs: 10000 })).toEqual({
+    expect(
+      await runTool('/bin/sh', ['-c', 'echo "$PYTHONUNBUFFERED"'], {
+        env: { PATH: '/usr/bin:/bin' },
+        timeoutMs: 10000,
+      }),
+    ).toEqual({
       kind: 'exited',
       exitCode: 0,
       stdout: '1\n',
@@ -24,7 +29,10 @@ describe('runTool', { timeout: 20000 }, () => {
   });
 
   it('reports a tool that cannot be started', async () => {
-    expect(await runTool('/nonexistent/amd-smi', [], { env, timeoutMs: 10000 })).toEqual({ kind: 'spawn-error', code: 'ENOENT' });
+    expect(await runTool('/nonexistent/amd-smi', [], { env, timeoutMs: 10000 })).toEqual({
+      kind: 'spawn-error',
+      code: 'ENOENT',
+    });
   });
 
   it('reports a tool killed by a signal', async () => {
@@ -38,7 +46,9 @@ describe('runTool', { timeout: 20000 }, () => {
 
   it('kills a tool past the timeout, with its children', async () => {
     const t0 = performance.now();
-    expect(await runTool('/bin/sh', ['-c', 'sleep 30; echo never'], { env, timeoutMs: 100 })).toEqual({ kind: 'timeout' });
+    expect(await runTool('/bin/sh', ['-c', 'sleep 30; echo never'], { env, timeoutMs: 100 })).toEqual({
+      kind: 'timeout',
+    });
     expect(performance.now() - t0).toBeLessThan(2000);
   });
 
@@ -55,7 +65,9 @@ describe('runTool', { timeout: 20000 }, () => {
 
   it('kills a tool that prints too much', async () => {
     const flood = 'while :; do echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx; done';
-    expect(await runTool('/bin/sh', ['-c', flood], { env, timeoutMs: 10000, maxStdoutBytes: 100000 })).toEqual({ kind: 'output-too-large' });
+    expect(await runTool('/bin/sh', ['-c', flood], { env, timeoutMs: 10000, maxStdoutBytes: 100000 })).toEqual({
+      kind: 'output-too-large',
+    });
   });
 
   it('is cancelled through its signal', async () => {
@@ -63,7 +75,9 @@ describe('runTool', { timeout: 20000 }, () => {
     const p = runTool('/bin/sh', ['-c', 'sleep 30'], { env, timeoutMs: 10000, signal: ac.signal });
     setTimeout(() => ac.abort(), 50);
     expect(await p).toEqual({ kind: 'aborted' });
-    expect(await runTool('/bin/sh', ['-c', 'echo no'], { env, timeoutMs: 10000, signal: ac.signal })).toEqual({ kind: 'aborted' });
+    expect(await runTool('/bin/sh', ['-c', 'echo no'], { env, timeoutMs: 10000, signal: ac.signal })).toEqual({
+      kind: 'aborted',
+    });
   });
 });
 

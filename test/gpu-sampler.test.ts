@@ -1,5 +1,15 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,9 +24,12 @@ import { readProcessTree } from '../src/gpu/proc-tree.js';
 
 type Tool = 'amd-smi' | 'nvidia-smi';
 const FAKES = fileURLToPath(new URL('./support/fake-gpu-tools/', import.meta.url));
-const fixture = (name: string): string => readFileSync(new URL(`../fixtures/gpu-tools/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string): string =>
+  readFileSync(new URL(`../fixtures/gpu-tools/${name}`, import.meta.url), 'utf8');
 /** The fakes need these on PATH; the PATH holds nothing else, so a real GPU tool cannot leak in. */
-const UTILITIES = ['cat', 'sleep'].map((u) => execFileSync('sh', ['-c', `command -v ${u}`], { encoding: 'utf8' }).trim());
+const UTILITIES = ['cat', 'sleep'].map((u) =>
+  execFileSync('sh', ['-c', `command -v ${u}`], { encoding: 'utf8' }).trim(),
+);
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -46,9 +59,16 @@ function scenario(tools: Tool[], files: Record<string, string>): Scenario {
     dir,
     env: { PATH: bin, FAKE_GPU_SCENARIO: dir, ROCM_PATH: join(dir, 'no-rocm') },
     count: (cmd) => Number(read(`${cmd}.count`) || 0),
-    calls: () => read('calls.log').split('\n').filter((l) => l !== ''),
+    calls: () =>
+      read('calls.log')
+        .split('\n')
+        .filter((l) => l !== ''),
     overlaps: () => read('overlap.log'),
-    pids: (cmd) => read(`${cmd}.pids`).split('\n').filter((l) => l !== '').map(Number),
+    pids: (cmd) =>
+      read(`${cmd}.pids`)
+        .split('\n')
+        .filter((l) => l !== '')
+        .map(Number),
   };
 }
 
@@ -68,7 +88,9 @@ async function startTrial(): Promise<Trial> {
     proc.kill('SIGKILL');
   });
   let child = 0;
-  child = await new Promise<number>((resolve) => proc.stdout!.once('data', (b: Buffer) => resolve(Number(b.toString().trim()))));
+  child = await new Promise<number>((resolve) =>
+    proc.stdout!.once('data', (b: Buffer) => resolve(Number(b.toString().trim()))),
+  );
   return { root: proc.pid!, child };
 }
 
@@ -128,7 +150,15 @@ const SUMMARY_BASE = { toolVersion: null, intervalMs: 20, failedCalls: 0, warnin
  * row is given up, so the counts are exact: the device query 3 times (baseline included), the
  * process query 3 times.
  */
-const FAILING = { ...SUMMARY_BASE, tool: 'amd-smi', attribution: null, baselineMib: null, peakVramMib: null, samples: 0, failedCalls: 6 } as const;
+const FAILING = {
+  ...SUMMARY_BASE,
+  tool: 'amd-smi',
+  attribution: null,
+  baselineMib: null,
+  peakVramMib: null,
+  samples: 0,
+  failedCalls: 6,
+} as const;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -152,7 +182,14 @@ describe('GpuSampler with a fake amd-smi', { timeout: 30000 }, () => {
     });
     expect(samples).toBeGreaterThanOrEqual(2);
     // Baseline, then per tick: metric, process; `version` once after the first tick.
-    expect(s.calls().slice(0, 6)).toEqual(['metric -m --json', 'metric -m --json', 'process --json', 'version', 'metric -m --json', 'process --json']);
+    expect(s.calls().slice(0, 6)).toEqual([
+      'metric -m --json',
+      'metric -m --json',
+      'process --json',
+      'version',
+      'metric -m --json',
+      'process --json',
+    ]);
     expect(s.overlaps()).toBe('');
   });
 
@@ -209,9 +246,18 @@ describe('GpuSampler with a fake amd-smi', { timeout: 30000 }, () => {
     ['an APU (VRAM + GTT)', 'metric-rocm7.x-apu.json', 2048],
     ['one GPU N/A, the other known', 'metric-rocm7.x-na-value-object.json', 768],
   ])('reads the metric shape: %s', async (_name, file, baselineMib) => {
-    const s = scenario(['amd-smi'], { metric: fixture(`amd-smi/${file}`), process: fixture('amd-smi/process-rocm6.0-none.json') });
+    const s = scenario(['amd-smi'], {
+      metric: fixture(`amd-smi/${file}`),
+      process: fixture('amd-smi/process-rocm6.0-none.json'),
+    });
     const { samples, ...summary } = await sample(s, {}, 4);
-    expect(summary).toEqual({ ...SUMMARY_BASE, tool: 'amd-smi', attribution: 'device-minus-baseline', baselineMib, peakVramMib: 0 });
+    expect(summary).toEqual({
+      ...SUMMARY_BASE,
+      tool: 'amd-smi',
+      attribution: 'device-minus-baseline',
+      baselineMib,
+      peakVramMib: 0,
+    });
     expect(samples).toBeGreaterThanOrEqual(1);
   });
 
@@ -222,9 +268,18 @@ describe('GpuSampler with a fake amd-smi', { timeout: 30000 }, () => {
     ['the groups WARNING before the JSON', 'process-rocm6.4-groups-warning.txt', 2048],
   ])('reads the process layout: %s', async (_name, file, peakVramMib) => {
     const t = await startTrial();
-    const s = scenario(['amd-smi'], { metric: fixture('amd-smi/metric-rocm6.0-2gpu.json'), process: withTrialPids(fixture(`amd-smi/${file}`), t) });
+    const s = scenario(['amd-smi'], {
+      metric: fixture('amd-smi/metric-rocm6.0-2gpu.json'),
+      process: withTrialPids(fixture(`amd-smi/${file}`), t),
+    });
     const { samples, ...summary } = await sample(s, {}, 4, t);
-    expect(summary).toEqual({ ...SUMMARY_BASE, tool: 'amd-smi', attribution: 'process', baselineMib: 768, peakVramMib });
+    expect(summary).toEqual({
+      ...SUMMARY_BASE,
+      tool: 'amd-smi',
+      attribution: 'process',
+      baselineMib: 768,
+      peakVramMib,
+    });
     expect(samples).toBeGreaterThanOrEqual(1);
   });
 
@@ -238,16 +293,23 @@ describe('GpuSampler with a fake amd-smi', { timeout: 30000 }, () => {
     const summary = await sampleUntilGivenUp(s);
     expect(summary).toEqual({
       ...FAILING,
-      warnings: ['amd-smi metric -m --json exited with status 255: ERROR: Driver not loaded (amdgpu not found in modules)'],
+      warnings: [
+        'amd-smi metric -m --json exited with status 255: ERROR: Driver not loaded (amdgpu not found in modules)',
+      ],
     });
   });
 
   it('prints garbage (a traceback) with exit status 0', async () => {
-    const s = scenario(['amd-smi'], { metric: fixture('amd-smi/garbage-traceback.txt'), process: fixture('amd-smi/garbage-traceback.txt') });
+    const s = scenario(['amd-smi'], {
+      metric: fixture('amd-smi/garbage-traceback.txt'),
+      process: fixture('amd-smi/garbage-traceback.txt'),
+    });
     const summary = await sampleUntilGivenUp(s);
     expect(summary).toEqual({
       ...FAILING,
-      warnings: ['amd-smi metric -m --json printed no JSON: "Traceback (most recent call last): File "/opt/rocm/bin/amd-smi", line 37, in <m…"'],
+      warnings: [
+        'amd-smi metric -m --json printed no JSON: "Traceback (most recent call last): File "/opt/rocm/bin/amd-smi", line 37, in <m…"',
+      ],
     });
   });
 
@@ -255,7 +317,10 @@ describe('GpuSampler with a fake amd-smi', { timeout: 30000 }, () => {
     const err = fixture('amd-smi/error-rocm6.x-exit0.txt');
     const s = scenario(['amd-smi'], { metric: err, process: err });
     const summary = await sampleUntilGivenUp(s);
-    expect(summary).toEqual({ ...FAILING, warnings: ["amd-smi metric -m --json reported an error: Can not find a device: GPU '9' (code -3)"] });
+    expect(summary).toEqual({
+      ...FAILING,
+      warnings: ["amd-smi metric -m --json reported an error: Can not find a device: GPU '9' (code -3)"],
+    });
   });
 
   it('prints a prefixed JSON error with a non-zero exit (7.x)', async () => {
@@ -264,12 +329,17 @@ describe('GpuSampler with a fake amd-smi', { timeout: 30000 }, () => {
     const summary = await sampleUntilGivenUp(s);
     expect(summary).toEqual({
       ...FAILING,
-      warnings: ['amd-smi metric -m --json exited with status 3: AmdSmiDeviceNotFoundException {"error": "Can not find a device: GPU \'9\'", "code": -3}'],
+      warnings: [
+        'amd-smi metric -m --json exited with status 3: AmdSmiDeviceNotFoundException {"error": "Can not find a device: GPU \'9\'", "code": -3}',
+      ],
     });
   });
 
   it('reports used VRAM as N/A everywhere: one warning, no peak', async () => {
-    const s = scenario(['amd-smi'], { metric: fixture('amd-smi/metric-rocm7.x-mem-usage-na.json'), process: fixture('amd-smi/process-rocm7.x-none.json') });
+    const s = scenario(['amd-smi'], {
+      metric: fixture('amd-smi/metric-rocm7.x-mem-usage-na.json'),
+      process: fixture('amd-smi/process-rocm7.x-none.json'),
+    });
     const { samples, ...summary } = await sample(s, {}, 8);
     expect(summary).toEqual({
       ...SUMMARY_BASE,
@@ -298,7 +368,9 @@ describe('GpuSampler with a fake amd-smi', { timeout: 30000 }, () => {
       baselineMib: 768,
       peakVramMib: 2048,
       failedCalls: 3,
-      warnings: ['amd-smi process --json exited with status 11: AmdSmiRequiresElevationException: Command requires elevation'],
+      warnings: [
+        'amd-smi process --json exited with status 11: AmdSmiRequiresElevationException: Command requires elevation',
+      ],
     });
     expect(samples).toBeGreaterThanOrEqual(3);
   });
@@ -376,7 +448,12 @@ describe('GpuSampler with a fake nvidia-smi', { timeout: 30000 }, () => {
 
   it('driver failure (exit 9, message on stdout)', async () => {
     const msg = fixture('nvidia-smi/driver-failure.txt');
-    const s = scenario(['nvidia-smi'], { 'query-gpu': msg, 'query-gpu.exit': '9', 'compute-apps': msg, 'compute-apps.exit': '9' });
+    const s = scenario(['nvidia-smi'], {
+      'query-gpu': msg,
+      'query-gpu.exit': '9',
+      'compute-apps': msg,
+      'compute-apps.exit': '9',
+    });
     const summary = await sampleUntilGivenUp(s);
     expect(summary).toEqual({
       ...FAILING,
@@ -410,18 +487,27 @@ describe('GpuSampler with a fake nvidia-smi', { timeout: 30000 }, () => {
 
 describe('GpuSampler timing with a fake amd-smi', { timeout: 30000 }, () => {
   it('hangs past the timeout: each call is killed at callTimeoutMs, create() and the trial are not held up', async () => {
-    const s = scenario(['amd-smi'], { metric: fixture('amd-smi/metric-rocm7.x-2gpu.json'), 'metric.sleep': '30', 'process.sleep': '30' });
+    const s = scenario(['amd-smi'], {
+      metric: fixture('amd-smi/metric-rocm7.x-2gpu.json'),
+      'metric.sleep': '30',
+      'process.sleep': '30',
+    });
     const t = await startTrial();
     const t0 = performance.now();
     const sampler = await GpuSampler.create({ intervalMs: 20, callTimeoutMs: 150, env: s.env });
     const createMs = performance.now() - t0;
     sampler.start(t.root);
     await waitFor('6 killed calls', () => s.calls().length >= 6);
-    await waitFor('the last call to be killed', () => [...s.pids('metric'), ...s.pids('process')].every((p) => !isAlive(p)));
+    await waitFor('the last call to be killed', () =>
+      [...s.pids('metric'), ...s.pids('process')].every((p) => !isAlive(p)),
+    );
     await new Promise((r) => setTimeout(r, 100));
     const summary = await sampler.stop();
     expect(s.calls().length).toBe(6);
-    expect(summary).toEqual({ ...FAILING, warnings: ['amd-smi metric -m --json timed out after 150 ms and was killed'] });
+    expect(summary).toEqual({
+      ...FAILING,
+      warnings: ['amd-smi metric -m --json timed out after 150 ms and was killed'],
+    });
     expect(createMs).toBeGreaterThanOrEqual(140);
     expect(createMs).toBeLessThan(1000);
     expect(isAlive(t.root)).toBe(true); // the trial was not touched
@@ -451,7 +537,10 @@ describe('GpuSampler timing with a fake amd-smi', { timeout: 30000 }, () => {
 });
 
 describe('tool choice', () => {
-  const quiet = { metric: fixture('amd-smi/metric-rocm6.0-1gpu.json'), 'query-gpu': fixture('nvidia-smi/query-gpu-1gpu-with-units.csv') };
+  const quiet = {
+    metric: fixture('amd-smi/metric-rocm6.0-1gpu.json'),
+    'query-gpu': fixture('nvidia-smi/query-gpu-1gpu-with-units.csv'),
+  };
 
   it('auto: amd-smi when both exist, nvidia-smi when only it exists', async () => {
     const both = await GpuSampler.create({ env: scenario(['amd-smi', 'nvidia-smi'], quiet).env });
@@ -479,12 +568,28 @@ describe('tool choice', () => {
 
   it('none found: one warning, nothing sampled', async () => {
     const s = scenario([], {});
-    const empty = { toolVersion: null, attribution: null, baselineMib: null, peakVramMib: null, samples: 0, failedCalls: 0, intervalMs: 50 };
+    const empty = {
+      toolVersion: null,
+      attribution: null,
+      baselineMib: null,
+      peakVramMib: null,
+      samples: 0,
+      failedCalls: 0,
+      intervalMs: 50,
+    };
     const auto = await GpuSampler.create({ intervalMs: 50, env: s.env });
     auto.start(process.pid);
-    expect(await auto.stop()).toEqual({ ...empty, tool: null, warnings: ['GPU memory not sampled: neither amd-smi nor nvidia-smi was found on PATH'] });
+    expect(await auto.stop()).toEqual({
+      ...empty,
+      tool: null,
+      warnings: ['GPU memory not sampled: neither amd-smi nor nvidia-smi was found on PATH'],
+    });
     const amd = await GpuSampler.create({ tool: 'amd-smi', intervalMs: 50, env: s.env });
-    expect(await amd.stop()).toEqual({ ...empty, tool: null, warnings: ['GPU memory not sampled: amd-smi was not found on PATH'] });
+    expect(await amd.stop()).toEqual({
+      ...empty,
+      tool: null,
+      warnings: ['GPU memory not sampled: amd-smi was not found on PATH'],
+    });
   });
 
   it("'none' runs nothing, even with tools present", async () => {
@@ -519,7 +624,9 @@ describe('tool choice', () => {
   });
 
   it('rejects invalid options', async () => {
-    await expect(GpuSampler.create({ intervalMs: 0 })).rejects.toThrow('GpuSampler: intervalMs must be a positive number of milliseconds, not 0');
+    await expect(GpuSampler.create({ intervalMs: 0 })).rejects.toThrow(
+      'GpuSampler: intervalMs must be a positive number of milliseconds, not 0',
+    );
     await expect(GpuSampler.create({ callTimeoutMs: Number.NaN })).rejects.toThrow(
       'GpuSampler: callTimeoutMs must be a positive number of milliseconds, not NaN',
     );
@@ -542,24 +649,31 @@ describe('readProcessTree', () => {
 const realAmd = (await findTool('amd-smi', process.env)) !== null;
 const realNvidia = (await findTool('nvidia-smi', process.env)) !== null;
 describe('a real GPU tool', () => {
-  it.skipIf(!realAmd && !realNvidia)('samples this host without warnings', async () => {
-    const t = await startTrial();
-    const sampler = await GpuSampler.create({ intervalMs: 200, callTimeoutMs: 20000 });
-    sampler.start(t.root);
-    await new Promise((r) => setTimeout(r, 4000));
-    const summary = await sampler.stop();
-    expect(summary.tool).toBe(realAmd ? 'amd-smi' : 'nvidia-smi');
-    expect(summary.warnings).toEqual([]);
-    expect(summary.failedCalls).toBe(0);
-    expect(Number.isInteger(summary.baselineMib)).toBe(true);
-    expect(summary.samples).toBeGreaterThan(0);
-    expect(summary.peakVramMib).not.toBeNull();
-  }, 60000);
+  it.skipIf(!realAmd && !realNvidia)(
+    'samples this host without warnings',
+    async () => {
+      const t = await startTrial();
+      const sampler = await GpuSampler.create({ intervalMs: 200, callTimeoutMs: 20000 });
+      sampler.start(t.root);
+      await new Promise((r) => setTimeout(r, 4000));
+      const summary = await sampler.stop();
+      expect(summary.tool).toBe(realAmd ? 'amd-smi' : 'nvidia-smi');
+      expect(summary.warnings).toEqual([]);
+      expect(summary.failedCalls).toBe(0);
+      expect(Number.isInteger(summary.baselineMib)).toBe(true);
+      expect(summary.samples).toBeGreaterThan(0);
+      expect(summary.peakVramMib).not.toBeNull();
+    },
+    60000,
+  );
 });
 
 describe('implausible samples (issue 12 §5)', () => {
   it('a 2^64 MiB reading is dropped with one warning and never becomes the peak', async () => {
-    const absurd = fixture('amd-smi/metric-rocm7.x-2gpu-peak.json').replace('"value": 2560', '"value": 18446744073709551616');
+    const absurd = fixture('amd-smi/metric-rocm7.x-2gpu-peak.json').replace(
+      '"value": 2560',
+      '"value": 18446744073709551616',
+    );
     const s = scenario(['amd-smi'], {
       'metric.1': fixture('amd-smi/metric-rocm7.x-2gpu.json'), // 512 + 256
       metric: absurd,

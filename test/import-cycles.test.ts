@@ -34,7 +34,9 @@ function listSources(dir: string): string[] {
 const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"\n]+)\1/g;
 
 function importsOf(file: string, known: ReadonlySet<string>): string[] {
-  const text = readFileSync(file, 'utf8').replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+  const text = readFileSync(file, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
   const out: string[] = [];
   for (const m of text.matchAll(SPECIFIER)) {
     const spec = m[2]!;
@@ -86,7 +88,13 @@ function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
 
 describe('import cycles among src/, assembly/ and playground/src', () => {
   it('finds a planted cycle (the check can fail)', () => {
-    const g = new Map([['a', ['b']], ['b', ['c']], ['c', ['a']], ['d', ['a']], ['e', ['e']]]);
+    const g = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['d', ['a']],
+      ['e', ['e']],
+    ]);
     expect(findCycles(g)).toEqual([['a', 'b', 'c'], ['e']]);
   });
 
@@ -101,7 +109,10 @@ describe('import cycles among src/, assembly/ and playground/src', () => {
     console.log(`import cycles found (${cycles.length}):\n${shown || '  none'}`);
     const key = (c: readonly string[]): string => c.join(' ');
     const allowed = new Set(KNOWN_CYCLES.map(key));
-    expect(cycles.filter((c) => !allowed.has(key(c))), `new import cycles:\n${shown}`).toEqual([]);
+    expect(
+      cycles.filter((c) => !allowed.has(key(c))),
+      `new import cycles:\n${shown}`,
+    ).toEqual([]);
     const stale = KNOWN_CYCLES.filter((c) => !cycles.some((f) => key(f) === key(c)));
     expect(stale, 'a listed cycle is gone: remove it from KNOWN_CYCLES').toEqual([]);
   });

@@ -21,14 +21,22 @@ import { rng } from './support/rng.js';
 const model = (names: readonly string[]): CaptureModel => ({ names, optional: new Map(), nameGroupHint: null });
 
 /** Every claim of `lint` checked against one trial; returns the violations. */
-function violations(lint: ConditionLint, checked: CheckedCondition, vars: ConditionVars, golden?: GoldenEval): string[] {
+function violations(
+  lint: ConditionLint,
+  checked: CheckedCondition,
+  vars: ConditionVars,
+  golden?: GoldenEval,
+): string[] {
   const out: string[] = [];
-  const whole = golden !== undefined
-    ? (golden.error !== undefined ? { ok: false as const, error: golden.error } : { ok: true as const, truthy: golden.fired! })
-    : (() => {
-        const o = evaluateTree(checked.tree.body, vars);
-        return o.ok ? { ok: true as const, truthy: o.truthy } : { ok: false as const, error: o.error };
-      })();
+  const whole =
+    golden !== undefined
+      ? golden.error !== undefined
+        ? { ok: false as const, error: golden.error }
+        : { ok: true as const, truthy: golden.fired! }
+      : (() => {
+          const o = evaluateTree(checked.tree.body, vars);
+          return o.ok ? { ok: true as const, truthy: o.truthy } : { ok: false as const, error: o.error };
+        })();
   if (lint.neverFires && whole.ok && whole.truthy) out.push('claims never fires, but it fired');
   for (const f of lint.findings) {
     const at = `${f.code} at ${f.loc.line}:${f.loc.col}`;
@@ -40,7 +48,8 @@ function violations(lint: ConditionLint, checked: CheckedCondition, vars: Condit
       }
       case 'value': {
         const o = evaluateTree(f.expr, vars);
-        if (o.ok && o.truthy !== f.claim.truthy) out.push(`${at}: claims it is always ${f.claim.truthy}, but it was not`);
+        if (o.ok && o.truthy !== f.claim.truthy)
+          out.push(`${at}: claims it is always ${f.claim.truthy}, but it was not`);
         break;
       }
       case 'constant': {
@@ -80,7 +89,8 @@ describe('lint soundness over the CPython evaluation goldens (golden-eval.jsonl)
       }
       claims += lint.findings.length;
       if (lint.neverFires) neverFires++;
-      for (const v of violations(lint, checked, r, r)) failures.push(`${JSON.stringify(r.condition)} ${JSON.stringify(r.capture)}: ${v}`);
+      for (const v of violations(lint, checked, r, r))
+        failures.push(`${JSON.stringify(r.condition)} ${JSON.stringify(r.capture)}: ${v}`);
     }
     expect(failures.slice(0, 20)).toEqual([]);
     // The corpus does exercise the claims (not a vacuous pass).
@@ -105,11 +115,13 @@ describe('lint soundness over every accepted condition of golden-validate.jsonl'
       const checked = validateCondition(r.condition);
       const unknownRegex = analyzeCondition(checked, null);
       for (const t of trials) {
-        for (const v of violations(unknownRegex, checked, t)) failures.push(`${JSON.stringify(r.condition)} (regex unknown): ${v}`);
+        for (const v of violations(unknownRegex, checked, t))
+          failures.push(`${JSON.stringify(r.condition)} (regex unknown): ${v}`);
       }
       const knownRegex = analyzeCondition(checked, model(Object.keys(rich)));
       for (const t of [trials[1]!, trials[3]!]) {
-        for (const v of violations(knownRegex, checked, t)) failures.push(`${JSON.stringify(r.condition)} (groups ${Object.keys(rich)}): ${v}`);
+        for (const v of violations(knownRegex, checked, t))
+          failures.push(`${JSON.stringify(r.condition)} (groups ${Object.keys(rich)}): ${v}`);
       }
     }
     expect(failures.slice(0, 20)).toEqual([]);
@@ -126,7 +138,7 @@ describe('lint soundness on random conditions (seeded)', () => {
   const VALUES = ['1', '0', 'nan', 'inf', '', 'abc', '2.5', '-3', '137', ' 7 '];
 
   function generate(next: () => number, groups: readonly string[]): string {
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     const expr = (depth: number): string => {
       const r = next();
       if (depth <= 0 || r < 0.3) {
@@ -173,7 +185,8 @@ describe('lint soundness on random conditions (seeded)', () => {
           walltime_sec: [0, 2.5, 61.5, Number.NaN][Math.floor(next() * 4)]!,
           peak_vram_mib: [null, 0, 512][Math.floor(next() * 3)]!,
         };
-        for (const v of violations(lint, checked, vars)) failures.push(`${JSON.stringify(text)} groups ${groups}: ${v}`);
+        for (const v of violations(lint, checked, vars))
+          failures.push(`${JSON.stringify(text)} groups ${groups}: ${v}`);
       }
     }
     expect(failures.slice(0, 20)).toEqual([]);

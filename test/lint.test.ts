@@ -38,12 +38,15 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
     });
     expect(ws[0]!.endCol - ws[0]!.col).toBe("capture['los']".length);
     expect(ws[0]!.message).toBe(
-      "capture['los'] raises KeyError whenever it is evaluated: the regex has no group 'los' (did you mean 'loss'?); the condition never fires");
+      "capture['los'] raises KeyError whenever it is evaluated: the regex has no group 'los' (did you mean 'loss'?); the condition never fires",
+    );
     expect(lintOne(LOSS, "math.isnan(float(capture['loss']))")).toEqual([]);
   });
 
   it('key-error without a near name lists the groups; a double-quoted key keeps its quotes', () => {
-    expect(lintOne(LOSS, "capture['step'] == ''")[0]!.message).toContain("the regex has no group 'step' (its named groups: 'loss')");
+    expect(lintOne(LOSS, "capture['step'] == ''")[0]!.message).toContain(
+      "the regex has no group 'step' (its named groups: 'loss')",
+    );
     expect(lintOne(LOSS, 'capture["Loss"] == ""')[0]!.suggestion).toBe('capture["loss"]');
   });
 
@@ -55,7 +58,11 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
     const G = 'grad=(?P<g>\\S+)';
     const cases: [string, string, string][] = [
       ["capture['g'] > 1", "int(capture['g']) > 1", "'>' not supported between instances of 'str' and 'int'"],
-      ["capture['g'] >= 1.5", "float(capture['g']) >= 1.5", "'>=' not supported between instances of 'str' and 'float'"],
+      [
+        "capture['g'] >= 1.5",
+        "float(capture['g']) >= 1.5",
+        "'>=' not supported between instances of 'str' and 'float'",
+      ],
       ["capture['g'] + 1 > 2", "int(capture['g']) + 1", 'can only concatenate str (not "int") to str'],
       ["capture['g'] / 2 > 1", "float(capture['g']) / 2", "unsupported operand type(s) for /: 'str' and 'int'"],
       ["-capture['g'] < 0", "-float(capture['g'])", "bad operand type for unary -: 'str'"],
@@ -69,8 +76,16 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
     }
     const len = lintOne(G, "capture['g'] == 'x' or len(exit_code) > 0");
     expect(codes(len)).toEqual(['never-fires/type-error']);
-    expect(len[0]!.message).toBe("len(exit_code) raises TypeError whenever it is evaluated: object of type 'int' has no len()");
-    for (const good of ["int(capture['g']) > 1", "float(capture['g']) + 1 > 2", "math.isnan(float(capture['g']))", "len(capture['g']) > 0", "capture['g'] + 'x' == 'ax'"]) {
+    expect(len[0]!.message).toBe(
+      "len(exit_code) raises TypeError whenever it is evaluated: object of type 'int' has no len()",
+    );
+    for (const good of [
+      "int(capture['g']) > 1",
+      "float(capture['g']) + 1 > 2",
+      "math.isnan(float(capture['g']))",
+      "len(capture['g']) > 0",
+      "capture['g'] + 'x' == 'ax'",
+    ]) {
       expect(lintOne(G, good), good).toEqual([]);
     }
   });
@@ -80,9 +95,14 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
     const eq = lintOne(C, "capture['code'] == 137");
     expect(eq).toMatchObject([{ code: 'never-fires/str-int-eq', suggestion: "int(capture['code']) == 137" }]);
     expect(eq[0]!.message).toBe(
-      "capture['code'] == 137 is always False: a str never equals an int (capture values are str); convert it with int(); the condition never fires");
-    expect(lintOne(C, "capture['code'] != 0")).toMatchObject([{ code: 'always-true/str-int-ne', suggestion: "int(capture['code']) != 0" }]);
-    expect(lintOne(C, "walltime_sec == capture['code']")).toMatchObject([{ suggestion: "walltime_sec == float(capture['code'])" }]);
+      "capture['code'] == 137 is always False: a str never equals an int (capture values are str); convert it with int(); the condition never fires",
+    );
+    expect(lintOne(C, "capture['code'] != 0")).toMatchObject([
+      { code: 'always-true/str-int-ne', suggestion: "int(capture['code']) != 0" },
+    ]);
+    expect(lintOne(C, "walltime_sec == capture['code']")).toMatchObject([
+      { suggestion: "walltime_sec == float(capture['code'])" },
+    ]);
     expect(lintOne(C, "int(capture['code']) == 137")).toEqual([]);
     expect(lintOne(C, "capture['code'] == '137'")).toEqual([]);
   });
@@ -101,7 +121,9 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
   it('capture-without-groups: capture is always empty, with the group to name', () => {
     const ws = lintOne('loss=(\\S+)', "math.isnan(float(capture['loss']))");
     expect(codes(ws)).toEqual(['capture-without-groups']);
-    expect(ws[0]!.message).toContain('the regex has no named groups, so capture is always empty; name the group in the regex, e.g. loss=(?P<loss>\\S+)');
+    expect(ws[0]!.message).toContain(
+      'the regex has no named groups, so capture is always empty; name the group in the regex, e.g. loss=(?P<loss>\\S+)',
+    );
     expect(lintOne('loss=nan', "capture['loss'] == 'nan'")[0]!.code).toBe('capture-without-groups');
     expect(lintOne('loss=(?P<loss>\\S+)', "math.isnan(float(capture['loss']))")).toEqual([]);
   });
@@ -112,7 +134,7 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
     expect(ws[0]!.message).toContain("raises KeyError when group 'loss' did not participate in the match");
     expect(ws[0]!.message).not.toContain('never fires');
     const own = lintOne('loss=(?P<loss>\\S+)?', "capture['loss'] == ''");
-    expect(own[0]!.message).toContain("write (?P<loss>(?:\\S+)?) so it always participates");
+    expect(own[0]!.message).toContain('write (?P<loss>(?:\\S+)?) so it always participates');
     expect(codes(lintOne('(?P<a>x)|(?P<b>y)', "capture['a'] == 'x'"))).toEqual(['optional-group']);
     expect(lintOne('loss=(?P<loss>(?:\\S+)?)', "capture['loss'] == ''")).toEqual([]);
     expect(lintOne('step (?P<step>\\d+)', "int(capture['step']) > 0")).toEqual([]);
@@ -120,8 +142,15 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
 
   it('a trial-independent sub-expression that always raises, coded by its exception', () => {
     const ws = lintOne('step (?P<step>\\d+)', "int(capture['step']) > int('1e3')");
-    expect(ws).toMatchObject([{ code: 'never-fires/value-error', col: colOf('step (?P<step>\\d+)', "int(capture['step']) > int('1e3')", "int('1e3')") }]);
-    expect(ws[0]!.message).toBe("int('1e3') raises ValueError whenever it is evaluated (it does not depend on the trial); the condition never fires");
+    expect(ws).toMatchObject([
+      {
+        code: 'never-fires/value-error',
+        col: colOf('step (?P<step>\\d+)', "int(capture['step']) > int('1e3')", "int('1e3')"),
+      },
+    ]);
+    expect(ws[0]!.message).toBe(
+      "int('1e3') raises ValueError whenever it is evaluated (it does not depend on the trial); the condition never fires",
+    );
     expect(lintOne('step (?P<step>\\d+)', "int(capture['step']) > int('1000')")).toEqual([]);
   });
 
@@ -132,12 +161,21 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
 });
 
 describe('lint: regex `$` without MULTILINE', () => {
-  const text = (regex: string) => `custom_patterns:\n  - id: p\n    match: {regex: ${JSON.stringify(regex)}}\n    on_match: info\n`;
+  const text = (regex: string) =>
+    `custom_patterns:\n  - id: p\n    match: {regex: ${JSON.stringify(regex)}}\n    on_match: info\n`;
 
   it('points at the `$` and suggests (?m:$)', () => {
     const [w, ...rest] = lint(text('all (?P<what>done)$'));
     expect(rest).toEqual([]);
-    expect(w).toMatchObject({ code: 'regex/dollar-end-of-text', suggestion: '(?m:$)', patternId: 'p', line: 3, col: 39, endLine: 3, endCol: 40 });
+    expect(w).toMatchObject({
+      code: 'regex/dollar-end-of-text',
+      suggestion: '(?m:$)',
+      patternId: 'p',
+      line: 3,
+      col: 39,
+      endLine: 3,
+      endCol: 40,
+    });
     expect(w!.excerpt.split('\n')[1]).toBe(`${' '.repeat(40)}^`);
   });
 
@@ -193,33 +231,60 @@ describe('lint: positions in the YAML file', () => {
 
   it('a sub-expression over two lines: marked to its end, underlined to the end of its first line', () => {
     const text = [
-      'custom_patterns:', '  - id: p', '    match:', "      regex: 'code=(?P<code>\\d+)'", '      condition: >-',
-      "        (exit_code == 0 or capture['code']", '        == 137)', '',
+      'custom_patterns:',
+      '  - id: p',
+      '    match:',
+      "      regex: 'code=(?P<code>\\d+)'",
+      '      condition: >-',
+      "        (exit_code == 0 or capture['code']",
+      '        == 137)',
+      '',
     ].join('\n');
     const [w] = lint(text);
     expect(w).toMatchObject({ code: 'never-fires/str-int-eq', line: 6, col: 28, endLine: 7, endCol: 15 });
-    expect(w!.excerpt).toBe("          (exit_code == 0 or capture['code']\n                             ^^^^^^^^^^^^^^^");
+    expect(w!.excerpt).toBe(
+      "          (exit_code == 0 or capture['code']\n                             ^^^^^^^^^^^^^^^",
+    );
     expect(w!.suggestion).toBe("int(capture['code']) == 137");
   });
 
   it('a double-quoted scalar with escapes, and a single-quoted one with doubled quotes', () => {
-    const dq = 'custom_patterns:\n  - id: p\n    match:\n      regex: "(?P<g>\\\\d+)"\n      condition: "\\u0020capture[\\"g\\"] > 1"\n';
+    const dq =
+      'custom_patterns:\n  - id: p\n    match:\n      regex: "(?P<g>\\\\d+)"\n      condition: "\\u0020capture[\\"g\\"] > 1"\n';
     const [w] = lint(dq);
     expect(w).toMatchObject({ code: 'never-fires/type-error', line: 5, col: 25 });
     expect(w!.endCol).toBe(dq.split('\n')[4]!.length); // up to the closing quote
-    const sq = "custom_patterns:\n  - id: p\n    match:\n      regex: '(?P<step>\\d+)'\n      condition: 'capture[''stp''] == ''x'''\n";
+    const sq =
+      "custom_patterns:\n  - id: p\n    match:\n      regex: '(?P<step>\\d+)'\n      condition: 'capture[''stp''] == ''x'''\n";
     const [k] = lint(sq);
     // `capture[''stp'']` is 16 characters of source for 14 of value.
-    expect(k).toMatchObject({ code: 'never-fires/key-error', line: 5, col: 19, endCol: 35, suggestion: "capture['step']" });
+    expect(k).toMatchObject({
+      code: 'never-fires/key-error',
+      line: 5,
+      col: 19,
+      endCol: 35,
+      suggestion: "capture['step']",
+    });
   });
 
   it('a full probe recipe, and a JSON recipe', () => {
     const full = [
-      'schema_version: 1', 'mode: probe', 'trials: 1', 'mitigation_axis: [a]', 'diagnostic_axis: [b]',
-      'custom_patterns:', '  - id: p', '    match:', "      regex: 'x=(?P<x>\\d+)'", "      condition: capture['x'] > 1", '',
+      'schema_version: 1',
+      'mode: probe',
+      'trials: 1',
+      'mitigation_axis: [a]',
+      'diagnostic_axis: [b]',
+      'custom_patterns:',
+      '  - id: p',
+      '    match:',
+      "      regex: 'x=(?P<x>\\d+)'",
+      "      condition: capture['x'] > 1",
+      '',
     ].join('\n');
     expect(lint(full)).toMatchObject([{ line: 10, col: 18 }]);
-    const json = JSON.stringify({ custom_patterns: [{ id: 'p', match: { regex: 'x=(?P<x>\\d+)', condition: "capture['x'] > 1" } }] });
+    const json = JSON.stringify({
+      custom_patterns: [{ id: 'p', match: { regex: 'x=(?P<x>\\d+)', condition: "capture['x'] > 1" } }],
+    });
     const [j] = lint(json, 'r.json');
     expect(j).toMatchObject({ line: 1, col: json.indexOf("capture['x'] > 1") + 1 });
   });
@@ -237,7 +302,12 @@ describe('regexGroups: named groups from RE2, optionality from the syntax', () =
   it('knows which groups every match sets', () => {
     expect(regexGroups('a(?P<x>b)(c)(?P<y>d)')!.names).toEqual(['x', 'y']);
     expect(optional('(?P<a>x)?(?P<b>x)*(?P<c>x)+(?P<d>x){0,2}(?P<e>x){1,2}(?P<f>x)??')).toEqual({
-      a: 'quantifier', b: 'quantifier', c: null, d: 'quantifier', e: null, f: 'quantifier',
+      a: 'quantifier',
+      b: 'quantifier',
+      c: null,
+      d: 'quantifier',
+      e: null,
+      f: 'quantifier',
     });
     expect(optional('(?P<a>x)|y')).toEqual({ a: 'context' });
     expect(optional('(?P<a>x|y)')).toEqual({ a: null });
@@ -268,7 +338,12 @@ describe('lint fixtures', () => {
   });
 
   it('the bundled recipes lint clean (the demo prints check output without warnings)', () => {
-    for (const f of ['fixtures/demo/recipe.yaml', 'fixtures/recipes/example-probe-smoke.yaml', 'fixtures/recipes/bare-custom-patterns.yaml', 'fixtures/recipes/nan-loss.yaml']) {
+    for (const f of [
+      'fixtures/demo/recipe.yaml',
+      'fixtures/recipes/example-probe-smoke.yaml',
+      'fixtures/recipes/bare-custom-patterns.yaml',
+      'fixtures/recipes/nan-loss.yaml',
+    ]) {
       expect(lint(readFileSync(f, 'utf8'), f), f).toEqual([]);
     }
   });

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  DEFAULT_PLAYGROUND_PORT, parsePlaygroundArgs, PlaygroundUsageError, runPlayground, startPlaygroundServer,
+  DEFAULT_PLAYGROUND_PORT,
+  parsePlaygroundArgs,
+  PlaygroundUsageError,
+  runPlayground,
+  startPlaygroundServer,
 } from '../src/cli/playground.js';
 import { runCli } from '../src/cli/run.js';
 
@@ -45,7 +49,15 @@ describe('parsePlaygroundArgs', () => {
   });
 
   it('rejects bad ports, repeats, unknown options and arguments', () => {
-    for (const args of [['--port'], ['--port', 'x'], ['--port', '70000'], ['--port', '-1'], ['--port', '1', '--port', '2'], ['--host', 'x'], ['extra']]) {
+    for (const args of [
+      ['--port'],
+      ['--port', 'x'],
+      ['--port', '70000'],
+      ['--port', '-1'],
+      ['--port', '1', '--port', '2'],
+      ['--host', 'x'],
+      ['extra'],
+    ]) {
       expect(() => parsePlaygroundArgs(args), args.join(' ')).toThrow(PlaygroundUsageError);
     }
   });
@@ -110,15 +122,18 @@ describe('playground static server', () => {
     const stopped = new Promise<void>((r) => (stop = r));
     let printed = '';
     let errors = '';
-    const done = runPlayground({ help: false, port: 0 }, {
-      write: async (t) => {
-        printed += t;
+    const done = runPlayground(
+      { help: false, port: 0 },
+      {
+        write: async (t) => {
+          printed += t;
+        },
+        writeError: async (t) => {
+          errors += t;
+        },
+        stopped,
       },
-      writeError: async (t) => {
-        errors += t;
-      },
-      stopped,
-    });
+    );
     // dist/playground exists after `npm run build`; without it the command explains how to build it.
     for (let i = 0; i < 100 && printed === '' && errors === ''; i++) await new Promise((r) => setTimeout(r, 20));
     if (errors !== '') {

@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlaygroundServer } from '../src/cli/playground.js';
-import { ensurePlaygroundBuilt, launchChromium, REPO_ROOT, SKIP_BROWSER, snapshotPlayground, type LaunchedBrowser } from './support/browser.js';
+import {
+  ensurePlaygroundBuilt,
+  launchChromium,
+  REPO_ROOT,
+  SKIP_BROWSER,
+  snapshotPlayground,
+  type LaunchedBrowser,
+} from './support/browser.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -72,7 +79,10 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     expect(await page.isVisible('#patterns-box')).toBe(false);
     // The menu names the example only while the recipe is that example's.
     expect(await page.inputValue('#example')).toBe('rejected');
-    await pg(page, `p.setRecipe(${JSON.stringify('custom_patterns:\n  - id: a\n    match:\n      regex: "zzz"\n    on_match: warn\n')})`);
+    await pg(
+      page,
+      `p.setRecipe(${JSON.stringify('custom_patterns:\n  - id: a\n    match:\n      regex: "zzz"\n    on_match: warn\n')})`,
+    );
     await poll(() => page.inputValue('#example')).toBe('');
     await poll(() => page.getAttribute('#verdict', 'data-verdict')).not.toBe('invalid');
     expect(await page.isVisible('#captures-box')).toBe(true);
@@ -139,7 +149,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
       "math.isnan(float(capture['loss']))False (bool) → does not fire",
     ]);
     // It follows typing.
-    await page.fill('#scratch-expr', "exit_code + 1 > int(walltime_sec)");
+    await page.fill('#scratch-expr', 'exit_code + 1 > int(walltime_sec)');
     await poll(() => page.locator('#scratch-out tr').allTextContents()).toEqual([
       'exit_code3 (int)',
       'exit_code + 14 (int)',
@@ -158,7 +168,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
       writeFileSync(logPath, 'step 1 loss=0.5\nstep 2 loss=nan\n');
       const { page, problems } = await open();
       await page.selectOption('#example', 'nan-loss');
-    await pg(page, 'true'); // idle: the example's check and scan have answered
+      await pg(page, 'true'); // idle: the example's check and scan have answered
       // The native control is out of sight (a 1-pixel clipped box), the button is what a person sees.
       expect((await page.locator('#log-file').boundingBox())?.width ?? 0).toBeLessThanOrEqual(1);
       expect(await page.isVisible('#load-log')).toBe(true);
@@ -183,7 +193,10 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     const { page, problems } = await open();
     await page.selectOption('#example', 'oom');
     await pg(page, 'true'); // idle: the example's check and scan have answered
-    await pg(page, `p.setRecipe(${JSON.stringify('custom_patterns:\n  - id: mine\n    match:\n      regex: "boom"\n    on_match: fail\n')})`);
+    await pg(
+      page,
+      `p.setRecipe(${JSON.stringify('custom_patterns:\n  - id: mine\n    match:\n      regex: "boom"\n    on_match: fail\n')})`,
+    );
     await pg(page, `p.setLog(${JSON.stringify('all good\nboom\n')})`);
     await page.fill('#var-exit', '7');
     await page.fill('#scratch-expr', 'exit_code == 7');
@@ -193,7 +206,9 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     const hash = new URL(page.url()).hash;
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-recipe')]);
     expect(download.suggestedFilename()).toBe('recipe.yaml');
-    expect(readFileSync(await download.path(), 'utf8')).toBe('custom_patterns:\n  - id: mine\n    match:\n      regex: "boom"\n    on_match: fail\n');
+    expect(readFileSync(await download.path(), 'utf8')).toBe(
+      'custom_patterns:\n  - id: mine\n    match:\n      regex: "boom"\n    on_match: fail\n',
+    );
     await page.close();
     for (const h of ['', hash]) {
       // '' restores from local storage, `hash` from the link.
@@ -202,7 +217,9 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
       expect(await again.page.inputValue('#var-exit')).toBe('7');
       expect(await again.page.inputValue('#scratch-expr')).toBe('exit_code == 7');
       expect(await again.page.inputValue('#scratch-capture')).toBe('a=1');
-      await poll(() => again.page.locator('#detectors li[data-detector="custom:mine"] button.where-link').textContent()).toBe('line 2');
+      await poll(() =>
+        again.page.locator('#detectors li[data-detector="custom:mine"] button.where-link').textContent(),
+      ).toBe('line 2');
       expect(again.problems).toEqual([]);
       await again.page.close();
     }
@@ -225,15 +242,33 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
       });
       reached.add(id);
     }
-    for (const id of ['example', 'share', 'download-recipe', 'Recipe (YAML)', 'load-log', 'Sample log', 'var-exit', 'var-wall', 'var-vram',
-      'scratch-expr', 'scratch-exit', 'scratch-capture']) {
+    for (const id of [
+      'example',
+      'share',
+      'download-recipe',
+      'Recipe (YAML)',
+      'load-log',
+      'Sample log',
+      'var-exit',
+      'var-wall',
+      'var-vram',
+      'scratch-expr',
+      'scratch-exit',
+      'scratch-capture',
+    ]) {
       expect(reached, `Tab never reaches ${id}`).toContain(id);
     }
     expect([...reached].some((r) => r.includes('where-link'))).toBe(true);
     expect([...reached].some((r) => r === 'try')).toBe(true);
     await page.addScriptTag({ content: AXE_SOURCE });
     const result = await page.evaluate(async () => {
-      const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }> } }).axe;
+      const axe = (
+        window as unknown as {
+          axe: {
+            run(ctx: Document, o: object): Promise<{ violations: { id: string; impact: string; nodes: unknown[] }[] }>;
+          };
+        }
+      ).axe;
       const r = await axe.run(document, { resultTypes: ['violations'] });
       return r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
     });

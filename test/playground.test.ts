@@ -10,7 +10,14 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlaygroundServer } from '../src/cli/playground.js';
-import { ensurePlaygroundBuilt, launchChromium, REPO_ROOT, SKIP_BROWSER, snapshotPlayground, type LaunchedBrowser } from './support/browser.js';
+import {
+  ensurePlaygroundBuilt,
+  launchChromium,
+  REPO_ROOT,
+  SKIP_BROWSER,
+  snapshotPlayground,
+  type LaunchedBrowser,
+} from './support/browser.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 
@@ -44,7 +51,8 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     server?.close();
     if (pageDir) rmSync(pageDir, { recursive: true, force: true });
     mkdirSync(ARTIFACTS, { recursive: true });
-    if (Object.keys(timings).length > 0) writeFileSync(join(ARTIFACTS, 'playground-timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
+    if (Object.keys(timings).length > 0)
+      writeFileSync(join(ARTIFACTS, 'playground-timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
     console.log('playground timings (ms):', JSON.stringify(timings));
   });
 
@@ -65,7 +73,8 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     return { page, problems, loadMs: Date.now() - t0 };
   }
 
-  const pg = <T>(page: Page, fn: string): Promise<T> => page.evaluate(`(async () => { const p = window.__playground; return ${fn}; })()`) as Promise<T>;
+  const pg = <T>(page: Page, fn: string): Promise<T> =>
+    page.evaluate(`(async () => { const p = window.__playground; return ${fn}; })()`) as Promise<T>;
 
   it('loads with no console errors, shows the NaN-loss example classified, the Tier 4 catalogue, and looks sensible', async () => {
     const { page, problems, loadMs } = await open();
@@ -145,7 +154,10 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     expect(text).toContain('fired at: line 3');
     expect(text).toMatch(/condition → True \(bool\) → fires/);
     expect(await page.locator('#detectors li[data-detector="tier4:nan_signature"]').count()).toBe(1);
-    const scan = await pg<{ ok: boolean; result: { verdict: string; capture: Record<string, string>; failure_detectors_fired: string[] } }>(page, 'p.lastScan');
+    const scan = await pg<{
+      ok: boolean;
+      result: { verdict: string; capture: Record<string, string>; failure_detectors_fired: string[] };
+    }>(page, 'p.lastScan');
     expect(scan.result.verdict).toBe('fail');
     expect(scan.result.capture).toEqual({ loss: 'nan' });
     expect(scan.result.failure_detectors_fired).toEqual(['tier4:nan_signature', 'custom:nan_loss']);
@@ -154,7 +166,10 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     await poll(() => page.locator('#detectors li[data-detector^="custom:"]').count()).toBe(4);
     expect(await page.locator('#detectors li.warn[data-detector="custom:slow_iteration"]').count()).toBe(1);
     // A schema error from the recipe loader is marked at its key.
-    await pg(page, `p.setRecipe(${JSON.stringify('custom_patterns:\n  - id: a\n    match:\n      regex: x\n    on_match: explode\n')})`);
+    await pg(
+      page,
+      `p.setRecipe(${JSON.stringify('custom_patterns:\n  - id: a\n    match:\n      regex: x\n    on_match: explode\n')})`,
+    );
     await poll(() => page.locator('#diagnostics li.diag.error').getAttribute('data-line')).toBe('5');
     expect(await page.textContent('#diagnostics li.diag.error .msg')).toContain('on_match');
     expect(await page.locator('.cm-lintRange-error').textContent()).toBe('explode');
@@ -175,7 +190,7 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
-  it('scratchpad: math.isnan(float(capture[\'loss\'])) with loss=nan shows nan and True, and rejections', async () => {
+  it("scratchpad: math.isnan(float(capture['loss'])) with loss=nan shows nan and True, and rejections", async () => {
     const { page, problems } = await open();
     await page.fill('#scratch-expr', '');
     await page.fill('#scratch-capture', 'loss=nan');
@@ -187,7 +202,9 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     expect(rows.at(-1)).toBe("math.isnan(float(capture['loss']))True (bool) → fires");
     await page.fill('#scratch-capture', 'loss=0.25');
     await poll(() => out.getAttribute('data-state')).toBe('quiet');
-    expect(await page.locator('#scratch-out tr.final').textContent()).toBe("math.isnan(float(capture['loss']))False (bool) → does not fire");
+    expect(await page.locator('#scratch-out tr.final').textContent()).toBe(
+      "math.isnan(float(capture['loss']))False (bool) → does not fire",
+    );
     await page.fill('#scratch-capture', '');
     await poll(() => out.getAttribute('data-state')).toBe('raised');
     expect(await page.locator('#scratch-out tr.final').textContent()).toContain('raises KeyError');
@@ -211,7 +228,10 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
       let step = 0;
       while (written < target - 200) {
         const parts: string[] = [];
-        for (let i = 0; i < 10_000; i++, step++) parts.push(`[2026-11-02 10:00:00] rank 0 step ${step} loss=0.${String(step % 9973).padStart(4, '0')} grad_norm=1.02 lr=3.0e-4\n`);
+        for (let i = 0; i < 10_000; i++, step++)
+          parts.push(
+            `[2026-11-02 10:00:00] rank 0 step ${step} loss=0.${String(step % 9973).padStart(4, '0')} grad_norm=1.02 lr=3.0e-4\n`,
+          );
         const chunk = parts.join('').slice(0, target - 200 - written);
         writeSync(fd, chunk);
         written += Buffer.byteLength(chunk);
@@ -250,7 +270,8 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
         if (status.startsWith('scanned')) break;
         if (pct !== null) pcts.add(pct);
         if (Date.now() - t0 > 110_000) throw new Error(`the 50 MiB scan did not finish (last status: ${status})`);
-        if (pcts.size === 1 && typed === 0) await page.screenshot({ path: join(ARTIFACTS, 'playground-scan-progress.png') });
+        if (pcts.size === 1 && typed === 0)
+          await page.screenshot({ path: join(ARTIFACTS, 'playground-scan-progress.png') });
         // The page answers input during the scan: type into the scratchpad and wait for its result.
         if (pcts.size > 0 && typed < 3) {
           typed++;
@@ -262,7 +283,16 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
         await page.waitForTimeout(100);
       }
       timings.scan50MiBWallMs = Date.now() - t0;
-      const scan = await pg<{ ok: boolean; result: { verdict: string; capture: Record<string, string>; bytes: number; ms: number; failure_detectors_fired: string[] } }>(page, 'p.lastScan');
+      const scan = await pg<{
+        ok: boolean;
+        result: {
+          verdict: string;
+          capture: Record<string, string>;
+          bytes: number;
+          ms: number;
+          failure_detectors_fired: string[];
+        };
+      }>(page, 'p.lastScan');
       timings.scan50MiBInWorkerMs = Math.round(scan.result.ms);
       const frames = await page.evaluate(() => {
         const w = window as unknown as { __maxGap: number; __frames: number; __stopFrames: boolean };
@@ -285,7 +315,10 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
       // Cancel: start the scan again and cancel it midway; the scanner worker is replaced and still works.
       await page.setInputFiles('#log-file', []);
       await page.setInputFiles('#log-file', logPath);
-      await poll(async () => Number((await page.getAttribute('#scan-progress-text', 'data-pct')) ?? 0), 30_000).toBeGreaterThan(0);
+      await poll(
+        async () => Number((await page.getAttribute('#scan-progress-text', 'data-pct')) ?? 0),
+        30_000,
+      ).toBeGreaterThan(0);
       await poll(() => page.isVisible('#cancel')).toBe(true);
       await page.click('#cancel');
       await poll(() => page.textContent('#scan-progress-text')).toBe('scan cancelled');
@@ -309,10 +342,16 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     // (The regex module's own tests check compile/dispose at the heap level; here the page must not hold on to
     // programs, VM state or worker handles across edits.)
     const result = await page.evaluate(async () => {
-      type Heap = { heap: { probe1MiBAddress: number; emvalHandles: number; regexCache: { compiled: number; deleted: number } } };
+      type Heap = {
+        heap: { probe1MiBAddress: number; emvalHandles: number; regexCache: { compiled: number; deleted: number } };
+      };
       type Pg = {
-        setRecipe(t: string): void; idle(): Promise<void>; errors: string[]; stats: { checks: number; scans: number };
-        lastCheck: { diagnostics: { node: string | null }[] }; lastScan: { ok: boolean; result?: { verdict: string; capture: Record<string, string> } };
+        setRecipe(t: string): void;
+        idle(): Promise<void>;
+        errors: string[];
+        stats: { checks: number; scans: number };
+        lastCheck: { diagnostics: { node: string | null }[] };
+        lastScan: { ok: boolean; result?: { verdict: string; capture: Record<string, string> } };
         heap(): Promise<{ checker: Heap; scanner: Heap }>;
       };
       const p = (window as unknown as { __playground: Pg }).__playground;
@@ -340,8 +379,14 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
       await p.idle();
       const after = await p.heap();
       return {
-        before, after, ms: performance.now() - t0, errors: p.errors, checks: p.stats.checks - s0.checks, scans: p.stats.scans - s0.scans,
-        diagnostics: p.lastCheck.diagnostics, scan: p.lastScan,
+        before,
+        after,
+        ms: performance.now() - t0,
+        errors: p.errors,
+        checks: p.stats.checks - s0.checks,
+        scans: p.stats.scans - s0.scans,
+        diagnostics: p.lastCheck.diagnostics,
+        scan: p.lastScan,
       };
     });
     timings.recipeEdits2000Ms = Math.round(result.ms);

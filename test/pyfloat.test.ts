@@ -97,7 +97,9 @@ describe('float(str) in AssemblyScript', { timeout: 120_000 }, () => {
   });
 
   it('agrees bit for bit with CPython 3.11 on the golden corpus', () => {
-    const lines = readFileSync(GOLDEN, 'utf8').split('\n').filter((l) => l.length > 0);
+    const lines = readFileSync(GOLDEN, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0);
     const meta = JSON.parse(lines[0]!) as { meta?: { cases: number } };
     expect(meta.meta?.cases).toBe(lines.length - 1);
     expect(lines.length - 1).toBeGreaterThanOrEqual(100_000);

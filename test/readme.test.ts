@@ -20,8 +20,13 @@ describe('README', () => {
   it('starts with the title and one paragraph, then the set-up commands', () => {
     const text = readFileSync(README, 'utf8');
     expect(text.startsWith('# aorta-probe\n\n**aorta-probe classifies GPU test trials.**')).toBe(true);
-    expect(fencedBlocks(README, 'sh')).toEqual(['npm install && npm run demo\nnpm test\n', 'npm install aorta-probe\nnpx aorta-probe demo\n']);
-    const scripts = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(fencedBlocks(README, 'sh')).toEqual([
+      'npm install && npm run demo\nnpm test\n',
+      'npm install aorta-probe\nnpx aorta-probe demo\n',
+    ]);
+    const scripts = (
+      JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+    ).scripts;
     expect(scripts.prepare).toMatch(/npm run build/);
     expect(scripts.demo).toBe('node dist/src/cli/main.js demo');
     expect(scripts.test).toMatch(/vitest run/);

@@ -3,7 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { RecipeSchemaError, SandboxError } from '../src/index.js';
 import { loadRecipe, RecipeError, RecipeSandboxError, type LoadRecipeOptions } from '../src/recipe/index.js';
 
-function reject(text: string | Uint8Array, options?: LoadRecipeOptions, file = 'r.yaml'): RecipeError | RecipeSandboxError {
+function reject(
+  text: string | Uint8Array,
+  options?: LoadRecipeOptions,
+  file = 'r.yaml',
+): RecipeError | RecipeSandboxError {
   try {
     loadRecipe(text, file, options);
   } catch (e) {
@@ -48,13 +52,19 @@ describe('custom_patterns validation (notes §2.2), in order', () => {
   it('unknown keys (before the id check)', () => {
     const e = reject(patterns('{bogus: 1, id: "", match: {regex: x}}'));
     expect(e.reason).toBe(
-      "recipe.custom_patterns[0]: unknown keys ['bogus']; allowed: ['category', 'id', 'match', 'on_match', 'required_for_pass']");
+      "recipe.custom_patterns[0]: unknown keys ['bogus']; allowed: ['category', 'id', 'match', 'on_match', 'required_for_pass']",
+    );
     expect([e.line, e.col, e.endCol]).toEqual([2, 6, 11]);
     expect(reject(patterns('{zz: 1, aa: 2, id: a}')).reason).toMatch(/unknown keys \['aa', 'zz'\]; allowed/);
   });
 
   it('id must be a non-empty string', () => {
-    for (const body of ['{match: {regex: x}}', '{id: "", match: {regex: x}}', '{id: 5, match: {regex: x}}', '{id: null}']) {
+    for (const body of [
+      '{match: {regex: x}}',
+      '{id: "", match: {regex: x}}',
+      '{id: 5, match: {regex: x}}',
+      '{id: null}',
+    ]) {
       expect(reject(patterns(body)).reason).toBe('recipe.custom_patterns[0].id: must be a non-empty string');
     }
     const e = reject(patterns('{id: 5}'));
@@ -64,15 +74,18 @@ describe('custom_patterns validation (notes §2.2), in order', () => {
   it('duplicate id (before the match check)', () => {
     const e = reject(patterns('{id: a, match: {regex: x}}', '{id: a, match: 3}'));
     expect(e.reason).toBe(
-      "recipe.custom_patterns[1].id: duplicate id 'a' (custom-pattern ids must be unique within a recipe)");
+      "recipe.custom_patterns[1].id: duplicate id 'a' (custom-pattern ids must be unique within a recipe)",
+    );
     expect([e.line, e.col]).toEqual([3, 10]);
   });
 
   it('match must be a mapping', () => {
     expect(reject(patterns('{id: a}')).reason).toBe(
-      "recipe.custom_patterns[0].match: must be a mapping with 'regex' (and optional 'condition'), got NoneType");
+      "recipe.custom_patterns[0].match: must be a mapping with 'regex' (and optional 'condition'), got NoneType",
+    );
     expect(reject(patterns('{id: a, match: x}')).reason).toBe(
-      "recipe.custom_patterns[0].match: must be a mapping with 'regex' (and optional 'condition'), got str");
+      "recipe.custom_patterns[0].match: must be a mapping with 'regex' (and optional 'condition'), got str",
+    );
   });
 
   it('match unknown keys (before the regex check)', () => {
@@ -82,7 +95,9 @@ describe('custom_patterns validation (notes §2.2), in order', () => {
 
   it('regex must be a non-empty string', () => {
     for (const m of ['{}', '{regex: ""}', '{regex: 1}', '{regex: null}', '{condition: "x"}']) {
-      expect(reject(patterns(`{id: a, match: ${m}}`)).reason).toBe('recipe.custom_patterns[0].match.regex: must be a non-empty string');
+      expect(reject(patterns(`{id: a, match: ${m}}`)).reason).toBe(
+        'recipe.custom_patterns[0].match.regex: must be a non-empty string',
+      );
     }
   });
 
@@ -92,76 +107,114 @@ describe('custom_patterns validation (notes §2.2), in order', () => {
     };
     const e = reject(patterns(`{id: a, match: {regex: "(", condition: "x ** 2"}}`), { compileRegex });
     expect(e.reason).toBe(
-      "recipe.custom_patterns[0].match.regex: invalid regex (missing ), unterminated subpattern at position 0): '('");
+      "recipe.custom_patterns[0].match.regex: invalid regex (missing ), unterminated subpattern at position 0): '('",
+    );
   });
 
   it('without a hook, regexes are checked on RE2, with a hint for Python-only syntax', () => {
     expect(reject(patterns('{id: a, match: {regex: "("}}')).reason).toBe(
-      "recipe.custom_patterns[0].match.regex: invalid regex (missing ): (): '('");
+      "recipe.custom_patterns[0].match.regex: invalid regex (missing ): (): '('",
+    );
     expect(reject(patterns("{id: a, match: {regex: 'a{,3}'}}")).reason).toBe(
-      "recipe.custom_patterns[0].match.regex: invalid regex ({,3} means {0,3} in Python but is a literal string in RE2 at position 1): 'a{,3}'; hint: write {0,3} instead of {,3}");
+      "recipe.custom_patterns[0].match.regex: invalid regex ({,3} means {0,3} in Python but is a literal string in RE2 at position 1): 'a{,3}'; hint: write {0,3} instead of {,3}",
+    );
     expect(reject(patterns("{id: a, match: {regex: 'done\\z'}}")).reason).toBe(
-      "recipe.custom_patterns[0].match.regex: invalid regex (bad escape \\z at position 4): 'done\\\\z'; hint: Python spells end of text \\Z (\\z is RE2 syntax, an error in Python)");
-    expect(loadRecipe(patterns("{id: a, match: {regex: 'loss=(?P<loss>[0-9.]+)'}}"), 'r.yaml').customPatterns[0]!.regex).toBe('loss=(?P<loss>[0-9.]+)');
+      "recipe.custom_patterns[0].match.regex: invalid regex (bad escape \\z at position 4): 'done\\\\z'; hint: Python spells end of text \\Z (\\z is RE2 syntax, an error in Python)",
+    );
+    expect(
+      loadRecipe(patterns("{id: a, match: {regex: 'loss=(?P<loss>[0-9.]+)'}}"), 'r.yaml').customPatterns[0]!.regex,
+    ).toBe('loss=(?P<loss>[0-9.]+)');
   });
 
   it('condition rejection is re-raised with the path', () => {
-    const e = reject(patterns(
-      '{id: a, match: {regex: x}}', '{id: b, match: {regex: x}}',
-      `{id: c, match: {regex: x, condition: "__import__('os').system('id')"}, on_match: bogus}`));
+    const e = reject(
+      patterns(
+        '{id: a, match: {regex: x}}',
+        '{id: b, match: {regex: x}}',
+        `{id: c, match: {regex: x, condition: "__import__('os').system('id')"}, on_match: bogus}`,
+      ),
+    );
     expect(e).toBeInstanceOf(SandboxError);
-    expect(e.reason).toBe("recipe.custom_patterns[2].match.condition: condition: forbidden call: __import__('os').system");
+    expect(e.reason).toBe(
+      "recipe.custom_patterns[2].match.condition: condition: forbidden call: __import__('os').system",
+    );
     expect(reject(patterns('{id: a, match: {regex: x, condition: true}}')).reason).toBe(
-      'recipe.custom_patterns[0].match.condition: condition: must be a string, got bool');
+      'recipe.custom_patterns[0].match.condition: condition: must be a string, got bool',
+    );
     expect(reject(patterns('{id: a, match: {regex: x, condition: 137}}')).reason).toBe(
-      'recipe.custom_patterns[0].match.condition: condition: must be a string, got int');
-    expect(loadRecipe(patterns('{id: a, match: {regex: x, condition: null}}'), 'r.yaml').customPatterns[0]!.condition).toBeNull();
+      'recipe.custom_patterns[0].match.condition: condition: must be a string, got int',
+    );
+    expect(
+      loadRecipe(patterns('{id: a, match: {regex: x, condition: null}}'), 'r.yaml').customPatterns[0]!.condition,
+    ).toBeNull();
   });
 
   it('on_match must be one of fail/info/warn', () => {
     expect(reject(patterns('{id: a, match: {regex: x}, on_match: bogus, required_for_pass: 3}')).reason).toBe(
-      "recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got 'bogus'");
+      "recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got 'bogus'",
+    );
     expect(reject(patterns('{id: a, match: {regex: x}, on_match: null}')).reason).toBe(
-      "recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got None");
+      "recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got None",
+    );
     // YAML 1.1: `no` is a boolean.
     expect(reject(patterns('{id: a, match: {regex: x}, on_match: no}')).reason).toBe(
-      "recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got False");
+      "recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got False",
+    );
     expect(loadRecipe(patterns(OK), 'r.yaml').customPatterns[0]!.onMatch).toBe('fail');
   });
 
   it('required_for_pass must be a boolean', () => {
     expect(reject(patterns('{id: a, match: {regex: x}, required_for_pass: "yes"}')).reason).toBe(
-      'recipe.custom_patterns[0].required_for_pass: must be a boolean, got str');
+      'recipe.custom_patterns[0].required_for_pass: must be a boolean, got str',
+    );
     expect(reject(patterns('{id: a, match: {regex: x}, required_for_pass: null}')).reason).toBe(
-      'recipe.custom_patterns[0].required_for_pass: must be a boolean, got NoneType');
+      'recipe.custom_patterns[0].required_for_pass: must be a boolean, got NoneType',
+    );
     // PyYAML does not take `y` as a boolean.
     expect(reject(patterns('{id: a, match: {regex: x}, required_for_pass: y}')).reason).toBe(
-      'recipe.custom_patterns[0].required_for_pass: must be a boolean, got str');
-    expect(loadRecipe(patterns('{id: a, match: {regex: x}, required_for_pass: yes}'), 'r.yaml').customPatterns[0]!.requiredForPass).toBe(true);
+      'recipe.custom_patterns[0].required_for_pass: must be a boolean, got str',
+    );
+    expect(
+      loadRecipe(patterns('{id: a, match: {regex: x}, required_for_pass: yes}'), 'r.yaml').customPatterns[0]!
+        .requiredForPass,
+    ).toBe(true);
   });
 
   it('required_for_pass only with on_match fail (before category)', () => {
     const e = reject(patterns('{id: a, match: {regex: x}, on_match: warn, required_for_pass: true, category: nope}'));
     expect(e.reason).toBe(
-      "recipe.custom_patterns[0].required_for_pass: only meaningful with on_match='fail' (got on_match='warn'); a warn/info pattern cannot be required for pass");
+      "recipe.custom_patterns[0].required_for_pass: only meaningful with on_match='fail' (got on_match='warn'); a warn/info pattern cannot be required for pass",
+    );
   });
 
   it('category must be an autopsy category when present', () => {
-    const allowed = "['checkpoint_race', 'gpu_race', 'illegal_mem', 'launch_error', 'numeric_silent', 'oom_fragment', 'perf_regression', 'rccl_hang', 'thermal_throttle', 'tooling_gap', 'unknown']";
-    for (const [v, r] of [['bogus', "'bogus'"], ['null', 'None'], ['""', "''"], ['[oom_fragment]', "['oom_fragment']"], ['OOM_FRAGMENT', "'OOM_FRAGMENT'"]]) {
+    const allowed =
+      "['checkpoint_race', 'gpu_race', 'illegal_mem', 'launch_error', 'numeric_silent', 'oom_fragment', 'perf_regression', 'rccl_hang', 'thermal_throttle', 'tooling_gap', 'unknown']";
+    for (const [v, r] of [
+      ['bogus', "'bogus'"],
+      ['null', 'None'],
+      ['""', "''"],
+      ['[oom_fragment]', "['oom_fragment']"],
+      ['OOM_FRAGMENT', "'OOM_FRAGMENT'"],
+    ]) {
       expect(reject(patterns(`{id: a, match: {regex: x}, category: ${v}}`)).reason).toBe(
-        `recipe.custom_patterns[0].category: must be one of ${allowed}, got ${r}`);
+        `recipe.custom_patterns[0].category: must be one of ${allowed}, got ${r}`,
+      );
     }
-    expect(loadRecipe(patterns('{id: a, match: {regex: x}, category: gpu_race}'), 'r.yaml').customPatterns[0]!.category).toBe('gpu_race');
+    expect(
+      loadRecipe(patterns('{id: a, match: {regex: x}, category: gpu_race}'), 'r.yaml').customPatterns[0]!.category,
+    ).toBe('gpu_race');
   });
 
   it('the error message names the file position and shows the YAML line with a caret', () => {
     const e = reject(patterns('{id: a, match: {regex: x}, on_match: bogus}'));
-    expect(e.message).toBe([
-      "r.yaml:2:42: recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got 'bogus'",
-      '    - {id: a, match: {regex: x}, on_match: bogus}',
-      '                                           ^^^^^',
-    ].join('\n'));
+    expect(e.message).toBe(
+      [
+        "r.yaml:2:42: recipe.custom_patterns[0].on_match: must be one of ['fail', 'info', 'warn'], got 'bogus'",
+        '    - {id: a, match: {regex: x}, on_match: bogus}',
+        '                                           ^^^^^',
+      ].join('\n'),
+    );
   });
 });
 
@@ -177,11 +230,13 @@ describe('condition error positions inside the YAML file', () => {
     const e = at('      condition: exit_code == 137 and open(p)\n');
     expect(e.reason).toBe('recipe.custom_patterns[0].match.condition: condition: forbidden call: open');
     expect([e.line, e.col, e.endCol, e.exprLine, e.exprCol, e.approximate]).toEqual([5, 39, 46, 1, 22, false]);
-    expect(e.message).toBe([
-      'r.yaml:5:39: recipe.custom_patterns[0].match.condition: condition: forbidden call: open',
-      '        condition: exit_code == 137 and open(p)',
-      '                                        ^^^^^^^',
-    ].join('\n'));
+    expect(e.message).toBe(
+      [
+        'r.yaml:5:39: recipe.custom_patterns[0].match.condition: condition: forbidden call: open',
+        '        condition: exit_code == 137 and open(p)',
+        '                                        ^^^^^^^',
+      ].join('\n'),
+    );
   });
 
   it('multi-line plain scalar (folded)', () => {
@@ -225,7 +280,7 @@ describe('condition error positions inside the YAML file', () => {
   it('a node that starts at an escape points at the backslash; columns count code points', () => {
     const e = at('      condition: "\\x6fpen(p)"\n');
     expect([e.line, e.col, e.endCol]).toEqual([5, 19, 29]);
-    const u = at("      condition: \"'\u{1F600}' == x and open(p)\"\n");
+    const u = at('      condition: "\'\u{1F600}\' == x and open(p)"\n');
     expect([u.line, u.col]).toEqual([5, 32]);
   });
 
@@ -235,7 +290,9 @@ describe('condition error positions inside the YAML file', () => {
   });
 
   it('anchored conditions point at the anchor definition', () => {
-    const b = reject('custom_patterns:\n  - id: a\n    match: {regex: &c exit_code == 1 and open(p)}\n  - id: b\n    match: {regex: x, condition: *c}\n');
+    const b = reject(
+      'custom_patterns:\n  - id: a\n    match: {regex: &c exit_code == 1 and open(p)}\n  - id: b\n    match: {regex: x, condition: *c}\n',
+    );
     expect([b.line, b.col]).toEqual([3, 42]);
   });
 
@@ -252,13 +309,18 @@ describe('top level', () => {
   const PROBE = 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
 
   it('loads the example probe recipe', () => {
-    const r = loadRecipe(readFileSync(new URL('../fixtures/recipes/example-probe-smoke.yaml', import.meta.url)), 'example-probe-smoke.yaml');
+    const r = loadRecipe(
+      readFileSync(new URL('../fixtures/recipes/example-probe-smoke.yaml', import.meta.url)),
+      'example-probe-smoke.yaml',
+    );
     expect(r.mode).toBe('probe');
     expect(r.trials).toBe(2);
     expect(r.ticket).toBe('PROBE-188-SMOKE');
     expect(r.mitigationAxis).toEqual(['none', 'pytorch_no_cuda_memory_caching']);
     expect(r.timeoutPerTrial).toBe(1800);
-    expect(r.customPatterns.map((p) => [p.detectorId, p.regex, p.onMatch, p.category, p.condition?.source ?? null])).toEqual([
+    expect(
+      r.customPatterns.map((p) => [p.detectorId, p.regex, p.onMatch, p.category, p.condition?.source ?? null]),
+    ).toEqual([
       ['custom:oom_killer', 'out of memory \\(oom_kill', 'fail', null, 'exit_code == 137'],
       ['custom:nccl_warn', 'NCCL WARN', 'warn', 'rccl_hang', null],
     ]);
@@ -266,7 +328,10 @@ describe('top level', () => {
   });
 
   it('loads a bare custom_patterns file and the minimal probe recipe', () => {
-    const r = loadRecipe(readFileSync(new URL('../fixtures/recipes/bare-custom-patterns.yaml', import.meta.url)), 'bare.yaml');
+    const r = loadRecipe(
+      readFileSync(new URL('../fixtures/recipes/bare-custom-patterns.yaml', import.meta.url)),
+      'bare.yaml',
+    );
     expect(r.bare).toBe(true);
     expect(r.customPatterns[0]!.condition!.source).toBe('exit_code != 0');
     expect(loadRecipe(PROBE, 'p.yaml').customPatterns).toEqual([]);
@@ -280,39 +345,60 @@ describe('top level', () => {
 
   it('unknown top-level key, with the allowed list', () => {
     const e = reject(`${PROBE}garbage: 42\n`);
-    expect(e.reason).toMatch(/^recipe: unknown top-level keys \['garbage'\]; allowed: \['cells', 'collect', 'collect_paths', /);
+    expect(e.reason).toMatch(
+      /^recipe: unknown top-level keys \['garbage'\]; allowed: \['cells', 'collect', 'collect_paths', /,
+    );
     expect([e.line, e.col, e.endCol]).toEqual([6, 1, 8]);
   });
 
   it('phase-3, mode, mode-specific keys, schema_version', () => {
-    expect(reject(`${PROBE}condition: ["exit_code != 0"]\n`).reason).toMatch(/^recipe: keys \['condition'\] are deferred to Phase 3/);
+    expect(reject(`${PROBE}condition: ["exit_code != 0"]\n`).reason).toMatch(
+      /^recipe: keys \['condition'\] are deferred to Phase 3/,
+    );
     expect(reject('mode: bogus\n').reason).toBe("recipe.mode: must be 'triage' or 'probe', got 'bogus'");
     expect(reject(`${PROBE}workload: x\n`).reason).toMatch(/^recipe: keys \['workload'\] are triage-mode only/);
     expect(reject('schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\n').reason).toBe(
-      "recipe (mode: probe): missing required key 'diagnostic_axis'");
+      "recipe (mode: probe): missing required key 'diagnostic_axis'",
+    );
     expect(reject('ticket: T\ncustom_patterns: [{id: a, match: {regex: x}}]\n').reason).toBe(
-      "recipe: keys ['custom_patterns'] are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys");
+      "recipe: keys ['custom_patterns'] are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys",
+    );
     expect(reject(PROBE.replace('schema_version: 1', 'schema_version: 1.0')).reason).toBe(
-      'recipe.schema_version: must be an integer, got float (1.0)');
+      'recipe.schema_version: must be an integer, got float (1.0)',
+    );
     expect(reject(PROBE.replace('schema_version: 1', 'schema_version: true')).reason).toBe(
-      'recipe.schema_version: must be an integer, got bool (True)');
+      'recipe.schema_version: must be an integer, got bool (True)',
+    );
     expect(reject(PROBE.replace('schema_version: 1', 'schema_version: 2')).reason).toBe(
-      'recipe.schema_version: unsupported version 2; this build understands version 1');
+      'recipe.schema_version: unsupported version 2; this build understands version 1',
+    );
   });
 
   it('consumed probe keys are type-checked', () => {
     expect(reject(PROBE.replace('trials: 1', 'trials: 0')).reason).toBe('recipe.trials: must be a positive int, got 0');
-    expect(reject(PROBE.replace('trials: 1', 'trials: true')).reason).toBe('recipe.trials: must be a positive int, got True');
+    expect(reject(PROBE.replace('trials: 1', 'trials: true')).reason).toBe(
+      'recipe.trials: must be a positive int, got True',
+    );
     expect(reject(PROBE.replace('[none]\ndiag', '[none, 3]\ndiag')).reason).toBe(
-      "recipe.mitigation_axis: must be a list[str], got list (['none', 3])");
-    expect(reject(PROBE.replace('diagnostic_axis: [none]', 'diagnostic_axis: []')).reason).toBe('recipe.diagnostic_axis: must be a non-empty list');
-    expect(reject(`${PROBE}env_passthrough_mode: bogus\n`).reason).toBe("recipe.env_passthrough_mode: must be 'inherit' or 'file', got 'bogus'");
-    expect(reject(`${PROBE}timeout_per_trial: 0\n`).reason).toBe('recipe.timeout_per_trial: must be > 0 when set, got 0');
+      "recipe.mitigation_axis: must be a list[str], got list (['none', 3])",
+    );
+    expect(reject(PROBE.replace('diagnostic_axis: [none]', 'diagnostic_axis: []')).reason).toBe(
+      'recipe.diagnostic_axis: must be a non-empty list',
+    );
+    expect(reject(`${PROBE}env_passthrough_mode: bogus\n`).reason).toBe(
+      "recipe.env_passthrough_mode: must be 'inherit' or 'file', got 'bogus'",
+    );
+    expect(reject(`${PROBE}timeout_per_trial: 0\n`).reason).toBe(
+      'recipe.timeout_per_trial: must be > 0 when set, got 0',
+    );
     expect(reject(`${PROBE}hang_window_sec: 0\n`).reason).toBe('recipe.hang_window_sec: must be > 0 when set, got 0');
-    expect(reject(`${PROBE}hang_grace_period_at_start: -1\n`).reason).toBe('recipe.hang_grace_period_at_start: must be >= 0 when set, got -1');
+    expect(reject(`${PROBE}hang_grace_period_at_start: -1\n`).reason).toBe(
+      'recipe.hang_grace_period_at_start: must be >= 0 when set, got -1',
+    );
     expect(loadRecipe(`${PROBE}hang_grace_period_at_start: 0\n`, 'p.yaml').hangGracePeriodAtStart).toBe(0);
     expect(reject(`${PROBE}confound: {baseline_cel: x}\n`).reason).toBe(
-      "recipe.confound: unknown keys ['baseline_cel']; allowed: ['baseline_cell', 'threshold']");
+      "recipe.confound: unknown keys ['baseline_cel']; allowed: ['baseline_cell', 'threshold']",
+    );
   });
 });
 
@@ -321,10 +407,14 @@ describe('hostile YAML', () => {
     const lol = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < 9; i++) {
       const prev = String.fromCharCode(96 + i);
-      lol.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${prev}`).join(', ')}]`);
+      lol.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(10).fill(`*${prev}`).join(', ')}]`,
+      );
     }
     const e = reject(`${lol.join('\n')}\n`);
-    expect(e.reason).toMatch(/^recipe r\.yaml: parse error \(document expands to more than 100000 values through aliases/);
+    expect(e.reason).toMatch(
+      /^recipe r\.yaml: parse error \(document expands to more than 100000 values through aliases/,
+    );
     expect(e.line).toBe(5);
   });
 
@@ -347,30 +437,40 @@ describe('hostile YAML', () => {
   it('invalid UTF-8 bytes', () => {
     const bytes = Buffer.concat([Buffer.from('custom_patterns:\n  - id: é'), Buffer.from([0xff]), Buffer.from('\n')]);
     const e = reject(bytes);
-    expect(e.reason).toBe("recipe r.yaml: cannot read file ('utf-8' codec can't decode byte 0xff in position 27: invalid start byte)");
+    expect(e.reason).toBe(
+      "recipe r.yaml: cannot read file ('utf-8' codec can't decode byte 0xff in position 27: invalid start byte)",
+    );
     expect([e.line, e.col]).toEqual([2, 10]);
     expect(reject(Buffer.from([0x61, 0x3a, 0x20, 0xe2, 0x82])).reason).toMatch(/unexpected end of data/);
   });
 
   it('unknown tags are rejected as safe_load does', () => {
     const e = reject('custom_patterns: !!python/object/apply:os.system [id]\n');
-    expect(e.reason).toBe("recipe r.yaml: parse error (could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system')");
+    expect(e.reason).toBe(
+      "recipe r.yaml: parse error (could not determine a constructor for the tag 'tag:yaml.org,2002:python/object/apply:os.system')",
+    );
     expect([e.line, e.col]).toEqual([1, 18]);
   });
 
   it('control characters are rejected as PyYAML does', () => {
     const e = reject('custom_patterns:\n  - id: a\x01\n');
-    expect(e.reason).toBe('recipe r.yaml: parse error (unacceptable character #x0001: special characters are not allowed)');
+    expect(e.reason).toBe(
+      'recipe r.yaml: parse error (unacceptable character #x0001: special characters are not allowed)',
+    );
     expect([e.line, e.col]).toEqual([2, 10]);
   });
 
   it('merge keys, JSON recipes, and a date condition', () => {
     const m = loadRecipe('custom_patterns:\n  - &e {id: a, match: {regex: x}}\n  - {<<: *e, id: b}\n', 'r.yaml');
-    expect(m.customPatterns.map((p) => [p.id, p.regex])).toEqual([['a', 'x'], ['b', 'x']]);
+    expect(m.customPatterns.map((p) => [p.id, p.regex])).toEqual([
+      ['a', 'x'],
+      ['b', 'x'],
+    ]);
     const j = loadRecipe('{"custom_patterns": [{"id": "a", "match": {"regex": "x\\\\d"}}]}', 'r.json');
     expect(j.customPatterns[0]!.regex).toBe('x\\d');
     expect(reject(patterns('{id: a, match: {regex: x, condition: 2024-01-02}}')).reason).toBe(
-      'recipe.custom_patterns[0].match.condition: condition: must be a string, got date');
+      'recipe.custom_patterns[0].match.condition: condition: must be a string, got date',
+    );
   });
 
   it('mutated recipes fail only with positioned RecipeSchemaErrors', () => {

@@ -25,7 +25,9 @@ describe('engine abort containment', () => {
     }
     expect(err).toBeInstanceOf(RegexTooLargeError);
     expect((err as RegexTooLargeError).kind).toBe('too-large');
-    expect((err as Error).message).toMatch(/^invalid regex \(too large for the regex engine: .*\): "\(\?s\)\[\^a\]\{1000\}\[/);
+    expect((err as Error).message).toMatch(
+      /^invalid regex \(too large for the regex engine: .*\): "\(\?s\)\[\^a\]\{1000\}\[/,
+    );
     // The handle compiled before the abort was re-homed; new compiles work.
     expect(searchRegex(before, 'y NCCL warn', 0, { engine: 're2' })?.named).toEqual({ what: 'warn' });
     const after = compileRegex('NCCL');
@@ -52,7 +54,9 @@ describe('engine abort containment', () => {
     const re = compileRegex('(?s)(.*)');
     const huge = 'a'.repeat(7 * 1024 * 1024); // over the measured ~5.45 MiB single-call maximum
     expect(() => searchRegex(re, huge, 0, { maxSubjectBytes: 64 * 1024 * 1024 })).toThrow(RegexMatchAbortError);
-    expect(() => searchRegex(re, huge, 0, { maxSubjectBytes: 64 * 1024 * 1024 })).toThrow(/"\(\?s\)\(\.\*\)" on a 7340032-byte subject/);
+    expect(() => searchRegex(re, huge, 0, { maxSubjectBytes: 64 * 1024 * 1024 })).toThrow(
+      /"\(\?s\)\(\.\*\)" on a 7340032-byte subject/,
+    );
     expect([...matchAll(re, 'abc')].map((m) => m.match)).toEqual(['abc', '']);
     expect(searchRegex(other, 'x ok7', 0, { engine: 're2' })?.groups).toEqual(['7']);
     expect(searchRegex(compileRegex('other'), 'the other one')?.index).toBe(4);

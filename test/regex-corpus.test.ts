@@ -1,6 +1,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileRegex, matchAll, RegexSyntaxError, type RegexHandle, type RegexSyntaxErrorKind } from '../src/regex/index.js';
+import {
+  compileRegex,
+  matchAll,
+  RegexSyntaxError,
+  type RegexHandle,
+  type RegexSyntaxErrorKind,
+} from '../src/regex/index.js';
 
 /** One line of fixtures/regex/golden-corpus.jsonl (scripts/gen_regex_corpus.py; Python's re is the oracle). */
 type GoldenMatch = [number, number, (string | null)[]];
@@ -13,8 +19,19 @@ type Golden =
  * hint is the documented behaviour (docs/regex.md), so such a pattern agrees when it is rejected so.
  */
 const UNSUPPORTED: ReadonlySet<RegexSyntaxErrorKind> = new Set<RegexSyntaxErrorKind>([
-  'lookahead', 'lookbehind', 'backreference', 'atomic-group', 'possessive', 'verbose-flag', 'inline-flag',
-  'comment-group', 'conditional', 'named-char', 'class-backspace', 'posix-class', 'empty-min-repeat',
+  'lookahead',
+  'lookbehind',
+  'backreference',
+  'atomic-group',
+  'possessive',
+  'verbose-flag',
+  'inline-flag',
+  'comment-group',
+  'conditional',
+  'named-char',
+  'class-backspace',
+  'posix-class',
+  'empty-min-repeat',
   'ignorecase-astral-set',
 ]);
 

@@ -6,7 +6,10 @@ import { rng } from './support/rng.js';
 describe('fast-path subset: which patterns run on V8 RegExp', () => {
   it.each([
     ['loss=(?P<loss>[0-9.]+)', '[\\u{6c}][\\u{6f}][\\u{73}][\\u{73}][\\u{3d}]([\\u{2e}\\u{30}-\\u{39}]{1,})'],
-    ['FATAL: (.+)', '[\\u{46}][\\u{41}][\\u{54}][\\u{41}][\\u{4c}][\\u{3a}][\\u{20}]([\\u{0}-\\u{9}\\u{b}-\\u{10ffff}]{1,})'],
+    [
+      'FATAL: (.+)',
+      '[\\u{46}][\\u{41}][\\u{54}][\\u{41}][\\u{4c}][\\u{3a}][\\u{20}]([\\u{0}-\\u{9}\\u{b}-\\u{10ffff}]{1,})',
+    ],
     ['a\\d+?b|c', '[\\u{61}][\\u{30}-\\u{39}]{1,}?[\\u{62}]|[\\u{63}]'],
     ['(?:x|yz)\\s', '(?:[\\u{78}]|[\\u{79}][\\u{7a}])[\\u{9}-\\u{a}\\u{c}-\\u{d}\\u{20}]'],
   ])('%s → %s', (pattern, js) => {
@@ -46,7 +49,32 @@ describe('fast-path subset: which patterns run on V8 RegExp', () => {
 /** Random patterns from pieces of the subset (and a little outside it), valid in Python and RE2 syntax. */
 function genPattern(next: () => number): string {
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-  const atoms = ['a', 'b', '1', ' ', '=', ':', '\\.', '-', '\\d', '\\w', '\\s', '\\D', '\\S', '\\W', '.', '[ab]', '[^a]', '[0-9.]', '[a-c1]', '[^\\n ]', '\\t', 'é', '😀', '\\x41'];
+  const atoms = [
+    'a',
+    'b',
+    '1',
+    ' ',
+    '=',
+    ':',
+    '\\.',
+    '-',
+    '\\d',
+    '\\w',
+    '\\s',
+    '\\D',
+    '\\S',
+    '\\W',
+    '.',
+    '[ab]',
+    '[^a]',
+    '[0-9.]',
+    '[a-c1]',
+    '[^\\n ]',
+    '\\t',
+    'é',
+    '😀',
+    '\\x41',
+  ];
   const quants = ['', '', '', '+', '*', '?', '{2}', '{1,3}', '{2,}', '+?', '*?'];
   let groups = 0;
   const seq = (depth: number): string => {

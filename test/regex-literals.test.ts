@@ -49,12 +49,30 @@ describe('required literals', () => {
   });
 });
 
-
 describe('prefilter differential', () => {
   it('never skips a window RE2 would match in (2,000 generated patterns x 10 texts)', () => {
     const next = rng(4242);
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-    const ATOMS = ['a', 'b', 'k', 's', 'K', 'S', 'é', '😀', '.', '\\d', '\\w', '[ab]', '[^a]', '\\.', ' ', 'x', 'ab', 'ks'];
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const ATOMS = [
+      'a',
+      'b',
+      'k',
+      's',
+      'K',
+      'S',
+      'é',
+      '😀',
+      '.',
+      '\\d',
+      '\\w',
+      '[ab]',
+      '[^a]',
+      '\\.',
+      ' ',
+      'x',
+      'ab',
+      'ks',
+    ];
     const QUANTS = ['', '', '', '*', '+', '?', '{2}', '{0,2}', '{1,}', '+?'];
     const genPattern = (depth: number): string => {
       let out = '';
@@ -70,7 +88,27 @@ describe('prefilter differential', () => {
       }
       return out;
     };
-    const TEXT = ['a', 'b', 'k', 's', 'K', 'S', '\u212a', '\u017f', 'é', 'É', '😀', '.', '1', ' ', 'x', 'X', 'ab', 'ks', '\n'];
+    const TEXT = [
+      'a',
+      'b',
+      'k',
+      's',
+      'K',
+      'S',
+      '\u212a',
+      '\u017f',
+      'é',
+      'É',
+      '😀',
+      '.',
+      '1',
+      ' ',
+      'x',
+      'X',
+      'ab',
+      'ks',
+      '\n',
+    ];
     let skipped = 0;
     let checked = 0;
     for (let i = 0; i < 2000; i++) {
@@ -92,7 +130,10 @@ describe('prefilter differential', () => {
         if (set !== null && !windowMayMatch(set, text)) {
           skipped++;
           const m = searchRegex(re, text);
-          expect(m, `pattern ${JSON.stringify(pattern)} flags ${flags} text ${JSON.stringify(text)} literals ${JSON.stringify(set)}`).toBeNull();
+          expect(
+            m,
+            `pattern ${JSON.stringify(pattern)} flags ${flags} text ${JSON.stringify(text)} literals ${JSON.stringify(set)}`,
+          ).toBeNull();
         }
       }
       re.dispose();

@@ -332,10 +332,37 @@ describe('line-local windows', () => {
       re.dispose();
       return v;
     };
-    for (const p of ['oom_killer', 'vram=(?P<used>[0-9]+)', '[^\\n]*', '[^\\s]+x', '\\S+', 'a.b', '[a-z ]+', '\\bfoo\\b$', '^x', '[A-Z_]', '[^\\W\\d_]+', '\\x41', '[\\x20-\\x7e]+']) {
+    for (const p of [
+      'oom_killer',
+      'vram=(?P<used>[0-9]+)',
+      '[^\\n]*',
+      '[^\\s]+x',
+      '\\S+',
+      'a.b',
+      '[a-z ]+',
+      '\\bfoo\\b$',
+      '^x',
+      '[A-Z_]',
+      '[^\\W\\d_]+',
+      '\\x41',
+      '[\\x20-\\x7e]+',
+    ]) {
       expect(local(p), p).toBe(true);
     }
-    for (const [p, f] of [['a\\sb', ''], ['[^"]*', ''], ['a.b', 's'], ['(?s)a.b', ''], ['a\\nb', ''], ['[\\x00-\\x7f]', ''], ['[\\t-\\r]', ''], ['\\D', ''], ['\\W', ''], ['\\x0a', ''], ['\\012', ''], ['a\nb', '']] as const) {
+    for (const [p, f] of [
+      ['a\\sb', ''],
+      ['[^"]*', ''],
+      ['a.b', 's'],
+      ['(?s)a.b', ''],
+      ['a\\nb', ''],
+      ['[\\x00-\\x7f]', ''],
+      ['[\\t-\\r]', ''],
+      ['\\D', ''],
+      ['\\W', ''],
+      ['\\x0a', ''],
+      ['\\012', ''],
+      ['a\nb', ''],
+    ] as const) {
       expect(local(p, f), p).toBe(false);
     }
   });
@@ -385,14 +412,18 @@ describe('line-local windows', () => {
         if (n === 0) expect(m).toMatchObject({ index: 21, named: { v: '2048' } });
         n++;
       }
-      console.info(`[regex] windowed matchAll: ${n} matches in ${utf8ByteLength(big)} bytes, ${(performance.now() - t0).toFixed(0)} ms`);
+      console.info(
+        `[regex] windowed matchAll: ${n} matches in ${utf8ByteLength(big)} bytes, ${(performance.now() - t0).toFixed(0)} ms`,
+      );
       expect(n).toBe(big.length / line.length);
       const after = heapProbe();
       expect(after.emvalHandles).toBe(before.emvalHandles); // match() results do not pin WASM-side values
       expect(after.probe1MiBAddress).toBeLessThanOrEqual(before.probe1MiBAddress + 64 * 1024);
       expect(testRegex(re, big + 'vram=1MiB', big.length, RE2_ONLY)).toBe(true);
       const longLine = 'x'.repeat(5000) + '\nvram=1MiB\n';
-      expect(() => [...matchAll(re, longLine, 0, { maxSubjectBytes: 4096, windowBytes: 100, engine: 're2' })]).toThrow(RegexSubjectTooLargeError);
+      expect(() => [...matchAll(re, longLine, 0, { maxSubjectBytes: 4096, windowBytes: 100, engine: 're2' })]).toThrow(
+        RegexSubjectTooLargeError,
+      );
       expect(searchRegex(re, longLine, 5001, { maxSubjectBytes: 4096, engine: 're2' })?.index).toBe(5001);
     } finally {
       re.dispose();

@@ -9,7 +9,14 @@ import { PassThrough } from 'node:stream';
 import { validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
-import { aggregateResults, distribution, formatReport, readResults, type SweepReport, type TrialRecord } from '../src/report/index.js';
+import {
+  aggregateResults,
+  distribution,
+  formatReport,
+  readResults,
+  type SweepReport,
+  type TrialRecord,
+} from '../src/report/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-report-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -24,20 +31,48 @@ function put(path: string, content: string | object): void {
 
 function rec(verdict: string, walltime: number, vram: number | null, extra: object = {}): object {
   return {
-    verdict, exit_code: verdict === 'pass' ? 0 : 1, walltime_sec: walltime, peak_vram_mib: vram, argv: ['x'],
-    failure_detectors_fired: [], error_detectors_fired: [], warn_detectors_fired: [], log: { file: 'output.log', bytes: 0 }, ...extra,
+    verdict,
+    exit_code: verdict === 'pass' ? 0 : 1,
+    walltime_sec: walltime,
+    peak_vram_mib: vram,
+    argv: ['x'],
+    failure_detectors_fired: [],
+    error_detectors_fired: [],
+    warn_detectors_fired: [],
+    log: { file: 'output.log', bytes: 0 },
+    ...extra,
   };
 }
 
 beforeAll(() => {
   put('runs/T/a-none/trial_0/result.json', rec('pass', 1, 100));
   put('runs/T/a-none/trial_1/result.json', rec('pass', 2, 200, { warn_detectors_fired: ['custom:slow_step'] }));
-  put('runs/T/a-none/trial_2/result.json', rec('fail', 3, null, { failure_detectors_fired: ['tier1:exit_nonzero', 'tier4:nan_signature'] }));
+  put(
+    'runs/T/a-none/trial_2/result.json',
+    rec('fail', 3, null, { failure_detectors_fired: ['tier1:exit_nonzero', 'tier4:nan_signature'] }),
+  );
   put('runs/T/a-none/trial_2/output.log', 'step 4 loss=0.3\nstep 5 loss=nan <&>\n');
-  put('runs/T/a-none/trial_3/result.json', rec('error', 10, 400, { exit_code: -1, error_detectors_fired: ['tier1:timeout'] }));
+  put(
+    'runs/T/a-none/trial_3/result.json',
+    rec('error', 10, 400, { exit_code: -1, error_detectors_fired: ['tier1:timeout'] }),
+  );
   // A retried trial: the earlier attempt is kept with final: false, the final one lists both attempts.
-  put('runs/T/b/trial_0/attempt_1/result.json', rec('fail', 0.75, null, { final: false, cell_name: 'b', trial_index: 0 }));
-  put('runs/T/b/trial_0/result.json', rec('pass', 0.5, null, { cell_name: 'b', trial_index: 0, final: true, attempts: [{ attempt: 1, verdict: 'fail' }, { attempt: 2, verdict: 'pass' }] }));
+  put(
+    'runs/T/b/trial_0/attempt_1/result.json',
+    rec('fail', 0.75, null, { final: false, cell_name: 'b', trial_index: 0 }),
+  );
+  put(
+    'runs/T/b/trial_0/result.json',
+    rec('pass', 0.5, null, {
+      cell_name: 'b',
+      trial_index: 0,
+      final: true,
+      attempts: [
+        { attempt: 1, verdict: 'fail' },
+        { attempt: 2, verdict: 'pass' },
+      ],
+    }),
+  );
   // A lone `run` output: no cell.
   put('single/result.json', rec('fail', 0.25, null));
   // Broken and partial files.
@@ -77,17 +112,39 @@ describe('aggregateResults on hand-made records', () => {
     ]);
     const [u, a, b] = report.cells;
     expect(a).toEqual({
-      cell: 'a-none', trials: 4, pass: 2, fail: 1, error: 1, flaky: true, flakyReasons: ['mixed verdicts'], retried: 0, passedOnRetry: 0,
+      cell: 'a-none',
+      trials: 4,
+      pass: 2,
+      fail: 1,
+      error: 1,
+      flaky: true,
+      flakyReasons: ['mixed verdicts'],
+      retried: 0,
+      passedOnRetry: 0,
       detectors: [
         { id: 'custom:slow_step', kind: 'warn', trials: 1, example: null },
         { id: 'tier1:exit_nonzero', kind: 'failure', trials: 1, example: null },
         { id: 'tier1:timeout', kind: 'error', trials: 1, example: null },
-        { id: 'tier4:nan_signature', kind: 'failure', trials: 1, example: { file: 'runs/T/a-none/trial_2/output.log', line: 2, text: 'step 5 loss=nan <&>' } },
+        {
+          id: 'tier4:nan_signature',
+          kind: 'failure',
+          trials: 1,
+          example: { file: 'runs/T/a-none/trial_2/output.log', line: 2, text: 'step 5 loss=nan <&>' },
+        },
       ],
       walltimeSec: { n: 4, median: 2.5, p95: 10, max: 10 },
       peakVramMib: { n: 3, median: 200, p95: 400, max: 400 },
     });
-    expect([b!.cell, b!.trials, b!.pass, b!.flaky, b!.flakyReasons, b!.retried, b!.passedOnRetry, b!.peakVramMib]).toEqual(['b', 1, 1, true, ['passed on retry'], 1, 1, null]);
+    expect([
+      b!.cell,
+      b!.trials,
+      b!.pass,
+      b!.flaky,
+      b!.flakyReasons,
+      b!.retried,
+      b!.passedOnRetry,
+      b!.peakVramMib,
+    ]).toEqual(['b', 1, 1, true, ['passed on retry'], 1, 1, null]);
     expect([u!.cell, u!.trials, u!.fail, u!.flaky]).toEqual(['_unknown_', 1, 1, false]);
   });
 });
@@ -95,7 +152,9 @@ describe('aggregateResults on hand-made records', () => {
 describe('report formats', () => {
   it('text', async () => {
     const { report, records } = await load();
-    expect(formatReport('text', report, records)).toBe(`6 trials in 3 cells: pass 3, fail 2, error 1; 2 flaky cells; 1 earlier attempt of retried trials
+    expect(
+      formatReport('text', report, records),
+    ).toBe(`6 trials in 3 cells: pass 3, fail 2, error 1; 2 flaky cells; 1 earlier attempt of retried trials
 
 cell _unknown_: 1 trial: pass 0, fail 1, error 0; not flaky
   walltime: median 0.250 s, p95 0.250 s, max 0.250 s (n=1)
@@ -131,12 +190,14 @@ skipped 5 files:
     const { report, records } = await load();
     const j = JSON.parse(formatReport('json', report, records)) as Record<string, unknown>;
     expect(j).toEqual({ report_version: 1, ...JSON.parse(JSON.stringify(report)) });
-    expect((j.totals as object)).toEqual({ trials: 6, pass: 3, fail: 2, error: 1, flakyCells: 2 });
+    expect(j.totals as object).toEqual({ trials: 6, pass: 3, fail: 2, error: 1, flakyCells: 2 });
   });
 
   it('markdown', async () => {
     const { report, records } = await load();
-    expect(formatReport('markdown', report, records)).toBe(`**6 trials** in 3 cells: pass 3, fail 2, error 1; 2 flaky cells
+    expect(
+      formatReport('markdown', report, records),
+    ).toBe(`**6 trials** in 3 cells: pass 3, fail 2, error 1; 2 flaky cells
 
 | cell | trials | pass | fail | error | flaky | walltime median / p95 / max (s) | peak VRAM median / p95 / max (MiB) |
 |---|---:|---:|---:|---:|---|---|---|
@@ -167,7 +228,10 @@ skipped 5 files:
     const { report, records } = await load();
     const xml = formatReport('junit', report, records);
     const xsd = readFileSync(new URL('../fixtures/junit/junit.xsd', import.meta.url), 'utf8');
-    const v = await validateXML({ xml: [{ fileName: 'report.xml', contents: xml }], schema: [{ fileName: 'junit.xsd', contents: xsd }] });
+    const v = await validateXML({
+      xml: [{ fileName: 'report.xml', contents: xml }],
+      schema: [{ fileName: 'junit.xsd', contents: xsd }],
+    });
     expect(v.errors).toEqual([]);
     expect(v.valid).toBe(true);
     expect(xml).toBe(`<?xml version="1.0" encoding="UTF-8"?>
@@ -211,10 +275,16 @@ skipped 5 files:
 
   it('the XSD check can fail: a testcase without its time is rejected', async () => {
     const xsd = readFileSync(new URL('../fixtures/junit/junit.xsd', import.meta.url), 'utf8');
-    const bad = '<testsuites><testsuite name="x" tests="1" failures="0" errors="0" time="1"><testcase name="t" classname="x"/></testsuite></testsuites>';
-    const v = await validateXML({ xml: [{ fileName: 'bad.xml', contents: bad }], schema: [{ fileName: 'junit.xsd', contents: xsd }] });
+    const bad =
+      '<testsuites><testsuite name="x" tests="1" failures="0" errors="0" time="1"><testcase name="t" classname="x"/></testsuite></testsuites>';
+    const v = await validateXML({
+      xml: [{ fileName: 'bad.xml', contents: bad }],
+      schema: [{ fileName: 'junit.xsd', contents: xsd }],
+    });
     expect(v.valid).toBe(false);
-    expect(v.errors.map((e) => e.message)).toEqual([expect.stringContaining("The attribute 'time' is required but missing") as unknown as string]);
+    expect(v.errors.map((e) => e.message)).toEqual([
+      expect.stringContaining("The attribute 'time' is required but missing") as unknown as string,
+    ]);
   });
 
   it('html: one self-contained page with the verdict bars, the wall-time dots and the tables', async () => {
@@ -224,10 +294,16 @@ skipped 5 files:
     expect(html).not.toMatch(/<script|<link|<img|\bsrc=|url\(|@import|https?:\/\/(?!www\.w3\.org\/2000\/svg)/);
     expect(html.match(/<svg /g)).toHaveLength(2);
     // a-none: 2 pass of 4 = half the 480-px bar, then one quarter each for fail and error.
-    expect(html).toContain('<rect x="200" y="26" width="240" height="16" fill="#2e7d32"><title>pass: 2</title></rect><rect x="440" y="26" width="120" height="16" fill="#c62828"><title>fail: 1</title></rect><rect x="560" y="26" width="120" height="16" fill="#f9a825"><title>error: 1</title></rect>');
+    expect(html).toContain(
+      '<rect x="200" y="26" width="240" height="16" fill="#2e7d32"><title>pass: 2</title></rect><rect x="440" y="26" width="120" height="16" fill="#c62828"><title>fail: 1</title></rect><rect x="560" y="26" width="120" height="16" fill="#f9a825"><title>error: 1</title></rect>',
+    );
     // Wall times on one axis whose end is the slowest trial (10 s): trial_3 at x = 200 + 480.
-    expect(html).toContain('<circle cx="680" cy="34" r="4" fill="#f9a825" fill-opacity="0.7"><title>trial_3: 10.000 s, error</title></circle>');
-    expect(html).toContain('<tr><td>a-none</td><td>4</td><td>2</td><td>1</td><td>1</td><td>mixed verdicts</td><td>2.500</td><td>10.000</td><td>10.000</td><td>200</td><td>400</td><td>400</td></tr>');
+    expect(html).toContain(
+      '<circle cx="680" cy="34" r="4" fill="#f9a825" fill-opacity="0.7"><title>trial_3: 10.000 s, error</title></circle>',
+    );
+    expect(html).toContain(
+      '<tr><td>a-none</td><td>4</td><td>2</td><td>1</td><td>1</td><td>mixed verdicts</td><td>2.500</td><td>10.000</td><td>10.000</td><td>200</td><td>400</td><td>400</td></tr>',
+    );
     expect(html).toContain('<code>step 5 loss=nan &lt;&amp;&gt;</code>');
     expect(html).toContain('<li><code>runs/T/a-none/trial_6/result.json</code>: not a JSON object (got an array)</li>');
   });
@@ -248,15 +324,27 @@ describe('aorta-probe report (CLI)', () => {
   it('writes the chosen format, lists skipped files on stderr, and exits 0', async () => {
     const r = await cli(['report', 'runs', 'single', '--format', 'json']);
     expect(r.code).toBe(0);
-    expect((JSON.parse(r.out) as { totals: object }).totals).toEqual({ trials: 6, pass: 3, fail: 2, error: 1, flakyCells: 2 });
+    expect((JSON.parse(r.out) as { totals: object }).totals).toEqual({
+      trials: 6,
+      pass: 3,
+      fail: 2,
+      error: 1,
+      flakyCells: 2,
+    });
     expect(r.err.split('\n')[0]).toBe('aorta-probe report: skipped runs/T/a-none/trial_4/result.json: empty file');
   });
 
   it('exits 1 when nothing usable is found, 2 on a usage error', async () => {
     mkdirSync(join(root, 'empty'));
-    expect(await cli(['report', 'empty'])).toEqual({ code: 1, out: '0 trials in 0 cells: pass 0, fail 0, error 0; 0 flaky cells\n', err: 'aorta-probe report: no usable result.json under empty\n' });
+    expect(await cli(['report', 'empty'])).toEqual({
+      code: 1,
+      out: '0 trials in 0 cells: pass 0, fail 0, error 0; 0 flaky cells\n',
+      err: 'aorta-probe report: no usable result.json under empty\n',
+    });
     const u = await cli(['report', 'runs', '--format', 'xml']);
     expect(u.code).toBe(2);
-    expect(u.err.split('\n')[0]).toBe("aorta-probe: report: --format must be one of text, json, junit, markdown, html, got 'xml'");
+    expect(u.err.split('\n')[0]).toBe(
+      "aorta-probe: report: --format must be one of text, json, junit, markdown, html, got 'xml'",
+    );
   });
 });

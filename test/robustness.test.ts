@@ -4,14 +4,96 @@ import { parseExpression } from '../src/condition/parser.js';
 import { PySyntaxError } from '../src/condition/syntax-error.js';
 import { rng } from './support/rng.js';
 
-
 const PIECES = [
-  'capture', "['loss']", 'exit_code', 'walltime_sec', 'peak_vram_mib', 'math', '.isnan', '.isinf', 'float', 'int',
-  'len', '(', ')', '[', ']', '{', '}', ',', ':', ':=', '==', '!=', '<', '<=', '>', '>=', '<>', '+', '-', '*', '**',
-  '/', '//', '%', '@', '~', '&', '|', '^', '<<', '>>', ' and ', ' or ', 'not ', ' in ', ' is ', ' if ', ' else ',
-  'lambda ', ' for ', 'await ', 'yield ', '...', 'True', 'None', '0', '1_0', '0x1F', '0o7', '0b1', '1.5e3', '2j',
-  '07', '1__0', '1if', "'s'", '"d"', "'''t'''", "f'{", "f'{x!r:>{w}}'", "rb'\\x'", "'\\N{BULLET}'", "'\\N{",
-  "b'é'", '#c', '\\\n', '\n', '\r\n', '\t', '\f', ' ', '\0', '\ud800', '😀', 'ｅ', '€', '\u00a0', '\ufeff', '_',
+  'capture',
+  "['loss']",
+  'exit_code',
+  'walltime_sec',
+  'peak_vram_mib',
+  'math',
+  '.isnan',
+  '.isinf',
+  'float',
+  'int',
+  'len',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  ',',
+  ':',
+  ':=',
+  '==',
+  '!=',
+  '<',
+  '<=',
+  '>',
+  '>=',
+  '<>',
+  '+',
+  '-',
+  '*',
+  '**',
+  '/',
+  '//',
+  '%',
+  '@',
+  '~',
+  '&',
+  '|',
+  '^',
+  '<<',
+  '>>',
+  ' and ',
+  ' or ',
+  'not ',
+  ' in ',
+  ' is ',
+  ' if ',
+  ' else ',
+  'lambda ',
+  ' for ',
+  'await ',
+  'yield ',
+  '...',
+  'True',
+  'None',
+  '0',
+  '1_0',
+  '0x1F',
+  '0o7',
+  '0b1',
+  '1.5e3',
+  '2j',
+  '07',
+  '1__0',
+  '1if',
+  "'s'",
+  '"d"',
+  "'''t'''",
+  "f'{",
+  "f'{x!r:>{w}}'",
+  "rb'\\x'",
+  "'\\N{BULLET}'",
+  "'\\N{",
+  "b'é'",
+  '#c',
+  '\\\n',
+  '\n',
+  '\r\n',
+  '\t',
+  '\f',
+  ' ',
+  '\0',
+  '\ud800',
+  '😀',
+  'ｅ',
+  '€',
+  '\u00a0',
+  '\ufeff',
+  '_',
 ];
 
 const SEEDS = [
@@ -24,7 +106,7 @@ const SEEDS = [
 ];
 
 function randomCase(next: () => number): string {
-  const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
   const mode = next();
   if (mode < 0.4) {
     let s = '';
@@ -53,7 +135,8 @@ function randomCase(next: () => number): string {
   const n = Math.floor(next() * 40);
   for (let i = 0; i < n; i++) {
     const r = next();
-    const cp = r < 0.6 ? 0x20 + Math.floor(next() * 0x5f) : r < 0.8 ? Math.floor(next() * 0x800) : Math.floor(next() * 0x110000);
+    const cp =
+      r < 0.6 ? 0x20 + Math.floor(next() * 0x5f) : r < 0.8 ? Math.floor(next() * 0x800) : Math.floor(next() * 0x110000);
     s += cp >= 0xd800 && cp <= 0xdfff ? String.fromCharCode(cp) : String.fromCodePoint(cp);
   }
   return s;

@@ -87,7 +87,7 @@ describe('ByteWindower cuts the windows iterWindows cuts from the decoded text',
     expect(new ByteWindower().end()).toEqual([{ text: '', base: 0, from: 0, ownEnd: 0, last: true }]);
   });
 
-  it('the default window keeps even a two-byte-character window under V8\'s 128 KiB large-object size', () => {
+  it("the default window keeps even a two-byte-character window under V8's 128 KiB large-object size", () => {
     expect(DEFAULT_WINDOW_BYTES).toBe(61440);
     expect(2 * (DEFAULT_WINDOW_BYTES + 4)).toBeLessThan(128 * 1024);
   });

@@ -3,22 +3,64 @@ import { loadRecipe } from '../src/recipe/index.js';
 import { scanLog, WindowedMatcher } from '../src/scan/index.js';
 import { rng } from './support/rng.js';
 
-
 const LINES = [
-  'step 12 loss=0.5123 grad_norm=1.02', 'step 13 loss=nan', 'Loss is NaN, skipping', 'LOSS=NAN',
-  'Traceback (most recent call last):', '  File "train.py", line 3', 'hipError_OutOfMemory', 'HIP error: x',
-  'cudaErrorIllegalAddress', 'CUDA error: y', 'Error code: 17', 'NCCL error: z', 'RCCL ERROR', 'FATAL: disk full',
-  'exit status 137', 'Exit Status 9', 'vram=95000 MiB', 'Watchdog caught collective operation timeout', '😀 ok',
-  'ſtatus \u212aelvin', 'café', '', 'all good',
+  'step 12 loss=0.5123 grad_norm=1.02',
+  'step 13 loss=nan',
+  'Loss is NaN, skipping',
+  'LOSS=NAN',
+  'Traceback (most recent call last):',
+  '  File "train.py", line 3',
+  'hipError_OutOfMemory',
+  'HIP error: x',
+  'cudaErrorIllegalAddress',
+  'CUDA error: y',
+  'Error code: 17',
+  'NCCL error: z',
+  'RCCL ERROR',
+  'FATAL: disk full',
+  'exit status 137',
+  'Exit Status 9',
+  'vram=95000 MiB',
+  'Watchdog caught collective operation timeout',
+  '😀 ok',
+  'ſtatus \u212aelvin',
+  'café',
+  '',
+  'all good',
 ];
 /** Lines that no Tier 4 pattern matches, so that some logs pass and only custom patterns decide. */
-const BENIGN = ['step 12 loss=0.5123 grad_norm=1.02', 'step 13 loss=nan', 'FATAL: disk full', 'exit status 137',
-  'Exit Status 9', 'vram=95000 MiB', '😀 ok', 'ſtatus \u212aelvin', 'café', '', 'all good'];
-const PATTERNS = [
-  'FATAL: (?P<why>.+)', 'exit status (?P<code>\\d+)', '(?i)exit status (?P<code>\\d+)', 'vram=(?P<used>\\d+)',
-  '(?i)watchdog', 'loss=(?P<loss>[^ \\n]+)', 'caf\\x{e9}|😀', '(?i)kelvin', 'grad_norm=(?P<g>[0-9.]+)', '^$',
+const BENIGN = [
+  'step 12 loss=0.5123 grad_norm=1.02',
+  'step 13 loss=nan',
+  'FATAL: disk full',
+  'exit status 137',
+  'Exit Status 9',
+  'vram=95000 MiB',
+  '😀 ok',
+  'ſtatus \u212aelvin',
+  'café',
+  '',
+  'all good',
 ];
-const CONDITIONS = [null, "math.isnan(float(capture['loss']))", "int(capture['code']) > 100", "float(capture['used']) > 90000", 'exit_code != 0'];
+const PATTERNS = [
+  'FATAL: (?P<why>.+)',
+  'exit status (?P<code>\\d+)',
+  '(?i)exit status (?P<code>\\d+)',
+  'vram=(?P<used>\\d+)',
+  '(?i)watchdog',
+  'loss=(?P<loss>[^ \\n]+)',
+  'caf\\x{e9}|😀',
+  '(?i)kelvin',
+  'grad_norm=(?P<g>[0-9.]+)',
+  '^$',
+];
+const CONDITIONS = [
+  null,
+  "math.isnan(float(capture['loss']))",
+  "int(capture['code']) > 100",
+  "float(capture['used']) > 90000",
+  'exit_code != 0',
+];
 
 afterEach(() => {
   WindowedMatcher.prefilter = true;
@@ -27,7 +69,7 @@ afterEach(() => {
 describe('literal prefilter, end to end', () => {
   it('scanning with and without the prefilter gives identical results (200 generated recipes and logs)', () => {
     const next = rng(777);
-    const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
     let scanned = 0;
     let fired = 0;
     for (let i = 0; i < 200; i++) {
@@ -36,7 +78,9 @@ describe('literal prefilter, end to end', () => {
       for (let k = 0; k < n; k++) {
         const regex = JSON.stringify(pick(PATTERNS));
         const cond = pick(CONDITIONS);
-        entries.push(`  - id: p${k}\n    match:\n      regex: ${regex}\n${cond === null ? '' : `      condition: ${JSON.stringify(cond)}\n`}    on_match: ${pick(['fail', 'warn', 'info'])}\n`);
+        entries.push(
+          `  - id: p${k}\n    match:\n      regex: ${regex}\n${cond === null ? '' : `      condition: ${JSON.stringify(cond)}\n`}    on_match: ${pick(['fail', 'warn', 'info'])}\n`,
+        );
       }
       let recipe;
       try {
@@ -59,7 +103,9 @@ describe('literal prefilter, end to end', () => {
       const without = strip(scanLog(recipe, log, vars, opts));
       scanned++;
       if (without.failure_detectors_fired.length + without.warn_detectors_fired.length > 0) fired++;
-      expect(withPrefilter, `recipe ${i}: ${JSON.stringify(entries)} log ${JSON.stringify(log).slice(0, 200)}`).toEqual(without);
+      expect(withPrefilter, `recipe ${i}: ${JSON.stringify(entries)} log ${JSON.stringify(log).slice(0, 200)}`).toEqual(
+        without,
+      );
     }
     // Both outcomes must be common, or the comparison proves little.
     expect(scanned).toBeGreaterThan(150);

@@ -76,8 +76,19 @@ describe('scanStream equals scanLog on the decoded text', () => {
     expect(text.startsWith('\ufeffstep 0')).toBe(true);
     for (const windowBytes of [100, 333, 4096]) {
       const expected = scanLog(RECIPE, text, VARS, { windowBytes });
-      expect(expected.capture).toMatchObject({ used: '95000', loss: 'nan', crlf_line: 'end of run\r', nul: '\u0000', bad: '\ufffd' });
-      expect(expected.failure_detectors_fired).toEqual(['tier4:nan_signature', 'custom:nan_loss', 'tier4:python_traceback', 'meta:missing_pass_signal']);
+      expect(expected.capture).toMatchObject({
+        used: '95000',
+        loss: 'nan',
+        crlf_line: 'end of run\r',
+        nul: '\u0000',
+        bad: '\ufffd',
+      });
+      expect(expected.failure_detectors_fired).toEqual([
+        'tier4:nan_signature',
+        'custom:nan_loss',
+        'tier4:python_traceback',
+        'meta:missing_pass_signal',
+      ]);
       for (const max of [1, 7, 300]) {
         expectSame(await scanStream(RECIPE, chunks(bytes, max, windowBytes + max), VARS, { windowBytes }), expected);
       }
@@ -93,14 +104,26 @@ describe('scanStream equals scanLog on the decoded text', () => {
 
   it('string chunks and a Node Readable are accepted', async () => {
     const text = 'x'.repeat(150) + 'hipError_Foo\n' + 'y'.repeat(150);
-    expectSame(await scanStream(null, ['x'.repeat(150), 'hipError_', 'Foo\n' + 'y'.repeat(150)], VARS, { windowBytes: 100 }), scanLog(null, text, VARS));
+    expectSame(
+      await scanStream(null, ['x'.repeat(150), 'hipError_', 'Foo\n' + 'y'.repeat(150)], VARS, { windowBytes: 100 }),
+      scanLog(null, text, VARS),
+    );
     expectSame(await scanStream(null, Readable.from([Buffer.from(text)]), VARS), scanLog(null, text, VARS));
   });
 
   it('stops reading once every pattern has fired', async () => {
     let pulled = 0;
-    const head = ['Traceback (most recent call last):', 'hipError_X', 'cudaErrorY', 'Error code: 1', 'NCCL error',
-      'Watchdog caught collective operation timeout', 'loss is NaN', 'custom hit'].join('\n') + '\n';
+    const head =
+      [
+        'Traceback (most recent call last):',
+        'hipError_X',
+        'cudaErrorY',
+        'Error code: 1',
+        'NCCL error',
+        'Watchdog caught collective operation timeout',
+        'loss is NaN',
+        'custom hit',
+      ].join('\n') + '\n';
     async function* source() {
       yield Buffer.from(head);
       for (let i = 0; i < 1000; i++) {
@@ -124,7 +147,7 @@ describe('scanStream equals scanLog on the decoded text', () => {
       [300_000, 'end of epoch\r\n'],
       [400_000, 'vram=95000\n'],
       [500_000, 'step x loss=nan\n'],
-      [600_000, "RuntimeError: hipError_IllegalAddress\n"],
+      [600_000, 'RuntimeError: hipError_IllegalAddress\n'],
     ]);
     while (size < target) {
       const line = Buffer.from(`[rank ${i % 8}] step ${i} loss=0.${i % 997} vram=${(i * 7) % 90000} tok/s=1843 ✓ 😀\n`);
@@ -141,8 +164,20 @@ describe('scanStream equals scanLog on the decoded text', () => {
     lines.length = 0;
     const text = decode(bytes);
     const expected = scanLog(RECIPE, text, VARS);
-    expect(expected.capture).toMatchObject({ used: '95000', loss: 'nan', crlf_line: 'end of epoch\r', nul: '\u0000', bad: '\ufffd' });
-    expect(expected.failure_detectors_fired).toEqual(['tier4:nan_signature', 'custom:nan_loss', 'tier4:hip_error', 'tier4:python_traceback', 'meta:missing_pass_signal']);
+    expect(expected.capture).toMatchObject({
+      used: '95000',
+      loss: 'nan',
+      crlf_line: 'end of epoch\r',
+      nul: '\u0000',
+      bad: '\ufffd',
+    });
+    expect(expected.failure_detectors_fired).toEqual([
+      'tier4:nan_signature',
+      'custom:nan_loss',
+      'tier4:hip_error',
+      'tier4:python_traceback',
+      'meta:missing_pass_signal',
+    ]);
     expect(expected.warn_detectors_fired).toEqual(['custom:vram']);
     const r = await scanStream(RECIPE, chunks(bytes, 70_001), VARS);
     expectSame(r, expected);

@@ -3,8 +3,17 @@ import { describe, expect, it } from 'vitest';
 import { loadRecipe, type Recipe } from '../src/recipe/index.js';
 import { compileRegex, matchAll } from '../src/regex/index.js';
 import {
-  BUILTIN_PATTERN_VERSION, DEFAULT_WINDOW_BYTES, MISSING_PASS_SIGNAL, TIER4_PATTERNS, iterWindows, overlapFor,
-  scanLog, scanTier4, tier4Regexes, windowedMatches, type ScanVars,
+  BUILTIN_PATTERN_VERSION,
+  DEFAULT_WINDOW_BYTES,
+  MISSING_PASS_SIGNAL,
+  TIER4_PATTERNS,
+  iterWindows,
+  overlapFor,
+  scanLog,
+  scanTier4,
+  tier4Regexes,
+  windowedMatches,
+  type ScanVars,
 } from '../src/scan/index.js';
 
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
@@ -28,12 +37,42 @@ describe('Tier 4 catalogue (notes §2.1)', () => {
 
   it('is exactly the notes table, in catalogue order', () => {
     expect(TIER4_PATTERNS.map((p) => [p.detectorId, p.description, p.regex, p.flags, p.sample])).toEqual([
-      ['tier4:python_traceback', "Python traceback ('Traceback (most recent call last):')", '^Traceback \\(most recent call last\\):', 'm', 'Traceback (most recent call last):'],
-      ['tier4:hip_error', 'HIP error code (hipError_* or HIP error: ...)', 'hipError_[A-Za-z0-9_]+|HIP error:', '', 'hipError_OutOfMemory'],
-      ['tier4:cuda_error', 'CUDA error code (cudaError_* or CUDA error: ...)', 'cudaError[A-Za-z0-9_]*|CUDA error:', '', 'cudaErrorIllegalAddress'],
+      [
+        'tier4:python_traceback',
+        "Python traceback ('Traceback (most recent call last):')",
+        '^Traceback \\(most recent call last\\):',
+        'm',
+        'Traceback (most recent call last):',
+      ],
+      [
+        'tier4:hip_error',
+        'HIP error code (hipError_* or HIP error: ...)',
+        'hipError_[A-Za-z0-9_]+|HIP error:',
+        '',
+        'hipError_OutOfMemory',
+      ],
+      [
+        'tier4:cuda_error',
+        'CUDA error code (cudaError_* or CUDA error: ...)',
+        'cudaError[A-Za-z0-9_]*|CUDA error:',
+        '',
+        'cudaErrorIllegalAddress',
+      ],
       ['tier4:rocm_error', "ROCm error code marker ('Error code: <n>')", 'Error code: \\d+', '', 'Error code: 1'],
-      ['tier4:nccl_rccl_error', 'NCCL or RCCL collective error', 'NCCL error|RCCL ERROR', '', 'NCCL error: unhandled system error'],
-      ['tier4:collective_timeout', 'Torch distributed watchdog collective-operation timeout', 'Watchdog caught collective operation timeout', '', 'Watchdog caught collective operation timeout: WorkNCCL ...'],
+      [
+        'tier4:nccl_rccl_error',
+        'NCCL or RCCL collective error',
+        'NCCL error|RCCL ERROR',
+        '',
+        'NCCL error: unhandled system error',
+      ],
+      [
+        'tier4:collective_timeout',
+        'Torch distributed watchdog collective-operation timeout',
+        'Watchdog caught collective operation timeout',
+        '',
+        'Watchdog caught collective operation timeout: WorkNCCL ...',
+      ],
       ['tier4:nan_signature', 'Training-loss NaN signature', 'loss(?: is)? NaN|loss=nan', 'i', 'loss is NaN'],
     ]);
     expect(TIER4_PATTERNS.map((p) => p.pythonFlags)).toEqual([['MULTILINE'], [], [], [], [], [], ['IGNORECASE']]);
@@ -57,7 +96,12 @@ describe('Tier 4 catalogue (notes §2.1)', () => {
   });
 
   it('the clean fixture fires nothing', () => {
-    expect(scanLog(null, fixture('clean'), VARS)).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], warn_detectors_fired: [], capture: {} });
+    expect(scanLog(null, fixture('clean'), VARS)).toMatchObject({
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: {},
+    });
   });
 
   it('empty and unrelated logs fire nothing', () => {
@@ -68,11 +112,14 @@ describe('Tier 4 catalogue (notes §2.1)', () => {
 
   it('multiple patterns in one log, in log order', () => {
     expect(tier4("Traceback (most recent call last):\n  File 'x.py'\nRuntimeError: hipError_OutOfMemory\n")).toEqual([
-      'tier4:python_traceback', 'tier4:hip_error',
+      'tier4:python_traceback',
+      'tier4:hip_error',
     ]);
     // log order, not catalogue order
     expect(tier4('step 3 loss is nan\nNCCL error: x\nTraceback (most recent call last):\n')).toEqual([
-      'tier4:nan_signature', 'tier4:nccl_rccl_error', 'tier4:python_traceback',
+      'tier4:nan_signature',
+      'tier4:nccl_rccl_error',
+      'tier4:python_traceback',
     ]);
   });
 
@@ -88,7 +135,14 @@ describe('Tier 4 catalogue (notes §2.1)', () => {
   });
 
   it('window overlap catches a straddling traceback header (window 100)', () => {
-    const text = 'x'.repeat(79) + '\n' + 'Traceback (most recent call last):\n' + "  File 'x.py', line 1\n" + 'RuntimeError: boom' + '\n' + 'y'.repeat(79);
+    const text =
+      'x'.repeat(79) +
+      '\n' +
+      'Traceback (most recent call last):\n' +
+      "  File 'x.py', line 1\n" +
+      'RuntimeError: boom' +
+      '\n' +
+      'y'.repeat(79);
     expect(text.indexOf('Traceback')).toBe(80);
     expect(tier4(text, W100)).toEqual(['tier4:python_traceback']);
   });
@@ -104,49 +158,100 @@ describe('Tier 4 catalogue (notes §2.1)', () => {
 
 describe('Tier 5 custom patterns (notes §2.3)', () => {
   it('simple match fires a fail detector', () => {
-    const r = scanLog(recipe('{id: oom_killer, match: {regex: oom_killer triggered}}'), 'step 1\noom_killer triggered\nstep 2\n', { exit_code: 137, walltime_sec: 12.0, peak_vram_mib: null });
-    expect(r).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['custom:oom_killer'], warn_detectors_fired: [] });
+    const r = scanLog(
+      recipe('{id: oom_killer, match: {regex: oom_killer triggered}}'),
+      'step 1\noom_killer triggered\nstep 2\n',
+      { exit_code: 137, walltime_sec: 12.0, peak_vram_mib: null },
+    );
+    expect(r).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['custom:oom_killer'],
+      warn_detectors_fired: [],
+    });
   });
 
   it('warn match does not fail', () => {
-    const r = scanLog(recipe('{id: slow_iter, match: {regex: slow iteration}, on_match: warn}'), 'slow iteration detected\n', VARS);
-    expect(r).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], warn_detectors_fired: ['custom:slow_iter'] });
+    const r = scanLog(
+      recipe('{id: slow_iter, match: {regex: slow iteration}, on_match: warn}'),
+      'slow iteration detected\n',
+      VARS,
+    );
+    expect(r).toMatchObject({
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: ['custom:slow_iter'],
+    });
   });
 
   it('info-only pattern populates capture and is listed nowhere', () => {
-    const r = scanLog(recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}"), 'effective bandwidth: 240 GB/s\n', VARS);
+    const r = scanLog(
+      recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}"),
+      'effective bandwidth: 240 GB/s\n',
+      VARS,
+    );
     expect(r.failure_detectors_fired).toEqual([]);
     expect(r.warn_detectors_fired).toEqual([]);
     expect(r.capture).toEqual({ bw: '240' });
-    expect(Object.keys(r).sort()).toEqual(['capture', 'detectors', 'failure_detectors_fired', 'tier_durations_ms', 'verdict', 'warn_detectors_fired']);
+    expect(Object.keys(r).sort()).toEqual([
+      'capture',
+      'detectors',
+      'failure_detectors_fired',
+      'tier_durations_ms',
+      'verdict',
+      'warn_detectors_fired',
+    ]);
   });
 
   it('condition gates the match', () => {
     const rc = recipe("{id: oom_under_8gb, match: {regex: out of memory, condition: 'peak_vram_mib < 8000'}}");
-    expect(scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 4000 }).failure_detectors_fired).toEqual(['custom:oom_under_8gb']);
-    expect(scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 64000 }).failure_detectors_fired).toEqual([]);
+    expect(
+      scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 4000 }).failure_detectors_fired,
+    ).toEqual(['custom:oom_under_8gb']);
+    expect(
+      scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 64000 }).failure_detectors_fired,
+    ).toEqual([]);
   });
 
   it('required_for_pass: fired → pass; not fired → meta:missing_pass_signal', () => {
     const rc = recipe('{id: ok, match: {regex: benchmark passed}, required_for_pass: true}');
-    expect(scanLog(rc, 'benchmark passed\n', VARS)).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['custom:ok'] });
-    expect(scanLog(rc, 'other output\n', VARS)).toMatchObject({ verdict: 'fail', failure_detectors_fired: [MISSING_PASS_SIGNAL] });
+    expect(scanLog(rc, 'benchmark passed\n', VARS)).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['custom:ok'],
+    });
+    expect(scanLog(rc, 'other output\n', VARS)).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: [MISSING_PASS_SIGNAL],
+    });
   });
 
   it('missing_pass_signal when ANY required pattern did not fire; it comes last', () => {
-    const rc = recipe('{id: a, match: {regex: alpha}, required_for_pass: true}', '{id: b, match: {regex: beta}, required_for_pass: true}');
+    const rc = recipe(
+      '{id: a, match: {regex: alpha}, required_for_pass: true}',
+      '{id: b, match: {regex: beta}, required_for_pass: true}',
+    );
     expect(scanLog(rc, 'alpha\n', VARS).failure_detectors_fired).toEqual(['custom:a', MISSING_PASS_SIGNAL]);
     expect(scanLog(rc, 'beta alpha\n', VARS).failure_detectors_fired).toEqual(['custom:b', 'custom:a']);
   });
 
   it('no match, no capture', () => {
-    const r = scanLog(recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}"), 'totally unrelated log\n', VARS);
+    const r = scanLog(
+      recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}"),
+      'totally unrelated log\n',
+      VARS,
+    );
     expect(r).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], capture: {} });
   });
 
   it('a huge log (≈6 MiB) is scanned in windows and still fires', () => {
     const text = 'xx\n'.repeat(2 * 1024 * 1024) + 'FATAL: kaboom\n';
-    const r = scanLog(recipe("{id: fatal, match: {regex: 'FATAL: (?P<what>\\w+)'}}", "{id: dotall, match: {regex: '(?s)xx.FATAL'}, on_match: warn}"), text, VARS);
+    const r = scanLog(
+      recipe(
+        "{id: fatal, match: {regex: 'FATAL: (?P<what>\\w+)'}}",
+        "{id: dotall, match: {regex: '(?s)xx.FATAL'}, on_match: warn}",
+      ),
+      text,
+      VARS,
+    );
     expect(r.failure_detectors_fired).toEqual(['custom:fatal']);
     expect(r.warn_detectors_fired).toEqual(['custom:dotall']);
     expect(r.capture).toEqual({ what: 'kaboom' });
@@ -154,7 +259,11 @@ describe('Tier 5 custom patterns (notes §2.3)', () => {
 
   it('windows are measured in UTF-8 bytes: a 3.6 MiB single line of CJK is scanned without exceeding the cap', () => {
     const text = '中'.repeat(1_200_000) + 'FATAL here';
-    const r = scanLog(recipe('{id: fatal, match: {regex: FATAL}}', "{id: any, match: {regex: '(?s).+'}, on_match: info}"), text, VARS);
+    const r = scanLog(
+      recipe('{id: fatal, match: {regex: FATAL}}', "{id: any, match: {regex: '(?s).+'}, on_match: info}"),
+      text,
+      VARS,
+    );
     expect(r.failure_detectors_fired).toEqual(['custom:fatal']);
   });
 
@@ -165,19 +274,41 @@ describe('Tier 5 custom patterns (notes §2.3)', () => {
   });
 
   it('no patterns → empty Tier 5 result', () => {
-    expect(scanLog({ customPatterns: [] }, 'anything', VARS)).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], warn_detectors_fired: [], capture: {} });
-    expect(scanLog(null, 'anything', VARS).tier_durations_ms).toEqual({ tier4: expect.any(Number), tier5: expect.any(Number) });
+    expect(scanLog({ customPatterns: [] }, 'anything', VARS)).toMatchObject({
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: {},
+    });
+    expect(scanLog(null, 'anything', VARS).tier_durations_ms).toEqual({
+      tier4: expect.any(Number),
+      tier5: expect.any(Number),
+    });
   });
 
   it('empty log: still scanned by Tier 5 (a regex matching "" fires), Tier 4 fires nothing', () => {
     expect(scanLog(recipe('{id: x, match: {regex: x}}'), '', VARS).failure_detectors_fired).toEqual([]);
-    const r = scanLog(recipe("{id: empty, match: {regex: '^(?P<all>x*)$'}}", "{id: cond, match: {regex: '^$', condition: 'exit_code == 3'}, on_match: warn}"), '', { ...VARS, exit_code: 3 });
-    expect(r).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['custom:empty'], warn_detectors_fired: ['custom:cond'], capture: { all: '' } });
+    const r = scanLog(
+      recipe(
+        "{id: empty, match: {regex: '^(?P<all>x*)$'}}",
+        "{id: cond, match: {regex: '^$', condition: 'exit_code == 3'}, on_match: warn}",
+      ),
+      '',
+      { ...VARS, exit_code: 3 },
+    );
+    expect(r).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['custom:empty'],
+      warn_detectors_fired: ['custom:cond'],
+      capture: { all: '' },
+    });
   });
 });
 
 describe('first match whose condition holds (our semantics)', () => {
-  const vram = recipe("{id: big, match: {regex: 'vram=(?P<used>[0-9]+)', condition: \"int(capture['used']) > 1000\"}, on_match: warn}");
+  const vram = recipe(
+    "{id: big, match: {regex: 'vram=(?P<used>[0-9]+)', condition: \"int(capture['used']) > 1000\"}, on_match: warn}",
+  );
 
   it('a later match in the same window fires when the first one fails the condition', () => {
     // The original evaluated only the first match per window and would not fire here.
@@ -200,7 +331,9 @@ describe('first match whose condition holds (our semantics)', () => {
   });
 
   it('worked example: a NaN loss after ordinary loss lines', () => {
-    const rc = recipe("{id: nan_loss, match: {regex: 'loss=(?P<loss>\\S+)', condition: \"math.isnan(float(capture['loss']))\"}}");
+    const rc = recipe(
+      "{id: nan_loss, match: {regex: 'loss=(?P<loss>\\S+)', condition: \"math.isnan(float(capture['loss']))\"}}",
+    );
     const log = 'step 1 loss=0.5\nstep 2 loss=0.5\nstep 3 loss=0.5\nstep 4 loss=nan\nstep 5 loss=0.4\n';
     const r = scanLog(rc, log, VARS);
     // tier4:nan_signature (`loss=nan`, IGNORECASE) fires at the same offset; Tier 4 ranks first.
@@ -210,10 +343,10 @@ describe('first match whose condition holds (our semantics)', () => {
     expect(clean).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], capture: {} });
   });
 
-  it('the condition sees only its own match, not other patterns\' captures', () => {
+  it("the condition sees only its own match, not other patterns' captures", () => {
     const rc = recipe(
       "{id: a, match: {regex: 'a=(?P<a>[0-9]+)'}, on_match: info}",
-      "{id: b, match: {regex: 'b=(?P<b>[0-9]+)', condition: \"len(capture) == 1\"}, on_match: warn}",
+      '{id: b, match: {regex: \'b=(?P<b>[0-9]+)\', condition: "len(capture) == 1"}, on_match: warn}',
     );
     const r = scanLog(rc, 'a=1\nb=2\n', VARS);
     expect(r.warn_detectors_fired).toEqual(['custom:b']);
@@ -236,7 +369,12 @@ describe('ordering and capture collisions', () => {
     );
     const r = scanLog(rc, 'aaa\nhipError_X\nTraceback (most recent call last):\nzzz\n', VARS);
     expect(r.failure_detectors_fired).toEqual([
-      'custom:early', 'tier4:hip_error', 'tier4:python_traceback', 'custom:tb', 'custom:tb2', 'custom:late',
+      'custom:early',
+      'tier4:hip_error',
+      'tier4:python_traceback',
+      'custom:tb',
+      'custom:tb2',
+      'custom:late',
     ]);
   });
 
@@ -289,14 +427,20 @@ describe('windows', () => {
         expect(w.base + w.from).toBe(owned);
         owned = w.base + w.ownEnd;
         const c = w.text.charCodeAt(0);
-        expect(c >= 0xdc00 && c <= 0xdfff && w.base > 0 && text.charCodeAt(w.base - 1) >= 0xd800 && text.charCodeAt(w.base - 1) <= 0xdbff).toBe(false);
+        expect(
+          c >= 0xdc00 &&
+            c <= 0xdfff &&
+            w.base > 0 &&
+            text.charCodeAt(w.base - 1) >= 0xd800 &&
+            text.charCodeAt(w.base - 1) <= 0xdbff,
+        ).toBe(false);
       }
       expect(owned).toBe(text.length);
       expect(ws.at(-1)!.last).toBe(true);
     }
   });
 
-  it('`$`, `\b` and `\z` at a window end do not match: a match ending there is owned only if longer than the overlap', () => {
+  it('`$`, `\b` and `z` at a window end do not match: a match ending there is owned only if longer than the overlap', () => {
     // Window 1 of 100 bytes ends exactly after "error" / "foo"; the whole text has neither match.
     const rc = recipe(
       "{id: eol, match: {regex: 'error$'}, on_match: fail}",
@@ -304,7 +448,10 @@ describe('windows', () => {
       "{id: tail, match: {regex: '(?P<tail>\\w+)\\Z'}, on_match: info}",
     );
     // Every window of the 'z z z …' run also ends right after a word: only the log's last word is at its end.
-    for (const text of ['.'.repeat(95) + 'error' + ' happened ' + 'z '.repeat(80) + 'end', '.'.repeat(97) + 'foo' + 'bar ' + 'z '.repeat(80) + 'end']) {
+    for (const text of [
+      '.'.repeat(95) + 'error' + ' happened ' + 'z '.repeat(80) + 'end',
+      '.'.repeat(97) + 'foo' + 'bar ' + 'z '.repeat(80) + 'end',
+    ]) {
       const r = scanLog(rc, text, VARS, W100);
       expect(r.failure_detectors_fired).toEqual([]);
       expect(r.capture).toEqual({ tail: 'end' });
@@ -330,7 +477,15 @@ describe('windows', () => {
     let seed = 7;
     const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
     const alphabet = ['a', 'b', '\n', ' ', '😀', '中', 'é', 'ab', 'ba'];
-    const patterns: [string, string][] = [['ab+', ''], ['^a', 'm'], ['b$', 'm'], ['\\bab\\b', ''], ['(?P<x>a)|(?P<y>😀)', ''], ['x*', ''], ['中.', 's']];
+    const patterns: [string, string][] = [
+      ['ab+', ''],
+      ['^a', 'm'],
+      ['b$', 'm'],
+      ['\\bab\\b', ''],
+      ['(?P<x>a)|(?P<y>😀)', ''],
+      ['x*', ''],
+      ['中.', 's'],
+    ];
     for (let t = 0; t < 20; t++) {
       let text = '';
       while (text.length < 300 + t * 20) text += alphabet[rand(alphabet.length)];
@@ -339,7 +494,12 @@ describe('windows', () => {
         try {
           const whole = [...matchAll(re, text)].map((m) => [m.index, m.end, m.match, m.named]);
           for (const wb of [16, 40, 100]) {
-            const win = [...windowedMatches(re, text, { windowBytes: wb })].map((m) => [m.index, m.end, m.match, m.named]);
+            const win = [...windowedMatches(re, text, { windowBytes: wb })].map((m) => [
+              m.index,
+              m.end,
+              m.match,
+              m.named,
+            ]);
             expect(win, `${p} window ${wb}`).toEqual(whole);
           }
         } finally {
@@ -351,7 +511,10 @@ describe('windows', () => {
 
   it('astral characters: offsets are UTF-16 and ordering follows them', () => {
     const text = '😀'.repeat(60) + ' NCCL error ' + '😀'.repeat(10) + 'hipError_X ' + '𝔘'.repeat(80) + 'code=42 ';
-    const rc = recipe("{id: code, match: {regex: 'code=(?P<c>[0-9]+)'}}", "{id: emo, match: {regex: '(?P<e>😀+) NCCL'}, on_match: info}");
+    const rc = recipe(
+      "{id: code, match: {regex: 'code=(?P<c>[0-9]+)'}}",
+      "{id: emo, match: {regex: '(?P<e>😀+) NCCL'}, on_match: info}",
+    );
     for (const options of [{}, W100]) {
       const r = scanLog(rc, text, VARS, options);
       expect(r.failure_detectors_fired).toEqual(['tier4:nccl_rccl_error', 'tier4:hip_error', 'custom:code']);

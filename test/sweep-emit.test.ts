@@ -26,7 +26,9 @@ const recipePath = join(root, 'sweep.yaml');
 writeFileSync(recipePath, RECIPE_TEXT);
 const plan: Promise<SweepPlan> = loadSweepPlan(recipePath);
 
-const schema = JSON.parse(readFileSync(new URL('../fixtures/k8s/job-batch-v1.schema.json', import.meta.url), 'utf8')) as object;
+const schema = JSON.parse(
+  readFileSync(new URL('../fixtures/k8s/job-batch-v1.schema.json', import.meta.url), 'utf8'),
+) as object;
 const ajv = new Ajv({ allErrors: true, strict: true });
 ajv.addSchema(schema, 'k8s');
 const validJob = ajv.getSchema('k8s#/definitions/Job')!;
@@ -35,18 +37,46 @@ const validConfigMap = ajv.getSchema('k8s#/definitions/ConfigMap')!;
 async function k8s(extra: { gpusPerTrial?: number } = {}) {
   const p = await plan;
   const emitted = emitK8s(p, {
-    probeCommand: ['aorta-probe'], recipe: `${CONFIG_MOUNT}/sweep.yaml`, mitigationsFiles: [], outDir: '/results', passThrough: ['--gpu-tool', 'amd-smi'],
-    argv: ['python', 'train.py', '--steps', '100'], image: 'registry.example/train:1', pvc: 'sweep-results', parallel: 2,
-    files: [{ name: 'sweep.yaml', text: RECIPE_TEXT }], ...extra,
+    probeCommand: ['aorta-probe'],
+    recipe: `${CONFIG_MOUNT}/sweep.yaml`,
+    mitigationsFiles: [],
+    outDir: '/results',
+    passThrough: ['--gpu-tool', 'amd-smi'],
+    argv: ['python', 'train.py', '--steps', '100'],
+    image: 'registry.example/train:1',
+    pvc: 'sweep-results',
+    parallel: 2,
+    files: [{ name: 'sweep.yaml', text: RECIPE_TEXT }],
+    ...extra,
   });
   return { ...emitted, docs: parseAllDocuments(emitted.text).map((d) => d.toJS() as Record<string, unknown>) };
 }
 
 type Job = {
   spec: {
-    completionMode: string; completions: number; parallelism: number; backoffLimitPerIndex?: number;
-    podFailurePolicy: { rules: Array<{ action: string; onExitCodes?: { containerName?: string; operator: string; values: number[] }; onPodConditions?: unknown[] }> };
-    template: { spec: { restartPolicy: string; containers: Array<{ name: string; command: string[]; resources?: { limits: Record<string, string> }; volumeMounts: Array<{ name: string; mountPath: string }> }>; volumes: Array<{ name: string; configMap?: { name: string }; persistentVolumeClaim?: { claimName: string } }> } };
+    completionMode: string;
+    completions: number;
+    parallelism: number;
+    backoffLimitPerIndex?: number;
+    podFailurePolicy: {
+      rules: Array<{
+        action: string;
+        onExitCodes?: { containerName?: string; operator: string; values: number[] };
+        onPodConditions?: unknown[];
+      }>;
+    };
+    template: {
+      spec: {
+        restartPolicy: string;
+        containers: Array<{
+          name: string;
+          command: string[];
+          resources?: { limits: Record<string, string> };
+          volumeMounts: Array<{ name: string; mountPath: string }>;
+        }>;
+        volumes: Array<{ name: string; configMap?: { name: string }; persistentVolumeClaim?: { claimName: string } }>;
+      };
+    };
   };
 };
 
@@ -89,8 +119,21 @@ describe('--emit k8s', () => {
     ]);
     const c = job.spec.template.spec.containers[0]!;
     expect(c.command).toEqual([
-      'aorta-probe', 'sweep', '--recipe', '/etc/aorta-probe/sweep.yaml', '--out', '/results', '--gpu-tool', 'amd-smi',
-      '--task-env', 'JOB_COMPLETION_INDEX', '--', 'python', 'train.py', '--steps', '100',
+      'aorta-probe',
+      'sweep',
+      '--recipe',
+      '/etc/aorta-probe/sweep.yaml',
+      '--out',
+      '/results',
+      '--gpu-tool',
+      'amd-smi',
+      '--task-env',
+      'JOB_COMPLETION_INDEX',
+      '--',
+      'python',
+      'train.py',
+      '--steps',
+      '100',
     ]);
     expect(c.resources).toEqual({ limits: { 'amd.com/gpu': '2' } });
     expect((docs[0]!.data as Record<string, string>)['sweep.yaml']).toBe(RECIPE_TEXT);
@@ -112,8 +155,15 @@ describe('--emit k8s', () => {
 describe('--emit slurm', () => {
   it('writes an sbatch array script, one task per cell and trial, each running that task of the plan', async () => {
     const text = emitSlurm(await plan, {
-      probeCommand: ['/usr/bin/node', '/opt/aorta-probe/dist/src/cli/main.js'], recipe: recipePath, mitigationsFiles: [], outDir: '/shared/runs',
-      passThrough: [], argv: ['sh', '-c', "echo 'it''s' $X"], parallel: 2, gpusPerTrial: 1, sbatch: ['--partition=gpu'],
+      probeCommand: ['/usr/bin/node', '/opt/aorta-probe/dist/src/cli/main.js'],
+      recipe: recipePath,
+      mitigationsFiles: [],
+      outDir: '/shared/runs',
+      passThrough: [],
+      argv: ['sh', '-c', "echo 'it''s' $X"],
+      parallel: 2,
+      gpusPerTrial: 1,
+      sbatch: ['--partition=gpu'],
     });
     expect(text).toBe(`#!/bin/bash
 #SBATCH --job-name=aorta-probe-GPU-42

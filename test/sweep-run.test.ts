@@ -3,7 +3,16 @@
  * listed detector ids and categories, stop_after, disjoint devices under --parallel with a fake GPU list,
  * retention, and an interrupt that leaves every finished trial complete. Plus the sampler's per-device VRAM.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,13 +50,24 @@ function json(path: string): Record<string, unknown> {
 // Real processes on a shared, busy machine: generous limits (speed is the benchmark's business, not these tests').
 describe('runSweep', { timeout: 60_000 }, () => {
   it('runs a seeded flaky command 20 times per cell: exact counts, the flaky cell flagged, the stable one not', async () => {
-    const p = await plan('trials: 20\nmitigation_axis: [none, stable]\ndiagnostic_axis: [none]\nmitigations:\n  stable: {FLAKY_FORCE: pass}\n');
-    const s = await runSweep({ plan: p, argv: ['sh', FLAKY], outDir: out(), parallel: 4, env: { ...process.env, FLAKY_SEED: '7' }, trial });
+    const p = await plan(
+      'trials: 20\nmitigation_axis: [none, stable]\ndiagnostic_axis: [none]\nmitigations:\n  stable: {FLAKY_FORCE: pass}\n',
+    );
+    const s = await runSweep({
+      plan: p,
+      argv: ['sh', FLAKY],
+      outDir: out(),
+      parallel: 4,
+      env: { ...process.env, FLAKY_SEED: '7' },
+      trial,
+    });
     const fails = Array.from({ length: 20 }, (_, i) => i).filter((i) => flakyFails(7, i));
     expect(fails.length).toBeGreaterThanOrEqual(6); // the fixture is about half, not all or nothing
     expect(fails.length).toBeLessThanOrEqual(14);
     expect(s.counts).toEqual({ pass: 40 - fails.length, fail: fails.length, error: 0 });
-    expect(s.trials.filter((t) => t.task.cell.name === 'none-none' && t.verdict === 'fail').map((t) => t.task.trial)).toEqual(fails);
+    expect(
+      s.trials.filter((t) => t.task.cell.name === 'none-none' && t.verdict === 'fail').map((t) => t.task.trial),
+    ).toEqual(fails);
 
     const { records, problems } = await readResults([out()]);
     expect(problems).toEqual([]);
@@ -61,8 +81,17 @@ describe('runSweep', { timeout: 60_000 }, () => {
       ['tier4:nan_signature', fails.length, 'step 3 loss=nan'],
     ]);
     const rec = json(join(out(), p.ticket, 'none-none', `trial_${fails[0]}`, 'result.json'));
-    expect([rec.cell_name, rec.trial_index, rec.mitigations, rec.cell_env, rec.final, rec.attempt]).toEqual(['none-none', fails[0], ['none', 'none'], {}, true, 1]);
-    expect(json(join(out(), p.ticket, 'stable-none', 'trial_0', 'result.json')).cell_env).toEqual({ FLAKY_FORCE: 'pass' });
+    expect([rec.cell_name, rec.trial_index, rec.mitigations, rec.cell_env, rec.final, rec.attempt]).toEqual([
+      'none-none',
+      fails[0],
+      ['none', 'none'],
+      {},
+      true,
+      1,
+    ]);
+    expect(json(join(out(), p.ticket, 'stable-none', 'trial_0', 'result.json')).cell_env).toEqual({
+      FLAKY_FORCE: 'pass',
+    });
   });
 
   it('retries only failures whose detector id or category is listed, up to max, and keeps every attempt', async () => {
@@ -91,19 +120,33 @@ custom_patterns:
 esac
 echo ok`;
     const events: SweepEvent[] = [];
-    const s = await runSweep({ plan: p, argv: ['sh', '-c', script], outDir: out(), trial: { ...trial, timeoutSec: 0.5 }, onEvent: (e) => events.push(e) });
-    expect(s.trials.map((t) => [t.task.trial, t.verdict, t.attempts.map((a) => `${a.verdict}:${a.retry_on.join('+')}`)])).toEqual([
+    const s = await runSweep({
+      plan: p,
+      argv: ['sh', '-c', script],
+      outDir: out(),
+      trial: { ...trial, timeoutSec: 0.5 },
+      onEvent: (e) => events.push(e),
+    });
+    expect(
+      s.trials.map((t) => [t.task.trial, t.verdict, t.attempts.map((a) => `${a.verdict}:${a.retry_on.join('+')}`)]),
+    ).toEqual([
       [0, 'pass', ['fail:rccl_hang', 'pass:']],
       [1, 'fail', ['fail:']],
       [2, 'fail', ['fail:']],
       [3, 'pass', ['error:tier1:timeout', 'pass:']],
       [4, 'fail', ['fail:rccl_hang', 'fail:rccl_hang', 'fail:rccl_hang']],
     ]);
-    expect(events.filter((e) => e.type === 'retry').map((e) => e.type === 'retry' && `${e.task.trial}/${e.attempt}`)).toEqual(['0/1', '3/1', '4/1', '4/2']);
+    expect(
+      events.filter((e) => e.type === 'retry').map((e) => e.type === 'retry' && `${e.task.trial}/${e.attempt}`),
+    ).toEqual(['0/1', '3/1', '4/1', '4/2']);
     const dir = join(out(), p.ticket, 'none-none');
     expect(readdirSync(join(dir, 'trial_4')).sort()).toEqual(['attempt_1', 'attempt_2', 'output.log', 'result.json']);
     const first = json(join(dir, 'trial_0', 'attempt_1', 'result.json'));
-    expect([first.final, first.attempt, first.failure_detectors_fired]).toEqual([false, 1, ['tier1:exit_nonzero', 'custom:nccl_timeout']]);
+    expect([first.final, first.attempt, first.failure_detectors_fired]).toEqual([
+      false,
+      1,
+      ['tier1:exit_nonzero', 'custom:nccl_timeout'],
+    ]);
     expect(readFileSync(join(dir, 'trial_0', 'attempt_1', 'output.log'), 'utf8')).toBe('NCCL watchdog timeout\n');
     const final = json(join(dir, 'trial_0', 'result.json'));
     expect((final.attempts as Array<{ dir: string }>).map((a) => a.dir)).toEqual(['attempt_1', '.']);
@@ -111,7 +154,14 @@ echo ok`;
     const { records, earlierAttempts } = await readResults([out()]);
     expect(earlierAttempts).toBe(4);
     const [cell] = (await aggregateResults(records)).cells;
-    expect([cell!.trials, cell!.pass, cell!.fail, cell!.retried, cell!.passedOnRetry, cell!.flakyReasons]).toEqual([5, 2, 3, 3, 2, ['mixed verdicts', 'passed on retry']]);
+    expect([cell!.trials, cell!.pass, cell!.fail, cell!.retried, cell!.passedOnRetry, cell!.flakyReasons]).toEqual([
+      5,
+      2,
+      3,
+      3,
+      2,
+      ['mixed verdicts', 'passed on retry'],
+    ]);
   });
 
   it('stop_after: a cell stops once `events` trials had the event verdict; other cells go on', async () => {
@@ -123,15 +173,28 @@ stop_after: {events: 2, max_trials: 10}
 `);
     const script = '[ -z "$NEVER_FAIL" ] && [ $((AORTA_PROBE_TRIAL_INDEX % 2)) = 1 ] && exit 1; exit 0';
     const stops: string[] = [];
-    const s = await runSweep({ plan: p, argv: ['sh', '-c', script], outDir: out(), trial, onEvent: (e) => e.type === 'stop-cell' && stops.push(`${e.cell}:${e.events}`) });
+    const s = await runSweep({
+      plan: p,
+      argv: ['sh', '-c', script],
+      outDir: out(),
+      trial,
+      onEvent: (e) => e.type === 'stop-cell' && stops.push(`${e.cell}:${e.events}`),
+    });
     const ran = (cell: string): number[] => s.trials.filter((t) => t.task.cell.name === cell).map((t) => t.task.trial);
     expect(ran('none-none')).toEqual([0, 1, 2, 3]);
     expect(ran('other-none')).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(s.skipped.map((t) => `${t.cell.name}/${t.trial}`)).toEqual([4, 5, 6, 7, 8, 9].map((i) => `none-none/${i}`));
     expect([s.stoppedCells, stops]).toEqual([['none-none'], ['none-none:2']]);
 
-    const q = await plan('trials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nstop_after: {events: 1, max_trials: 5, event_verdict: pass}\n');
-    const t = await runSweep({ plan: q, argv: ['sh', '-c', '[ $AORTA_PROBE_TRIAL_INDEX -lt 2 ] && exit 1; exit 0'], outDir: out(), trial });
+    const q = await plan(
+      'trials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nstop_after: {events: 1, max_trials: 5, event_verdict: pass}\n',
+    );
+    const t = await runSweep({
+      plan: q,
+      argv: ['sh', '-c', '[ $AORTA_PROBE_TRIAL_INDEX -lt 2 ] && exit 1; exit 0'],
+      outDir: out(),
+      trial,
+    });
     expect(t.trials.map((x) => x.verdict)).toEqual(['fail', 'fail', 'pass']);
   });
 
@@ -142,8 +205,14 @@ stop_after: {events: 2, max_trials: 10}
     const script = `s=$(date +%s%N); sleep 0.3; echo "$s $(date +%s%N) $CUDA_VISIBLE_DEVICES $HIP_VISIBLE_DEVICES \${ROCR_VISIBLE_DEVICES:-unset}" > ${log}/$AORTA_PROBE_TRIAL_INDEX`;
     const starts: Array<readonly string[] | null> = [];
     await runSweep({
-      plan: p, argv: ['sh', '-c', script], outDir: out(), parallel: 3, gpus: { devices: ['0', '1', '2', '3', '4', '5'], perTrial: 2 },
-      env: { ...process.env, ROCR_VISIBLE_DEVICES: '0' }, trial, onEvent: (e) => e.type === 'start' && starts.push(e.devices),
+      plan: p,
+      argv: ['sh', '-c', script],
+      outDir: out(),
+      parallel: 3,
+      gpus: { devices: ['0', '1', '2', '3', '4', '5'], perTrial: 2 },
+      env: { ...process.env, ROCR_VISIBLE_DEVICES: '0' },
+      trial,
+      onEvent: (e) => e.type === 'start' && starts.push(e.devices),
     });
     const rows = readdirSync(log).map((f) => readFileSync(join(log, f), 'utf8').trim().split(' '));
     expect(rows).toHaveLength(8);
@@ -169,10 +238,18 @@ stop_after: {events: 2, max_trials: 10}
   });
 
   it('retain: summary keeps result.json, log keeps the log too, none removes the trial; full keeps what the trial wrote', async () => {
-    const p = await plan('trials: 4\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nretain: {on_pass: summary, on_fail: log, on_error: none}\n');
-    const script = 'echo x > "$AORTA_PROBE_TRIAL_DIR/extra.bin"; case $AORTA_PROBE_TRIAL_INDEX in 0) exit 0;; 1) exit 1;; 2) exec /nonexistent/cmd;; esac';
+    const p = await plan(
+      'trials: 4\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nretain: {on_pass: summary, on_fail: log, on_error: none}\n',
+    );
+    const script =
+      'echo x > "$AORTA_PROBE_TRIAL_DIR/extra.bin"; case $AORTA_PROBE_TRIAL_INDEX in 0) exit 0;; 1) exit 1;; 2) exec /nonexistent/cmd;; esac';
     const s = await runSweep({ plan: p, argv: ['sh', '-c', script], outDir: out(), trial });
-    expect(s.trials.map((t) => `${t.verdict}:${t.retention}`)).toEqual(['pass:summary', 'fail:log', 'fail:log', 'pass:summary']);
+    expect(s.trials.map((t) => `${t.verdict}:${t.retention}`)).toEqual([
+      'pass:summary',
+      'fail:log',
+      'fail:log',
+      'pass:summary',
+    ]);
     const dir = join(out(), p.ticket, 'none-none');
     expect(readdirSync(join(dir, 'trial_0'))).toEqual(['result.json']);
     expect(readdirSync(join(dir, 'trial_1')).sort()).toEqual(['output.log', 'result.json']);
@@ -185,25 +262,41 @@ stop_after: {events: 2, max_trials: 10}
     expect(readdirSync(join(out(), q.ticket))).toEqual([]);
     const full = await plan('trials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n');
     await runSweep({ plan: full, argv: ['sh', '-c', script], outDir: out(), trial });
-    expect(readdirSync(join(out(), full.ticket, 'none-none', 'trial_0')).sort()).toEqual(['extra.bin', 'output.log', 'result.json']);
+    expect(readdirSync(join(out(), full.ticket, 'none-none', 'trial_0')).sort()).toEqual([
+      'extra.bin',
+      'output.log',
+      'result.json',
+    ]);
   });
 
   it('an interrupt stops launching, stops the running trial with a result, and leaves finished trials complete', async () => {
     const p = await plan('trials: 4\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n');
     const stop = new AbortController();
     const s = await runSweep({
-      plan: p, argv: ['sh', '-c', 'echo started; [ $AORTA_PROBE_TRIAL_INDEX = 1 ] && sleep 30; echo done'], outDir: out(), trial, signal: stop.signal,
+      plan: p,
+      argv: ['sh', '-c', 'echo started; [ $AORTA_PROBE_TRIAL_INDEX = 1 ] && sleep 30; echo done'],
+      outDir: out(),
+      trial,
+      signal: stop.signal,
       onEvent: (e) => {
         if (e.type === 'start' && e.task.trial === 1) setTimeout(() => stop.abort('SIGINT'), 300);
       },
     });
     expect(s.interrupted).toBe(true);
-    expect(s.trials.map((t) => [t.task.trial, t.verdict, t.interrupted, t.retention])).toEqual([[0, 'pass', false, 'full'], [1, 'error', true, 'full']]);
+    expect(s.trials.map((t) => [t.task.trial, t.verdict, t.interrupted, t.retention])).toEqual([
+      [0, 'pass', false, 'full'],
+      [1, 'error', true, 'full'],
+    ]);
     expect(s.skipped.map((t) => t.trial)).toEqual([2, 3]);
     const dir = join(out(), p.ticket, 'none-none');
     expect(readFileSync(join(dir, 'trial_0', 'output.log'), 'utf8')).toBe('started\ndone\n');
     const r1 = json(join(dir, 'trial_1', 'result.json'));
-    expect([r1.interrupted, r1.exit_code, r1.error_detectors_fired, r1.final]).toEqual([true, -2, ['tier1:interrupted'], true]);
+    expect([r1.interrupted, r1.exit_code, r1.error_detectors_fired, r1.final]).toEqual([
+      true,
+      -2,
+      ['tier1:interrupted'],
+      true,
+    ]);
     expect(existsSync(join(dir, 'trial_2'))).toBe(false);
   });
 });
@@ -214,8 +307,17 @@ describe('runSweep when a trial cannot be run at all', { timeout: 30_000 }, () =
     const file = join(root, 'not-a-dir');
     writeFileSync(file, '');
     const starts: number[] = [];
-    const err = await runSweep({ plan: p, argv: ['true'], outDir: file, parallel: 2, trial, onEvent: (e) => e.type === 'start' && starts.push(e.task.trial) })
-      .then(() => null, (e: unknown) => e as NodeJS.ErrnoException);
+    const err = await runSweep({
+      plan: p,
+      argv: ['true'],
+      outDir: file,
+      parallel: 2,
+      trial,
+      onEvent: (e) => e.type === 'start' && starts.push(e.task.trial),
+    }).then(
+      () => null,
+      (e: unknown) => e as NodeJS.ErrnoException,
+    );
     expect(err?.code).toBe('ENOTDIR');
     expect(starts).toEqual([]); // no trial started: each attempted task failed before its command ran
   });
@@ -223,12 +325,24 @@ describe('runSweep when a trial cannot be run at all', { timeout: 30_000 }, () =
 
 describe('per-device VRAM (the sampler with a device list)', { timeout: 30_000 }, () => {
   const FAKE_AMD_SMI = fileURLToPath(new URL('./support/fake-gpu-tools/amd-smi', import.meta.url));
-  const metric = (u0: number, u1: number): string => `${JSON.stringify({
-    gpu_data: [u0, u1].map((used, gpu) => ({ gpu, mem_usage: { total_vram: { value: 49136, unit: 'MB' }, used_vram: { value: used, unit: 'MB' }, free_vram: { value: 49136 - used, unit: 'MB' } } })),
-  })}\n`;
+  const metric = (u0: number, u1: number): string =>
+    `${JSON.stringify({
+      gpu_data: [u0, u1].map((used, gpu) => ({
+        gpu,
+        mem_usage: {
+          total_vram: { value: 49136, unit: 'MB' },
+          used_vram: { value: used, unit: 'MB' },
+          free_vram: { value: 49136 - used, unit: 'MB' },
+        },
+      })),
+    })}\n`;
   const NO_PROCESSES = `${JSON.stringify([0, 1].map((gpu) => ({ gpu, process_list: [{ process_info: 'No running processes detected' }] })))}\n`;
 
-  it.each([[['0'], 1000], [['1'], 3000], [undefined, 4000]])('devices %j: peak %d MiB', async (devices, peak) => {
+  it.each([
+    [['0'], 1000],
+    [['1'], 3000],
+    [undefined, 4000],
+  ])('devices %j: peak %d MiB', async (devices, peak) => {
     const dir = mkdtempSync(join(root, 'gpu-'));
     mkdirSync(join(dir, 'bin'));
     symlinkSync(FAKE_AMD_SMI, join(dir, 'bin', 'amd-smi'));
@@ -236,8 +350,19 @@ describe('per-device VRAM (the sampler with a device list)', { timeout: 30_000 }
     writeFileSync(join(dir, 'metric.1'), metric(512, 256));
     writeFileSync(join(dir, 'metric'), metric(512 + 1000, 256 + 3000));
     writeFileSync(join(dir, 'process'), NO_PROCESSES);
-    const env = { ...process.env, PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}`, FAKE_GPU_SCENARIO: dir, ROCM_PATH: join(dir, 'no-rocm') };
-    const { result } = await runTrial(null, ['sleep', '0.5'], { outDir: join(dir, 'out'), gpuTool: 'amd-smi', gpuIntervalMs: 100, env, gpuDevices: devices });
+    const env = {
+      ...process.env,
+      PATH: `${join(dir, 'bin')}:${process.env.PATH ?? ''}`,
+      FAKE_GPU_SCENARIO: dir,
+      ROCM_PATH: join(dir, 'no-rocm'),
+    };
+    const { result } = await runTrial(null, ['sleep', '0.5'], {
+      outDir: join(dir, 'out'),
+      gpuTool: 'amd-smi',
+      gpuIntervalMs: 100,
+      env,
+      gpuDevices: devices,
+    });
     expect([result.peak_vram_mib, result.gpu.attribution]).toEqual([peak, 'device-minus-baseline']);
   });
 });

@@ -17,7 +17,13 @@ const FLAKY = fileURLToPath(new URL('../fixtures/sweep/flaky.sh', import.meta.ur
 
 function slurmState(): string | null {
   try {
-    return execFileSync('sinfo', ['-h', '-o', '%T'], { encoding: 'utf8', timeout: 5000, stdio: ['ignore', 'pipe', 'ignore'] }).trim() || null;
+    return (
+      execFileSync('sinfo', ['-h', '-o', '%T'], {
+        encoding: 'utf8',
+        timeout: 5000,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim() || null
+    );
   } catch {
     return null;
   }
@@ -25,7 +31,10 @@ function slurmState(): string | null {
 const state = slurmState();
 const up = state !== null && /^(idle|mixed|allocated)/m.test(state);
 const ci = process.env.CI === 'true';
-if (!up && !ci) console.warn(`sweep-slurm.test.ts: SKIPPED, no Slurm cluster is up here (sinfo: ${state ?? 'not available'}); run scripts/slurm-up.sh as root to enable it`);
+if (!up && !ci)
+  console.warn(
+    `sweep-slurm.test.ts: SKIPPED, no Slurm cluster is up here (sinfo: ${state ?? 'not available'}); run scripts/slurm-up.sh as root to enable it`,
+  );
 
 async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
   const stdout = new PassThrough();
@@ -40,7 +49,9 @@ async function cli(args: string[]): Promise<{ code: number; out: string; err: st
 
 describe('sweep on Slurm', { timeout: 120_000 }, () => {
   it.runIf(!up && ci)('CI=true requires a running Slurm (scripts/slurm-up.sh)', () => {
-    expect.fail(`no Slurm cluster is up (sinfo: ${state ?? 'not available'}); .ci/run starts one with scripts/slurm-up.sh`);
+    expect.fail(
+      `no Slurm cluster is up (sinfo: ${state ?? 'not available'}); .ci/run starts one with scripts/slurm-up.sh`,
+    );
   });
 
   it.runIf(up)('runs the emitted sbatch array script; report gives the expected numbers', async () => {
@@ -48,7 +59,9 @@ describe('sweep on Slurm', { timeout: 120_000 }, () => {
     const root = mkdtempSync(join(tmpdir(), 'aorta-slurm-'));
     afterAll(() => rmSync(root, { recursive: true, force: true }));
     const recipe = join(root, 'sweep.yaml');
-    writeFileSync(recipe, `schema_version: 1
+    writeFileSync(
+      recipe,
+      `schema_version: 1
 mode: probe
 ticket: SLURM-E2E
 trials: 2
@@ -56,12 +69,31 @@ mitigation_axis: [none, stable]
 diagnostic_axis: [none]
 mitigations:
   stable: {FLAKY_FORCE: pass}
-`);
+`,
+    );
     const out = join(root, 'runs');
     const script = join(root, 'sweep.sbatch');
     // FLAKY_SEED=3: trial 0 passes and trial 1 fails in the flaky cell (see fixtures/sweep/flaky.sh).
-    const emitted = await cli(['sweep', '--recipe', recipe, '--out', out, '--gpu-tool', 'none', '--emit', 'slurm', '--emit-to', script,
-      '--probe-command', `${process.execPath} ${MAIN}`, '--', 'env', 'FLAKY_SEED=3', 'sh', FLAKY]);
+    const emitted = await cli([
+      'sweep',
+      '--recipe',
+      recipe,
+      '--out',
+      out,
+      '--gpu-tool',
+      'none',
+      '--emit',
+      'slurm',
+      '--emit-to',
+      script,
+      '--probe-command',
+      `${process.execPath} ${MAIN}`,
+      '--',
+      'env',
+      'FLAKY_SEED=3',
+      'sh',
+      FLAKY,
+    ]);
     expect(emitted).toEqual({ code: 0, out: '', err: `aorta-probe sweep: wrote ${script} (4 tasks)\n` });
 
     const jobId = execFileSync('sbatch', ['--parsable', script], { encoding: 'utf8', cwd: root }).trim().split(';')[0]!;
@@ -78,7 +110,8 @@ mitigations:
     expect(report.problems).toEqual([]);
     expect(report.totals).toEqual({ trials: 4, pass: 3, fail: 1, error: 0, flakyCells: 1 });
     expect(report.cells.map((c) => [c.cell, c.trials, c.pass, c.fail, c.error, c.flaky])).toEqual([
-      ['none-none', 2, 1, 1, 0, true], ['stable-none', 2, 2, 0, 0, false],
+      ['none-none', 2, 1, 1, 0, true],
+      ['stable-none', 2, 2, 0, 0, false],
     ]);
     const text = await cli(['report', out]);
     console.log(`report of the Slurm run (job ${jobId}):\n${text.out}`);

@@ -67,7 +67,9 @@ describe('CPython 3.11 syntax errors (fixtures/conditions/golden-syntax-errors.j
       }
       if (same && OPEN.has(rec.condition)) nowAgree.push(JSON.stringify(rec.condition));
     }
-    console.log(`syntax errors: ${agree} of ${records.length} agree on message and position; end positions agree for ${endAgree}`);
+    console.log(
+      `syntax errors: ${agree} of ${records.length} agree on message and position; end positions agree for ${endAgree}`,
+    );
     expect(newDiffs, newDiffs.join('\n')).toEqual([]);
     expect(nowAgree, 'these now agree: remove them from fixtures/conditions/syntax-open.json').toEqual([]);
   }, 300_000);

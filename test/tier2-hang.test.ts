@@ -1,5 +1,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { HangMonitor, evaluateHangPredicate, DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC, HANG_DETECTOR, pollIntervalSec, type HangProbes } from '../src/trial/tier2-hang.js';
+import {
+  HangMonitor,
+  evaluateHangPredicate,
+  DEFAULT_HANG_GRACE_SEC,
+  DEFAULT_HANG_WINDOW_SEC,
+  HANG_DETECTOR,
+  pollIntervalSec,
+  type HangProbes,
+} from '../src/trial/tier2-hang.js';
 import { parseProcIo, treeIoTotal } from '../src/trial/proc-io.js';
 import { ProgressLines } from '../src/trial/progress-lines.js';
 import { fakeKernelEnv, probeRecipe, tempRoot, trial } from './support/classifier.js';
@@ -13,7 +21,10 @@ describe('Tier 2 predicate (the original test_tier2.py)', () => {
       for (const ioIdle of [false, true]) {
         for (const gpuIdle of [false, true]) {
           const n = Number(outputSilent) + Number(ioIdle) + Number(gpuIdle);
-          expect(evaluateHangPredicate({ outputSilent, ioIdle, gpuIdle, elapsedSec: 120 }), `${outputSilent}/${ioIdle}/${gpuIdle}`).toBe(n >= 2);
+          expect(
+            evaluateHangPredicate({ outputSilent, ioIdle, gpuIdle, elapsedSec: 120 }),
+            `${outputSilent}/${ioIdle}/${gpuIdle}`,
+          ).toBe(n >= 2);
         }
       }
     }
@@ -46,7 +57,15 @@ describe('Tier 2 predicate (the original test_tier2.py)', () => {
 
 /** Probes on a fake clock the test advances. */
 function fakeProbes(io: () => number | null, util: () => number | null = () => null): HangProbes & { t: number } {
-  const p = { t: 0, ioTotal: async () => { const v = io(); return v === null ? null : { value: v, slack: 0 }; }, gpuUtilizationPct: util, now: () => p.t };
+  const p = {
+    t: 0,
+    ioTotal: async () => {
+      const v = io();
+      return v === null ? null : { value: v, slack: 0 };
+    },
+    gpuUtilizationPct: util,
+    now: () => p.t,
+  };
   return p;
 }
 
@@ -54,7 +73,13 @@ const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 5));
 
 describe('HangMonitor', () => {
   it('starts and stops cleanly (pid of a fake tree, window 0.05, grace 0, poll 0.01)', async () => {
-    const m = new HangMonitor({ windowSec: 0.05, graceSec: 0, pollSec: 0.01, progress: false, probes: { ioTotal: async () => null, gpuUtilizationPct: () => null, now: () => performance.now() } });
+    const m = new HangMonitor({
+      windowSec: 0.05,
+      graceSec: 0,
+      pollSec: 0.01,
+      progress: false,
+      probes: { ioTotal: async () => null, gpuUtilizationPct: () => null, now: () => performance.now() },
+    });
     m.start();
     m.start(); // a second start while running is a no-op
     expect(m.running).toBe(true);
@@ -65,7 +90,10 @@ describe('HangMonitor', () => {
   });
 
   it('does not fire during the grace period', async () => {
-    const p = fakeProbes(() => 7, () => 0);
+    const p = fakeProbes(
+      () => 7,
+      () => 0,
+    );
     const m = new HangMonitor({ windowSec: 0.05, graceSec: 10, pollSec: 0.001, progress: false, probes: p });
     m.start();
     for (let i = 0; i < 5; i++) {
@@ -90,9 +118,19 @@ describe('HangMonitor', () => {
   });
 
   it('latches at the first poll where two signals have held for the window, and reports them', async () => {
-    const p = fakeProbes(() => 42, () => 3);
+    const p = fakeProbes(
+      () => 42,
+      () => 3,
+    );
     let hung: unknown = null;
-    const m = new HangMonitor({ windowSec: 2, graceSec: 0, pollSec: 0.001, progress: false, probes: p, onHang: (r) => (hung = r) });
+    const m = new HangMonitor({
+      windowSec: 2,
+      graceSec: 0,
+      pollSec: 0.001,
+      progress: false,
+      probes: p,
+      onHang: (r) => (hung = r),
+    });
     m.start();
     await tick();
     p.t = 1000;
@@ -102,11 +140,18 @@ describe('HangMonitor', () => {
     await tick();
     await m.stop();
     expect(m.detected).toBe(true);
-    expect(hung).toMatchObject({ detected: true, detected_after_sec: 2.5, signals: { output_silent: false, io_idle: true, gpu_idle: true } });
+    expect(hung).toMatchObject({
+      detected: true,
+      detected_after_sec: 2.5,
+      signals: { output_silent: false, io_idle: true, gpu_idle: true },
+    });
   });
 
   it('a GPU at 5 % is not idle (strictly below 5)', async () => {
-    const p = fakeProbes(() => 42, () => 5);
+    const p = fakeProbes(
+      () => 42,
+      () => 5,
+    );
     const m = new HangMonitor({ windowSec: 1, graceSec: 0, pollSec: 0.001, progress: true, probes: p });
     m.start();
     await tick();
@@ -144,7 +189,7 @@ describe('/proc I/O and progress lines', () => {
     expect(await treeIoTotal(process.pid, '/nonexistent/log')).toMatchObject({ value: expect.any(Number), slack: 0 });
   });
 
-  it('I/O that is not log output is activity; a change within the readings\' slack is not', async () => {
+  it("I/O that is not log output is activity; a change within the readings' slack is not", async () => {
     let v = { value: 100, slack: 0 };
     const p = { t: 0, ioTotal: async () => v, gpuUtilizationPct: () => null, now: () => p.t };
     const m = new HangMonitor({ windowSec: 1, graceSec: 0, pollSec: 0.001, progress: true, probes: p });
@@ -193,18 +238,34 @@ describe('Tier 2 in a trial', () => {
     expect(result.failure_detectors_fired).toEqual(['tier2:hang']);
     expect(result.error_detectors_fired).toEqual([]);
     expect(result.exit_code).toBe(-1);
-    expect(result.hang).toMatchObject({ detected: true, killed: true, reconciled: false, action: 'kill', output_signal: 'output', io_readable: true,
-      signals: { output_silent: true, io_idle: true, gpu_idle: false } });
+    expect(result.hang).toMatchObject({
+      detected: true,
+      killed: true,
+      reconciled: false,
+      action: 'kill',
+      output_signal: 'output',
+      io_readable: true,
+      signals: { output_silent: true, io_idle: true, gpu_idle: false },
+    });
     expect(result.hang!.detected_after_sec).toBeGreaterThanOrEqual(1);
     expect(result.walltime_sec).toBeLessThan(15);
-    expect(result.detector_categories).toEqual({ 'tier2:hang': { kind: 'failure', who: 'unknown', transient: true, category: null } });
+    expect(result.detector_categories).toEqual({
+      'tier2:hang': { kind: 'failure', who: 'unknown', transient: true, category: null },
+    });
   }, 30_000);
 
   it('a heartbeat every 0.2 s without progress hangs when progress_regex is set', async () => {
-    const recipe = probeRecipe("hang_window_sec: 1\nhang_grace_period_at_start: 0\nhang_action: kill\nprogress_regex: '^step \\d+'\n");
+    const recipe = probeRecipe(
+      "hang_window_sec: 1\nhang_grace_period_at_start: 0\nhang_action: kill\nprogress_regex: '^step \\d+'\n",
+    );
     const { result } = await trial(recipe, ['node', '-e', HEARTBEAT], { outDir: tmp.dir('beat-progress'), env });
     expect(result.failure_detectors_fired).toEqual(['tier2:hang']);
-    expect(result.hang).toMatchObject({ detected: true, killed: true, output_signal: 'progress', signals: { output_silent: true, io_idle: true, gpu_idle: false } });
+    expect(result.hang).toMatchObject({
+      detected: true,
+      killed: true,
+      output_signal: 'progress',
+      signals: { output_silent: true, io_idle: true, gpu_idle: false },
+    });
   }, 30_000);
 
   it('the same heartbeat does not hang when progress_regex is unset (the output signal holds it off)', async () => {
@@ -216,7 +277,9 @@ describe('Tier 2 in a trial', () => {
   }, 30_000);
 
   it('a slow trial that makes progress never hangs', async () => {
-    const recipe = probeRecipe("hang_window_sec: 1\nhang_grace_period_at_start: 0\nhang_action: kill\nprogress_regex: '^step \\d+'\n");
+    const recipe = probeRecipe(
+      "hang_window_sec: 1\nhang_grace_period_at_start: 0\nhang_action: kill\nprogress_regex: '^step \\d+'\n",
+    );
     const { result } = await trial(recipe, ['node', '-e', PROGRESS], { outDir: tmp.dir('progress'), env });
     expect(result.verdict).toBe('pass');
     expect(result.hang).toMatchObject({ detected: false, output_signal: 'progress' });

@@ -1,7 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
-  AMD_KERNEL_PATTERNS, FALLEN_OFF_BUS, gpuHealthIds, NVIDIA_SAMPLES, scanKernelLines, TIER3_IDS, XID_DETECTORS, xidClass,
+  AMD_KERNEL_PATTERNS,
+  FALLEN_OFF_BUS,
+  gpuHealthIds,
+  NVIDIA_SAMPLES,
+  scanKernelLines,
+  TIER3_IDS,
+  XID_DETECTORS,
+  xidClass,
 } from '../src/classifier/tier3-catalogue.js';
 import { linesInWindow, parseStampedLine, readKernelLog } from '../src/trial/tier3-kernel.js';
 import { BUILTIN_DETECTORS } from '../src/classifier/catalogue.js';
@@ -37,45 +44,88 @@ describe('Tier 3 catalogue', () => {
   });
 
   it('captures the Xid number and PCI address, and names the Xid', () => {
-    const { events } = scanKernelLines([{ time: '2026-12-01T10:00:00,000000+00:00', text: NVIDIA_SAMPLES[XID_DETECTORS.platform]! }]);
-    expect(events).toEqual([{ detector: 'tier3:nvidia_xid_platform', time: '2026-12-01T10:00:00,000000+00:00', line: NVIDIA_SAMPLES[XID_DETECTORS.platform], xid: 48, xid_name: 'Double Bit ECC Error', pci: '0000:3b:00' }]);
+    const { events } = scanKernelLines([
+      { time: '2026-12-01T10:00:00,000000+00:00', text: NVIDIA_SAMPLES[XID_DETECTORS.platform]! },
+    ]);
+    expect(events).toEqual([
+      {
+        detector: 'tier3:nvidia_xid_platform',
+        time: '2026-12-01T10:00:00,000000+00:00',
+        line: NVIDIA_SAMPLES[XID_DETECTORS.platform],
+        xid: 48,
+        xid_name: 'Double Bit ECC Error',
+        pci: '0000:3b:00',
+      },
+    ]);
   });
 
   it("Xid 79 is both a platform Xid and 'fallen off the bus'", () => {
-    const r = scanKernelLines(line("NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."));
+    const r = scanKernelLines(
+      line("NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."),
+    );
     expect(r.ids).toEqual(['tier3:nvidia_xid_platform', FALLEN_OFF_BUS]);
   });
 
-  it('classifies Xids by NVIDIA\'s table: application, platform, warn, unknown', () => {
-    expect([13, 31, 43, 48, 79, 94, 95, 119, 63, 92, 4242].map(xidClass)).toEqual(
-      ['application', 'application', 'application', 'platform', 'platform', 'platform', 'platform', 'platform', 'warn', 'warn', 'unknown']);
+  it("classifies Xids by NVIDIA's table: application, platform, warn, unknown", () => {
+    expect([13, 31, 43, 48, 79, 94, 95, 119, 63, 92, 4242].map(xidClass)).toEqual([
+      'application',
+      'application',
+      'application',
+      'platform',
+      'platform',
+      'platform',
+      'platform',
+      'platform',
+      'warn',
+      'warn',
+      'unknown',
+    ]);
   });
 
   it('every Tier 3 id has a category', () => {
     expect(TIER3_IDS.map((id) => [id, BUILTIN_DETECTORS.get(id)?.who, BUILTIN_DETECTORS.get(id)?.transient])).toEqual([
-      ['tier3:amdgpu_reset', 'platform', true], ['tier3:sdma_timeout', 'platform', true], ['tier3:vm_l2_fault', 'user', false],
-      ['tier3:xgmi_link_error', 'platform', true], ['tier3:pcie_aer_fatal', 'platform', true],
-      ['tier3:nvidia_xid_platform', 'platform', true], ['tier3:nvidia_xid_application', 'user', false],
-      ['tier3:nvidia_xid_warn', 'platform', true], ['tier3:nvidia_xid_unknown', 'unknown', false], ['tier3:nvidia_fallen_off_bus', 'platform', true],
-      ['tier3:vram_growth', 'unknown', false], ['tier3:thermal_throttle', 'platform', true],
+      ['tier3:amdgpu_reset', 'platform', true],
+      ['tier3:sdma_timeout', 'platform', true],
+      ['tier3:vm_l2_fault', 'user', false],
+      ['tier3:xgmi_link_error', 'platform', true],
+      ['tier3:pcie_aer_fatal', 'platform', true],
+      ['tier3:nvidia_xid_platform', 'platform', true],
+      ['tier3:nvidia_xid_application', 'user', false],
+      ['tier3:nvidia_xid_warn', 'platform', true],
+      ['tier3:nvidia_xid_unknown', 'unknown', false],
+      ['tier3:nvidia_fallen_off_bus', 'platform', true],
+      ['tier3:vram_growth', 'unknown', false],
+      ['tier3:thermal_throttle', 'platform', true],
     ]);
   });
 
   it('GPU readings: VRAM growth >= 256 MiB (unless disabled) and a rising throttle counter (the original shim cases)', () => {
-    const r = (vb: number, va: number, tb: number, ta: number) => ({ vramBeforeMib: vb, vramAfterMib: va, throttleBefore: tb, throttleAfter: ta });
+    const r = (vb: number, va: number, tb: number, ta: number) => ({
+      vramBeforeMib: vb,
+      vramAfterMib: va,
+      throttleBefore: tb,
+      throttleAfter: ta,
+    });
     expect(gpuHealthIds(r(100, 500, 0, 0), true)).toEqual(['tier3:vram_growth']);
     expect(gpuHealthIds(r(100, 100, 0, 5), true)).toEqual(['tier3:thermal_throttle']);
     expect(gpuHealthIds(r(100, 110, 0, 0), true)).toEqual([]);
     expect(gpuHealthIds(r(100, 500, 0, 0), false)).toEqual([]);
-    expect(gpuHealthIds({ vramBeforeMib: null, vramAfterMib: 500, throttleBefore: null, throttleAfter: 3 }, true)).toEqual([]);
+    expect(
+      gpuHealthIds({ vramBeforeMib: null, vramAfterMib: 500, throttleBefore: null, throttleAfter: 3 }, true),
+    ).toEqual([]);
   });
 });
 
 describe('kernel log reading', () => {
   it('parses dmesg --time-format iso and journalctl short-iso-precise stamps', () => {
-    expect(parseStampedLine('2026-12-01T20:39:55,226809+00:00 amdgpu: GPU reset begin!')).toEqual(
-      { ms: Date.parse('2026-12-01T20:39:55.226Z'), time: '2026-12-01T20:39:55,226809+00:00', text: 'amdgpu: GPU reset begin!' });
-    expect(parseStampedLine('2026-12-01T21:39:55.226809+0100 host kernel: NVRM: Xid').ms).toBe(Date.parse('2026-12-01T20:39:55.226Z'));
+    expect(parseStampedLine('2026-12-01T20:39:55,226809+00:00 amdgpu: GPU reset begin!')).toEqual({
+      ms: Date.parse('2026-12-01T20:39:55.226Z'),
+      time: '2026-12-01T20:39:55,226809+00:00',
+      text: 'amdgpu: GPU reset begin!',
+    });
+    expect(parseStampedLine('2026-12-01T21:39:55.226809+0100 host kernel: NVRM: Xid').ms).toBe(
+      Date.parse('2026-12-01T20:39:55.226Z'),
+    );
     expect(parseStampedLine('[    0.000000] Linux version').ms).toBeNaN();
   });
 
@@ -96,42 +146,79 @@ describe('kernel log reading', () => {
     const now = new Date().toISOString().replace('Z', '+00:00');
     writeFileSync(log, `${now} amdgpu: GPU reset begin!\n`);
     const t = Date.now();
-    const viaJournal = await readKernelLog(t - 5000, t + 5000, fakeKernelEnv(log, { FAKE_DMESG_FAIL: '1', FAKE_JOURNAL_OK: '1' }));
-    expect(viaJournal).toEqual({ ok: true, source: 'journalctl', lines: [{ time: now, text: 'amdgpu: GPU reset begin!' }] });
+    const viaJournal = await readKernelLog(
+      t - 5000,
+      t + 5000,
+      fakeKernelEnv(log, { FAKE_DMESG_FAIL: '1', FAKE_JOURNAL_OK: '1' }),
+    );
+    expect(viaJournal).toEqual({
+      ok: true,
+      source: 'journalctl',
+      lines: [{ time: now, text: 'amdgpu: GPU reset begin!' }],
+    });
     const none = await readKernelLog(t - 5000, t + 5000, fakeKernelEnv(log, { FAKE_DMESG_FAIL: '1' }));
-    expect(none).toEqual({ ok: false, reason: 'dmesg: exit status 1: dmesg: read kernel buffer failed: Operation not permitted; journalctl: exit status 1: No journal files were opened due to insufficient permissions.' });
+    expect(none).toEqual({
+      ok: false,
+      reason:
+        'dmesg: exit status 1: dmesg: read kernel buffer failed: Operation not permitted; journalctl: exit status 1: No journal files were opened due to insufficient permissions.',
+    });
   });
 });
 
 /** The trial itself appends a kernel line stamped now, so it falls inside the window. */
-const appendKernelLine = (log: string, text: string): string[] =>
-  ['sh', '-c', `printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%S,%N+00:00)" "$1" >> "${log}"`, 'sh', text];
+const appendKernelLine = (log: string, text: string): string[] => [
+  'sh',
+  '-c',
+  `printf '%s %s\\n' "$(date -u +%Y-%m-%dT%H:%M:%S,%N+00:00)" "$1" >> "${log}"`,
+  'sh',
+  text,
+];
 
 describe('Tier 3 in a trial', () => {
   it('a GPU reset during the trial fails it; the same line from before the trial is ignored', async () => {
     const log = tmp.dir('kernel.log');
-    writeFileSync(log, '2020-01-01T00:00:00,000000+00:00 amdgpu: GPU reset begin!\n2020-01-01T00:00:01,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n');
-    const { result } = await trial(null, appendKernelLine(log, 'amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!'), { outDir: tmp.dir('reset'), env: fakeKernelEnv(log) });
+    writeFileSync(
+      log,
+      '2020-01-01T00:00:00,000000+00:00 amdgpu: GPU reset begin!\n2020-01-01T00:00:01,000000+00:00 NVRM: Xid (PCI:0000:3b:00): 79, GPU has fallen off the bus.\n',
+    );
+    const { result } = await trial(null, appendKernelLine(log, 'amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!'), {
+      outDir: tmp.dir('reset'),
+      env: fakeKernelEnv(log),
+    });
     expect(result.verdict).toBe('fail');
     expect(result.failure_detectors_fired).toEqual(['tier3:amdgpu_reset']);
-    expect(result.tier3).toMatchObject({ kernel_source: 'dmesg', kernel_lines_in_window: 1, events: [{ detector: 'tier3:amdgpu_reset', line: 'amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!' }] });
-    expect(result.detector_categories).toEqual({ 'tier3:amdgpu_reset': { kind: 'failure', who: 'platform', transient: true, category: null } });
+    expect(result.tier3).toMatchObject({
+      kernel_source: 'dmesg',
+      kernel_lines_in_window: 1,
+      events: [{ detector: 'tier3:amdgpu_reset', line: 'amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!' }],
+    });
+    expect(result.detector_categories).toEqual({
+      'tier3:amdgpu_reset': { kind: 'failure', who: 'platform', transient: true, category: null },
+    });
   }, 30_000);
 
   it('an Xid warn event is a warning, not a failure', async () => {
     const log = tmp.dir('kernel.log');
     writeFileSync(log, '');
-    const { result } = await trial(null, appendKernelLine(log, NVIDIA_SAMPLES[XID_DETECTORS.warn]!), { outDir: tmp.dir('xid-warn'), env: fakeKernelEnv(log) });
+    const { result } = await trial(null, appendKernelLine(log, NVIDIA_SAMPLES[XID_DETECTORS.warn]!), {
+      outDir: tmp.dir('xid-warn'),
+      env: fakeKernelEnv(log),
+    });
     expect(result.verdict).toBe('pass');
     expect(result.warn_detectors_fired).toEqual(['tier3:nvidia_xid_warn']);
     expect(result.tier3!.events[0]).toMatchObject({ xid: 63, pci: '0000:3b:00' });
   }, 30_000);
 
   it('unreadable kernel log: Tier 3 is disabled with its reason in result.json, the trial still classified', async () => {
-    const { result } = await trial(null, ['true'], { outDir: tmp.dir('unreadable'), env: fakeKernelEnv('/nonexistent', { FAKE_DMESG_FAIL: '1' }) });
+    const { result } = await trial(null, ['true'], {
+      outDir: tmp.dir('unreadable'),
+      env: fakeKernelEnv('/nonexistent', { FAKE_DMESG_FAIL: '1' }),
+    });
     expect(result.verdict).toBe('pass');
     expect(result.tier3).toEqual({
-      kernel_source: null, kernel_lines_in_window: 0, events: [],
+      kernel_source: null,
+      kernel_lines_in_window: 0,
+      events: [],
       disabled_reasons: [
         'kernel log: dmesg: exit status 1: dmesg: read kernel buffer failed: Operation not permitted; journalctl: exit status 1: No journal files were opened due to insufficient permissions.',
         'GPU: no GPU sampler',
@@ -139,23 +226,50 @@ describe('Tier 3 in a trial', () => {
     });
   }, 30_000);
 
-  it('vram_growth (warn) and thermal_throttle (fail) from the sampler\'s readings; tier3_vram_growth: false skips the first', async () => {
+  it("vram_growth (warn) and thermal_throttle (fail) from the sampler's readings; tier3_vram_growth: false skips the first", async () => {
     const factory: GpuSamplerFactory = async () => ({
       start: () => {},
-      stop: async () => ({ tool: 'amd-smi', toolVersion: null, attribution: null, baselineMib: 100, peakVramMib: 600, samples: 2, failedCalls: 0, intervalMs: 1000, warnings: [] }),
+      stop: async () => ({
+        tool: 'amd-smi',
+        toolVersion: null,
+        attribution: null,
+        baselineMib: 100,
+        peakVramMib: 600,
+        samples: 2,
+        failedCalls: 0,
+        intervalMs: 1000,
+        warnings: [],
+      }),
       health: () => ({ vramBeforeMib: 100, vramAfterMib: 500, throttleBefore: 0, throttleAfter: 5 }),
     });
     const env = fakeKernelEnv('/nonexistent');
-    const a = (await trial(null, ['true'], { outDir: tmp.dir('gpu'), env, gpuTool: 'auto', gpuSamplerFactory: factory })).result;
-    expect([a.verdict, a.failure_detectors_fired, a.warn_detectors_fired]).toEqual(['fail', ['tier3:thermal_throttle'], ['tier3:vram_growth']]);
-    const b = (await trial(probeRecipe('tier3_vram_growth: false\n'), ['true'], { outDir: tmp.dir('gpu'), env, gpuTool: 'auto', gpuSamplerFactory: factory })).result;
+    const a = (
+      await trial(null, ['true'], { outDir: tmp.dir('gpu'), env, gpuTool: 'auto', gpuSamplerFactory: factory })
+    ).result;
+    expect([a.verdict, a.failure_detectors_fired, a.warn_detectors_fired]).toEqual([
+      'fail',
+      ['tier3:thermal_throttle'],
+      ['tier3:vram_growth'],
+    ]);
+    const b = (
+      await trial(probeRecipe('tier3_vram_growth: false\n'), ['true'], {
+        outDir: tmp.dir('gpu'),
+        env,
+        gpuTool: 'auto',
+        gpuSamplerFactory: factory,
+      })
+    ).result;
     expect(b.warn_detectors_fired).toEqual([]);
   }, 30_000);
 
   it('disable_detector_tiers: [tier3] reads no kernel log (record null)', async () => {
     const log = tmp.dir('kernel.log');
     writeFileSync(log, '');
-    const { result } = await trial(probeRecipe('disable_detector_tiers: [tier3]\n'), appendKernelLine(log, 'amdgpu: GPU reset begin!'), { outDir: tmp.dir('off'), env: fakeKernelEnv(log) });
+    const { result } = await trial(
+      probeRecipe('disable_detector_tiers: [tier3]\n'),
+      appendKernelLine(log, 'amdgpu: GPU reset begin!'),
+      { outDir: tmp.dir('off'), env: fakeKernelEnv(log) },
+    );
     expect([result.verdict, result.tier3, result.disabled_detector_tiers]).toEqual(['pass', null, ['tier3']]);
   }, 30_000);
 });

@@ -69,22 +69,34 @@ interface DriverOutput {
 }
 
 async function drive(name: string, child: string): Promise<DriverOutput> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['--max-old-space-size=64', driver, JSON.stringify([join(root, name), RECIPE, child])], { maxBuffer: 16 * MIB });
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--max-old-space-size=64', driver, JSON.stringify([join(root, name), RECIPE, child])],
+    { maxBuffer: 16 * MIB },
+  );
   return JSON.parse(stdout) as DriverOutput;
 }
 
 it('a >100 MiB log is scanned with bounded memory, and the deferred condition still sees the final exit code', async () => {
   const small = await drive('small', SMALL_CHILD);
-  expect(small.result).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_at_exit_0'] });
+  expect(small.result).toMatchObject({
+    verdict: 'fail',
+    failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_at_exit_0'],
+  });
   const big = await drive('big', BIG_CHILD);
   const logBytes = statSync(big.logPath).size;
   expect(logBytes).toBeGreaterThan(BLOCKS * MIB);
   expect(big.result).toMatchObject({
-    verdict: 'fail', exit_code: 0, log: { bytes: logBytes },
-    failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_at_exit_0', 'tier4:hip_error'], capture: { loss: 'nan' },
+    verdict: 'fail',
+    exit_code: 0,
+    log: { bytes: logBytes },
+    failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_at_exit_0', 'tier4:hip_error'],
+    capture: { loss: 'nan' },
   });
   expect(big.deferred).toEqual([{ detectorId: 'custom:nan_at_exit_0', candidates: 8193, spilled: 8193 - 4096 }]);
   const growthMib = (big.maxRssKiB - small.maxRssKiB) / 1024;
-  console.log(`big log: ${(logBytes / MIB).toFixed(1)} MiB in ${big.ms.toFixed(0)} ms; peak RSS ${(big.maxRssKiB / 1024).toFixed(1)} MiB vs ${(small.maxRssKiB / 1024).toFixed(1)} MiB for a tiny trial`);
+  console.log(
+    `big log: ${(logBytes / MIB).toFixed(1)} MiB in ${big.ms.toFixed(0)} ms; peak RSS ${(big.maxRssKiB / 1024).toFixed(1)} MiB vs ${(small.maxRssKiB / 1024).toFixed(1)} MiB for a tiny trial`,
+  );
   expect(growthMib).toBeLessThan(48);
 }, 120_000);

@@ -26,7 +26,11 @@ function metric(used0: number, used1: number): string {
   });
   return `${JSON.stringify({ gpu_data: [gpu(0, used0), gpu(1, used1)] }, null, 4)}\n`;
 }
-const NO_PROCESSES = `${JSON.stringify([0, 1].map((gpu) => ({ gpu, process_list: [{ process_info: 'No running processes detected' }] })), null, 4)}\n`;
+const NO_PROCESSES = `${JSON.stringify(
+  [0, 1].map((gpu) => ({ gpu, process_list: [{ process_info: 'No running processes detected' }] })),
+  null,
+  4,
+)}\n`;
 
 function scenario(files: Record<string, string>): NodeJS.ProcessEnv {
   const dir = mkdtempSync(join(root, 'scenario-'));
@@ -34,30 +38,43 @@ function scenario(files: Record<string, string>): NodeJS.ProcessEnv {
   mkdirSync(bin);
   symlinkSync(FAKE_AMD_SMI, join(bin, 'amd-smi'));
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
-  return { ...process.env, PATH: `${bin}:${process.env.PATH ?? ''}`, FAKE_GPU_SCENARIO: dir, ROCM_PATH: join(dir, 'no-rocm') };
+  return {
+    ...process.env,
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    FAKE_GPU_SCENARIO: dir,
+    ROCM_PATH: join(dir, 'no-rocm'),
+  };
 }
 
-const RECIPE = loadRecipe(`custom_patterns:
+const RECIPE = loadRecipe(
+  `custom_patterns:
   - id: big_vram
     match:
       regex: "training done"
       condition: "peak_vram_mib > 4000"
     on_match: warn
-`, 'gpu.yaml');
+`,
+  'gpu.yaml',
+);
 
 describe('runTrial with the GPU sampler', () => {
   it('reports the VRAM peak between the before and after samples, which the original two-sample method missed', async () => {
     // Call 1 is the baseline before the spawn; call 3 (during the run) is the peak; every later call — including
     // the last, "after" — is back at the baseline. The original's max(before, after) would say 768 MiB.
     const env = scenario({
-      'version': 'AMD-SMI 26.2.0+unknown  amdgpu version: 6.16.3  ROCm version: N/A\n',
+      version: 'AMD-SMI 26.2.0+unknown  amdgpu version: 6.16.3  ROCm version: N/A\n',
       'metric.1': metric(512, 256),
       'metric.3': metric(512 + 4096, 256),
-      'metric': metric(512, 256),
-      'process': NO_PROCESSES,
+      metric: metric(512, 256),
+      process: NO_PROCESSES,
     });
     const code = "setTimeout(() => console.log('training done'), 2000)";
-    const { result } = await runTrial(RECIPE, [process.execPath, '-e', code], { outDir: join(root, 'peak'), gpuTool: 'amd-smi', gpuIntervalMs: 100, env });
+    const { result } = await runTrial(RECIPE, [process.execPath, '-e', code], {
+      outDir: join(root, 'peak'),
+      gpuTool: 'amd-smi',
+      gpuIntervalMs: 100,
+      env,
+    });
     const scenarioDir = env.FAKE_GPU_SCENARIO!;
     const metricCalls = Number(readFileSync(join(scenarioDir, 'metric.count'), 'utf8'));
     expect(metricCalls).toBeGreaterThanOrEqual(4); // baseline, the peak, and samples after it
@@ -65,23 +82,52 @@ describe('runTrial with the GPU sampler', () => {
       verdict: 'pass',
       peak_vram_mib: 4096,
       warn_detectors_fired: ['custom:big_vram'],
-      gpu: { tool: 'amd-smi', attribution: 'device-minus-baseline', baselineMib: 768, peakVramMib: 4096, intervalMs: 100 },
+      gpu: {
+        tool: 'amd-smi',
+        attribution: 'device-minus-baseline',
+        baselineMib: 768,
+        peakVramMib: 4096,
+        intervalMs: 100,
+      },
       versions: { gpu_tool: expect.stringMatching(/^amd-smi /) },
     });
     expect(result.gpu.samples).toBeGreaterThanOrEqual(3);
   }, 30_000);
 
   it('a broken GPU tool never changes the trial: peak null (conditions see 0), a warning, the verdict from the trial', async () => {
-    const env = scenario({ 'metric': 'Traceback (most recent call last):\n  garbage\n', 'metric.exit': '1', 'process': 'garbage\n', 'version': 'garbage\n' });
-    const { result } = await runTrial(RECIPE, [process.execPath, '-e', "console.log('training done')"], { outDir: join(root, 'broken'), gpuTool: 'amd-smi', gpuIntervalMs: 100, env });
-    expect(result).toMatchObject({ verdict: 'pass', exit_code: 0, peak_vram_mib: null, warn_detectors_fired: [], gpu: { tool: 'amd-smi', peakVramMib: null } });
+    const env = scenario({
+      metric: 'Traceback (most recent call last):\n  garbage\n',
+      'metric.exit': '1',
+      process: 'garbage\n',
+      version: 'garbage\n',
+    });
+    const { result } = await runTrial(RECIPE, [process.execPath, '-e', "console.log('training done')"], {
+      outDir: join(root, 'broken'),
+      gpuTool: 'amd-smi',
+      gpuIntervalMs: 100,
+      env,
+    });
+    expect(result).toMatchObject({
+      verdict: 'pass',
+      exit_code: 0,
+      peak_vram_mib: null,
+      warn_detectors_fired: [],
+      gpu: { tool: 'amd-smi', peakVramMib: null },
+    });
     expect(result.gpu.warnings.length).toBeGreaterThan(0);
   }, 30_000);
 
   it('a sampler that throws is contained: the trial still runs and the failure is a warning', async () => {
     const { result } = await runTrial(null, [process.execPath, '-e', "console.log('ok')"], {
-      outDir: join(root, 'throws'), gpuTool: 'amd-smi',
-      gpuSamplerFactory: () => Promise.resolve({ start: () => { throw new Error('boom'); }, stop: () => Promise.reject(new Error('bang')) }),
+      outDir: join(root, 'throws'),
+      gpuTool: 'amd-smi',
+      gpuSamplerFactory: () =>
+        Promise.resolve({
+          start: () => {
+            throw new Error('boom');
+          },
+          stop: () => Promise.reject(new Error('bang')),
+        }),
     });
     expect(result).toMatchObject({ verdict: 'pass', exit_code: 0, peak_vram_mib: null });
     expect(result.gpu.warnings).toEqual(['GPU sampler could not start sampling: boom', 'GPU sampler failed: bang']);

@@ -19,7 +19,12 @@ beforeAll(async () => {
   cliMain = (await bundleCli(join(root, 'bundle'))).main;
 }, 60_000);
 
-interface Finished { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Finished {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /** Starts the CLI; `until` resolves when `file` exists (the trial is running), then `signals` are sent to the CLI. */
 async function runCliAndInterrupt(args: string[], readyFile: string, signals: NodeJS.Signals[]): Promise<Finished> {
@@ -49,15 +54,23 @@ describe('Ctrl-C during a trial', () => {
     const child = `const fs = require('fs');
       process.on('SIGINT', () => { fs.writeFileSync(${JSON.stringify(got)}, 'SIGINT'); console.log('child: got SIGINT'); process.exit(130); });
       console.log('child: running'); fs.writeFileSync(${JSON.stringify(ready)}, ''); setInterval(() => {}, 1000);`;
-    const r = await runCliAndInterrupt(['run', '--out', out, '--gpu-tool', 'none', '--json', '--quiet', '--', process.execPath, '-e', child], ready, ['SIGINT']);
+    const r = await runCliAndInterrupt(
+      ['run', '--out', out, '--gpu-tool', 'none', '--json', '--quiet', '--', process.execPath, '-e', child],
+      ready,
+      ['SIGINT'],
+    );
     expect(r.code).toBe(130);
     expect(readFileSync(got, 'utf8')).toBe('SIGINT');
     expect(r.stderr).toBe('aorta-probe run: SIGINT: stopping the trial (Ctrl-C again to kill it)\n');
     const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as Record<string, unknown>;
     expect(JSON.parse(r.stdout)).toEqual(result);
     expect(result).toMatchObject({
-      verdict: 'error', exit_code: 130, interrupted: true, timed_out: false,
-      failure_detectors_fired: [], error_detectors_fired: ['tier1:interrupted'],
+      verdict: 'error',
+      exit_code: 130,
+      interrupted: true,
+      timed_out: false,
+      failure_detectors_fired: [],
+      error_detectors_fired: ['tier1:interrupted'],
     });
     expect(readFileSync(join(out, 'output.log'), 'utf8')).toBe('child: running\nchild: got SIGINT\n');
   }, 30_000);
@@ -67,11 +80,20 @@ describe('Ctrl-C during a trial', () => {
     const ready = join(root, 'ready2');
     const child = `process.on('SIGINT', () => console.log('child: ignoring SIGINT'));
       require('fs').writeFileSync(${JSON.stringify(ready)}, ''); setInterval(() => {}, 1000);`;
-    const r = await runCliAndInterrupt(['run', '--out', out, '--gpu-tool', 'none', '--quiet', '--', process.execPath, '-e', child], ready, ['SIGINT', 'SIGINT']);
+    const r = await runCliAndInterrupt(
+      ['run', '--out', out, '--gpu-tool', 'none', '--quiet', '--', process.execPath, '-e', child],
+      ready,
+      ['SIGINT', 'SIGINT'],
+    );
     expect(r.code).toBe(130);
     expect(r.stdout).toContain('verdict: error\nexit code: -9 (SIGKILL)\n');
     const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as Record<string, unknown>;
-    expect(result).toMatchObject({ verdict: 'error', exit_code: -9, interrupted: true, error_detectors_fired: ['tier1:interrupted'] });
+    expect(result).toMatchObject({
+      verdict: 'error',
+      exit_code: -9,
+      interrupted: true,
+      error_detectors_fired: ['tier1:interrupted'],
+    });
     expect(readFileSync(join(out, 'output.log'), 'utf8')).toBe('child: ignoring SIGINT\n');
   }, 30_000);
 
@@ -79,21 +101,39 @@ describe('Ctrl-C during a trial', () => {
     const out = join(root, 'out3');
     const ready = join(root, 'ready3');
     const child = `require('fs').writeFileSync(${JSON.stringify(ready)}, ''); setInterval(() => {}, 1000);`;
-    const r = await runCliAndInterrupt(['run', '--out', out, '--gpu-tool', 'none', '--json', '--', process.execPath, '-e', child], ready, ['SIGTERM']);
+    const r = await runCliAndInterrupt(
+      ['run', '--out', out, '--gpu-tool', 'none', '--json', '--', process.execPath, '-e', child],
+      ready,
+      ['SIGTERM'],
+    );
     expect(r.code).toBe(143);
-    expect(JSON.parse(r.stdout)).toMatchObject({ verdict: 'error', exit_code: -15, interrupted: true, error_detectors_fired: ['tier1:interrupted'] });
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      verdict: 'error',
+      exit_code: -15,
+      interrupted: true,
+      error_detectors_fired: ['tier1:interrupted'],
+    });
   }, 30_000);
 
   it('runTrial: an AbortSignal interrupts; a failure found in the log still wins over the interrupt', async () => {
     const ac = new AbortController();
     const ready = join(root, 'ready4');
     const child = `console.log('Traceback (most recent call last):'); require('fs').writeFileSync(${JSON.stringify(ready)}, ''); setInterval(() => {}, 1000);`;
-    const pending = runTrial(null, [process.execPath, '-e', child], { outDir: join(root, 'out4'), gpuTool: 'none', signal: ac.signal, killGraceMs: 500 });
+    const pending = runTrial(null, [process.execPath, '-e', child], {
+      outDir: join(root, 'out4'),
+      gpuTool: 'none',
+      signal: ac.signal,
+      killGraceMs: 500,
+    });
     while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 20));
     ac.abort();
     const { result } = await pending;
     expect(result).toMatchObject({
-      verdict: 'fail', exit_code: -2, interrupted: true, failure_detectors_fired: ['tier4:python_traceback'], error_detectors_fired: ['tier1:interrupted'],
+      verdict: 'fail',
+      exit_code: -2,
+      interrupted: true,
+      failure_detectors_fired: ['tier4:python_traceback'],
+      error_detectors_fired: ['tier1:interrupted'],
     });
   }, 30_000);
 });

@@ -12,7 +12,12 @@ let n = 0;
 const outDir = (): string => join(root, `t${++n}`);
 const NODE = process.execPath;
 const node = (code: string): string[] => [NODE, '-e', code];
-const opts = (extra: Partial<TrialOptions> = {}): TrialOptions => ({ outDir: outDir(), gpuTool: 'none', killGraceMs: 500, ...extra });
+const opts = (extra: Partial<TrialOptions> = {}): TrialOptions => ({
+  outDir: outDir(),
+  gpuTool: 'none',
+  killGraceMs: 500,
+  ...extra,
+});
 /** Gone, or a zombie waiting for a reaper (a container's PID 1 may not reap reparented children). */
 function isGone(pid: number): boolean {
   try {
@@ -26,11 +31,25 @@ const recipe = (yaml: string) => loadRecipe(yaml, 'test-recipe.yaml');
 describe('runTrial: exit status → Tier 1 and the verdict', () => {
   it('a clean exit passes, with result.json and the log in the output directory', async () => {
     const o = opts();
-    const { result, resultPath, logPath } = await runTrial(null, node("console.log('hello'); console.error('to stderr')"), o);
+    const { result, resultPath, logPath } = await runTrial(
+      null,
+      node("console.log('hello'); console.error('to stderr')"),
+      o,
+    );
     expect(result).toMatchObject({
-      verdict: 'pass', exit_code: 0, peak_vram_mib: null, failure_detectors_fired: [], error_detectors_fired: [],
-      warn_detectors_fired: [], capture: {}, timed_out: false, interrupted: false, exec_error: null,
-      log: { file: 'output.log', bytes: 'hello\nto stderr\n'.length }, recipe: null, timeout_sec: null,
+      verdict: 'pass',
+      exit_code: 0,
+      peak_vram_mib: null,
+      failure_detectors_fired: [],
+      error_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: {},
+      timed_out: false,
+      interrupted: false,
+      exec_error: null,
+      log: { file: 'output.log', bytes: 'hello\nto stderr\n'.length },
+      recipe: null,
+      timeout_sec: null,
     });
     expect(result.walltime_sec).toBeGreaterThan(0);
     expect(result.walltime_sec).toBeLessThan(10);
@@ -42,13 +61,27 @@ describe('runTrial: exit status → Tier 1 and the verdict', () => {
 
   it('a child that SIGSEGVs reports -11 and tier1:sigsegv → fail', async () => {
     const { result } = await runTrial(null, node("process.kill(process.pid, 'SIGSEGV')"), opts());
-    expect(result).toMatchObject({ verdict: 'fail', exit_code: -11, failure_detectors_fired: ['tier1:sigsegv'], error_detectors_fired: [] });
+    expect(result).toMatchObject({
+      verdict: 'fail',
+      exit_code: -11,
+      failure_detectors_fired: ['tier1:sigsegv'],
+      error_detectors_fired: [],
+    });
   });
 
   it('SIGABRT and SIGBUS map to their detectors; SIGKILL is exit_nonzero', async () => {
-    expect((await runTrial(null, node("process.kill(process.pid, 'SIGABRT')"), opts())).result).toMatchObject({ exit_code: -6, failure_detectors_fired: ['tier1:sigabrt'] });
-    expect((await runTrial(null, node("process.kill(process.pid, 'SIGBUS')"), opts())).result).toMatchObject({ exit_code: -7, failure_detectors_fired: ['tier1:sigbus'] });
-    expect((await runTrial(null, node("process.kill(process.pid, 'SIGKILL')"), opts())).result).toMatchObject({ exit_code: -9, failure_detectors_fired: ['tier1:exit_nonzero'] });
+    expect((await runTrial(null, node("process.kill(process.pid, 'SIGABRT')"), opts())).result).toMatchObject({
+      exit_code: -6,
+      failure_detectors_fired: ['tier1:sigabrt'],
+    });
+    expect((await runTrial(null, node("process.kill(process.pid, 'SIGBUS')"), opts())).result).toMatchObject({
+      exit_code: -7,
+      failure_detectors_fired: ['tier1:sigbus'],
+    });
+    expect((await runTrial(null, node("process.kill(process.pid, 'SIGKILL')"), opts())).result).toMatchObject({
+      exit_code: -9,
+      failure_detectors_fired: ['tier1:exit_nonzero'],
+    });
   });
 
   it('a non-zero exit is tier1:exit_nonzero', async () => {
@@ -57,19 +90,25 @@ describe('runTrial: exit status → Tier 1 and the verdict', () => {
   });
 
   it('a timeout with a child that ignores SIGTERM: SIGKILL after the grace, exit_code -1, tier1:timeout → error', async () => {
-    const code = "process.on('SIGTERM', () => console.log('ignoring TERM')); console.log('started'); setInterval(() => {}, 1000);";
+    const code =
+      "process.on('SIGTERM', () => console.log('ignoring TERM')); console.log('started'); setInterval(() => {}, 1000);";
     const t0 = Date.now();
     // 2 s: time for a loaded machine to start node and install the handler before the TERM comes.
     const { result, logPath } = await runTrial(null, node(code), opts({ timeoutSec: 2, killGraceMs: 300 }));
     expect(result).toMatchObject({
-      verdict: 'error', exit_code: -1, timed_out: true, failure_detectors_fired: [], error_detectors_fired: ['tier1:timeout'], timeout_sec: 2,
+      verdict: 'error',
+      exit_code: -1,
+      timed_out: true,
+      failure_detectors_fired: [],
+      error_detectors_fired: ['tier1:timeout'],
+      timeout_sec: 2,
     });
     expect(result.walltime_sec).toBeGreaterThanOrEqual(2.3);
     expect(Date.now() - t0).toBeLessThan(8000);
     expect(readFileSync(logPath, 'utf8')).toBe('started\nignoring TERM\n');
   });
 
-  it("the timeout kills the whole process group, grandchildren included", async () => {
+  it('the timeout kills the whole process group, grandchildren included', async () => {
     const pidFile = join(root, 'grandchild.pid');
     const code = `const c = require('child_process').spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)"], { stdio: 'ignore' });
       require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(c.pid)); setInterval(() => {}, 1000);`;
@@ -81,15 +120,25 @@ describe('runTrial: exit status → Tier 1 and the verdict', () => {
   });
 
   it('the recipe timeout_per_trial applies when no timeout option is given', async () => {
-    const r = recipe('schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\ntimeout_per_trial: 0.3\n');
+    const r = recipe(
+      'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\ntimeout_per_trial: 0.3\n',
+    );
     const { result } = await runTrial(r, node('setInterval(() => {}, 1000)'), opts());
-    expect(result).toMatchObject({ exit_code: -1, timeout_sec: 0.3, error_detectors_fired: ['tier1:timeout'], verdict: 'error' });
+    expect(result).toMatchObject({
+      exit_code: -1,
+      timeout_sec: 0.3,
+      error_detectors_fired: ['tier1:timeout'],
+      verdict: 'error',
+    });
   });
 
   it('a command that is not found: 127 and tier1:exec_failed alone → error', async () => {
     const { result, logPath } = await runTrial(null, ['/nonexistent/aorta-no-such-command', '--flag'], opts());
     expect(result).toMatchObject({
-      verdict: 'error', exit_code: 127, failure_detectors_fired: [], error_detectors_fired: ['tier1:exec_failed'],
+      verdict: 'error',
+      exit_code: 127,
+      failure_detectors_fired: [],
+      error_detectors_fired: ['tier1:exec_failed'],
       exec_error: 'cannot start "/nonexistent/aorta-no-such-command": spawn /nonexistent/aorta-no-such-command ENOENT',
     });
     expect(readFileSync(logPath, 'utf8')).toBe(`${result.exec_error}\n`);
@@ -120,10 +169,15 @@ describe('runTrial: the log → Tier 4 and Tier 5, with the final trial variable
     match: {regex: "slow step"}
     on_match: warn
 `);
-    const code = "console.log('bandwidth: 240 GB/s'); console.log('slow step'); console.error('RuntimeError: hipError_OutOfMemory')";
+    const code =
+      "console.log('bandwidth: 240 GB/s'); console.log('slow step'); console.error('RuntimeError: hipError_OutOfMemory')";
     const { result } = await runTrial(r, node(code), opts());
     expect(result).toMatchObject({
-      verdict: 'fail', exit_code: 0, failure_detectors_fired: ['tier4:hip_error'], warn_detectors_fired: ['custom:slow'], capture: { bw: '240' },
+      verdict: 'fail',
+      exit_code: 0,
+      failure_detectors_fired: ['tier4:hip_error'],
+      warn_detectors_fired: ['custom:slow'],
+      capture: { bw: '240' },
     });
   });
 
@@ -134,8 +188,16 @@ describe('runTrial: the log → Tier 4 and Tier 5, with the final trial variable
       regex: "Killed (?P<what>\\\\w+)"
       condition: "exit_code == 137 and capture['what'] == 'worker'"
 `);
-    const killed = await runTrial(r, node("console.log('Killed helper'); console.log('Killed worker'); process.exit(137)"), opts());
-    expect(killed.result).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['tier1:exit_nonzero', 'custom:oom_kill'], capture: { what: 'worker' } });
+    const killed = await runTrial(
+      r,
+      node("console.log('Killed helper'); console.log('Killed worker'); process.exit(137)"),
+      opts(),
+    );
+    expect(killed.result).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['tier1:exit_nonzero', 'custom:oom_kill'],
+      capture: { what: 'worker' },
+    });
     expect(killed.deferred).toEqual([{ detectorId: 'custom:oom_kill', candidates: 2, spilled: 0 }]);
     const clean = await runTrial(r, node("console.log('Killed worker')"), opts());
     expect(clean.result).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], capture: {} });
@@ -176,13 +238,21 @@ describe('runTrial: the log → Tier 4 and Tier 5, with the final trial variable
       condition: "exit_code == 0 and float(capture['loss']) > 41.5"
 `);
     const code = "for (let i = 0; i < 50; i++) console.log('step ' + i + ' loss=' + i + '.0')";
-    const small = await runTrial(r, node(code), opts({ scan: { candidateBudget: { candidates: 10, units: 1 << 20 } } }));
+    const small = await runTrial(
+      r,
+      node(code),
+      opts({ scan: { candidateBudget: { candidates: 10, units: 1 << 20 } } }),
+    );
     const big = await runTrial(r, node(code), opts());
     expect(small.deferred).toEqual([{ detectorId: 'custom:late_loss', candidates: 50, spilled: 40 }]);
     expect(big.deferred).toEqual([{ detectorId: 'custom:late_loss', candidates: 50, spilled: 0 }]);
     expect(readdirSync(dirname(small.resultPath)).sort()).toEqual(['output.log', 'result.json']); // the spill file is gone
     for (const t of [small, big]) {
-      expect(t.result).toMatchObject({ verdict: 'fail', failure_detectors_fired: ['custom:late_loss'], capture: { loss: '42.0' } });
+      expect(t.result).toMatchObject({
+        verdict: 'fail',
+        failure_detectors_fired: ['custom:late_loss'],
+        capture: { loss: '42.0' },
+      });
     }
   });
 
@@ -195,9 +265,13 @@ describe('runTrial: the log → Tier 4 and Tier 5, with the final trial variable
     required_for_pass: true
 `);
     // As the original: a required pattern is an on_match: fail pattern, so when it fires it is listed as a failure.
-    expect((await runTrial(r, node("console.log('benchmark passed')"), opts())).result.failure_detectors_fired).toEqual(['custom:ok']);
-    expect((await runTrial(r, node("console.log('benchmark passed'); process.exit(2)"), opts())).result.failure_detectors_fired)
-      .toEqual(['tier1:exit_nonzero', 'meta:missing_pass_signal']);
+    expect((await runTrial(r, node("console.log('benchmark passed')"), opts())).result.failure_detectors_fired).toEqual(
+      ['custom:ok'],
+    );
+    expect(
+      (await runTrial(r, node("console.log('benchmark passed'); process.exit(2)"), opts())).result
+        .failure_detectors_fired,
+    ).toEqual(['tier1:exit_nonzero', 'meta:missing_pass_signal']);
   });
 
   it('echoes the combined output when asked', async () => {

@@ -6,13 +6,26 @@ import { validateCondition } from '../src/condition/validate.js';
 import { loadRecipe } from '../src/recipe/index.js';
 import { scanLog } from '../src/scan/index.js';
 import {
-  detectTier1, partitionDetectors, popenExitCode, readsTrialVars, TrialLogScanner, verdictFromDetectors, type Tier1Context,
+  detectTier1,
+  partitionDetectors,
+  popenExitCode,
+  readsTrialVars,
+  TrialLogScanner,
+  verdictFromDetectors,
+  type Tier1Context,
 } from '../src/trial/index.js';
 import { hasCoreFile } from '../src/trial/core-file.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-trial-units-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-const ctx = (c: Partial<Tier1Context>): Tier1Context => ({ exitCode: 0, timedOut: false, execFailed: false, interrupted: false, coreFile: false, ...c });
+const ctx = (c: Partial<Tier1Context>): Tier1Context => ({
+  exitCode: 0,
+  timedOut: false,
+  execFailed: false,
+  interrupted: false,
+  coreFile: false,
+  ...c,
+});
 
 describe('Tier 1', () => {
   it.each([
@@ -42,7 +55,9 @@ describe('Tier 1', () => {
     mkdirSync(c);
     writeFileSync(join(c, 'core'), '');
     expect(detectTier1(ctx({ coreFile: hasCoreFile(c) }))).toEqual(['tier1:coredump']);
-    expect(detectTier1(ctx({ exitCode: 127, execFailed: true, coreFile: hasCoreFile(c) }))).toEqual(['tier1:exec_failed']);
+    expect(detectTier1(ctx({ exitCode: 127, execFailed: true, coreFile: hasCoreFile(c) }))).toEqual([
+      'tier1:exec_failed',
+    ]);
   });
 
   it("Popen's exit codes: signals negative", () => {
@@ -55,8 +70,11 @@ describe('Tier 1', () => {
 
 describe('the verdict (the newest original, notes §3.5)', () => {
   it('partitions errors from failures, keeping order', () => {
-    expect(partitionDetectors(['tier1:timeout', 'tier1:exit_nonzero', 'tier1:exec_failed', 'tier4:nan_signature'])).toEqual({
-      failures: ['tier1:exit_nonzero', 'tier4:nan_signature'], errors: ['tier1:timeout', 'tier1:exec_failed'],
+    expect(
+      partitionDetectors(['tier1:timeout', 'tier1:exit_nonzero', 'tier1:exec_failed', 'tier4:nan_signature']),
+    ).toEqual({
+      failures: ['tier1:exit_nonzero', 'tier4:nan_signature'],
+      errors: ['tier1:timeout', 'tier1:exec_failed'],
     });
   });
   it.each([
@@ -85,7 +103,8 @@ describe('conditions that need the final trial variables', () => {
 });
 
 describe('TrialLogScanner = scanLog with the final values', () => {
-  const recipe = loadRecipe(`custom_patterns:
+  const recipe = loadRecipe(
+    `custom_patterns:
   - id: code
     match:
       regex: "code=(?P<code>[0-9]+)"
@@ -97,7 +116,9 @@ describe('TrialLogScanner = scanLog with the final values', () => {
   - id: slow
     match: {regex: "(?P<w>done)", condition: "walltime_sec > 5"}
     on_match: warn
-`, 'units.yaml');
+`,
+    'units.yaml',
+  );
   const log = 'x code=1\nloss=1.0\ncode=3 loss=nan\ncode=3\nHIP error: boom\ncode=7\ndone\n'.repeat(3);
 
   it.each([
@@ -107,7 +128,11 @@ describe('TrialLogScanner = scanLog with the final values', () => {
     [{ exit_code: 0, walltime_sec: 9, peak_vram_mib: 5 }, 0],
   ])('vars %j, in-memory budget %d', async (vars, budget) => {
     for (const windowBytes of [16, 40, undefined]) {
-      const s = new TrialLogScanner(recipe, { windowBytes, candidateBudget: { candidates: budget, units: 1 << 20 }, spillDir: root });
+      const s = new TrialLogScanner(recipe, {
+        windowBytes,
+        candidateBudget: { candidates: budget, units: 1 << 20 },
+        spillDir: root,
+      });
       const bytes = Buffer.from(log);
       for (let i = 0; i < bytes.length; i += 7) s.push(bytes.subarray(i, i + 7)); // chunks cut anywhere
       const got = await s.finish(vars);

@@ -100,8 +100,10 @@ describe('unicode-tables', () => {
           const got = lookupUnicodeName(name);
           const want = cp === null ? undefined : cp;
           if (got !== want && mismatches.length < 20) {
-            mismatches.push(`${JSON.stringify(name)}: got ${got === undefined ? 'rejected' : hex(got)}, ` +
-              `want ${want === undefined ? 'rejected' : hex(want)}`);
+            mismatches.push(
+              `${JSON.stringify(name)}: got ${got === undefined ? 'rejected' : hex(got)}, ` +
+                `want ${want === undefined ? 'rejected' : hex(want)}`,
+            );
           }
         }
         expect(mismatches).toEqual([]);
@@ -111,8 +113,13 @@ describe('unicode-tables', () => {
     it('covers accepted and rejected names of every algorithmic kind', () => {
       const all = Object.values(golden.names).flat();
       const accepted = all.filter(([, cp]) => cp !== null).map(([n]) => n.toUpperCase());
-      for (const prefix of ['HANGUL SYLLABLE ', 'CJK UNIFIED IDEOGRAPH-', 'CJK COMPATIBILITY IDEOGRAPH-',
-        'KHITAN SMALL SCRIPT CHARACTER-', 'NUSHU CHARACTER-']) {
+      for (const prefix of [
+        'HANGUL SYLLABLE ',
+        'CJK UNIFIED IDEOGRAPH-',
+        'CJK COMPATIBILITY IDEOGRAPH-',
+        'KHITAN SMALL SCRIPT CHARACTER-',
+        'NUSHU CHARACTER-',
+      ]) {
         expect(accepted.filter((n) => n.startsWith(prefix)).length, prefix).toBeGreaterThan(10);
       }
       expect(all.length).toBeGreaterThan(5000);

@@ -93,7 +93,14 @@ import { cliInProcess } from './support/run-cli.js';
 import { compileCondition } from '../src/condition/evaluate.js';
 import { SandboxError } from '../src/index.js';
 import { AUTOPSY_CATEGORIES, loadRecipe, RecipeError, RecipeSandboxError, type Recipe } from '../src/recipe/index.js';
-import { MISSING_PASS_SIGNAL, scanLog, scanTier5, TIER4_PATTERNS, type ScanResult, type ScanVars } from '../src/scan/index.js';
+import {
+  MISSING_PASS_SIGNAL,
+  scanLog,
+  scanTier5,
+  TIER4_PATTERNS,
+  type ScanResult,
+  type ScanVars,
+} from '../src/scan/index.js';
 
 /** Upstream's default call: exit 0, walltime 1.0, vram None. */
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
@@ -116,7 +123,8 @@ function rejectText(text: string): RecipeError | RecipeSandboxError {
   throw new Error(`accepted: ${text}`);
 }
 
-const rejectPatterns = (...entries: string[]) => rejectText(`custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`);
+const rejectPatterns = (...entries: string[]) =>
+  rejectText(`custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`);
 
 /** The user-visible result without the timings. */
 /** The result keys the original has (not the timings, not where detectors fired: issue 16 added `detectors`). */
@@ -133,15 +141,24 @@ describe('test_tier5.py: scan (notes §2.3)', () => {
     // Upstream asserts on CustomScanResult.fired_required_ids; ours keeps that set on the Tier 5 firings
     // (`requiredForPass`), and the user sees it through meta:missing_pass_signal.
     const rc = patterns('{id: bench_ok, match: {regex: benchmark passed}, on_match: fail, required_for_pass: true}');
-    const firedRequired = (log: string) => scanTier5(rc.customPatterns, log, VARS).filter((f) => f.requiredForPass).map((f) => f.detectorId);
+    const firedRequired = (log: string) =>
+      scanTier5(rc.customPatterns, log, VARS)
+        .filter((f) => f.requiredForPass)
+        .map((f) => f.detectorId);
     expect(firedRequired('benchmark passed\n')).toEqual(['custom:bench_ok']);
     expect(firedRequired('other output\n')).toEqual([]);
     // on_match: fail, so the hit itself is a failure detector; no meta detector when the required pattern fired.
     expect(visible(scanLog(rc, 'benchmark passed\n', VARS))).toEqual({
-      verdict: 'fail', failure_detectors_fired: ['custom:bench_ok'], warn_detectors_fired: [], capture: {},
+      verdict: 'fail',
+      failure_detectors_fired: ['custom:bench_ok'],
+      warn_detectors_fired: [],
+      capture: {},
     });
     expect(visible(scanLog(rc, 'other output\n', VARS))).toEqual({
-      verdict: 'fail', failure_detectors_fired: [MISSING_PASS_SIGNAL], warn_detectors_fired: [], capture: {},
+      verdict: 'fail',
+      failure_detectors_fired: [MISSING_PASS_SIGNAL],
+      warn_detectors_fired: [],
+      capture: {},
     });
   });
 
@@ -149,14 +166,20 @@ describe('test_tier5.py: scan (notes §2.3)', () => {
     const rc = patterns("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}");
     expect(scanTier5(rc.customPatterns, 'totally unrelated log\n', VARS)).toEqual([]);
     expect(visible(scanLog(rc, 'totally unrelated log\n', VARS))).toEqual({
-      verdict: 'pass', failure_detectors_fired: [], warn_detectors_fired: [], capture: {},
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: {},
     });
   });
 
   it('test_empty_patterns_returns_empty_result', () => {
     expect(scanTier5([], 'anything', VARS)).toEqual([]);
     expect(visible(scanLog({ customPatterns: [] }, 'anything', VARS))).toEqual({
-      verdict: 'pass', failure_detectors_fired: [], warn_detectors_fired: [], capture: {},
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: {},
     });
   });
 
@@ -165,18 +188,33 @@ describe('test_tier5.py: scan (notes §2.3)', () => {
     const rc = patterns('{id: x, match: {regex: x}}');
     expect(scanTier5(rc.customPatterns, '', VARS)).toEqual([]);
     expect(visible(scanLog(rc, '', VARS))).toEqual({
-      verdict: 'pass', failure_detectors_fired: [], warn_detectors_fired: [], capture: {},
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: {},
     });
   });
 });
 
 describe('test_tier5.py: validate_custom_patterns (notes §2.2)', () => {
   it('test_validate_accepts_simple_recipe', () => {
-    const r = loadRecipe('custom_patterns:\n  - id: oom\n    match:\n      regex: out of memory\n    on_match: fail\n', 'r.yaml');
+    const r = loadRecipe(
+      'custom_patterns:\n  - id: oom\n    match:\n      regex: out of memory\n    on_match: fail\n',
+      'r.yaml',
+    );
     expect(r.customPatterns).toHaveLength(1);
     expect(r.customPatterns[0]).toEqual({
-      id: 'oom', detectorId: 'custom:oom', regex: 'out of memory', flags: '', condition: null, conditionSource: null,
-      onMatch: 'fail', requiredForPass: false, category: null, line: 2, col: 5,
+      id: 'oom',
+      detectorId: 'custom:oom',
+      regex: 'out of memory',
+      flags: '',
+      condition: null,
+      conditionSource: null,
+      onMatch: 'fail',
+      requiredForPass: false,
+      category: null,
+      line: 2,
+      col: 5,
     });
   });
 
@@ -192,7 +230,9 @@ describe('test_tier5.py: validate_custom_patterns (notes §2.2)', () => {
     const e = rejectPatterns(`{id: oom, match: {regex: x, condition: "__import__('os').system('id')"}}`);
     expect(e).toBeInstanceOf(SandboxError);
     expect(e).toBeInstanceOf(RecipeSandboxError);
-    expect(e.reason).toBe("recipe.custom_patterns[0].match.condition: condition: forbidden call: __import__('os').system");
+    expect(e.reason).toBe(
+      "recipe.custom_patterns[0].match.condition: condition: forbidden call: __import__('os').system",
+    );
   });
 
   it('test_validate_rejects_invalid_on_match', () => {
@@ -219,7 +259,9 @@ describe('test_tier5.py: validate_custom_patterns (notes §2.2)', () => {
   });
 
   it('test_validate_carries_a_declared_category', () => {
-    expect(patterns('{id: oom, match: {regex: out of memory}, category: oom_fragment}').customPatterns[0]!.category).toBe('oom_fragment');
+    expect(
+      patterns('{id: oom, match: {regex: out of memory}, category: oom_fragment}').customPatterns[0]!.category,
+    ).toBe('oom_fragment');
   });
 
   it('test_an_omitted_category_is_no_declaration', () => {
@@ -228,8 +270,17 @@ describe('test_tier5.py: validate_custom_patterns (notes §2.2)', () => {
 
   it('the shared vocabulary is the newest AUTOPSY_CATEGORIES (8 names + gpu_race, numeric_silent, tooling_gap)', () => {
     expect([...AUTOPSY_CATEGORIES].sort()).toEqual([
-      'checkpoint_race', 'gpu_race', 'illegal_mem', 'launch_error', 'numeric_silent', 'oom_fragment', 'perf_regression',
-      'rccl_hang', 'thermal_throttle', 'tooling_gap', 'unknown',
+      'checkpoint_race',
+      'gpu_race',
+      'illegal_mem',
+      'launch_error',
+      'numeric_silent',
+      'oom_fragment',
+      'perf_regression',
+      'rccl_hang',
+      'thermal_throttle',
+      'tooling_gap',
+      'unknown',
     ]);
   });
 
@@ -255,7 +306,10 @@ describe('test_tier5.py: validate_custom_patterns (notes §2.2)', () => {
 
 describe('test_recipe.py: custom_patterns at recipe level (notes §2.3, §4)', () => {
   it('test_custom_patterns_accepted_in_probe_mode', () => {
-    const r = loadRecipe(`${MINIMAL_PROBE}custom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n`, 'p.yaml');
+    const r = loadRecipe(
+      `${MINIMAL_PROBE}custom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n`,
+      'p.yaml',
+    );
     expect(r.mode).toBe('probe');
     expect(r.customPatterns.map((p) => [p.detectorId, p.regex, p.onMatch, p.requiredForPass])).toEqual([
       ['custom:hip_oom', 'hipError_OutOfMemory', 'fail', false],
@@ -263,10 +317,13 @@ describe('test_recipe.py: custom_patterns at recipe level (notes §2.3, §4)', (
   });
 
   it('test_custom_patterns_rejected_in_triage_mode', () => {
-    const e = rejectText('schema_version: 1\nmode: triage\ncustom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n');
+    const e = rejectText(
+      'schema_version: 1\nmode: triage\ncustom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n',
+    );
     expect(e).toBeInstanceOf(RecipeError);
     expect(e.reason).toBe(
-      "recipe: keys ['custom_patterns'] are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys");
+      "recipe: keys ['custom_patterns'] are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys",
+    );
     expect([e.line, e.col]).toEqual([3, 1]);
   });
 
@@ -288,9 +345,9 @@ describe('test_recipe.py: custom_patterns at recipe level (notes §2.3, §4)', (
     const r = loadRecipe(MINIMAL_PROBE + phase2, 'probe_with_phase_2_keys.yaml');
     expect([r.mode, r.bare, r.hangWindowSec, r.hangGracePeriodAtStart]).toEqual(['probe', false, 30, 60]);
     expect(r.customPatterns).toHaveLength(1);
-    expect(r.customPatterns.map((p) => [p.detectorId, p.regex, p.conditionSource, p.onMatch, p.requiredForPass, p.category])).toEqual([
-      ['custom:oom_killer', 'out of memory \\(oom_kill', 'exit_code == 137', 'fail', false, null],
-    ]);
+    expect(
+      r.customPatterns.map((p) => [p.detectorId, p.regex, p.conditionSource, p.onMatch, p.requiredForPass, p.category]),
+    ).toEqual([['custom:oom_killer', 'out of memory \\(oom_kill', 'exit_code == 137', 'fail', false, null]]);
     // And it classifies: the condition gates the match on the exit code.
     const log = 'Killed process 4242 (python) total-vm:1234kB, out of memory (oom_kill)\n';
     expect(scanLog(r, log, { ...VARS, exit_code: 137 }).failure_detectors_fired).toEqual(['custom:oom_killer']);

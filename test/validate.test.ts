@@ -1,8 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_EXPR_LEN, MAX_INT_CONSTANT, RecipeSchemaError, SandboxError, validateCondition,
-} from '../src/index.js';
+import { MAX_EXPR_LEN, MAX_INT_CONSTANT, RecipeSchemaError, SandboxError, validateCondition } from '../src/index.js';
 
 function rejection(text: unknown): SandboxError {
   try {
@@ -65,7 +63,7 @@ describe('allowed worked examples', () => {
     'walltime_sec > 60 and peak_vram_mib > 0',
     "exit_code == 137 and len(capture['msg']) > 0",
     "int(capture['code']) == 137",
-    "(1 if exit_code != 0 else 0) or (walltime_sec > 0)",
+    '(1 if exit_code != 0 else 0) or (walltime_sec > 0)',
     'math.isnan',
     '1 < exit_code < 3',
     'capture[0] == capture[exit_code]',
@@ -125,7 +123,9 @@ describe('length, emptiness and type', () => {
 
   it('strips what Python strips, not what JS trims', () => {
     // U+FEFF is not whitespace to Python: it stays and is an invalid character.
-    expect(rejection('\ufeffexit_code').detail).toBe('condition: syntax error: invalid non-printable character U+FEFF (line 1, col 1)');
+    expect(rejection('\ufeffexit_code').detail).toBe(
+      'condition: syntax error: invalid non-printable character U+FEFF (line 1, col 1)',
+    );
     expect(validateCondition('\x1cexit_code\x85').source).toBe('exit_code');
   });
 
@@ -148,7 +148,15 @@ describe('integer constant cap', () => {
     expect(MAX_INT_CONSTANT).toBe(1_000_000_000);
     expect(() => validateCondition('exit_code == 999999999')).not.toThrow();
     expect(() => validateCondition('exit_code == -999999999')).not.toThrow();
-    for (const text of ['exit_code == 1000000000', 'exit_code == -1000000000', 'exit_code == 0x3B9ACA00', 'exit_code == 1_000_000_000', 'exit_code == 0o7346545000', 'exit_code == 0b111011100110101100101000000000', 'exit_code == 123456789012345678901234567890']) {
+    for (const text of [
+      'exit_code == 1000000000',
+      'exit_code == -1000000000',
+      'exit_code == 0x3B9ACA00',
+      'exit_code == 1_000_000_000',
+      'exit_code == 0o7346545000',
+      'exit_code == 0b111011100110101100101000000000',
+      'exit_code == 123456789012345678901234567890',
+    ]) {
       const err = rejection(text);
       expect(err.node, text).toBe('Constant');
       expect(err.kind).toBe('int-constant');
@@ -159,7 +167,12 @@ describe('integer constant cap', () => {
   });
 
   it('does not cap floats, complex numbers or bools', () => {
-    for (const text of ['walltime_sec > 1e300', 'walltime_sec > 1000000000.0', 'exit_code == True', 'walltime_sec != 1000000000j']) {
+    for (const text of [
+      'walltime_sec > 1e300',
+      'walltime_sec > 1000000000.0',
+      'exit_code == True',
+      'walltime_sec != 1000000000j',
+    ]) {
       expect(() => validateCondition(text), text).not.toThrow();
     }
   });
@@ -225,7 +238,9 @@ describe('errors', () => {
   it('messages CPython gives without a position, or with column 0 at the end of input, say so', () => {
     // CPython 3.11: ast.parse raises these with lineno None / offset 0; the caret still points in.
     const nul = rejection('exit_code\0');
-    expect(nul.detail).toBe('condition: syntax error: source code string cannot contain null bytes (line None, col None)');
+    expect(nul.detail).toBe(
+      'condition: syntax error: source code string cannot contain null bytes (line None, col None)',
+    );
     expect([nul.line, nul.col]).toEqual([1, 1]);
     const eof = rejection('exit_code ==');
     expect(eof.detail).toBe('condition: syntax error: invalid syntax (line 1, col 0)');
@@ -248,7 +263,12 @@ describe('errors', () => {
     ['0b102', "invalid digit '2' in binary literal", 1, 5],
     ['exit_code €', "invalid character '€' (U+20AC)", 1, 11],
     ["'a' b'b'", 'cannot mix bytes and nonbytes literals', 1, 8],
-    ["'\\N{NO SUCH NAME}'", "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-15: unknown Unicode character name", 1, 18],
+    [
+      "'\\N{NO SUCH NAME}'",
+      "(unicode error) 'unicodeescape' codec can't decode bytes in position 0-15: unknown Unicode character name",
+      1,
+      18,
+    ],
     ["f'{'", "f-string: expecting '}'", 1, 4],
     // The second pass: CPython's invalid_* rules, with CPython's own positions.
     ['(exit_code = 137)', "invalid syntax. Maybe you meant '==' or ':=' instead of '='?", 1, 2],

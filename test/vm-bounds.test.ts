@@ -7,12 +7,23 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as Op from '../assembly/opcodes.js';
 import { compileCondition, DEFAULT_REPR_LIMIT, sharedVmForTest } from '../src/condition/evaluate.js';
 import { ConditionVarsError } from '../src/condition/vars.js';
-import { ConditionVM, DEFAULT_HEAP_LIMIT_BYTES, RETAINED_MEMORY_BYTES, VmOptionError } from '../src/condition/vm-host.js';
+import {
+  ConditionVM,
+  DEFAULT_HEAP_LIMIT_BYTES,
+  RETAINED_MEMORY_BYTES,
+  VmOptionError,
+} from '../src/condition/vm-host.js';
 import { loadRecipe, scanLog } from '../src/index.js';
 import { readGoldenJsonl } from './support/goldens.js';
 
 type Vars = Parameters<ReturnType<typeof compileCondition>['evaluate']>[0];
-const vars = (over: Partial<Vars> = {}): Vars => ({ capture: {}, exit_code: 0, walltime_sec: 1, peak_vram_mib: null, ...over });
+const vars = (over: Partial<Vars> = {}): Vars => ({
+  capture: {},
+  exit_code: 0,
+  walltime_sec: 1,
+  peak_vram_mib: null,
+  ...over,
+});
 
 describe('the cost budget', { timeout: 60_000 }, () => {
   const hexDivision = "int(capture['a'],16) // int(capture['b'],16) > 0";
@@ -25,15 +36,26 @@ describe('the cost budget', { timeout: 60_000 }, () => {
     expect(c.evaluate(v)).toBe(false);
     expect(c.evaluateBatch([v, vars({ capture: { a: 'ff', b: '7' } })])).toEqual([false, true]);
     // what was spent stays within the budget: the division itself was never started
-    expect(sharedVmForTest(DEFAULT_HEAP_LIMIT_BYTES).lastCost()).toBeLessThanOrEqual(Op.DEFAULT_COST_BUDGET + 4 * 25 * (1 << 20));
+    expect(sharedVmForTest(DEFAULT_HEAP_LIMIT_BYTES).lastCost()).toBeLessThanOrEqual(
+      Op.DEFAULT_COST_BUDGET + 4 * 25 * (1 << 20),
+    );
   });
 
   it('is configurable: a larger budget computes the value, a small one refuses ordinary work', () => {
     const v = vars({ capture: { a: 'f'.repeat(1 << 14), b: '7'.repeat(1 << 13) } });
-    expect(compileCondition(hexDivision, { costBudget: 1e12 }).evaluateDetailed(v)).toEqual({ fired: true, value: { type: 'bool', repr: 'True' } });
-    expect(compileCondition(hexDivision, { costBudget: 1000 }).evaluateDetailed(v)).toEqual({ fired: false, error: 'BudgetExceeded' });
+    expect(compileCondition(hexDivision, { costBudget: 1e12 }).evaluateDetailed(v)).toEqual({
+      fired: true,
+      value: { type: 'bool', repr: 'True' },
+    });
+    expect(compileCondition(hexDivision, { costBudget: 1000 }).evaluateDetailed(v)).toEqual({
+      fired: false,
+      error: 'BudgetExceeded',
+    });
     // the next condition on the shared VM has the default budget again
-    expect(compileCondition(hexDivision).evaluateDetailed(v)).toEqual({ fired: true, value: { type: 'bool', repr: 'True' } });
+    expect(compileCondition(hexDivision).evaluateDetailed(v)).toEqual({
+      fired: true,
+      value: { type: 'bool', repr: 'True' },
+    });
   });
 
   it.each([
@@ -44,7 +66,10 @@ describe('the cost budget', { timeout: 60_000 }, () => {
     ["int(capture['a']) > 0", { a: ' '.repeat(100_000) + '1' }],
     ["int(capture['a'], 16) - 1 > 0", { a: 'f'.repeat(100_000) }],
   ])('charges per character or limb: %s', (condition, capture) => {
-    expect(compileCondition(condition, { costBudget: 50_000 }).evaluateDetailed(vars({ capture }))).toEqual({ fired: false, error: 'BudgetExceeded' });
+    expect(compileCondition(condition, { costBudget: 50_000 }).evaluateDetailed(vars({ capture }))).toEqual({
+      fired: false,
+      error: 'BudgetExceeded',
+    });
     expect(compileCondition(condition).evaluateDetailed(vars({ capture }))).toMatchObject({ fired: true });
   });
 
@@ -58,20 +83,33 @@ describe('a bounded repr', { timeout: 60_000 }, () => {
     const r = compileCondition("capture['']").evaluateDetailed(vars({ capture: { '': 'x'.repeat(5_000_000) } }));
     expect(r).toEqual({
       fired: true,
-      value: { type: 'str', repr: `'${'x'.repeat(DEFAULT_REPR_LIMIT - 1)} … [repr truncated: a str of 5000000 characters]`, truncated: true },
+      value: {
+        type: 'str',
+        repr: `'${'x'.repeat(DEFAULT_REPR_LIMIT - 1)} … [repr truncated: a str of 5000000 characters]`,
+        truncated: true,
+      },
     });
   });
 
   it('cuts a dict repr too, and reprLimit changes the limit', () => {
     const capture = { a: 'y'.repeat(300), b: 'z' };
     const r = compileCondition('capture', { reprLimit: 100 }).evaluateDetailed(vars({ capture }));
-    expect(r).toEqual({ fired: true, value: { type: 'dict', repr: `{'a': '${'y'.repeat(93)} … [repr truncated: a dict of 2 items]`, truncated: true } });
-    expect(compileCondition('capture').evaluateDetailed(vars({ capture }))).toEqual({ fired: true, value: { type: 'dict', repr: `{'a': '${'y'.repeat(300)}', 'b': 'z'}` } });
+    expect(r).toEqual({
+      fired: true,
+      value: { type: 'dict', repr: `{'a': '${'y'.repeat(93)} … [repr truncated: a dict of 2 items]`, truncated: true },
+    });
+    expect(compileCondition('capture').evaluateDetailed(vars({ capture }))).toEqual({
+      fired: true,
+      value: { type: 'dict', repr: `{'a': '${'y'.repeat(300)}', 'b': 'z'}` },
+    });
   });
 
   it('leaves a repr at the limit whole', () => {
     const s = 'q'.repeat(DEFAULT_REPR_LIMIT - 2);
-    expect(compileCondition("capture['s']").evaluateDetailed(vars({ capture: { s } }))).toEqual({ fired: true, value: { type: 'str', repr: `'${s}'` } });
+    expect(compileCondition("capture['s']").evaluateDetailed(vars({ capture: { s } }))).toEqual({
+      fired: true,
+      value: { type: 'str', repr: `'${s}'` },
+    });
   });
 
   it.each([0, 10, 1.5, Number.NaN])('reprLimit %s is refused', (reprLimit) => {
@@ -100,7 +138,10 @@ describe('one evaluation, one memory', { timeout: 120_000 }, () => {
     const c = compileCondition("len(capture['a']) > 0");
     expect(c.evaluate(vars({ capture: { a: 'z'.repeat(20_000_000) } }))).toBe(true); // 80 MB of input
     expect(vm.memoryBytes()).toBeLessThanOrEqual(RETAINED_MEMORY_BYTES);
-    expect(c.evaluateDetailed(vars({ capture: { a: 'z' } }))).toEqual({ fired: true, value: { type: 'bool', repr: 'True' } });
+    expect(c.evaluateDetailed(vars({ capture: { a: 'z' } }))).toEqual({
+      fired: true,
+      value: { type: 'bool', repr: 'True' },
+    });
   });
 
   it('reads a big-int result after memory grew while formatting it (no stale view)', () => {
@@ -137,13 +178,26 @@ describe('ConditionVars are checked, never coerced', () => {
     ['peak_vram_mib', { peak_vram_mib: 0.5 }],
     ["capture['a']", { capture: { a: 5 } }],
     ["capture['b']", { capture: { a: 'x', b: null } }],
-    ["capture['b']", { capture: new Map<string, unknown>([['a', 'x'], ['b', 1]]) }],
+    [
+      "capture['b']",
+      {
+        capture: new Map<string, unknown>([
+          ['a', 'x'],
+          ['b', 1],
+        ]),
+      },
+    ],
     ['capture', { capture: null }],
     ['capture', { capture: 'a=x' }],
     ['capture', { capture: ['x'] }],
   ])('%s in %o is a ConditionVarsError naming it', (field, over) => {
     const v = { ...ok, ...over } as unknown as Vars;
-    for (const run of [() => c.evaluate(v), () => c.evaluateDetailed(v), () => all.evaluate(v), () => all.evaluateDetailed(v)]) {
+    for (const run of [
+      () => c.evaluate(v),
+      () => c.evaluateDetailed(v),
+      () => all.evaluate(v),
+      () => all.evaluateDetailed(v),
+    ]) {
       expect(run).toThrow(ConditionVarsError);
       expect(run).toThrow(new RegExp(`^condition variable ${field.replace(/[[\]]/g, '\\$&')} `));
     }
@@ -185,11 +239,17 @@ describe('own properties only', () => {
   it('a polluted Object.prototype adds no capture', () => {
     (Object.prototype as Record<string, unknown>)['polluted'] = 'x';
     const v = vars({ capture: { a: '1' } });
-    expect(compileCondition('len(capture)').evaluateDetailed(v)).toEqual({ fired: true, value: { type: 'int', repr: '1' } });
+    expect(compileCondition('len(capture)').evaluateDetailed(v)).toEqual({
+      fired: true,
+      value: { type: 'int', repr: '1' },
+    });
     expect(compileCondition("capture['polluted']").evaluateDetailed(v)).toEqual({ fired: false, error: 'KeyError' });
     expect(compileCondition("capture['polluted'] == 'x'").evaluate(v)).toBe(false);
-    expect(compileCondition('capture').evaluateDetailed(v)).toEqual({ fired: true, value: { type: 'dict', repr: "{'a': '1'}" } });
-    expect(compileCondition("len(capture) == 1").evaluateBatch([v])).toEqual([true]);
+    expect(compileCondition('capture').evaluateDetailed(v)).toEqual({
+      fired: true,
+      value: { type: 'dict', repr: "{'a': '1'}" },
+    });
+    expect(compileCondition('len(capture) == 1').evaluateBatch([v])).toEqual([true]);
   });
 
   it('scanLog does not see inherited keys either', () => {
@@ -211,16 +271,23 @@ describe('own properties only', () => {
 describe('heapLimitBytes is checked', () => {
   it.each([0, Number.NaN, 1024, 2 ** 32, -1, 3 * 2 ** 30, 2 ** 20 + 0.5])('%s is a VmOptionError', (heapLimitBytes) => {
     expect(() => compileCondition('True', { heapLimitBytes })).toThrow(VmOptionError);
-    expect(() => new ConditionVM({ heapLimitBytes })).toThrow(/^heapLimitBytes must be an integer from 1048576 \(1 MiB\) to 1073741824 \(1 GiB\)/);
+    expect(() => new ConditionVM({ heapLimitBytes })).toThrow(
+      /^heapLimitBytes must be an integer from 1048576 \(1 MiB\) to 1073741824 \(1 GiB\)/,
+    );
   });
 
   it.each([2 ** 20, 2 ** 30])('%s works', (heapLimitBytes) => {
-    expect(compileCondition('exit_code + 1', { heapLimitBytes }).evaluateDetailed(vars({ exit_code: 41 }))).toEqual({ fired: true, value: { type: 'int', repr: '42' } });
+    expect(compileCondition('exit_code + 1', { heapLimitBytes }).evaluateDetailed(vars({ exit_code: 41 }))).toEqual({
+      fired: true,
+      value: { type: 'int', repr: '42' },
+    });
   });
 });
 
 describe('repr(capture) keeps insertion order (CPython golden)', () => {
-  const { meta, records: cases } = readGoldenJsonl<{ entries: [string, string][]; repr: string; len: number }>('fixtures/capture/golden-capture-order.jsonl');
+  const { meta, records: cases } = readGoldenJsonl<{ entries: [string, string][]; repr: string; len: number }>(
+    'fixtures/capture/golden-capture-order.jsonl',
+  );
 
   it('has the generator header and the cases', () => {
     expect(meta).toMatchObject({ generator: 'scripts/gen_capture_order_golden.py' });
@@ -230,6 +297,9 @@ describe('repr(capture) keeps insertion order (CPython golden)', () => {
   it.each(cases)('$repr', ({ entries, repr, len }) => {
     const v = vars({ capture: new Map(entries) });
     expect(compileCondition('capture').evaluateDetailed(v)).toEqual({ fired: len > 0, value: { type: 'dict', repr } });
-    expect(compileCondition('len(capture)').evaluateDetailed(v)).toEqual({ fired: len > 0, value: { type: 'int', repr: String(len) } });
+    expect(compileCondition('len(capture)').evaluateDetailed(v)).toEqual({
+      fired: len > 0,
+      value: { type: 'int', repr: String(len) },
+    });
   });
 });

@@ -12,10 +12,13 @@ const vars = { capture: {}, exit_code: 0, walltime_sec: 1, peak_vram_mib: null }
 /** fixtures/bytecode/golden-listings.txt as (condition, listing) pairs. */
 function listings(): [string, string][] {
   const text = readFileSync(new URL('../fixtures/bytecode/golden-listings.txt', import.meta.url), 'utf8');
-  return text.split('\n== ').slice(1).map((entry) => {
-    const nl = entry.indexOf('\n');
-    return [entry.slice(0, nl), entry.slice(nl + 1).replace(/\n+$/, '\n')];
-  });
+  return text
+    .split('\n== ')
+    .slice(1)
+    .map((entry) => {
+      const nl = entry.indexOf('\n');
+      return [entry.slice(0, nl), entry.slice(nl + 1).replace(/\n+$/, '\n')];
+    });
 }
 
 describe('the compiler–VM contract is one set of facts (assembly/opcodes.ts)', () => {
@@ -41,7 +44,8 @@ describe('the compiler–VM contract is one set of facts (assembly/opcodes.ts)',
       expect(table).toHaveLength(Op.OP_COUNT);
     }
     expect(Op.VAR_NAMES).toHaveLength(Op.VAR_COUNT);
-    for (const t of [Op.BUILTIN_NAMES, Op.BUILTIN_OWNERS, Op.BUILTIN_KINDS, Op.BUILTIN_MIN_ARGS, Op.BUILTIN_MAX_ARGS]) expect(t).toHaveLength(Op.BUILTIN_COUNT);
+    for (const t of [Op.BUILTIN_NAMES, Op.BUILTIN_OWNERS, Op.BUILTIN_KINDS, Op.BUILTIN_MIN_ARGS, Op.BUILTIN_MAX_ARGS])
+      expect(t).toHaveLength(Op.BUILTIN_COUNT);
     expect(Op.BIN_NAMES).toHaveLength(Op.BIN_COUNT);
     expect(Op.UNARY_NAMES).toHaveLength(Op.UNARY_COUNT);
     expect(Op.CMP_NAMES).toHaveLength(Op.CMP_COUNT);

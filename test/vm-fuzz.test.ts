@@ -9,15 +9,54 @@ import { type CompiledCondition, compileCondition } from '../src/condition/evalu
 import { rng } from './support/rng.js';
 
 /** The outcomes docs/bytecode.md lists: CPython's exceptions, plus the two resource bounds. */
-const DOCUMENTED = ['TypeError', 'ValueError', 'ZeroDivisionError', 'KeyError', 'OverflowError', 'MemoryError', 'BudgetExceeded'];
+const DOCUMENTED = [
+  'TypeError',
+  'ValueError',
+  'ZeroDivisionError',
+  'KeyError',
+  'OverflowError',
+  'MemoryError',
+  'BudgetExceeded',
+];
 
 function generator(seed: number): () => string {
   const r = rng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
   const atoms = [
-    '0', '1', '-1', '7', '999999999', '0.5', '1e308', '-0.0', '2j', "'a'", "''", "'١٢'", "' 12 '", "'nan'", "'inf'",
-    "b'x'", 'None', 'True', 'False', '...', 'exit_code', 'walltime_sec', 'peak_vram_mib', "capture['a']", "capture['n']",
-    "capture['big']", "capture['missing']", 'capture', 'len', 'float', 'int', 'math', 'math.isnan', 'math.isinf',
+    '0',
+    '1',
+    '-1',
+    '7',
+    '999999999',
+    '0.5',
+    '1e308',
+    '-0.0',
+    '2j',
+    "'a'",
+    "''",
+    "'١٢'",
+    "' 12 '",
+    "'nan'",
+    "'inf'",
+    "b'x'",
+    'None',
+    'True',
+    'False',
+    '...',
+    'exit_code',
+    'walltime_sec',
+    'peak_vram_mib',
+    "capture['a']",
+    "capture['n']",
+    "capture['big']",
+    "capture['missing']",
+    'capture',
+    'len',
+    'float',
+    'int',
+    'math',
+    'math.isnan',
+    'math.isinf',
   ];
   const callees = ['len', 'float', 'int', 'math.isnan', 'math.isinf'];
   const binops = ['+', '-', '/', '//'];
@@ -30,13 +69,20 @@ function generator(seed: number): () => string {
         const n = r() < 0.2 ? 9 + Math.floor(r() * 4) : Math.floor(r() * 3);
         return `${pick(callees)}(${Array.from({ length: n }, () => expr(depth - 2)).join(', ')})`;
       }
-      case 1: return `(${expr(depth - 1)} ${pick(binops)} ${expr(depth - 1)})`;
-      case 2: return `(${pick(['-', '+', 'not '])}${expr(depth - 1)})`;
-      case 3: return `(${expr(depth - 1)} ${pick(cmps)} ${expr(depth - 1)}${r() < 0.3 ? ` ${pick(cmps)} ${expr(depth - 1)}` : ''})`;
-      case 4: return `(${expr(depth - 1)} ${pick(['and', 'or'])} ${expr(depth - 1)})`;
-      case 5: return `(${expr(depth - 1)} if ${expr(depth - 1)} else ${expr(depth - 1)})`;
-      case 6: return `capture[${expr(depth - 1)}]`;
-      default: return `int(${expr(depth - 1)}, ${pick(['0', '2', '16', '36', '1', "'x'"])})`;
+      case 1:
+        return `(${expr(depth - 1)} ${pick(binops)} ${expr(depth - 1)})`;
+      case 2:
+        return `(${pick(['-', '+', 'not '])}${expr(depth - 1)})`;
+      case 3:
+        return `(${expr(depth - 1)} ${pick(cmps)} ${expr(depth - 1)}${r() < 0.3 ? ` ${pick(cmps)} ${expr(depth - 1)}` : ''})`;
+      case 4:
+        return `(${expr(depth - 1)} ${pick(['and', 'or'])} ${expr(depth - 1)})`;
+      case 5:
+        return `(${expr(depth - 1)} if ${expr(depth - 1)} else ${expr(depth - 1)})`;
+      case 6:
+        return `capture[${expr(depth - 1)}]`;
+      default:
+        return `int(${expr(depth - 1)}, ${pick(['0', '2', '16', '36', '1', "'x'"])})`;
     }
   };
   return () => expr(4);

@@ -47,7 +47,11 @@ describe('the spec worked examples and the original seed tests (notes §1.7)', {
     ["capture['loss'] == 'nan'", { capture: { loss: 'fine' } }, false],
     ["int(capture['count']) > 10 and len(capture) > 0", { capture: { count: '42', other: 'v' } }, true],
     ["math.isinf(float(capture['x']))", { capture: { x: 'inf' } }, true],
-    ['exit_code != 0 and walltime_sec > 1.0 and peak_vram_mib > 100', { exit_code: 137, walltime_sec: 12.5, peak_vram_mib: 512 }, true],
+    [
+      'exit_code != 0 and walltime_sec > 1.0 and peak_vram_mib > 100',
+      { exit_code: 137, walltime_sec: 12.5, peak_vram_mib: 512 },
+      true,
+    ],
     ['peak_vram_mib > 0', { peak_vram_mib: null }, false],
     ['(1 if exit_code != 0 else 0) or (walltime_sec > 0)', { exit_code: 1, walltime_sec: 0.0 }, true],
     ['exit_code == 999999999', { exit_code: 0 }, false],
@@ -123,12 +127,24 @@ describe('the sandbox', { timeout: 120_000 }, () => {
     expect(greedy.source.length).toBeLessThanOrEqual(256);
     expect(greedy.evaluateDetailed(vars({ capture: { '': big } }))).toEqual({ fired: false, error: 'MemoryError' });
     // The same compiled condition, and another one, still evaluate correctly afterwards.
-    expect(greedy.evaluateDetailed(vars({ capture: { '': 'ab' } }))).toMatchObject({ value: { type: 'str', repr: `'${'ab'.repeat(21)}'` } });
-    expect(compileCondition('exit_code + 1').evaluateDetailed(vars({ exit_code: 41 }))).toMatchObject({ value: { repr: '42' } });
+    expect(greedy.evaluateDetailed(vars({ capture: { '': 'ab' } }))).toMatchObject({
+      value: { type: 'str', repr: `'${'ab'.repeat(21)}'` },
+    });
+    expect(compileCondition('exit_code + 1').evaluateDetailed(vars({ exit_code: 41 }))).toMatchObject({
+      value: { repr: '42' },
+    });
   });
 
   function program(code: number[], consts: number[][] = [], maxStack = 4): Int32Array {
-    const words = [Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, code.length, consts.length, maxStack, ...code, ...consts.flat()];
+    const words = [
+      Op.PROGRAM_MAGIC,
+      Op.PROGRAM_VERSION,
+      code.length,
+      consts.length,
+      maxStack,
+      ...code,
+      ...consts.flat(),
+    ];
     return Int32Array.from(words);
   }
   const INT1 = [Op.CONST_INT, 1, 0];
@@ -145,10 +161,34 @@ describe('the sandbox', { timeout: 120_000 }, () => {
     ['backward jump (a loop)', program([Op.OP_LOAD_CONST, 0, Op.OP_JUMP, 0, Op.OP_RETURN, 0], [INT1]), Op.V_JUMP],
     ['jump past the end', program([Op.OP_LOAD_CONST, 0, Op.OP_JUMP, 9, Op.OP_RETURN, 0], [INT1]), Op.V_JUMP],
     ['falling off the end', program([Op.OP_LOAD_CONST, 0], [INT1]), Op.V_TRUNCATED],
-    ['stack above the declared maximum', program([Op.OP_LOAD_CONST, 0, Op.OP_LOAD_CONST, 0, Op.OP_BINARY, 0, Op.OP_RETURN, 0], [INT1], 1), Op.V_STACK],
-    ['truncated constant pool', Int32Array.from([Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, 4, 1, 1, Op.OP_LOAD_CONST, 0, Op.OP_RETURN, 0, Op.CONST_STR, 10]), Op.V_TRUNCATED],
+    [
+      'stack above the declared maximum',
+      program([Op.OP_LOAD_CONST, 0, Op.OP_LOAD_CONST, 0, Op.OP_BINARY, 0, Op.OP_RETURN, 0], [INT1], 1),
+      Op.V_STACK,
+    ],
+    [
+      'truncated constant pool',
+      Int32Array.from([
+        Op.PROGRAM_MAGIC,
+        Op.PROGRAM_VERSION,
+        4,
+        1,
+        1,
+        Op.OP_LOAD_CONST,
+        0,
+        Op.OP_RETURN,
+        0,
+        Op.CONST_STR,
+        10,
+      ]),
+      Op.V_TRUNCATED,
+    ],
     ['unknown constant tag', program([Op.OP_LOAD_CONST, 0, Op.OP_RETURN, 0], [[77]]), Op.V_CONST],
-    ['odd code length', Int32Array.from([Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, 3, 0, 1, Op.OP_RETURN, 0, 0]), Op.V_HEADER],
+    [
+      'odd code length',
+      Int32Array.from([Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, 3, 0, 1, Op.OP_RETURN, 0, 0]),
+      Op.V_HEADER,
+    ],
   ])('rejects a program with %s before running it', (_name, words, code) => {
     let caught: unknown;
     try {
@@ -169,10 +209,22 @@ describe('the sandbox', { timeout: 120_000 }, () => {
     // Mostly plausible instructions (small arguments, a final RETURN) so that many programs pass
     // the verifier and run; the rest exercise its refusals.
     const plausible: [number, number][] = [
-      [Op.OP_LOAD_CONST, 3], [Op.OP_LOAD_VAR, 4], [Op.OP_LOAD_BUILTIN, 6], [Op.OP_BINARY, 4], [Op.OP_UNARY, 3],
-      [Op.OP_COMPARE, 6], [Op.OP_SUBSCRIPT, 1], [Op.OP_CALL, 3], [Op.OP_DUP_TOP, 1], [Op.OP_ROT_TWO, 1],
-      [Op.OP_ROT_THREE, 1], [Op.OP_POP_TOP, 1], [Op.OP_JUMP_IF_FALSE_OR_POP, 0], [Op.OP_JUMP_IF_TRUE_OR_POP, 0],
-      [Op.OP_POP_JUMP_IF_FALSE, 0], [Op.OP_JUMP, 0],
+      [Op.OP_LOAD_CONST, 3],
+      [Op.OP_LOAD_VAR, 4],
+      [Op.OP_LOAD_BUILTIN, 6],
+      [Op.OP_BINARY, 4],
+      [Op.OP_UNARY, 3],
+      [Op.OP_COMPARE, 6],
+      [Op.OP_SUBSCRIPT, 1],
+      [Op.OP_CALL, 3],
+      [Op.OP_DUP_TOP, 1],
+      [Op.OP_ROT_TWO, 1],
+      [Op.OP_ROT_THREE, 1],
+      [Op.OP_POP_TOP, 1],
+      [Op.OP_JUMP_IF_FALSE_OR_POP, 0],
+      [Op.OP_JUMP_IF_TRUE_OR_POP, 0],
+      [Op.OP_POP_JUMP_IF_FALSE, 0],
+      [Op.OP_JUMP, 0],
     ];
     const vm = new ConditionVM();
     let verified = 0;
@@ -197,7 +249,8 @@ describe('the sandbox', { timeout: 120_000 }, () => {
       }
       verified++;
       const r = vm.evaluate(words, vars({ capture: { a: '1' } }));
-      if (!r.ok) expect(['TypeError', 'ValueError', 'ZeroDivisionError', 'KeyError', 'OverflowError']).toContain(r.error);
+      if (!r.ok)
+        expect(['TypeError', 'ValueError', 'ZeroDivisionError', 'KeyError', 'OverflowError']).toContain(r.error);
     }
     // Many random programs pass verification; they must still only compute.
     expect(verified).toBeGreaterThan(100);

@@ -24,7 +24,9 @@ interface GoldenYaml {
   error: string | null;
 }
 
-const lines = readFileSync(new URL('../fixtures/yaml/golden-yaml.jsonl', import.meta.url), 'utf8').split('\n').filter(Boolean);
+const lines = readFileSync(new URL('../fixtures/yaml/golden-yaml.jsonl', import.meta.url), 'utf8')
+  .split('\n')
+  .filter(Boolean);
 const header = (JSON.parse(lines[0]!) as { meta: { records: number; pyyaml: string } }).meta;
 const records = lines.slice(1).map((l) => JSON.parse(l) as GoldenYaml);
 const OPEN: ReadonlySet<string> = new Set(
@@ -70,11 +72,15 @@ describe('YAML parity with PyYAML safe_load (fixtures/yaml/golden-yaml.jsonl)', 
       if (outcome === 'agree') agree++;
       if (outcome === 'deviation') deviation++;
       if (outcome === 'differ' && !OPEN.has(rec.yaml)) {
-        newDiffs.push(`${JSON.stringify(rec.yaml)} [${rec.group}]\n    pyyaml: ${rec.ok ? JSON.stringify(rec.value) : rec.error}\n    ours:   ${ours}`);
+        newDiffs.push(
+          `${JSON.stringify(rec.yaml)} [${rec.group}]\n    pyyaml: ${rec.ok ? JSON.stringify(rec.value) : rec.error}\n    ours:   ${ours}`,
+        );
       }
       if (outcome !== 'differ' && OPEN.has(rec.yaml)) nowAgree.push(JSON.stringify(rec.yaml));
     }
-    console.log(`YAML parity: ${agree} agree, ${deviation} documented deviations, ${records.length - agree - deviation} open, of ${records.length}`);
+    console.log(
+      `YAML parity: ${agree} agree, ${deviation} documented deviations, ${records.length - agree - deviation} open, of ${records.length}`,
+    );
     expect(newDiffs, newDiffs.slice(0, 20).join('\n')).toEqual([]);
     expect(nowAgree, 'these now agree: remove them from fixtures/yaml/open-differences.json').toEqual([]);
   });

@@ -2,7 +2,7 @@
 // and release, so one evaluation's values are freed in O(1) while the loaded program stays, and
 // with a byte limit below the WebAssembly maximum so a greedy condition hits a MemoryError the host
 // can report instead of taking the process's memory.
-import { AL_MASK, BLOCK, BLOCK_OVERHEAD, BLOCK_MAXSIZE, OBJECT, OBJECT_OVERHEAD, OBJECT_MAXSIZE } from "~lib/rt/common";
+import { AL_MASK, BLOCK, BLOCK_OVERHEAD, BLOCK_MAXSIZE, OBJECT, OBJECT_OVERHEAD, OBJECT_MAXSIZE } from '~lib/rt/common';
 
 // @ts-ignore: decorator
 @lazy let arenaStart: usize = ((__heap_base + BLOCK_OVERHEAD + AL_MASK) & ~AL_MASK) - BLOCK_OVERHEAD;
@@ -111,7 +111,9 @@ export function __renew(oldPtr: usize, size: usize): usize {
 export function __link(parentPtr: usize, childPtr: usize, expectMultiple: bool): void {}
 // @ts-ignore: decorator
 @global @unsafe
-export function __pin(ptr: usize): usize { return ptr; }
+export function __pin(ptr: usize): usize {
+  return ptr;
+}
 // @ts-ignore: decorator
 @global @unsafe
 export function __unpin(ptr: usize): void {}
@@ -125,7 +127,9 @@ export function __collect(): void {}
 /** The current top of the arena, to release back to later. */
 // @ts-ignore: decorator
 @global @unsafe
-export function __arena_mark(): usize { return arenaTop; }
+export function __arena_mark(): usize {
+  return arenaTop;
+}
 
 /** Frees everything allocated since `mark`. */
 // @ts-ignore: decorator
@@ -137,8 +141,12 @@ export function __arena_release(mark: usize): void {
 /** Caps the arena's top address (bytes of linear memory); allocations beyond trap. */
 // @ts-ignore: decorator
 @global @unsafe
-export function __arena_set_limit(bytes: usize): void { arenaLimit = bytes; }
+export function __arena_set_limit(bytes: usize): void {
+  arenaLimit = bytes;
+}
 
 // @ts-ignore: decorator
 @global @unsafe
-export function __arena_exhausted(): bool { return arenaExhausted; }
+export function __arena_exhausted(): bool {
+  return arenaExhausted;
+}

@@ -37,7 +37,7 @@ import {
   bigToF64,
   bigToI64,
   bigTrueDiv,
-} from "../bigint";
+} from '../bigint';
 
 // Arena position to rewind to (custom arena runtime only).
 let arenaMark: usize = 0;
@@ -56,7 +56,7 @@ function hexDigit(c: i32): u32 {
   if (c >= 48 && c <= 57) return <u32>(c - 48);
   if (c >= 97 && c <= 102) return <u32>(c - 87);
   if (c >= 65 && c <= 70) return <u32>(c - 55);
-  abort("bad hex digit");
+  abort('bad hex digit');
   return 0;
 }
 
@@ -64,12 +64,15 @@ function hexDigit(c: i32): u32 {
 function fromHex(s: string): BigInt {
   let i = 0;
   let neg = false;
-  if (s.charCodeAt(0) == 45) { neg = true; i = 1; }
-  if (s.charCodeAt(i) != 48 || s.charCodeAt(i + 1) != 120) abort("bad hex int");
+  if (s.charCodeAt(0) == 45) {
+    neg = true;
+    i = 1;
+  }
+  if (s.charCodeAt(i) != 48 || s.charCodeAt(i + 1) != 120) abort('bad hex int');
   i += 2;
   let nd = s.length - i;
   let d = new StaticArray<u32>((nd + 7) >> 3);
-  memory.fill(changetype<usize>(d), 0, <usize>d.length << 2); // the arena runtime does not zero
+  memory.fill(changetype<usize>(d), 0, (<usize>d.length) << 2); // the arena runtime does not zero
   for (let k = 0; k < nd; k++) {
     let v = hexDigit(s.charCodeAt(s.length - 1 - k));
     let li = k >> 3;
@@ -92,9 +95,9 @@ function f64FromBits(s: string): f64 {
 
 function f64Bits(x: f64): string {
   let v = reinterpret<u64>(x);
-  let out = "";
+  let out = '';
   for (let i = 15; i >= 0; i--) {
-    let d = <i32>((v >> (<u64>i << 2)) & 15);
+    let d = <i32>((v >> ((<u64>i) << 2)) & 15);
     out += String.fromCharCode(d < 10 ? 48 + d : 87 + d);
   }
   return out;
@@ -108,54 +111,73 @@ function parseSmallInt(s: string): i64 {
 }
 
 function f64Result(x: f64): string {
-  return bigOverflow ? "OverflowError" : f64Bits(x);
+  return bigOverflow ? 'OverflowError' : f64Bits(x);
 }
 
 /** Operation codes (must match scripts/bigint-harness.mjs). */
 export function run(op: i32, x: string, y: string): string {
   switch (op) {
-    case 0: return hex(bigAdd(fromHex(x), fromHex(y)));
-    case 1: return hex(bigSub(fromHex(x), fromHex(y)));
-    case 2: return hex(bigMul(fromHex(x), fromHex(y)));
-    case 3: return hex(bigFloorDiv(fromHex(x), fromHex(y)));
-    case 4: return hex(bigMod(fromHex(x), fromHex(y)));
-    case 5: return hex(bigPow(fromHex(x), parseSmallInt(y)));
-    case 6: return hex(bigNeg(fromHex(x)));
-    case 7: return hex(bigAbs(fromHex(x)));
-    case 8: return bigCmp(fromHex(x), fromHex(y)).toString();
+    case 0:
+      return hex(bigAdd(fromHex(x), fromHex(y)));
+    case 1:
+      return hex(bigSub(fromHex(x), fromHex(y)));
+    case 2:
+      return hex(bigMul(fromHex(x), fromHex(y)));
+    case 3:
+      return hex(bigFloorDiv(fromHex(x), fromHex(y)));
+    case 4:
+      return hex(bigMod(fromHex(x), fromHex(y)));
+    case 5:
+      return hex(bigPow(fromHex(x), parseSmallInt(y)));
+    case 6:
+      return hex(bigNeg(fromHex(x)));
+    case 7:
+      return hex(bigAbs(fromHex(x)));
+    case 8:
+      return bigCmp(fromHex(x), fromHex(y)).toString();
     case 9: {
       // sign / is-zero / bit_length
       let a = fromHex(x);
       let z = bigIsZero(a);
-      if (z != (bigSign(a) == 0)) return "inconsistent";
-      return bigSign(a).toString() + " " + bigBitLength(a).toString();
+      if (z != (bigSign(a) == 0)) return 'inconsistent';
+      return bigSign(a).toString() + ' ' + bigBitLength(a).toString();
     }
     case 10: {
       // i64 fit + round trip through bigFromI64
       let a = fromHex(x);
-      if (!bigFitsI64(a)) return "no";
+      if (!bigFitsI64(a)) return 'no';
       let v = bigToI64(a);
-      if (bigCmp(bigFromI64(v), a) != 0) return "roundtrip";
+      if (bigCmp(bigFromI64(v), a) != 0) return 'roundtrip';
       return v.toString();
     }
-    case 11: return f64Result(bigTrueDiv(fromHex(x), fromHex(y)));
-    case 12: return f64Result(bigToF64(fromHex(x)));
-    case 13: return hex(bigFromF64(f64FromBits(x)));
-    case 14: return bigCmpF64(fromHex(x), f64FromBits(y)).toString();
+    case 11:
+      return f64Result(bigTrueDiv(fromHex(x), fromHex(y)));
+    case 12:
+      return f64Result(bigToF64(fromHex(x)));
+    case 13:
+      return hex(bigFromF64(f64FromBits(x)));
+    case 14:
+      return bigCmpF64(fromHex(x), f64FromBits(y)).toString();
     case 15: {
       let s = bigToDecimalString(fromHex(x));
-      if (bigLimitExceeded) return s.length == 0 ? "LIMIT" : "LIMIT-but-built";
+      if (bigLimitExceeded) return s.length == 0 ? 'LIMIT' : 'LIMIT-but-built';
       return s;
     }
     case 16: {
       let r = bigParse(x, <i32>parseSmallInt(y));
-      if (r === null) return bigLimitExceeded ? "LIMIT " + bigLimitDigits.toString() : "ERR";
+      if (r === null) return bigLimitExceeded ? 'LIMIT ' + bigLimitDigits.toString() : 'ERR';
       return hex(r);
     }
-    case 17: return bigToBinaryBaseString(fromHex(x), <i32>parseSmallInt(y));
-    case 18: return hex(bigFromI64(parseSmallInt(x)));
-    case 99: { fromHex(x); if (y.length > 0) fromHex(y); return ""; } // overhead baseline
+    case 17:
+      return bigToBinaryBaseString(fromHex(x), <i32>parseSmallInt(y));
+    case 18:
+      return hex(bigFromI64(parseSmallInt(x)));
+    case 99: {
+      fromHex(x);
+      if (y.length > 0) fromHex(y);
+      return '';
+    } // overhead baseline
   }
-  abort("unknown op");
-  return "";
+  abort('unknown op');
+  return '';
 }

@@ -7,12 +7,12 @@
 // whether CPython would raise ValueError; resetHeap() rewinds the stub bump allocator so the
 // heap does not grow across cases.
 
-import { parsePyFloat, pyFloatError } from "../pyfloat";
-import { transformDecimalAndSpaceToAscii } from "../pystr";
-import { decimalValue, isPySpace } from "../unicode-data";
+import { parsePyFloat, pyFloatError } from '../pyfloat';
+import { transformDecimalAndSpaceToAscii } from '../pystr';
+import { decimalValue, isPySpace } from '../unicode-data';
 
 export function allocInput(units: i32): usize {
-  return __new(<usize>units << 1, idof<string>());
+  return __new((<usize>units) << 1, idof<string>());
 }
 
 export function parseBits(ptr: usize): i64 {

@@ -2,7 +2,11 @@
 import type { CatalogueEntry, Request, Response } from './protocol.js';
 import workerUrl from './worker.ts?worker&url';
 
-type Pending = { resolve: (r: Response) => void; reject: (e: Error) => void; onProgress?: (done: number, total: number) => void };
+type Pending = {
+  resolve: (r: Response) => void;
+  reject: (e: Error) => void;
+  onProgress?: (done: number, total: number) => void;
+};
 
 export interface ReadyInfo {
   ms: number;
@@ -40,7 +44,10 @@ export class EngineClient {
     });
     // A classic worker in the build (an IIFE bundle); the `vite` dev server serves workers as ES modules. The engine
     // loads the same way in both: the worker awaits the package's `ready({ re2Wasm })`.
-    const w = new Worker(workerUrl, { type: import.meta.env.DEV ? 'module' : 'classic', name: JSON.stringify({ label: this.label }) });
+    const w = new Worker(workerUrl, {
+      type: import.meta.env.DEV ? 'module' : 'classic',
+      name: JSON.stringify({ label: this.label }),
+    });
     w.onmessage = (ev: MessageEvent<Response>) => this.#receive(ev.data);
     w.onerror = (ev: ErrorEvent) => {
       ev.preventDefault();
@@ -51,7 +58,12 @@ export class EngineClient {
 
   #receive(msg: Response): void {
     if (msg.kind === 'ready') {
-      this.#readyResolve({ ms: msg.ms, sinceStartMs: msg.sinceStartMs, re2LoadMs: msg.re2LoadMs, catalogue: msg.catalogue });
+      this.#readyResolve({
+        ms: msg.ms,
+        sinceStartMs: msg.sinceStartMs,
+        re2LoadMs: msg.re2LoadMs,
+        catalogue: msg.catalogue,
+      });
       return;
     }
     if (msg.kind === 'poisoned') {

@@ -6,7 +6,18 @@ import { StateEffect, StateField, type Text } from '@codemirror/state';
 import { Decoration, type DecorationSet } from '@codemirror/view';
 import { CancelledError, EngineClient } from './engine-client.js';
 import { EXAMPLES, type Example } from './examples.js';
-import type { CatalogueEntry, Diagnostic, FiringOut, MatchOut, PatternInfo, Response, ScanOut, ScratchOut, ValueOut, Vars } from './protocol.js';
+import type {
+  CatalogueEntry,
+  Diagnostic,
+  FiringOut,
+  MatchOut,
+  PatternInfo,
+  Response,
+  ScanOut,
+  ScratchOut,
+  ValueOut,
+  Vars,
+} from './protocol.js';
 import { loadSession, MAX_LOG_IN_HASH, readHash, saveSession, writeHash, type PageState } from './state.js';
 
 // ------------------------------------------------------------------------------------------------ helpers
@@ -63,9 +74,10 @@ function retryAfterAbort(reason: string): boolean {
   const now = performance.now();
   abortTimes.push(now);
   const recent = abortTimes.filter((t) => now - t < 30_000).length;
-  $('engine-status').textContent = recent >= 3
-    ? `the engine aborted ${recent} times on this input (${reason}); edit the recipe or log to retry`
-    : `engine restarted after an abort: ${reason}`;
+  $('engine-status').textContent =
+    recent >= 3
+      ? `the engine aborted ${recent} times on this input (${reason}); edit the recipe or log to retry`
+      : `engine restarted after an abort: ${reason}`;
   return recent < 3;
 }
 checker.onRestarted = (reason) => {
@@ -99,7 +111,10 @@ const hitField = StateField.define<DecorationSet>({
     marks = marks.map(tr.changes);
     for (const e of tr.effects) {
       if (!e.is(setHit)) continue;
-      marks = e.value === null || e.value.to <= e.value.from ? Decoration.none : Decoration.set([hitMark.range(e.value.from, e.value.to)]);
+      marks =
+        e.value === null || e.value.to <= e.value.from
+          ? Decoration.none
+          : Decoration.set([hitMark.range(e.value.from, e.value.to)]);
     }
     return marks;
   },
@@ -117,7 +132,10 @@ function revealInLog(offset: number, length: number): void {
   const line = doc.lineAt(from);
   // A firing whose matched text is not known is marked from where it starts to the end of its line.
   const to = length > 0 ? Math.min(doc.length, from + length) : Math.max(line.to, Math.min(doc.length, from + 1));
-  logView.dispatch({ selection: { anchor: from }, effects: [setHit.of({ from, to }), EditorView.scrollIntoView(from, { y: 'center' })] });
+  logView.dispatch({
+    selection: { anchor: from },
+    effects: [setHit.of({ from, to }), EditorView.scrollIntoView(from, { y: 'center' })],
+  });
   $('log-editor').dataset.hit = `${line.number}:${from}-${to}`;
 }
 
@@ -129,21 +147,42 @@ function applyDiagnostics(diags: Diagnostic[]): void {
     if (to <= from) to = Math.min(doc.length, from + 1);
     const suggestion = d.suggestion;
     return {
-      from, to, severity: d.severity, source: d.source === 'sandbox' ? 'condition sandbox' : d.source === 'lint' ? 'lint' : 'recipe loader',
+      from,
+      to,
+      severity: d.severity,
+      source: d.source === 'sandbox' ? 'condition sandbox' : d.source === 'lint' ? 'lint' : 'recipe loader',
       message: d.message,
-      ...(suggestion !== undefined ? {
-        actions: [{ name: `Replace with ${suggestion}`, apply: (view: EditorView, f: number, t: number) => view.dispatch({ changes: { from: f, to: t, insert: suggestion } }) }],
-      } : {}),
+      ...(suggestion !== undefined
+        ? {
+            actions: [
+              {
+                name: `Replace with ${suggestion}`,
+                apply: (view: EditorView, f: number, t: number) =>
+                  view.dispatch({ changes: { from: f, to: t, insert: suggestion } }),
+              },
+            ],
+          }
+        : {}),
     };
   });
   recipeView.dispatch(setDiagnostics(recipeView.state, cm));
   const list = $('diagnostics');
   list.replaceChildren(
     ...diags.map((d) =>
-      h('li', { class: `diag ${d.severity}`, 'data-line': String(d.line), 'data-col': String(d.col), 'data-node': d.node ?? '', 'data-code': d.code ?? '' },
-        h('span', { class: 'where' }, `line ${d.line}, col ${d.col}`), ' ',
+      h(
+        'li',
+        {
+          class: `diag ${d.severity}`,
+          'data-line': String(d.line),
+          'data-col': String(d.col),
+          'data-node': d.node ?? '',
+          'data-code': d.code ?? '',
+        },
+        h('span', { class: 'where' }, `line ${d.line}, col ${d.col}`),
+        ' ',
         h('span', { class: 'msg' }, d.message),
-        excerptOf(d) !== '' ? h('pre', {}, excerptOf(d)) : null),
+        excerptOf(d) !== '' ? h('pre', {}, excerptOf(d)) : null,
+      ),
     ),
   );
   list.dataset.count = String(diags.length);
@@ -188,7 +227,12 @@ function parseCaptures(text: string): Record<string, string> {
     const eq = line.indexOf('=');
     const name = (eq < 0 ? line : line.slice(0, eq)).trim();
     if (name === '') continue;
-    Object.defineProperty(out, name, { value: eq < 0 ? '' : line.slice(eq + 1), enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(out, name, {
+      value: eq < 0 ? '' : line.slice(eq + 1),
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
   }
   return out;
 }
@@ -294,7 +338,10 @@ async function runScan(): Promise<void> {
       progressText.dataset.pct = '100';
       if (logSource.kind === 'file' && logSource.file === log) {
         const f = logSource.file;
-        showFileBanner(f, r.ok ? `Scanned the file ${f.name} (${mib(f.size)}) in ${secs} s` : `Could not scan the file ${f.name}`);
+        showFileBanner(
+          f,
+          r.ok ? `Scanned the file ${f.name} (${mib(f.size)}) in ${secs} s` : `Could not scan the file ${f.name}`,
+        );
       }
     } else if (r.kind === 'fatal') reportError(`scan: ${r.error}`);
   } catch (e) {
@@ -326,7 +373,10 @@ async function runScratch(): Promise<void> {
   const expr = ($('scratch-expr') as HTMLInputElement).value;
   try {
     const r = await checker.request({
-      kind: 'scratch', expr, vars: readVars('scratch'), capture: parseCaptures(($('scratch-capture') as HTMLTextAreaElement).value),
+      kind: 'scratch',
+      expr,
+      vars: readVars('scratch'),
+      capture: parseCaptures(($('scratch-capture') as HTMLTextAreaElement).value),
     });
     if (r.kind === 'scratch') {
       stats.scratches++;
@@ -346,15 +396,30 @@ async function runScratch(): Promise<void> {
 
 function valueNode(v: ValueOut | null, showFires = true): HTMLElement {
   if (v === null) return h('span', { class: 'muted' }, 'no condition');
-  if (v.error !== undefined) return h('span', { class: 'value exc' }, `raises ${v.error}`, showFires && h('span', { class: 'fires no' }, ' → does not fire'));
-  return h('span', { class: 'value' }, h('code', { class: 'repr' }, v.repr ?? '<repr raises ValueError>'), h('span', { class: 'type' }, ` (${v.type})`),
-    showFires && h('span', { class: `fires ${v.fired ? 'yes' : 'no'}` }, v.fired ? ' → fires' : ' → does not fire'));
+  if (v.error !== undefined)
+    return h(
+      'span',
+      { class: 'value exc' },
+      `raises ${v.error}`,
+      showFires && h('span', { class: 'fires no' }, ' → does not fire'),
+    );
+  return h(
+    'span',
+    { class: 'value' },
+    h('code', { class: 'repr' }, v.repr ?? '<repr raises ValueError>'),
+    h('span', { class: 'type' }, ` (${v.type})`),
+    showFires && h('span', { class: `fires ${v.fired ? 'yes' : 'no'}` }, v.fired ? ' → fires' : ' → does not fire'),
+  );
 }
 
 function captureTable(cap: Record<string, string>): HTMLElement {
   const keys = Object.keys(cap);
   if (keys.length === 0) return h('span', { class: 'muted' }, 'no named groups');
-  return h('table', { class: 'cap' }, ...keys.map((k) => h('tr', {}, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(cap[k]))))));
+  return h(
+    'table',
+    { class: 'cap' },
+    ...keys.map((k) => h('tr', {}, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(cap[k]))))),
+  );
 }
 
 /** Where a match or firing is, as a person reads a log: its line (or, for a file not counted in lines, its byte). */
@@ -365,8 +430,16 @@ const matchLength = (m: MatchOut): number => (m.text.endsWith('…') && m.text.l
 
 /** A button that scrolls the log editor to a spot in the log and marks it. */
 function lineButton(line: number | null, offset: number, length: number): HTMLElement {
-  const b = h('button', { type: 'button', class: 'where-link', 'data-offset': String(offset), ...(line !== null ? { 'data-line': String(line) } : {}) },
-    whereText(line, offset));
+  const b = h(
+    'button',
+    {
+      type: 'button',
+      class: 'where-link',
+      'data-offset': String(offset),
+      ...(line !== null ? { 'data-line': String(line) } : {}),
+    },
+    whereText(line, offset),
+  );
   b.addEventListener('click', () => revealInLog(offset, length));
   if (logSource.kind !== 'text') b.setAttribute('disabled', '');
   return b;
@@ -376,7 +449,9 @@ function lineButton(line: number | null, offset: number, length: number): HTMLEl
 function tryInScratchpad(m: MatchOut, condition: string | null): void {
   if (condition !== null) ($('scratch-expr') as HTMLInputElement).value = condition;
   writeVars('scratch', readVars('var'));
-  ($('scratch-capture') as HTMLTextAreaElement).value = Object.entries(m.capture).map(([k, v]) => `${k}=${v}`).join('\n');
+  ($('scratch-capture') as HTMLTextAreaElement).value = Object.entries(m.capture)
+    .map(([k, v]) => `${k}=${v}`)
+    .join('\n');
   scheduleScratch();
   saveHashSoon();
   $('scratch-expr').focus();
@@ -385,11 +460,22 @@ function tryInScratchpad(m: MatchOut, condition: string | null): void {
 function matchNode(label: string, m: MatchOut, condition: string | null): HTMLElement {
   const tryIt = h('button', { type: 'button', class: 'try' }, 'try in scratchpad');
   tryIt.addEventListener('click', () => tryInScratchpad(m, condition));
-  return h('div', { class: 'match' },
-    h('div', {}, h('b', {}, label), ' ', lineButton(m.line, m.offset, matchLength(m)),
-      m.text ? h('code', { class: 'mtext' }, m.text) : null, ' ', tryIt),
+  return h(
+    'div',
+    { class: 'match' },
+    h(
+      'div',
+      {},
+      h('b', {}, label),
+      ' ',
+      lineButton(m.line, m.offset, matchLength(m)),
+      m.text ? h('code', { class: 'mtext' }, m.text) : null,
+      ' ',
+      tryIt,
+    ),
     captureTable(m.capture),
-    h('div', { class: 'cond' }, 'condition → ', valueNode(m.condition)));
+    h('div', { class: 'cond' }, 'condition → ', valueNode(m.condition)),
+  );
 }
 
 function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
@@ -403,7 +489,9 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
   if (!r.ok) {
     verdict.textContent = r.error === null ? 'recipe rejected' : 'error';
     verdict.dataset.verdict = 'invalid';
-    detectors.replaceChildren(h('p', { class: 'muted' }, r.error ?? 'Fix the recipe error marked in the editor to scan the log.'));
+    detectors.replaceChildren(
+      h('p', { class: 'muted' }, r.error ?? 'Fix the recipe error marked in the editor to scan the log.'),
+    );
     captures.replaceChildren();
     patterns.replaceChildren();
     return;
@@ -412,34 +500,79 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
   verdict.textContent = s.verdict;
   verdict.dataset.verdict = s.verdict;
   const list = (title: string, items: HTMLElement[]): HTMLElement =>
-    h('div', { class: 'tier' }, h('h3', {}, title), items.length ? h('ul', {}, ...items) : h('span', { class: 'muted' }, 'none'));
+    h(
+      'div',
+      { class: 'tier' },
+      h('h3', {}, title),
+      items.length ? h('ul', {}, ...items) : h('span', { class: 'muted' }, 'none'),
+    );
   const missing = s.failure_detectors_fired.includes('meta:missing_pass_signal');
   // A Tier 5 firing's match is the pattern's firing match: its length marks the span in the log.
-  const firingLength = new Map(s.patterns.flatMap((p) => (p.firing ? [[p.detectorId, matchLength(p.firing)] as const] : [])));
+  const firingLength = new Map(
+    s.patterns.flatMap((p) => (p.firing ? [[p.detectorId, matchLength(p.firing)] as const] : [])),
+  );
   const firingItem = (f: FiringOut, cls: string, extra: string): HTMLElement =>
-    h('li', { class: cls, 'data-detector': f.detectorId }, h('code', {}, f.detectorId), extra ? h('small', {}, ` ${extra}`) : null, ' ',
-      lineButton(f.line, f.offset, firingLength.get(f.detectorId) ?? 0));
+    h(
+      'li',
+      { class: cls, 'data-detector': f.detectorId },
+      h('code', {}, f.detectorId),
+      extra ? h('small', {}, ` ${extra}`) : null,
+      ' ',
+      lineButton(f.line, f.offset, firingLength.get(f.detectorId) ?? 0),
+    );
   detectors.replaceChildren(
-    list('Tier 4 (built-in)', s.tier4.map((f) => firingItem(f, 'fail', ''))),
-    list('Tier 5 (custom_patterns)', s.tier5.map((f) => firingItem(f, f.kind, f.kind))),
+    list(
+      'Tier 4 (built-in)',
+      s.tier4.map((f) => firingItem(f, 'fail', '')),
+    ),
+    list(
+      'Tier 5 (custom_patterns)',
+      s.tier5.map((f) => firingItem(f, f.kind, f.kind)),
+    ),
     missing ? h('p', { class: 'fail' }, 'meta:missing_pass_signal — a required_for_pass pattern did not fire') : '',
   );
-  captures.replaceChildren(...Object.keys(s.capture).map((k) => h('tr', { 'data-capture': k }, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(s.capture[k]))))));
+  captures.replaceChildren(
+    ...Object.keys(s.capture).map((k) =>
+      h('tr', { 'data-capture': k }, h('th', {}, k), h('td', {}, h('code', {}, JSON.stringify(s.capture[k])))),
+    ),
+  );
   if (Object.keys(s.capture).length === 0) captures.replaceChildren(h('tr', {}, h('td', { class: 'muted' }, 'none')));
   const infos = new Map((patternInfos ?? []).map((p) => [p.detectorId, p]));
   patterns.replaceChildren(
     ...s.patterns.map((p) => {
       const info = infos.get(p.detectorId);
-      return h('div', { class: 'pattern', 'data-detector': p.detectorId },
-        h('div', { class: 'phead' }, h('b', {}, p.detectorId), info ? h('small', {}, ` on_match: ${info.onMatch}${info.requiredForPass ? ', required_for_pass' : ''}`) : null,
-          h('span', { class: `badge ${p.firing ? 'fired' : 'quiet'}` }, p.firing ? 'fired' : 'did not fire')),
-        info ? h('div', { class: 'small' }, 'regex ', h('code', {}, info.regex), info.condition ? h('span', {}, ' · condition ', h('code', {}, info.condition)) : null) : null,
-        p.first ? matchNode('first match:', p.first, info?.condition ?? null) : h('div', { class: 'muted' }, 'no match in the log'),
-        p.firing && p.first && p.firing.offset !== p.first.offset ? matchNode('fired at:', p.firing, info?.condition ?? null) : null,
+      return h(
+        'div',
+        { class: 'pattern', 'data-detector': p.detectorId },
+        h(
+          'div',
+          { class: 'phead' },
+          h('b', {}, p.detectorId),
+          info
+            ? h('small', {}, ` on_match: ${info.onMatch}${info.requiredForPass ? ', required_for_pass' : ''}`)
+            : null,
+          h('span', { class: `badge ${p.firing ? 'fired' : 'quiet'}` }, p.firing ? 'fired' : 'did not fire'),
+        ),
+        info
+          ? h(
+              'div',
+              { class: 'small' },
+              'regex ',
+              h('code', {}, info.regex),
+              info.condition ? h('span', {}, ' · condition ', h('code', {}, info.condition)) : null,
+            )
+          : null,
+        p.first
+          ? matchNode('first match:', p.first, info?.condition ?? null)
+          : h('div', { class: 'muted' }, 'no match in the log'),
+        p.firing && p.first && p.firing.offset !== p.first.offset
+          ? matchNode('fired at:', p.firing, info?.condition ?? null)
+          : null,
       );
     }),
   );
-  if (s.patterns.length === 0) patterns.replaceChildren(h('p', { class: 'muted' }, 'The recipe has no custom_patterns.'));
+  if (s.patterns.length === 0)
+    patterns.replaceChildren(h('p', { class: 'muted' }, 'The recipe has no custom_patterns.'));
 }
 
 function renderScratch(expr: string, r: ScratchOut): void {
@@ -447,25 +580,57 @@ function renderScratch(expr: string, r: ScratchOut): void {
   if (!r.ok) {
     out.dataset.state = 'rejected';
     const excerpt = excerptOf(r.diagnostic);
-    out.replaceChildren(h('div', { class: 'diag error', 'data-node': r.diagnostic.node ?? '' }, h('b', {}, 'rejected: '), r.diagnostic.message,
-      excerpt !== '' ? h('pre', {}, excerpt) : null));
+    out.replaceChildren(
+      h(
+        'div',
+        { class: 'diag error', 'data-node': r.diagnostic.node ?? '' },
+        h('b', {}, 'rejected: '),
+        r.diagnostic.message,
+        excerpt !== '' ? h('pre', {}, excerpt) : null,
+      ),
+    );
     return;
   }
   out.dataset.state = r.value.error !== undefined ? 'raised' : r.value.fired ? 'fired' : 'quiet';
   out.replaceChildren(
-    h('table', { class: 'steps' },
+    h(
+      'table',
+      { class: 'steps' },
       ...r.steps.map((s, i) => {
         const final = i === r.steps.length - 1;
-        return h('tr', { class: final ? 'final' : 'step' }, h('td', {}, h('code', {}, s.source)), h('td', { class: 'val' }, valueNode(s.value, final)));
-      })),
+        return h(
+          'tr',
+          { class: final ? 'final' : 'step' },
+          h('td', {}, h('code', {}, s.source)),
+          h('td', { class: 'val' }, valueNode(s.value, final)),
+        );
+      }),
+    ),
   );
 }
 
 function renderCatalogue(cat: CatalogueEntry[]): void {
   $('catalogue').replaceChildren(
-    h('tr', {}, h('th', {}, 'detector'), h('th', {}, 'description'), h('th', {}, 'regex (Python re)'), h('th', {}, 'flags'), h('th', {}, 'example')),
-    ...cat.map((p) => h('tr', { 'data-detector': p.detectorId }, h('td', {}, h('code', {}, p.detectorId)), h('td', {}, p.description),
-      h('td', {}, h('code', {}, p.regex)), h('td', {}, p.pythonFlags.join(', ') || '—'), h('td', {}, h('code', {}, p.sample)))),
+    h(
+      'tr',
+      {},
+      h('th', {}, 'detector'),
+      h('th', {}, 'description'),
+      h('th', {}, 'regex (Python re)'),
+      h('th', {}, 'flags'),
+      h('th', {}, 'example'),
+    ),
+    ...cat.map((p) =>
+      h(
+        'tr',
+        { 'data-detector': p.detectorId },
+        h('td', {}, h('code', {}, p.detectorId)),
+        h('td', {}, p.description),
+        h('td', {}, h('code', {}, p.regex)),
+        h('td', {}, p.pythonFlags.join(', ') || '—'),
+        h('td', {}, h('code', {}, p.sample)),
+      ),
+    ),
   );
 }
 
@@ -514,8 +679,14 @@ function applyState(s: PageState): void {
 
 function exampleState(e: Example): PageState {
   return {
-    recipe: e.recipe, log: e.log, vars: e.vars, expr: e.expr, scratchVars: e.vars,
-    capture: Object.entries(e.capture).map(([k, v]) => `${k}=${v}`).join('\n'),
+    recipe: e.recipe,
+    log: e.log,
+    vars: e.vars,
+    expr: e.expr,
+    scratchVars: e.vars,
+    capture: Object.entries(e.capture)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n'),
   };
 }
 
@@ -552,37 +723,60 @@ const t0 = performance.now();
 const timings: Record<string, number> = {};
 
 function mount(): void {
-  const onChange = (f: () => void) => EditorView.updateListener.of((u) => {
-    if (u.docChanged) f();
-  });
+  const onChange = (f: () => void) =>
+    EditorView.updateListener.of((u) => {
+      if (u.docChanged) f();
+    });
   const label = (name: string) => EditorView.contentAttributes.of({ 'aria-label': name });
   recipeView = new EditorView({
     parent: $('recipe-editor'),
-    extensions: [basicSetup, yaml(), lintGutter(), EditorView.lineWrapping, label('Recipe (YAML)'), onChange(() => {
-      syncExampleChoice();
-      scheduleCheck();
-      scheduleScan();
-      saveHashSoon();
-    })],
+    extensions: [
+      basicSetup,
+      yaml(),
+      lintGutter(),
+      EditorView.lineWrapping,
+      label('Recipe (YAML)'),
+      onChange(() => {
+        syncExampleChoice();
+        scheduleCheck();
+        scheduleScan();
+        saveHashSoon();
+      }),
+    ],
   });
   logView = new EditorView({
     parent: $('log-editor'),
-    extensions: [basicSetup, hitField, label('Sample log'), onChange(() => {
-      useTextLog();
-      scheduleScan();
-      saveHashSoon();
-    })],
+    extensions: [
+      basicSetup,
+      hitField,
+      label('Sample log'),
+      onChange(() => {
+        useTextLog();
+        scheduleScan();
+        saveHashSoon();
+      }),
+    ],
   });
   const select = $('example') as HTMLSelectElement;
-  select.append(h('option', { value: '' }, '— your own recipe —'), ...EXAMPLES.map((e) => h('option', { value: e.id }, e.title)));
+  select.append(
+    h('option', { value: '' }, '— your own recipe —'),
+    ...EXAMPLES.map((e) => h('option', { value: e.id }, e.title)),
+  );
   select.addEventListener('change', () => {
     const e = EXAMPLES.find((x) => x.id === select.value);
     if (e) applyState(exampleState(e));
     saveHashSoon();
   });
-  for (const id of ['var-exit', 'var-wall', 'var-vram']) $(id).addEventListener('input', () => { scheduleScan(); saveHashSoon(); });
+  for (const id of ['var-exit', 'var-wall', 'var-vram'])
+    $(id).addEventListener('input', () => {
+      scheduleScan();
+      saveHashSoon();
+    });
   for (const id of ['scratch-expr', 'scratch-exit', 'scratch-wall', 'scratch-vram', 'scratch-capture']) {
-    $(id).addEventListener('input', () => { scheduleScratch(); saveHashSoon(); });
+    $(id).addEventListener('input', () => {
+      scheduleScratch();
+      saveHashSoon();
+    });
   }
   $('load-log').addEventListener('click', () => $('log-file').click());
   $('log-file').addEventListener('change', () => {
@@ -611,7 +805,8 @@ function mount(): void {
       }
       const s = currentState();
       if (logSource.kind === 'file') $('share').textContent += ' (a log file is not in links)';
-      else if (s.log.length > MAX_LOG_IN_HASH) $('share').textContent += ` (the log is over ${MAX_LOG_IN_HASH / 1024} KiB: not in the link)`;
+      else if (s.log.length > MAX_LOG_IN_HASH)
+        $('share').textContent += ` (the log is over ${MAX_LOG_IN_HASH / 1024} KiB: not in the link)`;
       setTimeout(() => ($('share').textContent = 'Copy share link'), 2000);
     });
   });
@@ -633,7 +828,8 @@ async function start(): Promise<void> {
   timings.workerReadySinceStartMs = c.sinceStartMs;
   timings.re2LoadMs = c.re2LoadMs;
   renderCatalogue(c.catalogue);
-  $('engine-status').textContent = `engine ready in ${Math.round(timings.enginesReadyMs)} ms (re2-wasm + condition VM in workers)`;
+  $('engine-status').textContent =
+    `engine ready in ${Math.round(timings.enginesReadyMs)} ms (re2-wasm + condition VM in workers)`;
   await idle();
   timings.interactiveMs = performance.now() - t0;
   document.body.dataset.ready = 'true';
@@ -645,11 +841,20 @@ const api = {
   timings,
   errors,
   stats,
-  get lastCheck() { return lastCheck; },
-  get lastScan() { return lastScan; },
-  get lastScratch() { return lastScratch; },
+  get lastCheck() {
+    return lastCheck;
+  },
+  get lastScan() {
+    return lastScan;
+  },
+  get lastScratch() {
+    return lastScratch;
+  },
   setRecipe: (text: string) => setDoc(recipeView, text),
-  setLog: (text: string) => { useTextLog(); setDoc(logView, text); },
+  setLog: (text: string) => {
+    useTextLog();
+    setDoc(logView, text);
+  },
   recipeText: () => recipeView.state.doc.toString(),
   /** Selects the first occurrence of `text` in the recipe editor and focuses it (tests then type over it). */
   selectInRecipe: (text: string) => {

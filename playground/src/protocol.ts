@@ -103,9 +103,7 @@ export interface ScratchStep {
   value: ValueOut;
 }
 
-export type ScratchOut =
-  | { ok: true; value: ValueOut; steps: ScratchStep[] }
-  | { ok: false; diagnostic: Diagnostic };
+export type ScratchOut = { ok: true; value: ValueOut; steps: ScratchStep[] } | { ok: false; diagnostic: Diagnostic };
 
 export type Request =
   | { kind: 'check'; seq: number; recipe: string }

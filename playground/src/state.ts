@@ -40,8 +40,13 @@ export async function writeHash(s: PageState): Promise<string> {
 
 function isVars(v: unknown): v is Vars {
   const o = v as Vars;
-  return typeof o === 'object' && o !== null && typeof o.exit_code === 'number' && typeof o.walltime_sec === 'number'
-    && (o.peak_vram_mib === null || typeof o.peak_vram_mib === 'number');
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.exit_code === 'number' &&
+    typeof o.walltime_sec === 'number' &&
+    (o.peak_vram_mib === null || typeof o.peak_vram_mib === 'number')
+  );
 }
 
 const SESSION_KEY = 'aorta-probe.playground.session';
@@ -68,8 +73,15 @@ export function loadSession(): PageState | null {
 function asPageState(v: unknown): PageState | null {
   const o = v as Partial<PageState>;
   if (typeof o !== 'object' || o === null) return null;
-  if (typeof o.recipe !== 'string' || typeof o.log !== 'string' || !isVars(o.vars) || typeof o.expr !== 'string'
-    || !isVars(o.scratchVars) || typeof o.capture !== 'string') return null;
+  if (
+    typeof o.recipe !== 'string' ||
+    typeof o.log !== 'string' ||
+    !isVars(o.vars) ||
+    typeof o.expr !== 'string' ||
+    !isVars(o.scratchVars) ||
+    typeof o.capture !== 'string'
+  )
+    return null;
   return o as PageState;
 }
 

@@ -6,16 +6,43 @@
  */
 import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url';
 import {
-  compileCondition, lintRecipe, loadRecipe, ready, RecipeSchemaError, SandboxError, TIER4_PATTERNS,
-  type CompiledCondition, type DetailedResult, type Firing, type Recipe,
+  compileCondition,
+  lintRecipe,
+  loadRecipe,
+  ready,
+  RecipeSchemaError,
+  SandboxError,
+  TIER4_PATTERNS,
+  type CompiledCondition,
+  type DetailedResult,
+  type Firing,
+  type Recipe,
 } from '../../src/index.js';
 // Beyond the public API: the playground shows the engine's inner workings (AST node spans, scan windows, heap).
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
 import { defaultRegexCache, heapProbe } from '../../src/regex/index.js';
-import { feedSource, iterWindows, ScanSession, type AbsoluteMatch, type ScanObserver, type ScanPattern } from '../../src/scan/index.js';
+import {
+  feedSource,
+  iterWindows,
+  ScanSession,
+  type AbsoluteMatch,
+  type ScanObserver,
+  type ScanPattern,
+} from '../../src/scan/index.js';
 import type {
-  CatalogueEntry, Diagnostic, FiringOut, MatchOut, PatternInfo, PatternResult, Request, Response, ScanOut, ScratchOut,
-  ScratchStep, ValueOut, Vars,
+  CatalogueEntry,
+  Diagnostic,
+  FiringOut,
+  MatchOut,
+  PatternInfo,
+  PatternResult,
+  Request,
+  Response,
+  ScanOut,
+  ScratchOut,
+  ScratchStep,
+  ValueOut,
+  Vars,
 } from './protocol.js';
 
 const RECIPE_FILE = 'recipe.yaml';
@@ -32,43 +59,99 @@ function toDiagnostic(e: unknown): Diagnostic {
   if (e instanceof SandboxError && e.reason !== undefined) {
     const node = e.node;
     return {
-      severity: 'error', source: 'sandbox', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol, e.col + 1),
+      severity: 'error',
+      source: 'sandbox',
+      line: e.line,
+      col: e.col,
+      endLine: e.line,
+      endCol: Math.max(e.endCol, e.col + 1),
       message: node !== null && !e.reason.includes(node) ? `${e.reason} (node: ${node})` : e.reason,
-      node, detail: e.message,
+      node,
+      detail: e.message,
     };
   }
   if (e instanceof RecipeSchemaError && e.line !== undefined && e.col !== undefined && e.reason !== undefined) {
     return {
-      severity: 'error', source: 'recipe', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
-      message: e.reason, node: null, detail: e.message,
+      severity: 'error',
+      source: 'recipe',
+      line: e.line,
+      col: e.col,
+      endLine: e.line,
+      endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
+      message: e.reason,
+      node: null,
+      detail: e.message,
     };
   }
   if (e instanceof SandboxError) {
     return {
-      severity: 'error', source: 'sandbox', line: e.line, col: e.col, endLine: e.line, endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
-      message: e.detail, node: e.node, detail: e.message,
+      severity: 'error',
+      source: 'sandbox',
+      line: e.line,
+      col: e.col,
+      endLine: e.line,
+      endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
+      message: e.detail,
+      node: e.node,
+      detail: e.message,
     };
   }
-  return { severity: 'error', source: 'internal', line: 1, col: 1, endLine: 1, endCol: 2, message: errorText(e), node: null, detail: errorText(e) };
+  return {
+    severity: 'error',
+    source: 'internal',
+    line: 1,
+    col: 1,
+    endLine: 1,
+    endCol: 2,
+    message: errorText(e),
+    node: null,
+    detail: errorText(e),
+  };
 }
 
 function lintDiagnostics(recipe: Recipe, text: string): Diagnostic[] {
   try {
     return lintRecipe(recipe, text).map((w) => ({
-      severity: 'warning', source: 'lint', line: w.line, col: w.col, endLine: w.endLine ?? w.line,
-      endCol: w.endCol ?? w.col + 1, message: `${w.message} [${w.code}]`, node: null,
-      detail: [w.excerpt, w.suggestion ? `suggestion: ${w.suggestion}` : ''].filter(Boolean).join('\n'), code: w.code,
+      severity: 'warning',
+      source: 'lint',
+      line: w.line,
+      col: w.col,
+      endLine: w.endLine ?? w.line,
+      endCol: w.endCol ?? w.col + 1,
+      message: `${w.message} [${w.code}]`,
+      node: null,
+      detail: [w.excerpt, w.suggestion ? `suggestion: ${w.suggestion}` : ''].filter(Boolean).join('\n'),
+      code: w.code,
       ...(w.suggestion ? { suggestion: w.suggestion } : {}),
     }));
   } catch (e) {
-    return [{ severity: 'warning', source: 'internal', line: 1, col: 1, endLine: 1, endCol: 2, message: `linter failed: ${errorText(e)}`, node: null, detail: errorText(e) }];
+    return [
+      {
+        severity: 'warning',
+        source: 'internal',
+        line: 1,
+        col: 1,
+        endLine: 1,
+        endCol: 2,
+        message: `linter failed: ${errorText(e)}`,
+        node: null,
+        detail: errorText(e),
+      },
+    ];
   }
 }
 
 function patternInfo(recipe: Recipe): PatternInfo[] {
   return recipe.customPatterns.map((p) => ({
-    id: p.id, detectorId: p.detectorId, regex: p.regex, flags: p.flags, condition: p.condition?.source ?? null,
-    onMatch: p.onMatch, requiredForPass: p.requiredForPass, category: p.category, line: p.line,
+    id: p.id,
+    detectorId: p.detectorId,
+    regex: p.regex,
+    flags: p.flags,
+    condition: p.condition?.source ?? null,
+    onMatch: p.onMatch,
+    requiredForPass: p.requiredForPass,
+    category: p.category,
+    line: p.line,
   }));
 }
 
@@ -123,7 +206,8 @@ function scratch(expr: string, vars: Vars, capture: Record<string, string>): Scr
   // A called function's name (`math.isnan`, `float`) is not a value an author asks about.
   const callees = new Set<Node>();
   for (const n of walk(body)) if (n.type === 'Call') for (const c of walk(n.func)) callees.add(c);
-  for (const n of walk(body)) if (n !== body && !NO_STEP.has(n.type) && !callees.has(n) && (n as { loc?: Loc | null }).loc) nodes.push(n);
+  for (const n of walk(body))
+    if (n !== body && !NO_STEP.has(n.type) && !callees.has(n) && (n as { loc?: Loc | null }).loc) nodes.push(n);
   const key = (l: Loc): number => l.endLine * 1e6 + l.endCol;
   nodes.sort((a, b) => {
     const la = (a as { loc: Loc }).loc;
@@ -195,7 +279,11 @@ async function scan(seq: number, recipeText: string, log: string | Blob, vars: V
     matchFound: (p: ScanPattern, m: AbsoluteMatch) => {
       if (p.custom === null || first.has(p.rank)) return;
       first.set(p.rank, {
-        offset: m.index, line: session!.locate(m.index).line, text: clip(m.match), capture: { ...m.named }, condition: evalOn(p.condition, m.named),
+        offset: m.index,
+        line: session!.locate(m.index).line,
+        text: clip(m.match),
+        capture: { ...m.named },
+        condition: evalOn(p.condition, m.named),
       });
     },
   };
@@ -216,23 +304,45 @@ async function scan(seq: number, recipeText: string, log: string | Blob, vars: V
     });
     progress(total, true);
     const r = session.result();
-    const firingOut = (f: Firing): FiringOut => ({ detectorId: f.detectorId, kind: f.kind, offset: f.offset, line: f.line });
-    const t5 = session.tier5Firings();
-    const patterns: PatternResult[] = session.patterns().filter((p) => p.custom !== null).map((p) => {
-      const f = t5.find((y) => y.rank === p.rank) ?? null;
-      const firstMatch = first.get(p.rank) ?? null;
-      let firing: MatchOut | null = null;
-      if (f !== null) {
-        firing = firstMatch !== null && firstMatch.offset === f.offset ? firstMatch : {
-          offset: f.offset, line: f.line, text: f.text, capture: { ...f.named }, condition: evalOn(p.condition, f.named),
-        };
-      }
-      return { detectorId: p.detectorId, first: firstMatch, firing };
+    const firingOut = (f: Firing): FiringOut => ({
+      detectorId: f.detectorId,
+      kind: f.kind,
+      offset: f.offset,
+      line: f.line,
     });
+    const t5 = session.tier5Firings();
+    const patterns: PatternResult[] = session
+      .patterns()
+      .filter((p) => p.custom !== null)
+      .map((p) => {
+        const f = t5.find((y) => y.rank === p.rank) ?? null;
+        const firstMatch = first.get(p.rank) ?? null;
+        let firing: MatchOut | null = null;
+        if (f !== null) {
+          firing =
+            firstMatch !== null && firstMatch.offset === f.offset
+              ? firstMatch
+              : {
+                  offset: f.offset,
+                  line: f.line,
+                  text: f.text,
+                  capture: { ...f.named },
+                  condition: evalOn(p.condition, f.named),
+                };
+        }
+        return { detectorId: p.detectorId, first: firstMatch, firing };
+      });
     const result: ScanOut = {
-      verdict: r.verdict, failure_detectors_fired: r.failure_detectors_fired, warn_detectors_fired: r.warn_detectors_fired,
-      capture: r.capture, tier4: session.tier4Firings().map(firingOut), tier5: t5.map(firingOut), patterns, bytes: total,
-      ms: performance.now() - t0, tier_durations_ms: r.tier_durations_ms,
+      verdict: r.verdict,
+      failure_detectors_fired: r.failure_detectors_fired,
+      warn_detectors_fired: r.warn_detectors_fired,
+      capture: r.capture,
+      tier4: session.tier4Firings().map(firingOut),
+      tier5: t5.map(firingOut),
+      patterns,
+      bytes: total,
+      ms: performance.now() - t0,
+      tier_durations_ms: r.tier_durations_ms,
     };
     return { kind: 'scan', seq, ok: true, result, diagnostics: loaded.diagnostics };
   } catch (e) {
@@ -245,7 +355,13 @@ async function scan(seq: number, recipeText: string, log: string | Blob, vars: V
 // ---------------------------------------------------------------------------------------------- dispatch
 
 function catalogue(): CatalogueEntry[] {
-  return TIER4_PATTERNS.map((p) => ({ detectorId: p.detectorId, description: p.description, regex: p.regex, pythonFlags: [...p.pythonFlags], sample: p.sample }));
+  return TIER4_PATTERNS.map((p) => ({
+    detectorId: p.detectorId,
+    description: p.description,
+    regex: p.regex,
+    pythonFlags: [...p.pythonFlags],
+    sample: p.sample,
+  }));
 }
 
 async function handle(req: Request): Promise<Response> {
@@ -253,11 +369,22 @@ async function handle(req: Request): Promise<Response> {
     case 'check': {
       const t0 = performance.now();
       const loaded = load(req.recipe);
-      return { kind: 'check', seq: req.seq, diagnostics: loaded.diagnostics, patterns: loaded.ok ? patternInfo(loaded.recipe) : null, ms: performance.now() - t0 };
+      return {
+        kind: 'check',
+        seq: req.seq,
+        diagnostics: loaded.diagnostics,
+        patterns: loaded.ok ? patternInfo(loaded.recipe) : null,
+        ms: performance.now() - t0,
+      };
     }
     case 'scratch': {
       const t0 = performance.now();
-      return { kind: 'scratch', seq: req.seq, result: scratch(req.expr, req.vars, req.capture), ms: performance.now() - t0 };
+      return {
+        kind: 'scratch',
+        seq: req.seq,
+        result: scratch(req.expr, req.vars, req.capture),
+        ms: performance.now() - t0,
+      };
     }
     case 'scan':
       return scan(req.seq, req.recipe, req.log, req.vars);

@@ -11,23 +11,56 @@ const base = { exit_code: 3, walltime_sec: 1.0, peak_vram_mib: null };
 const concat19 = `len(${Array(19).fill("capture['a']").join('+')}) > 0`; // 19 terms: all that fits in 256
 
 export const CONDITION_CASES = [
-  { name: 'deepest nesting: 247 unary minus', short: 'deepest nesting\n(247 unary -)', expr: `${'-'.repeat(247)}exit_code`, vars: { ...base, capture: {} } },
-  { name: 'longest string op: 19-way concat of a 64 KiB capture', short: 'concat ×19\nof 64 KiB', expr: concat19, vars: { ...base, capture: { a: 'x'.repeat(64 << 10) } } },
-  { name: 'longest string op: 19-way concat of a 1 MiB capture', short: 'concat ×19\nof 1 MiB', expr: concat19, vars: { ...base, capture: { a: 'x'.repeat(1 << 20) } } },
-  { name: 'biggest int parse: int() of 4300 digits, // 7', short: 'int() of\n4300 digits', expr: "int(capture['n']) // 7 > 0", vars: { ...base, capture: { n: '9'.repeat(4300) } } },
+  {
+    name: 'deepest nesting: 247 unary minus',
+    short: 'deepest nesting\n(247 unary -)',
+    expr: `${'-'.repeat(247)}exit_code`,
+    vars: { ...base, capture: {} },
+  },
+  {
+    name: 'longest string op: 19-way concat of a 64 KiB capture',
+    short: 'concat ×19\nof 64 KiB',
+    expr: concat19,
+    vars: { ...base, capture: { a: 'x'.repeat(64 << 10) } },
+  },
+  {
+    name: 'longest string op: 19-way concat of a 1 MiB capture',
+    short: 'concat ×19\nof 1 MiB',
+    expr: concat19,
+    vars: { ...base, capture: { a: 'x'.repeat(1 << 20) } },
+  },
+  {
+    name: 'biggest int parse: int() of 4300 digits, // 7',
+    short: 'int() of\n4300 digits',
+    expr: "int(capture['n']) // 7 > 0",
+    vars: { ...base, capture: { n: '9'.repeat(4300) } },
+  },
 ];
 
 export const REDOS_CASES = [
   { name: '(a+)+$ on 30 a + "!"', short: '(a+)+$ on\n30 a + !', regex: '(a+)+$', subjectA: 30, subjectTail: '!' },
-  { name: '(a+)+$ on 1 MiB of a + "!"', short: '(a+)+$ on\n1 MiB a + !', regex: '(a+)+$', subjectA: 1 << 20, subjectTail: '!' },
+  {
+    name: '(a+)+$ on 1 MiB of a + "!"',
+    short: '(a+)+$ on\n1 MiB a + !',
+    regex: '(a+)+$',
+    subjectA: 1 << 20,
+    subjectTail: '!',
+  },
 ];
 
 export async function runAdversarial({ runs, capMs }) {
   const conditions = [];
-  const py = await python('eval', {
-    runs, ms: 50, compile: false, budgetMs: 10_000,
-    conditions: CONDITION_CASES.map((c) => ({ expr: c.expr, vars: c.vars, inner: 1 })),
-  }, { timeoutMs: capMs * (runs + 2) });
+  const py = await python(
+    'eval',
+    {
+      runs,
+      ms: 50,
+      compile: false,
+      budgetMs: 10_000,
+      conditions: CONDITION_CASES.map((c) => ({ expr: c.expr, vars: c.vars, inner: 1 })),
+    },
+    { timeoutMs: capMs * (runs + 2) },
+  );
   for (const [i, c] of CONDITION_CASES.entries()) {
     const compiled = compileCondition(c.expr);
     const detail = compiled.evaluateDetailed(c.vars);
@@ -36,11 +69,17 @@ export async function runAdversarial({ runs, capMs }) {
       name: c.name,
       short: c.short,
       exprLength: c.expr.length,
-      ours: { us: timePerCall(() => compiled.evaluate(c.vars), { runs, ms: 50, budgetMs: 10_000 }), result: 'error' in detail ? detail.error : `fired=${detail.fired}` },
-      python: pyRates === null ? { timedOut: true } : {
-        us: { median: 1e6 / median(pyRates), min: 1e6 / Math.max(...pyRates), max: 1e6 / Math.min(...pyRates) },
-        result: `fired=${py.result[i].fired}`,
+      ours: {
+        us: timePerCall(() => compiled.evaluate(c.vars), { runs, ms: 50, budgetMs: 10_000 }),
+        result: 'error' in detail ? detail.error : `fired=${detail.fired}`,
       },
+      python:
+        pyRates === null
+          ? { timedOut: true }
+          : {
+              us: { median: 1e6 / median(pyRates), min: 1e6 / Math.max(...pyRates), max: 1e6 / Math.min(...pyRates) },
+              result: `fired=${py.result[i].fired}`,
+            },
     });
   }
 
@@ -50,9 +89,12 @@ export async function runAdversarial({ runs, capMs }) {
     const recipe = loadRecipe(recipeYaml([{ id: 'redos', regex: c.regex, condition: null }]), 'redos.yaml');
     const vars = { exit_code: 1, walltime_sec: 1, peak_vram_mib: null };
     let fired = null;
-    const us = timePerCall(() => {
-      fired = scanLog(recipe, subject, vars).failure_detectors_fired.length > 0;
-    }, { runs, ms: 50, budgetMs: 10_000 });
+    const us = timePerCall(
+      () => {
+        fired = scanLog(recipe, subject, vars).failure_detectors_fired.length > 0;
+      },
+      { runs, ms: 50, budgetMs: 10_000 },
+    );
     const v8 = await runJson(process.execPath, [`${HERE}redos-worker.mjs`, JSON.stringify(c)], { timeoutMs: capMs });
     const pyr = await python('search', { regex: c.regex, subject }, { timeoutMs: capMs });
     redos.push({

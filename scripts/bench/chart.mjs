@@ -4,8 +4,15 @@
 // cap is drawn to the cap, hatched, and labelled "> cap".
 
 const COLORS = {
-  ours: '#1f77b4', 'ours batch': '#1f77b4', 'ours single': '#6baed6', 'ours, prefilter off': '#9ecae1',
-  'python3': '#ff7f0e', 'cel-js': '#2ca02c', filtrex: '#9467bd', 'V8 RegExp': '#d62728', 're2-wasm naive': '#8c564b',
+  ours: '#1f77b4',
+  'ours batch': '#1f77b4',
+  'ours single': '#6baed6',
+  'ours, prefilter off': '#9ecae1',
+  python3: '#ff7f0e',
+  'cel-js': '#2ca02c',
+  filtrex: '#9467bd',
+  'V8 RegExp': '#d62728',
+  're2-wasm naive': '#8c564b',
 };
 const colorOf = (s) => COLORS[s] ?? '#7f7f7f';
 const hatchId = (s) => `hatch-${colorOf(s).slice(1)}`;
@@ -28,7 +35,10 @@ function fmt(v) {
  * Returns { svg, height }.
  */
 function panel(y, { title, unit, groups, log, goal }) {
-  const values = groups.flatMap((g) => g.bars.map((b) => b.value)).concat(goal ? [goal.value] : []).filter((v) => Number.isFinite(v) && v > 0);
+  const values = groups
+    .flatMap((g) => g.bars.map((b) => b.value))
+    .concat(goal ? [goal.value] : [])
+    .filter((v) => Number.isFinite(v) && v > 0);
   const series = [...new Set(groups.flatMap((g) => g.bars.map((b) => b.series)))];
   const out = [];
   const top = y + 44;
@@ -39,13 +49,13 @@ function panel(y, { title, unit, groups, log, goal }) {
   if (log) {
     lo = 10 ** Math.floor(Math.log10(Math.min(...values)));
     hi = 10 ** Math.ceil(Math.log10(Math.max(...values) * 1.01));
-    scale = (v) => PLOT_H * (Math.log10(Math.max(v, lo)) - Math.log10(lo)) / (Math.log10(hi) - Math.log10(lo));
+    scale = (v) => (PLOT_H * (Math.log10(Math.max(v, lo)) - Math.log10(lo))) / (Math.log10(hi) - Math.log10(lo));
     for (let t = lo; t <= hi * 1.0001; t *= 10) ticks.push(t);
   } else {
     const step = 10 ** Math.floor(Math.log10(hi / 2));
     const nice = [1, 2, 5].map((m) => m * step).find((s) => hi / s <= 6) ?? step * 10;
     hi = Math.ceil(hi / nice) * nice;
-    scale = (v) => PLOT_H * v / hi;
+    scale = (v) => (PLOT_H * v) / hi;
     for (let t = 0; t <= hi; t += nice) ticks.push(t);
   }
   out.push(`<text x="${PLOT_X}" y="${y + 16}" class="t">${esc(title)}</text>`);
@@ -55,11 +65,15 @@ function panel(y, { title, unit, groups, log, goal }) {
   for (const s of [...series].reverse()) {
     const w = 18 + s.length * 6.4;
     lx -= w;
-    out.push(`<rect x="${lx}" y="${y + 23}" width="10" height="10" fill="${colorOf(s)}"/><text x="${lx + 14}" y="${y + 32}" class="l">${esc(s)}</text>`);
+    out.push(
+      `<rect x="${lx}" y="${y + 23}" width="10" height="10" fill="${colorOf(s)}"/><text x="${lx + 14}" y="${y + 32}" class="l">${esc(s)}</text>`,
+    );
   }
   for (const t of ticks) {
     const ty = top + PLOT_H - scale(t);
-    out.push(`<line x1="${PLOT_X}" x2="${PLOT_X + PLOT_W}" y1="${ty}" y2="${ty}" class="g"/><text x="${PLOT_X - 6}" y="${ty + 4}" class="a">${fmt(t)}</text>`);
+    out.push(
+      `<line x1="${PLOT_X}" x2="${PLOT_X + PLOT_W}" y1="${ty}" y2="${ty}" class="g"/><text x="${PLOT_X - 6}" y="${ty + 4}" class="a">${fmt(t)}</text>`,
+    );
   }
   const gw = PLOT_W / groups.length;
   groups.forEach((g, gi) => {
@@ -74,16 +88,26 @@ function panel(y, { title, unit, groups, log, goal }) {
       }
       const h = Math.max(1, scale(b.value));
       const fill = b.capped ? `url(#${hatchId(b.series)})` : colorOf(b.series);
-      out.push(`<rect x="${x + 1}" y="${top + PLOT_H - h}" width="${bw - 2}" height="${h}" fill="${fill}" stroke="${colorOf(b.series)}"><title>${esc(`${g.label} — ${b.series}: ${b.capped ? '> ' : ''}${fmt(b.value)} ${unit}`)}</title></rect>`);
-      out.push(`<text x="${x + bw / 2}" y="${top + PLOT_H - h - 3}" class="v">${b.capped ? '&gt;' : ''}${fmt(b.value)}</text>`);
+      out.push(
+        `<rect x="${x + 1}" y="${top + PLOT_H - h}" width="${bw - 2}" height="${h}" fill="${fill}" stroke="${colorOf(b.series)}"><title>${esc(`${g.label} — ${b.series}: ${b.capped ? '> ' : ''}${fmt(b.value)} ${unit}`)}</title></rect>`,
+      );
+      out.push(
+        `<text x="${x + bw / 2}" y="${top + PLOT_H - h - 3}" class="v">${b.capped ? '&gt;' : ''}${fmt(b.value)}</text>`,
+      );
     });
     const lines = g.label.split('\n');
-    lines.forEach((line, li) => out.push(`<text x="${PLOT_X + gi * gw + gw / 2}" y="${top + PLOT_H + 14 + li * 12}" class="x">${esc(line)}</text>`));
+    lines.forEach((line, li) =>
+      out.push(
+        `<text x="${PLOT_X + gi * gw + gw / 2}" y="${top + PLOT_H + 14 + li * 12}" class="x">${esc(line)}</text>`,
+      ),
+    );
   });
   if (goal) {
     // The issue's target, so a reader sees at a glance which bars reach it.
     const gy = top + PLOT_H - scale(goal.value);
-    out.push(`<line x1="${PLOT_X}" x2="${PLOT_X + PLOT_W}" y1="${gy}" y2="${gy}" class="goal"/><text x="${PLOT_X + 4}" y="${gy - 3}" class="gl">${esc(goal.label)}</text>`);
+    out.push(
+      `<line x1="${PLOT_X}" x2="${PLOT_X + PLOT_W}" y1="${gy}" y2="${gy}" class="goal"/><text x="${PLOT_X + 4}" y="${gy - 3}" class="gl">${esc(goal.label)}</text>`,
+    );
   }
   out.push(`<line x1="${PLOT_X}" x2="${PLOT_X + PLOT_W}" y1="${top + PLOT_H}" y2="${top + PLOT_H}" class="ax"/>`);
   return { svg: out.join('\n'), height: 44 + PLOT_H + 44 };

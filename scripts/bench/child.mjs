@@ -10,9 +10,10 @@ export const HERE = fileURLToPath(new URL('.', import.meta.url));
  * script that adds tens of ms to every start and would be charged to python).
  * AORTA_BENCH_PYTHON overrides it.
  */
-export const PYTHON = process.env.AORTA_BENCH_PYTHON
-  || spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim()
-  || 'python3';
+export const PYTHON =
+  process.env.AORTA_BENCH_PYTHON ||
+  spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).stdout.trim() ||
+  'python3';
 
 /**
  * Runs `cmd args`, writes `input` to its stdin, and resolves to the parsed JSON it prints
@@ -24,17 +25,25 @@ export function runJson(cmd, args, { input = '', timeoutMs = 0 } = {}) {
     let out = '';
     let err = '';
     let timedOut = false;
-    const timer = timeoutMs > 0 ? setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs) : null;
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
+    const timer =
+      timeoutMs > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, timeoutMs)
+        : null;
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    child.stderr.on('data', (d) => {
+      err += d;
+    });
     child.on('error', reject);
     child.on('close', (code) => {
       if (timer) clearTimeout(timer);
       if (timedOut) return resolve({ timedOut: true });
-      if (code !== 0) return reject(new Error(`${cmd} ${args.join(' ').slice(0, 120)} exited ${code}: ${err.slice(-2000)}`));
+      if (code !== 0)
+        return reject(new Error(`${cmd} ${args.join(' ').slice(0, 120)} exited ${code}: ${err.slice(-2000)}`));
       try {
         resolve(JSON.parse(out));
       } catch (e) {
@@ -47,4 +56,5 @@ export function runJson(cmd, args, { input = '', timeoutMs = 0 } = {}) {
 }
 
 /** python3 pybench.py <cmd> with a JSON spec on stdin. */
-export const python = (cmd, spec, opts = {}) => runJson(PYTHON, ['pybench.py', cmd], { input: JSON.stringify(spec), ...opts });
+export const python = (cmd, spec, opts = {}) =>
+  runJson(PYTHON, ['pybench.py', cmd], { input: JSON.stringify(spec), ...opts });

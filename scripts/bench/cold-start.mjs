@@ -34,12 +34,33 @@ export function runColdStart({ runs }) {
   const node = process.execPath;
   try {
     const rows = [
-      { task: 'check the example recipe', engine: 'ours: aorta-probe check', ms: timeRuns(node, ['dist/src/cli/main.js', 'check', RECIPE], runs) },
-      { task: 'check the example recipe', engine: `python3 reference: ${hasYaml ? 'yaml.safe_load' : 'json.load (no PyYAML here)'} + custom_patterns checks`,
-        ms: timeRuns(PYTHON, ['-c', `${PY_PRELUDE}print(reference.check_recipe(${JSON.stringify(pyRecipe)}))`], runs) },
-      { task: 'eval one condition', engine: 'ours: aorta-probe eval', ms: timeRuns(node, ['dist/src/cli/main.js', 'eval', COND, '--capture', 'code=137'], runs) },
-      { task: 'eval one condition', engine: 'python3 reference: validate_and_compile + evaluate',
-        ms: timeRuns(PYTHON, ['-c', `${PY_PRELUDE}c = reference.validate_and_compile(${JSON.stringify(COND)}); print(reference.evaluate(c, capture={'code': '137'}, exit_code=0, walltime_sec=0.0, peak_vram_mib=None))`], runs) },
+      {
+        task: 'check the example recipe',
+        engine: 'ours: aorta-probe check',
+        ms: timeRuns(node, ['dist/src/cli/main.js', 'check', RECIPE], runs),
+      },
+      {
+        task: 'check the example recipe',
+        engine: `python3 reference: ${hasYaml ? 'yaml.safe_load' : 'json.load (no PyYAML here)'} + custom_patterns checks`,
+        ms: timeRuns(PYTHON, ['-c', `${PY_PRELUDE}print(reference.check_recipe(${JSON.stringify(pyRecipe)}))`], runs),
+      },
+      {
+        task: 'eval one condition',
+        engine: 'ours: aorta-probe eval',
+        ms: timeRuns(node, ['dist/src/cli/main.js', 'eval', COND, '--capture', 'code=137'], runs),
+      },
+      {
+        task: 'eval one condition',
+        engine: 'python3 reference: validate_and_compile + evaluate',
+        ms: timeRuns(
+          PYTHON,
+          [
+            '-c',
+            `${PY_PRELUDE}c = reference.validate_and_compile(${JSON.stringify(COND)}); print(reference.evaluate(c, capture={'code': '137'}, exit_code=0, walltime_sec=0.0, peak_vram_mib=None))`,
+          ],
+          runs,
+        ),
+      },
       { task: 'baseline: empty process', engine: 'node -e 0', ms: timeRuns(node, ['-e', '0'], runs) },
       { task: 'baseline: empty process', engine: 'python3 -c pass', ms: timeRuns(PYTHON, ['-c', 'pass'], runs) },
     ];

@@ -8,31 +8,67 @@ import { compileExpression } from 'filtrex';
 import { python } from './child.mjs';
 import { rate, summarize, timePerCall } from './stats.mjs';
 
-const VARS = { capture: { loss: 'nan', msg: 'Killed', code: '137', x: '67108864' }, exit_code: 137, walltime_sec: 75.5, peak_vram_mib: 1024 };
+const VARS = {
+  capture: { loss: 'nan', msg: 'Killed', code: '137', x: '67108864' },
+  exit_code: 137,
+  walltime_sec: 75.5,
+  peak_vram_mib: 1024,
+};
 
 /** Each case fires on VARS in every engine (checked before timing). */
 export const CASES = [
-  { name: 'isnan(float(loss))', expr: "math.isnan(float(capture['loss']))",
+  {
+    name: 'isnan(float(loss))',
+    expr: "math.isnan(float(capture['loss']))",
     cel: 'double(capture.loss) != double(capture.loss)', // CEL has no isnan: NaN is the value unequal to itself
-    filtrex: 'isnan(float(loss of capture))' },
-  { name: 'walltime and vram', expr: 'walltime_sec > 60 and peak_vram_mib > 0',
-    cel: 'walltime_sec > 60.0 && peak_vram_mib > 0', filtrex: 'walltime_sec > 60 and peak_vram_mib > 0' },
-  { name: 'exit 137 and len(msg)', expr: "exit_code == 137 and len(capture['msg']) > 0",
-    cel: 'exit_code == 137 && size(capture.msg) > 0', filtrex: 'exit_code == 137 and len(msg of capture) > 0' },
-  { name: 'int(code) == 137', expr: "int(capture['code']) == 137",
-    cel: 'int(capture.code) == 137', filtrex: 'int(code of capture) == 137' },
-  { name: 'chained comparison', expr: '0 < exit_code < 256 <= peak_vram_mib',
-    cel: '0 < exit_code && exit_code < 256 && 256 <= peak_vram_mib', filtrex: '0 < exit_code < 256 <= peak_vram_mib' },
-  { name: 'ternary', expr: '(walltime_sec / 60 if exit_code == 0 else walltime_sec) > 1',
+    filtrex: 'isnan(float(loss of capture))',
+  },
+  {
+    name: 'walltime and vram',
+    expr: 'walltime_sec > 60 and peak_vram_mib > 0',
+    cel: 'walltime_sec > 60.0 && peak_vram_mib > 0',
+    filtrex: 'walltime_sec > 60 and peak_vram_mib > 0',
+  },
+  {
+    name: 'exit 137 and len(msg)',
+    expr: "exit_code == 137 and len(capture['msg']) > 0",
+    cel: 'exit_code == 137 && size(capture.msg) > 0',
+    filtrex: 'exit_code == 137 and len(msg of capture) > 0',
+  },
+  {
+    name: 'int(code) == 137',
+    expr: "int(capture['code']) == 137",
+    cel: 'int(capture.code) == 137',
+    filtrex: 'int(code of capture) == 137',
+  },
+  {
+    name: 'chained comparison',
+    expr: '0 < exit_code < 256 <= peak_vram_mib',
+    cel: '0 < exit_code && exit_code < 256 && 256 <= peak_vram_mib',
+    filtrex: '0 < exit_code < 256 <= peak_vram_mib',
+  },
+  {
+    name: 'ternary',
+    expr: '(walltime_sec / 60 if exit_code == 0 else walltime_sec) > 1',
     cel: '(exit_code == 0 ? walltime_sec / 60.0 : walltime_sec) > 1.0',
-    filtrex: '(if exit_code == 0 then walltime_sec / 60 else walltime_sec) > 1' },
-  { name: 'int(x) // 1024 > vram', expr: "int(capture['x']) // 1024 > peak_vram_mib",
+    filtrex: '(if exit_code == 0 then walltime_sec / 60 else walltime_sec) > 1',
+  },
+  {
+    name: 'int(x) // 1024 > vram',
+    expr: "int(capture['x']) // 1024 > peak_vram_mib",
     cel: 'int(capture.x) / 1024 > peak_vram_mib', // CEL int division truncates: the same as // here
-    filtrex: 'floor(int(x of capture) / 1024) > peak_vram_mib' },
+    filtrex: 'floor(int(x of capture) / 1024) > peak_vram_mib',
+  },
 ];
 
 // The functions a filtrex user must supply for these expressions (filtrex has no casts).
-const FILTREX_FUNCTIONS = { float: Number, int: (s) => parseInt(s, 10), len: (s) => s.length, isnan: Number.isNaN, floor: Math.floor };
+const FILTREX_FUNCTIONS = {
+  float: Number,
+  int: (s) => parseInt(s, 10),
+  len: (s) => s.length,
+  isnan: Number.isNaN,
+  floor: Math.floor,
+};
 // CEL ints are int64 (BigInt in cel-js): the caller converts once, as it would in real use.
 const CEL_VARS = { ...VARS, exit_code: BigInt(VARS.exit_code), peak_vram_mib: BigInt(VARS.peak_vram_mib) };
 
@@ -45,7 +81,8 @@ export async function runConditions({ runs, ms, batchSize = 4096 }) {
     const cel = celParse(c.cel);
     const fx = compileExpression(c.filtrex, { extraFunctions: FILTREX_FUNCTIONS });
     const checks = { ours: ours.evaluate(VARS), python: py.result[i].fired, cel: cel(CEL_VARS), filtrex: fx(VARS) };
-    for (const [k, v] of Object.entries(checks)) if (v !== true) throw new Error(`${k} does not fire on "${c.name}": ${v}`);
+    for (const [k, v] of Object.entries(checks))
+      if (v !== true) throw new Error(`${k} does not fire on "${c.name}": ${v}`);
 
     // Distinct variable objects, as a batch of real matches would be.
     const batch = Array.from({ length: batchSize }, () => ({ ...VARS, capture: { ...VARS.capture } }));
@@ -61,17 +98,29 @@ export async function runConditions({ runs, ms, batchSize = 4096 }) {
       filtrex: c.filtrex,
       evalsPerSec: {
         'ours batch': rate(() => ours.evaluateBatch(batch).length, { runs, ms }),
-        'ours single': rate(loop(() => ours.evaluate(VARS)), { runs, ms }),
+        'ours single': rate(
+          loop(() => ours.evaluate(VARS)),
+          { runs, ms },
+        ),
         'python3 reference': summarize(py.result[i].evalRates),
-        'cel-js': rate(loop(() => cel(CEL_VARS)), { runs, ms }),
-        filtrex: rate(loop(() => fx(VARS)), { runs, ms }),
+        'cel-js': rate(
+          loop(() => cel(CEL_VARS)),
+          { runs, ms },
+        ),
+        filtrex: rate(
+          loop(() => fx(VARS)),
+          { runs, ms },
+        ),
       },
       compileUs: {
         'ours compileCondition': timePerCall(() => compileCondition(c.expr), { runs, ms }),
         'ours validateCondition': timePerCall(() => validateCondition(c.expr), { runs, ms }),
         'python3 validate_and_compile': invert(summarize(py.result[i].compileRates)),
         'cel-js parse': timePerCall(() => celParse(c.cel), { runs, ms }),
-        'filtrex compileExpression': timePerCall(() => compileExpression(c.filtrex, { extraFunctions: FILTREX_FUNCTIONS }), { runs, ms }),
+        'filtrex compileExpression': timePerCall(
+          () => compileExpression(c.filtrex, { extraFunctions: FILTREX_FUNCTIONS }),
+          { runs, ms },
+        ),
       },
     });
   }

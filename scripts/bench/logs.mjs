@@ -26,11 +26,12 @@ const pad = (n, w) => String(n).padStart(w, '0');
 function timestamp(sec) {
   const s = Math.floor(sec);
   const ms = Math.floor((sec - s) * 1000);
-  return `2026-03-${pad(1 + Math.floor(s / 86400) % 28, 2)}T${pad(Math.floor(s / 3600) % 24, 2)}:${pad(Math.floor(s / 60) % 60, 2)}:${pad(s % 60, 2)}.${pad(ms, 3)}`;
+  return `2026-03-${pad(1 + (Math.floor(s / 86400) % 28), 2)}T${pad(Math.floor(s / 3600) % 24, 2)}:${pad(Math.floor(s / 60) % 60, 2)}:${pad(s % 60, 2)}.${pad(ms, 3)}`;
 }
 
 const DIRTY = [
-  (r) => `worker crashed:\nTraceback (most recent call last):\n  File "train.py", line ${100 + Math.floor(r() * 900)}, in <module>\n    loss.backward()\nRuntimeError: HIP error: an illegal memory access was encountered`,
+  (r) =>
+    `worker crashed:\nTraceback (most recent call last):\n  File "train.py", line ${100 + Math.floor(r() * 900)}, in <module>\n    loss.backward()\nRuntimeError: HIP error: an illegal memory access was encountered`,
   () => 'RuntimeError: hipError_OutOfMemory: out of memory trying to allocate 2.00 GiB',
   (r) => `[rank${Math.floor(r() * 8)}] step ${Math.floor(r() * 1e5)} | loss=nan | lr=3.0e-04`,
   (r) => `FATAL: rank ${Math.floor(r() * 8)} lost heartbeat, aborting`,

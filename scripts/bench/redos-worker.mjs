@@ -5,4 +5,6 @@ const re = new RegExp(spec.regex, spec.flags ?? '');
 const subject = 'a'.repeat(spec.subjectA) + spec.subjectTail;
 const t0 = performance.now();
 const matched = re.test(subject);
-process.stdout.write(JSON.stringify({ result: { timeMs: performance.now() - t0, matched }, maxRssKiB: process.resourceUsage().maxRSS }));
+process.stdout.write(
+  JSON.stringify({ result: { timeMs: performance.now() - t0, matched }, maxRssKiB: process.resourceUsage().maxRSS }),
+);

@@ -22,7 +22,9 @@ function conditionsTable(rows, lines) {
   for (const r of rows) {
     const batch = r.evalsPerSec['ours batch'].median;
     const py = r.evalsPerSec['python3 reference'].median;
-    lines.push(`| \`${r.expr}\` | ${engines.map((e) => range(r.evalsPerSec[e], si)).join(' | ')} | ${target(batch, 10e6)} | ${target(batch / py, 5)} |`);
+    lines.push(
+      `| \`${r.expr}\` | ${engines.map((e) => range(r.evalsPerSec[e], si)).join(' | ')} | ${target(batch, 10e6)} | ${target(batch / py, 5)} |`,
+    );
   }
   lines.push('', 'Compile / validate time per expression, median (min–max):', '');
   const comp = Object.keys(rows[0].compileUs);
@@ -34,9 +36,15 @@ function conditionsTable(rows, lines) {
 }
 
 function scanningTable(rows, lines) {
-  lines.push('', '### 2. Log scanning — MB/s (10⁶ bytes/s, end to end from a page-cached file), median (min–max); peak RSS of the engine\'s process', '');
+  lines.push(
+    '',
+    "### 2. Log scanning — MB/s (10⁶ bytes/s, end to end from a page-cached file), median (min–max); peak RSS of the engine's process",
+    '',
+  );
   lines.push('| log | engine | MB/s | time per pass | peak RSS | fired | target |', '|---|---|---:|---:|---:|---|---|');
-  const py = Object.fromEntries(rows.filter((r) => r.engine.startsWith('python3 re (') && r.MBps).map((r) => [r.log, r.MBps.median]));
+  const py = Object.fromEntries(
+    rows.filter((r) => r.engine.startsWith('python3 re (') && r.MBps).map((r) => [r.log, r.MBps.median]),
+  );
   for (const r of rows) {
     if (r.error) {
       lines.push(`| ${r.log} | ${r.engine} | failed: ${r.error.replace(/\|/g, '\\|')} | | | | |`);
@@ -44,10 +52,13 @@ function scanningTable(rows, lines) {
     }
     const size = r.bytes >= 2 ** 30 ? `${(r.bytes / 2 ** 30).toFixed(2)} GiB` : `${(r.bytes / MiB).toFixed(0)} MiB`;
     let t = '';
-    if (r.engine === 'ours' && r.log === 'clean') t = `≥ 1 GB/s: ${target(r.MBps.median, 1000)}; ≥ 30× python3 re: ${target(r.MBps.median / py.clean, 30)} (${sig(r.MBps.median / py.clean)}×)`;
+    if (r.engine === 'ours' && r.log === 'clean')
+      t = `≥ 1 GB/s: ${target(r.MBps.median, 1000)}; ≥ 30× python3 re: ${target(r.MBps.median / py.clean, 30)} (${sig(r.MBps.median / py.clean)}×)`;
     else if (r.engine === 'ours' && r.log.startsWith('every line')) t = `≥ 100 MB/s: ${target(r.MBps.median, 100)}`;
     else if (r.engine === 'ours' && r.log === 'big') t = `peak RSS ≤ 150 MiB: ${target(r.maxRssMiB, 150, true)}`;
-    lines.push(`| ${r.log} (${size}) | ${r.engine} | ${mb(r.MBps)} | ${range(r.timeMs, (x) => dur(x * 1000))} | ${sig(r.maxRssMiB)} MiB | ${Array.isArray(r.fired) ? (r.fired.length ? r.fired.join(', ') : '—') : String(r.fired)} | ${t} |`);
+    lines.push(
+      `| ${r.log} (${size}) | ${r.engine} | ${mb(r.MBps)} | ${range(r.timeMs, (x) => dur(x * 1000))} | ${sig(r.maxRssMiB)} MiB | ${Array.isArray(r.fired) ? (r.fired.length ? r.fired.join(', ') : '—') : String(r.fired)} | ${t} |`,
+    );
   }
 }
 
@@ -58,28 +69,45 @@ function coldTable(cold, lines) {
 }
 
 function adversarialTable(adv, lines) {
-  lines.push('', `### 4. Adversarial — time per evaluation / scan, median (min–max); peers capped at ${adv.capMs / 1000} s`, '');
-  lines.push('| accepted condition (length) | ours | ours result | python3 reference | python3 result |', '|---|---:|---|---:|---|');
+  lines.push(
+    '',
+    `### 4. Adversarial — time per evaluation / scan, median (min–max); peers capped at ${adv.capMs / 1000} s`,
+    '',
+  );
+  lines.push(
+    '| accepted condition (length) | ours | ours result | python3 reference | python3 result |',
+    '|---|---:|---|---:|---|',
+  );
   for (const c of adv.conditions) {
-    lines.push(`| ${c.name} (${c.exprLength} chars) | ${range(c.ours.us, dur)} | ${c.ours.result} | ${c.python.timedOut ? capText(adv.capMs) : range(c.python.us, dur)} | ${c.python.result ?? 'killed'} |`);
+    lines.push(
+      `| ${c.name} (${c.exprLength} chars) | ${range(c.ours.us, dur)} | ${c.ours.result} | ${c.python.timedOut ? capText(adv.capMs) : range(c.python.us, dur)} | ${c.python.result ?? 'killed'} |`,
+    );
   }
   lines.push('', '| pattern and subject | ours (scanLog, RE2) | V8 RegExp | python3 re |', '|---|---:|---:|---:|');
   const peer = (p) => (p.timedOut ? capText(adv.capMs) : `${dur(p.us)} (match: ${p.matched})`);
-  for (const r of adv.redos) lines.push(`| ${r.name} | ${range(r.ours.us, dur)} (match: ${r.ours.matched}) | ${peer(r.v8)} | ${peer(r.python)} |`);
+  for (const r of adv.redos)
+    lines.push(
+      `| ${r.name} | ${range(r.ours.us, dur)} (match: ${r.ours.matched}) | ${peer(r.v8)} | ${peer(r.python)} |`,
+    );
 }
 
 export function renderTable(res) {
   const m = res.machine;
   const lines = [
-    `## aorta-probe benchmarks (${res.mode} run, ${res.date})`, '',
-    `Machine: ${m.cores} cores, ${m.cpu}, ${Math.round(m.memGiB)} GiB RAM, Node ${m.node}, Python ${m.python}, load average at start ${m.loadavg}. `
-    + 'All figures are single-threaded, measured in the same run.', '',
+    `## aorta-probe benchmarks (${res.mode} run, ${res.date})`,
+    '',
+    `Machine: ${m.cores} cores, ${m.cpu}, ${Math.round(m.memGiB)} GiB RAM, Node ${m.node}, Python ${m.python}, load average at start ${m.loadavg}. ` +
+      'All figures are single-threaded, measured in the same run.',
+    '',
   ];
   const st = res.settings;
   if (st) {
-    lines.push(`Repeats: conditions ${st.cond.runs} timed loops of ${st.cond.ms} ms per engine; scanning ${st.scan.repeats.ours} passes for ours and V8, `
-      + `${st.scan.repeats.slow} for the slow engines (prefilter off, re2-wasm naive, python3), ${st.scan.repeats.big} over the big log; `
-      + `cold start ${st.coldRuns} spawns per command; adversarial up to ${st.adv.runs} runs (at least 2; fewer once 10 s are spent).`, '');
+    lines.push(
+      `Repeats: conditions ${st.cond.runs} timed loops of ${st.cond.ms} ms per engine; scanning ${st.scan.repeats.ours} passes for ours and V8, ` +
+        `${st.scan.repeats.slow} for the slow engines (prefilter off, re2-wasm naive, python3), ${st.scan.repeats.big} over the big log; ` +
+        `cold start ${st.coldRuns} spawns per command; adversarial up to ${st.adv.runs} runs (at least 2; fewer once 10 s are spent).`,
+      '',
+    );
   }
   if (res.conditions) conditionsTable(res.conditions, lines);
   if (res.scanning) scanningTable(res.scanning, lines);
@@ -93,11 +121,16 @@ export function chartPanels(res) {
   const panels = [];
   if (res.conditions) {
     panels.push({
-      title: '1. Condition evaluation (higher is better)', unit: 'evaluations per second', log: true,
+      title: '1. Condition evaluation (higher is better)',
+      unit: 'evaluations per second',
+      log: true,
       goal: { value: 10e6, label: 'target for ours batch: 10 M/s per core' },
       groups: res.conditions.map((r) => ({
         label: r.name,
-        bars: Object.entries(r.evalsPerSec).map(([e, s]) => ({ series: e === 'python3 reference' ? 'python3' : e, value: s.median })),
+        bars: Object.entries(r.evalsPerSec).map(([e, s]) => ({
+          series: e === 'python3 reference' ? 'python3' : e,
+          value: s.median,
+        })),
       })),
     });
   }
@@ -108,34 +141,57 @@ export function chartPanels(res) {
       rows: by(log),
     }));
     panels.push({
-      title: '2. Log scanning throughput (higher is better)', unit: 'MB/s (10⁶ bytes/s), end to end', log: true,
+      title: '2. Log scanning throughput (higher is better)',
+      unit: 'MB/s (10⁶ bytes/s), end to end',
+      log: true,
       goal: { value: 1000, label: 'target for ours on the clean log: 1 GB/s' },
-      groups: groups.map((g) => ({ label: g.label, bars: g.rows.map((r) => ({ series: series(r.engine), value: r.MBps?.median ?? NaN })) })),
+      groups: groups.map((g) => ({
+        label: g.label,
+        bars: g.rows.map((r) => ({ series: series(r.engine), value: r.MBps?.median ?? NaN })),
+      })),
     });
     panels.push({
-      title: '2b. Peak RSS of each scanning process (lower is better)', unit: 'MiB', log: false,
+      title: '2b. Peak RSS of each scanning process (lower is better)',
+      unit: 'MiB',
+      log: false,
       goal: { value: 150, label: 'target for ours on the big log: 150 MiB' },
-      groups: groups.map((g) => ({ label: g.label, bars: g.rows.map((r) => ({ series: series(r.engine), value: r.maxRssMiB ?? NaN })) })),
+      groups: groups.map((g) => ({
+        label: g.label,
+        bars: g.rows.map((r) => ({ series: series(r.engine), value: r.maxRssMiB ?? NaN })),
+      })),
     });
   }
   if (res.coldStart) {
     const tasks = [...new Set(res.coldStart.rows.map((r) => r.task))];
     panels.push({
-      title: '3. Cold start, whole process (lower is better)', unit: 'milliseconds', log: false,
+      title: '3. Cold start, whole process (lower is better)',
+      unit: 'milliseconds',
+      log: false,
       groups: tasks.map((t) => ({
         label: t,
-        bars: res.coldStart.rows.filter((r) => r.task === t).map((r) => ({ series: r.engine.startsWith('python3') ? 'python3' : 'ours', value: r.ms.median })),
+        bars: res.coldStart.rows
+          .filter((r) => r.task === t)
+          .map((r) => ({ series: r.engine.startsWith('python3') ? 'python3' : 'ours', value: r.ms.median })),
       })),
     });
   }
   if (res.adversarial) {
     const cap = res.adversarial.capMs * 1000;
-    const bar = (s, p) => (p.timedOut ? { series: s, value: cap, capped: true } : { series: s, value: p.us.median ?? p.us });
+    const bar = (s, p) =>
+      p.timedOut ? { series: s, value: cap, capped: true } : { series: s, value: p.us.median ?? p.us };
     panels.push({
-      title: '4. Adversarial inputs (lower is better; hatched = killed at the cap)', unit: 'microseconds per evaluation / scan', log: true,
+      title: '4. Adversarial inputs (lower is better; hatched = killed at the cap)',
+      unit: 'microseconds per evaluation / scan',
+      log: true,
       groups: [
-        ...res.adversarial.conditions.map((c) => ({ label: c.short, bars: [bar('ours', c.ours), bar('python3', c.python)] })),
-        ...res.adversarial.redos.map((r) => ({ label: r.short, bars: [bar('ours', r.ours), bar('V8 RegExp', r.v8), bar('python3', r.python)] })),
+        ...res.adversarial.conditions.map((c) => ({
+          label: c.short,
+          bars: [bar('ours', c.ours), bar('python3', c.python)],
+        })),
+        ...res.adversarial.redos.map((r) => ({
+          label: r.short,
+          bars: [bar('ours', r.ours), bar('V8 RegExp', r.v8), bar('python3', r.python)],
+        })),
       ],
     });
   }

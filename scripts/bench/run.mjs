@@ -36,8 +36,18 @@ const MiB = 2 ** 20;
 // Full: an estimated 9 minutes on a quiet 2-core machine (the issue's budget is 15);
 // --quick: about 4 minutes even with the cores shared (see README "Benchmarks").
 const S = args.quick
-  ? { cond: { runs: 3, ms: 100 }, scan: { logBytes: 16 * MiB, bigBytes: 128 * MiB, repeats: { ours: 3, slow: 1, big: 1 } }, coldRuns: 10, adv: { runs: 2, capMs: 10_000 } }
-  : { cond: { runs: 7, ms: 250 }, scan: { logBytes: 100 * MiB, bigBytes: 1024 * MiB, repeats: { ours: 7, slow: 3, big: 2 } }, coldRuns: 15, adv: { runs: 5, capMs: 10_000 } };
+  ? {
+      cond: { runs: 3, ms: 100 },
+      scan: { logBytes: 16 * MiB, bigBytes: 128 * MiB, repeats: { ours: 3, slow: 1, big: 1 } },
+      coldRuns: 10,
+      adv: { runs: 2, capMs: 10_000 },
+    }
+  : {
+      cond: { runs: 7, ms: 250 },
+      scan: { logBytes: 100 * MiB, bigBytes: 1024 * MiB, repeats: { ours: 7, slow: 3, big: 2 } },
+      coldRuns: 15,
+      adv: { runs: 5, capMs: 10_000 },
+    };
 
 const outDir = resolve(args.out);
 if (args['render-only']) {
@@ -56,8 +66,13 @@ const res = {
     cpu: cpus[0]?.model ?? 'unknown CPU',
     memGiB: os.totalmem() / 2 ** 30,
     node: process.version,
-    python: spawnSync(PYTHON, ['--version'], { encoding: 'utf8' }).stdout.trim().replace(/^Python /, ''),
-    loadavg: os.loadavg().map((x) => x.toFixed(2)).join(' '),
+    python: spawnSync(PYTHON, ['--version'], { encoding: 'utf8' })
+      .stdout.trim()
+      .replace(/^Python /, ''),
+    loadavg: os
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' '),
   },
   settings: S,
   notes: [],
@@ -83,28 +98,51 @@ res.durationSec = (performance.now() - t0) / 1000;
 
 // Footnotes: what each peer is, and anything this run found that a reader must know.
 const N = res.notes;
-N.push('python3 reference (`scripts/bench/reference.py`): the spec\'s `validate_and_compile` (strip, 256-character cap, `ast.parse`, the default-deny `ast.walk` walker, 10⁹ int cap, `compile`) and its `evaluate` (`eval` with `{"__builtins__": {}, math, float, int, len}`, the four variables as locals, `bool()`, any exception → not fired), called once per evaluation. Run with the interpreter itself, not a version-manager shim.');
-N.push('cel-js and filtrex run the nearest equivalent expressions (listed above): CEL has no `isnan` (x != x instead), no chained comparisons (&&) and int64 ints (BigInt, converted once per context); filtrex needs the casts supplied as `extraFunctions` and has no `//` (floor of /). Neither checks what our validator checks (the walker, the caps), and neither has Python semantics (arbitrary-precision ints, CPython float repr).');
-N.push('"ours batch" is `evaluateBatch` over a list of 4096 variable sets (one VM call per 512); "ours single" is one `evaluate` call per evaluation. Compile = validate + lower to bytecode; ours keeps one shared VM, so compile time excludes VM start-up.');
+N.push(
+  'python3 reference (`scripts/bench/reference.py`): the spec\'s `validate_and_compile` (strip, 256-character cap, `ast.parse`, the default-deny `ast.walk` walker, 10⁹ int cap, `compile`) and its `evaluate` (`eval` with `{"__builtins__": {}, math, float, int, len}`, the four variables as locals, `bool()`, any exception → not fired), called once per evaluation. Run with the interpreter itself, not a version-manager shim.',
+);
+N.push(
+  'cel-js and filtrex run the nearest equivalent expressions (listed above): CEL has no `isnan` (x != x instead), no chained comparisons (&&) and int64 ints (BigInt, converted once per context); filtrex needs the casts supplied as `extraFunctions` and has no `//` (floor of /). Neither checks what our validator checks (the walker, the caps), and neither has Python semantics (arbitrary-precision ints, CPython float repr).',
+);
+N.push(
+  '"ours batch" is `evaluateBatch` over a list of 4096 variable sets (one VM call per 512); "ours single" is one `evaluate` call per evaluation. Compile = validate + lower to bytecode; ours keeps one shared VM, so compile time excludes VM start-up.',
+);
 if (res.scanning) {
-  N.push('Scanning workload (issue 4): the 7 Tier 4 patterns + 3 custom patterns that rarely match (`FATAL: (?P<why>.+)`, `exit status (?P<code>\\d+)` if `int(capture[\'code\']) != 0`, `out of memory \\(oom_kill` if `exit_code == 137`). Logs are generated, seeded (`scripts/bench/logs.mjs`): "clean" matches nothing, "dirty" has failure lines about every 4,000 lines, but 5 of the 10 patterns never fire there, so every engine reads to the end. The big log is copies of the clean log (generating 1 GiB afresh takes about a minute). Files live in the OS temp dir and are deleted after.');
-  N.push('Engines: ours = `scanFile` (`scanStream` over reads into a reused buffer), as `aorta-probe scan`; prefilter off = the same with `WindowedMatcher.prefilter = false`; re2-wasm naive = `new RE2(src, \'gu\')` per pattern, first match per 1 MiB window (its 16 MiB heap cannot take 10 MiB); V8 RegExp = each pattern over the whole text (`(?P<` → `(?<`); python3 re = the original\'s loop (10 MiB windows, 4096 overlap, Tier 4 then Tier 5, first match per window). Ours and V8 get one untimed warm-up pass in their process (JIT tier-up, fresh heap pages), as part 1 warms every engine; the slow engines are timed from their first pass. Each engine runs in its own process; peak RSS is that process\'s `maxRSS` (node) / `ru_maxrss` (python), which includes the runtime itself and, for the whole-text peers, the whole log in memory.');
-  N.push('The every-line row: one custom pattern matching the timestamp that starts every line, with a condition that never holds (`len(capture[\'ts\']) > 100`), so every match is extracted and evaluated; Tier 4 runs too (scanLog always runs it). Its python3 peer is `re.finditer` + `evaluate` per match (our firing semantics; the original would evaluate only the first match per window).');
+  N.push(
+    'Scanning workload (issue 4): the 7 Tier 4 patterns + 3 custom patterns that rarely match (`FATAL: (?P<why>.+)`, `exit status (?P<code>\\d+)` if `int(capture[\'code\']) != 0`, `out of memory \\(oom_kill` if `exit_code == 137`). Logs are generated, seeded (`scripts/bench/logs.mjs`): "clean" matches nothing, "dirty" has failure lines about every 4,000 lines, but 5 of the 10 patterns never fire there, so every engine reads to the end. The big log is copies of the clean log (generating 1 GiB afresh takes about a minute). Files live in the OS temp dir and are deleted after.',
+  );
+  N.push(
+    "Engines: ours = `scanFile` (`scanStream` over reads into a reused buffer), as `aorta-probe scan`; prefilter off = the same with `WindowedMatcher.prefilter = false`; re2-wasm naive = `new RE2(src, 'gu')` per pattern, first match per 1 MiB window (its 16 MiB heap cannot take 10 MiB); V8 RegExp = each pattern over the whole text (`(?P<` → `(?<`); python3 re = the original's loop (10 MiB windows, 4096 overlap, Tier 4 then Tier 5, first match per window). Ours and V8 get one untimed warm-up pass in their process (JIT tier-up, fresh heap pages), as part 1 warms every engine; the slow engines are timed from their first pass. Each engine runs in its own process; peak RSS is that process's `maxRSS` (node) / `ru_maxrss` (python), which includes the runtime itself and, for the whole-text peers, the whole log in memory.",
+  );
+  N.push(
+    "The every-line row: one custom pattern matching the timestamp that starts every line, with a condition that never holds (`len(capture['ts']) > 100`), so every match is extracted and evaluated; Tier 4 runs too (scanLog always runs it). Its python3 peer is `re.finditer` + `evaluate` per match (our firing semantics; the original would evaluate only the first match per window).",
+  );
   const fired = new Map();
   for (const r of res.scanning) {
     if ((r.log !== 'clean' && r.log !== 'dirty') || r.error) continue;
     const key = JSON.stringify(r.fired);
     if (!fired.has(r.log)) fired.set(r.log, key);
-    else if (fired.get(r.log) !== key) N.push(`**Engines disagree on what fired in the ${r.log} log** (${r.engine}: ${key}); see results.json.`);
+    else if (fired.get(r.log) !== key)
+      N.push(`**Engines disagree on what fired in the ${r.log} log** (${r.engine}: ${key}); see results.json.`);
   }
 }
-if (res.coldStart) N.push(`Cold start: ${S.coldRuns} spawns per command, wall time from spawn to exit. The python3 recipe check is ${res.coldStart.pythonRecipeLoader} + the custom_patterns checks of upstream-notes §2.2 (re.compile, the walker) — the original's loader minus the rest of its recipe schema; ours is the full \`aorta-probe check\` (YAML with positions, schema, conditions, regexes on RE2).`);
+if (res.coldStart)
+  N.push(
+    `Cold start: ${S.coldRuns} spawns per command, wall time from spawn to exit. The python3 recipe check is ${res.coldStart.pythonRecipeLoader} + the custom_patterns checks of upstream-notes §2.2 (re.compile, the walker) — the original's loader minus the rest of its recipe schema; ours is the full \`aorta-probe check\` (YAML with positions, schema, conditions, regexes on RE2).`,
+  );
 if (res.adversarial) {
-  N.push('Adversarial conditions are the worst the validator accepts within 256 characters; ours runs them in its bounded VM heap (256 MiB default), where CPython would allocate freely — so "MemoryError" is our documented deviation, not a crash. int() stops at 4300 digits in both (CPython 3.11\'s limit).');
+  N.push(
+    'Adversarial conditions are the worst the validator accepts within 256 characters; ours runs them in its bounded VM heap (256 MiB default), where CPython would allocate freely — so "MemoryError" is our documented deviation, not a crash. int() stops at 4300 digits in both (CPython 3.11\'s limit).',
+  );
   const seam = res.adversarial.redos.find((r) => r.ours.matched && r.name.includes('MiB'));
-  if (seam) N.push(`Finding: \`${seam.name}\` — ours reports a match although the subject ends in "!": the subject is longer than one scan window, and \`$\` matches at the window seam (the original's windows have the same property); that pass is also slow (${dur(seam.ours.us.median)}).`);
+  if (seam)
+    N.push(
+      `Finding: \`${seam.name}\` — ours reports a match although the subject ends in "!": the subject is longer than one scan window, and \`$\` matches at the window seam (the original's windows have the same property); that pass is also slow (${dur(seam.ours.us.median)}).`,
+    );
 }
-N.push(`This ${res.mode} run took ${(res.durationSec / 60).toFixed(1)} minutes.${res.mode === 'quick' ? ' Quick mode: small logs and few repeats, on a busy machine — indicative only; `npm run bench` is the full run.' : ''}`);
+N.push(
+  `This ${res.mode} run took ${(res.durationSec / 60).toFixed(1)} minutes.${res.mode === 'quick' ? ' Quick mode: small logs and few repeats, on a busy machine — indicative only; `npm run bench` is the full run.' : ''}`,
+);
 
 mkdirSync(outDir, { recursive: true });
 writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(res, null, 2)}\n`);
@@ -114,9 +152,12 @@ log(`wrote ${join(outDir, 'results.json')}, results.md and chart.svg`);
 function writeOutputs(r) {
   const table = renderTable(r);
   writeFileSync(join(outDir, 'results.md'), table);
-  writeFileSync(join(outDir, 'chart.svg'), renderChart(
-    `aorta-probe benchmarks — ${r.mode} run, ${r.date}; ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, Python ${r.machine.python}`,
-    chartPanels(r),
-  ));
+  writeFileSync(
+    join(outDir, 'chart.svg'),
+    renderChart(
+      `aorta-probe benchmarks — ${r.mode} run, ${r.date}; ${r.machine.cores} cores, ${r.machine.cpu}, Node ${r.machine.node}, Python ${r.machine.python}`,
+      chartPanels(r),
+    ),
+  );
   process.stdout.write(table);
 }

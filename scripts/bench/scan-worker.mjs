@@ -56,11 +56,18 @@ async function re2Naive() {
   const W = 1 << 20;
   const OVERLAP = 4096;
   const pats = [
-    ...tier4.map((p) => ({ id: p.id, re: new RE2(p.regex, `gu${p.pythonFlags.includes('MULTILINE') ? 'm' : ''}${p.pythonFlags.includes('IGNORECASE') ? 'i' : ''}`), cond: () => true })),
+    ...tier4.map((p) => ({
+      id: p.id,
+      re: new RE2(
+        p.regex,
+        `gu${p.pythonFlags.includes('MULTILINE') ? 'm' : ''}${p.pythonFlags.includes('IGNORECASE') ? 'i' : ''}`,
+      ),
+      cond: () => true,
+    })),
     ...custom.map((p) => ({ id: `custom:${p.id}`, re: new RE2(p.regex, 'gu'), cond: conditionOf(p) })),
   ];
   const fired = new Set();
-  for (let start = 0; ;) {
+  for (let start = 0; ; ) {
     const end = Math.min(start + W, text.length);
     const win = text.slice(start, end);
     for (const p of pats) {

@@ -26,7 +26,11 @@ async function attempt(run) {
   try {
     return await run();
   } catch (e) {
-    return { error: String(e.message ?? e).split('\n')[0].slice(0, 300) };
+    return {
+      error: String(e.message ?? e)
+        .split('\n')[0]
+        .slice(0, 300),
+    };
   }
 }
 
@@ -35,7 +39,10 @@ function figures(engine, log, bytes, r) {
   if (r.timedOut) return { engine, log, bytes, timedOut: true };
   const { timesMs, fired } = r.result;
   return {
-    engine, log, bytes, fired,
+    engine,
+    log,
+    bytes,
+    fired,
     timeMs: summarize(timesMs),
     MBps: summarize(timesMs.map((t) => bytes / 1e6 / (t / 1000))),
     maxRssMiB: r.maxRssKiB / 1024,
@@ -65,8 +72,14 @@ export async function runScanning({ logBytes, bigBytes, repeats, log = () => {} 
       const file = files[kind];
       const engines = [
         ['ours', () => node({ engine: 'ours', file, repeats: repeats.ours, patterns: 'workload' })],
-        ['ours, prefilter off', () => node({ engine: 'ours-noprefilter', file, repeats: repeats.slow, patterns: 'workload' })],
-        ['re2-wasm naive (1 MiB windows)', () => node({ engine: 're2-naive', file, repeats: repeats.slow, patterns: 'workload' })],
+        [
+          'ours, prefilter off',
+          () => node({ engine: 'ours-noprefilter', file, repeats: repeats.slow, patterns: 'workload' }),
+        ],
+        [
+          're2-wasm naive (1 MiB windows)',
+          () => node({ engine: 're2-naive', file, repeats: repeats.slow, patterns: 'workload' }),
+        ],
         ['V8 RegExp (whole text)', () => node({ engine: 'v8', file, repeats: repeats.ours, patterns: 'workload' })],
         ['python3 re (10 MiB windows)', () => python('scan', pySpec(file, repeats.slow))],
       ];
@@ -76,17 +89,42 @@ export async function runScanning({ logBytes, bigBytes, repeats, log = () => {} 
       }
     }
     log('scan clean: every-line pattern, never-true condition');
-    rows.push(figures('ours', 'every line, never-true condition', bytes.clean,
-      await attempt(() => node({ engine: 'ours', file: files.clean, repeats: repeats.ours, patterns: 'everyline' }))));
-    rows.push(figures('python3 re.finditer + eval per match', 'every line, never-true condition', bytes.clean,
-      await attempt(() => python('everyline', { file: files.clean, repeats: repeats.slow, pattern: EVERY_LINE_PATTERN, vars: SCAN_VARS }))));
+    rows.push(
+      figures(
+        'ours',
+        'every line, never-true condition',
+        bytes.clean,
+        await attempt(() => node({ engine: 'ours', file: files.clean, repeats: repeats.ours, patterns: 'everyline' })),
+      ),
+    );
+    rows.push(
+      figures(
+        'python3 re.finditer + eval per match',
+        'every line, never-true condition',
+        bytes.clean,
+        await attempt(() =>
+          python('everyline', {
+            file: files.clean,
+            repeats: repeats.slow,
+            pattern: EVERY_LINE_PATTERN,
+            vars: SCAN_VARS,
+          }),
+        ),
+      ),
+    );
 
     rmSync(files.dirty, { force: true }); // free the disk before the big one
     log(`writing the ${(bigBytes / 2 ** 30).toFixed(2)} GiB log (copies of the clean log)`);
     repeatFile(files.clean, files.big, bigBytes);
     log('scan big: ours');
-    rows.push(figures('ours', 'big', statSync(files.big).size,
-      await attempt(() => node({ engine: 'ours', file: files.big, repeats: repeats.big, patterns: 'workload' }))));
+    rows.push(
+      figures(
+        'ours',
+        'big',
+        statSync(files.big).size,
+        await attempt(() => node({ engine: 'ours', file: files.big, repeats: repeats.big, patterns: 'workload' })),
+      ),
+    );
   } finally {
     for (const f of Object.values(files)) rmSync(f, { force: true });
   }

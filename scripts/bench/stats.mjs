@@ -36,15 +36,23 @@ export function rate(fn, { runs, ms, budgetMs = Infinity }) {
 
 /** Median time per call in microseconds over `runs` loops of about `ms` each (for µs-scale work). */
 export function timePerCall(fn, { runs, ms, budgetMs }) {
-  const r = rate(() => {
-    fn();
-    return 1;
-  }, { runs, ms, budgetMs });
+  const r = rate(
+    () => {
+      fn();
+      return 1;
+    },
+    { runs, ms, budgetMs },
+  );
   // time per call = 1 / rate; min and max swap.
   return { median: 1e6 / r.median, min: 1e6 / r.max, max: 1e6 / r.min, n: r.n };
 }
 
-const SI = [[1e9, 'G'], [1e6, 'M'], [1e3, 'k'], [1, '']];
+const SI = [
+  [1e9, 'G'],
+  [1e6, 'M'],
+  [1e3, 'k'],
+  [1, ''],
+];
 
 /** 12.3 M — three significant digits with an SI prefix. */
 export function si(x) {

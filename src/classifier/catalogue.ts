@@ -59,7 +59,16 @@ const CATEGORIES: Readonly<Record<string, DetectorCategory>> = {
   'meta:missing_pass_signal': c('user', false),
 };
 
-const TIER1_IDS = ['tier1:exec_failed', 'tier1:timeout', 'tier1:interrupted', 'tier1:sigsegv', 'tier1:sigabrt', 'tier1:sigbus', 'tier1:exit_nonzero', 'tier1:coredump'];
+const TIER1_IDS = [
+  'tier1:exec_failed',
+  'tier1:timeout',
+  'tier1:interrupted',
+  'tier1:sigsegv',
+  'tier1:sigabrt',
+  'tier1:sigbus',
+  'tier1:exit_nonzero',
+  'tier1:coredump',
+];
 
 function build(): ReadonlyMap<string, BuiltinDetector> {
   const rows: [string, TierName | null][] = [
@@ -123,8 +132,10 @@ export function unknownDetectorReason(id: string, customIds: readonly string[]):
     return `${quote(id)} names no custom pattern of this recipe; its custom_patterns ids are [${customIds.map(quote).join(', ')}]`;
   }
   const m = /^([a-z0-9]+):(.+)$/.exec(id);
-  if (m === null) return `${quote(id)} is not a detector id (expected '<tier>:<name>', e.g. 'tier2:hang' or 'custom:<id>')`;
+  if (m === null)
+    return `${quote(id)} is not a detector id (expected '<tier>:<name>', e.g. 'tier2:hang' or 'custom:<id>')`;
   const known = [...BUILTIN_DETECTORS.keys()].filter((k) => k.startsWith(`${m[1]}:`));
-  if (known.length === 0) return `${quote(id)} has an unknown prefix ${quote(m[1]!)}; expected one of [${[...TIER_NAMES, 'custom', 'meta'].map(quote).join(', ')}]`;
+  if (known.length === 0)
+    return `${quote(id)} has an unknown prefix ${quote(m[1]!)}; expected one of [${[...TIER_NAMES, 'custom', 'meta'].map(quote).join(', ')}]`;
   return `unknown detector ${quote(id)}; known ${m[1]} ids: [${known.map(quote).join(', ')}]`;
 }

@@ -7,7 +7,13 @@
  */
 import type { ClassifierKeys, CustomPattern } from '../recipe/types.js';
 import {
-  AUTOPSY_CATEGORY_DEFAULTS, BUILTIN_DETECTORS, TIER3_WARN_IDS, tierOf, UNCATEGORISED, type TierName, type Who,
+  AUTOPSY_CATEGORY_DEFAULTS,
+  BUILTIN_DETECTORS,
+  TIER3_WARN_IDS,
+  tierOf,
+  UNCATEGORISED,
+  type TierName,
+  type Who,
 } from './catalogue.js';
 import { partitionDetectors, verdictFromDetectors, type Verdict } from './verdict.js';
 
@@ -20,7 +26,10 @@ export interface DisableSet {
  * The recipe's `disable_detector_tiers` / `disable_detectors` united with `--disable-detector` tokens (a tier
  * name or an id, already checked by `unknownDetectorReason`).
  */
-export function disableSet(keys: Pick<ClassifierKeys, 'disableDetectors' | 'disableDetectorTiers'> | null, extra: readonly string[] = []): DisableSet {
+export function disableSet(
+  keys: Pick<ClassifierKeys, 'disableDetectors' | 'disableDetectorTiers'> | null,
+  extra: readonly string[] = [],
+): DisableSet {
   const tiers = new Set<TierName>(keys?.disableDetectorTiers ?? []);
   const ids = new Set<string>(keys?.disableDetectors ?? []);
   for (const t of extra) {
@@ -60,13 +69,18 @@ export interface FiredDetector {
 }
 
 /** What categorising needs of a recipe. */
-export type CategorySource = Pick<ClassifierKeys, 'detectorCategories'> & { readonly customPatterns: readonly CustomPattern[] };
+export type CategorySource = Pick<ClassifierKeys, 'detectorCategories'> & {
+  readonly customPatterns: readonly CustomPattern[];
+};
 
 /** Category of one id: the recipe's override, else the built-in default, else the custom pattern's category's. */
 export function categorize(id: string, kind: DetectorKind, recipe: CategorySource | null): FiredDetector {
   const pattern = id.startsWith('custom:') ? recipe?.customPatterns.find((p) => p.detectorId === id) : undefined;
   const category = pattern?.category ?? null;
-  const base = recipe?.detectorCategories.get(id) ?? BUILTIN_DETECTORS.get(id) ?? (category === null ? UNCATEGORISED : AUTOPSY_CATEGORY_DEFAULTS[category] ?? UNCATEGORISED);
+  const base =
+    recipe?.detectorCategories.get(id) ??
+    BUILTIN_DETECTORS.get(id) ??
+    (category === null ? UNCATEGORISED : (AUTOPSY_CATEGORY_DEFAULTS[category] ?? UNCATEGORISED));
   return { id, kind, who: base.who, transient: base.transient, category };
 }
 
@@ -95,7 +109,12 @@ export interface Classification {
 export function classify(input: ClassifyInput): Classification {
   const on = (id: string): boolean => !isDisabled(input.disabled, id) || (!input.launched && tierOf(id) === 'tier1');
   const tier3 = input.tier3.filter(on);
-  const fired = [...input.tier1, ...input.tier2, ...tier3.filter((id) => !TIER3_WARN_IDS.has(id)), ...input.scanFailures].filter(on);
+  const fired = [
+    ...input.tier1,
+    ...input.tier2,
+    ...tier3.filter((id) => !TIER3_WARN_IDS.has(id)),
+    ...input.scanFailures,
+  ].filter(on);
   const { failures, errors } = partitionDetectors(fired);
   const warnings = [...tier3.filter((id) => TIER3_WARN_IDS.has(id)), ...input.scanWarnings.filter(on)];
   const detectors = [

@@ -19,7 +19,11 @@ export interface ExitDecision {
   readonly reason: string;
 }
 
-export function resolveExitStatus(verdict: Verdict, detectors: readonly FiredDetector[], map: ExitCodeMap | null): ExitDecision {
+export function resolveExitStatus(
+  verdict: Verdict,
+  detectors: readonly FiredDetector[],
+  map: ExitCodeMap | null,
+): ExitDecision {
   if (verdict === 'pass' || map === null) return { status: DEFAULT_EXIT_STATUS[verdict], reason: 'default' };
   const fired = [...detectors.filter((d) => d.kind === 'failure'), ...detectors.filter((d) => d.kind === 'error')];
   for (const d of fired) {
@@ -27,7 +31,8 @@ export function resolveExitStatus(verdict: Verdict, detectors: readonly FiredDet
     if (s !== undefined) return { status: s, reason: `detector:${d.id}` };
   }
   const transient = map.category.get('transient');
-  if (transient !== undefined && fired.some((d) => d.transient)) return { status: transient, reason: 'category:transient' };
+  if (transient !== undefined && fired.some((d) => d.transient))
+    return { status: transient, reason: 'category:transient' };
   for (const d of fired) {
     const s = map.category.get(d.who);
     if (s !== undefined) return { status: s, reason: `category:${d.who}` };

@@ -27,14 +27,32 @@ const list = (ids: readonly string[]): string => `[${ids.join(', ')}]`;
 export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOutcome {
   const disabled = disableSet(recipe);
   const patterns = tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled);
-  const scan = scanLog({ customPatterns: patterns }, sample.log, { exit_code: sample.exitCode, walltime_sec: sample.walltimeSec, peak_vram_mib: sample.peakVramMib });
-  const tier1 = detectTier1({ exitCode: sample.exitCode, timedOut: false, execFailed: false, interrupted: false, coreFile: false });
+  const scan = scanLog({ customPatterns: patterns }, sample.log, {
+    exit_code: sample.exitCode,
+    walltime_sec: sample.walltimeSec,
+    peak_vram_mib: sample.peakVramMib,
+  });
+  const tier1 = detectTier1({
+    exitCode: sample.exitCode,
+    timedOut: false,
+    execFailed: false,
+    interrupted: false,
+    coreFile: false,
+  });
   const c = classify({
-    tier1, tier2: [], tier3: [], scanFailures: scan.failure_detectors_fired, scanWarnings: scan.warn_detectors_fired, disabled, launched: true, recipe,
+    tier1,
+    tier2: [],
+    tier3: [],
+    scanFailures: scan.failure_detectors_fired,
+    scanWarnings: scan.warn_detectors_fired,
+    disabled,
+    launched: true,
+    recipe,
   });
   const detectors = c.detectors.map((d) => d.id);
   const mismatches: string[] = [];
-  if (c.verdict !== sample.expectVerdict) mismatches.push(`verdict: expected ${sample.expectVerdict}, got ${c.verdict}`);
+  if (c.verdict !== sample.expectVerdict)
+    mismatches.push(`verdict: expected ${sample.expectVerdict}, got ${c.verdict}`);
   if (sample.expectDetectors !== null) {
     const want = [...sample.expectDetectors].sort();
     const got = [...detectors].sort();
@@ -42,11 +60,19 @@ export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOut
   }
   for (const [k, v] of Object.entries(sample.expectCapture ?? {})) {
     const got = Object.hasOwn(scan.capture, k) ? scan.capture[k] : undefined;
-    if (got !== v) mismatches.push(`capture[${JSON.stringify(k)}]: expected ${JSON.stringify(v)}, got ${got === undefined ? 'nothing' : JSON.stringify(got)}`);
+    if (got !== v)
+      mismatches.push(
+        `capture[${JSON.stringify(k)}]: expected ${JSON.stringify(v)}, got ${got === undefined ? 'nothing' : JSON.stringify(got)}`,
+      );
   }
   return {
-    name: sample.name, file: recipe.fileName, line: sample.line, col: sample.col, passed: mismatches.length === 0,
-    got: { verdict: c.verdict, detectors, capture: scan.capture }, mismatches,
+    name: sample.name,
+    file: recipe.fileName,
+    line: sample.line,
+    col: sample.col,
+    passed: mismatches.length === 0,
+    got: { verdict: c.verdict, detectors, capture: scan.capture },
+    mismatches,
   };
 }
 

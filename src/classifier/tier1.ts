@@ -42,8 +42,7 @@ export function detectTier1(ctx: Tier1Context): string[] {
   else if (ctx.interrupted) ids.push(TIER1_INTERRUPTED);
   else if (ctx.killedForHang === true) {
     // our kill: nothing to say about the exit
-  }
-  else if (SIGNAL_DETECTORS.has(ctx.exitCode)) ids.push(SIGNAL_DETECTORS.get(ctx.exitCode)!);
+  } else if (SIGNAL_DETECTORS.has(ctx.exitCode)) ids.push(SIGNAL_DETECTORS.get(ctx.exitCode)!);
   else if (ctx.exitCode !== 0) ids.push(TIER1_EXIT_NONZERO);
   if (ctx.coreFile) ids.push(TIER1_COREDUMP);
   return ids;

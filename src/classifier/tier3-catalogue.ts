@@ -23,16 +23,41 @@ export interface KernelPattern {
 
 /** The original's AMD catalogue, in its order (which is also the report order). */
 export const AMD_KERNEL_PATTERNS: readonly KernelPattern[] = Object.freeze([
-  { detectorId: 'tier3:amdgpu_reset', description: 'amdgpu GPU reset', regex: 'amdgpu: GPU reset', pythonFlags: ['MULTILINE', 'IGNORECASE'],
-    sample: 'amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!' },
-  { detectorId: 'tier3:sdma_timeout', description: 'SDMA engine timeout or hang', regex: 'SDMA semaphore timeout|SDMA hang', pythonFlags: ['MULTILINE', 'IGNORECASE'],
-    sample: 'amdgpu: SDMA hang detected on engine 0' },
-  { detectorId: 'tier3:vm_l2_fault', description: 'GPU page fault (VM_L2_PROTECTION_FAULT)', regex: 'VM_L2_PROTECTION_FAULT', pythonFlags: ['MULTILINE'],
-    sample: 'amdgpu 0000:c1:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031' },
-  { detectorId: 'tier3:xgmi_link_error', description: 'XGMI link error', regex: 'XGMI.*(?:error|fail|link down)', pythonFlags: ['MULTILINE', 'IGNORECASE'],
-    sample: 'amdgpu: XGMI link down detected' },
-  { detectorId: 'tier3:pcie_aer_fatal', description: 'PCIe AER fatal error', regex: 'AER:?\\s+Fatal', pythonFlags: ['MULTILINE'],
-    sample: 'pcieport 0000:00:01.1: AER: Fatal error received: 0000:c1:00.0' },
+  {
+    detectorId: 'tier3:amdgpu_reset',
+    description: 'amdgpu GPU reset',
+    regex: 'amdgpu: GPU reset',
+    pythonFlags: ['MULTILINE', 'IGNORECASE'],
+    sample: 'amdgpu 0000:c1:00.0: amdgpu: GPU reset begin!',
+  },
+  {
+    detectorId: 'tier3:sdma_timeout',
+    description: 'SDMA engine timeout or hang',
+    regex: 'SDMA semaphore timeout|SDMA hang',
+    pythonFlags: ['MULTILINE', 'IGNORECASE'],
+    sample: 'amdgpu: SDMA hang detected on engine 0',
+  },
+  {
+    detectorId: 'tier3:vm_l2_fault',
+    description: 'GPU page fault (VM_L2_PROTECTION_FAULT)',
+    regex: 'VM_L2_PROTECTION_FAULT',
+    pythonFlags: ['MULTILINE'],
+    sample: 'amdgpu 0000:c1:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031',
+  },
+  {
+    detectorId: 'tier3:xgmi_link_error',
+    description: 'XGMI link error',
+    regex: 'XGMI.*(?:error|fail|link down)',
+    pythonFlags: ['MULTILINE', 'IGNORECASE'],
+    sample: 'amdgpu: XGMI link down detected',
+  },
+  {
+    detectorId: 'tier3:pcie_aer_fatal',
+    description: 'PCIe AER fatal error',
+    regex: 'AER:?\\s+Fatal',
+    pythonFlags: ['MULTILINE'],
+    sample: 'pcieport 0000:00:01.1: AER: Fatal error received: 0000:c1:00.0',
+  },
 ]);
 
 export type XidClass = 'platform' | 'application' | 'warn' | 'unknown';
@@ -86,9 +111,12 @@ export const FALLEN_OFF_BUS_REGEX = '(?:NVRM: GPU (?:at PCI:)?(?P<pci>[0-9A-Fa-f
 
 /** One fixture line per NVIDIA id (tests and docs). */
 export const NVIDIA_SAMPLES: Readonly<Record<string, string>> = Object.freeze({
-  [XID_DETECTORS.platform]: "NVRM: Xid (PCI:0000:3b:00): 48, pid=2411, name=python, Ch 00000008, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.",
-  [XID_DETECTORS.application]: "NVRM: Xid (PCI:0000:3b:00): 31, pid=2411, name=python, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_1c000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ",
-  [XID_DETECTORS.warn]: 'NVRM: Xid (PCI:0000:3b:00): 63, pid=2411, name=python, Row Remapper: New row marked for remapping, reset gpu to activate.',
+  [XID_DETECTORS.platform]:
+    'NVRM: Xid (PCI:0000:3b:00): 48, pid=2411, name=python, Ch 00000008, An uncorrectable double bit error (DBE) has been detected on GPU in the framebuffer at partition 6, subpartition 0.',
+  [XID_DETECTORS.application]:
+    'NVRM: Xid (PCI:0000:3b:00): 31, pid=2411, name=python, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f_1c000000. Fault is of type FAULT_PDE ACCESS_TYPE_VIRT_READ',
+  [XID_DETECTORS.warn]:
+    'NVRM: Xid (PCI:0000:3b:00): 63, pid=2411, name=python, Row Remapper: New row marked for remapping, reset gpu to activate.',
   [XID_DETECTORS.unknown]: 'NVRM: Xid (PCI:0000:3b:00): 999, pid=2411, name=python, an event this table does not know',
   [FALLEN_OFF_BUS]: 'NVRM: GPU 0000:3b:00.0: GPU has fallen off the bus.',
 });
@@ -96,8 +124,13 @@ export const NVIDIA_SAMPLES: Readonly<Record<string, string>> = Object.freeze({
 /** Every Tier 3 id, in report order. */
 export const TIER3_IDS: readonly string[] = Object.freeze([
   ...AMD_KERNEL_PATTERNS.map((p) => p.detectorId),
-  XID_DETECTORS.platform, XID_DETECTORS.application, XID_DETECTORS.warn, XID_DETECTORS.unknown, FALLEN_OFF_BUS,
-  VRAM_GROWTH, THERMAL_THROTTLE,
+  XID_DETECTORS.platform,
+  XID_DETECTORS.application,
+  XID_DETECTORS.warn,
+  XID_DETECTORS.unknown,
+  FALLEN_OFF_BUS,
+  VRAM_GROWTH,
+  THERMAL_THROTTLE,
 ]);
 
 /** Tier 3 ids that are warnings, never failures (the original's `TIER3_WARN_DETECTOR_IDS` plus the Xid warn class). */
@@ -165,12 +198,24 @@ export function scanKernelLines(lines: readonly KernelLine[]): KernelScan {
     if (x !== null) {
       const xid = Number(x.named['xid']);
       const known = XID_TABLE.get(xid);
-      add({ detector: XID_DETECTORS[xidClass(xid)], time, line: text, xid, xid_name: known?.name ?? 'not in the Xid table', pci: x.named['pci']! });
+      add({
+        detector: XID_DETECTORS[xidClass(xid)],
+        time,
+        line: text,
+        xid,
+        xid_name: known?.name ?? 'not in the Xid table',
+        pci: x.named['pci']!,
+      });
       if (xid === 79) add({ detector: FALLEN_OFF_BUS, time, line: text, xid, pci: x.named['pci']! });
       continue;
     }
     const b = searchRegex(r.bus, text);
-    if (b !== null) add(b.named['pci'] === undefined ? { detector: FALLEN_OFF_BUS, time, line: text } : { detector: FALLEN_OFF_BUS, time, line: text, pci: b.named['pci'] });
+    if (b !== null)
+      add(
+        b.named['pci'] === undefined
+          ? { detector: FALLEN_OFF_BUS, time, line: text }
+          : { detector: FALLEN_OFF_BUS, time, line: text, pci: b.named['pci'] },
+      );
   }
   return { ids: TIER3_IDS.filter((id) => fired.has(id)), events };
 }
@@ -186,7 +231,14 @@ export interface GpuReadings {
 /** `vram_growth` (after − before ≥ 256 MiB, unless `tier3_vram_growth: false`) and `thermal_throttle` (counter rose). */
 export function gpuHealthIds(r: GpuReadings, vramGrowth: boolean): string[] {
   const ids: string[] = [];
-  if (vramGrowth && r.vramBeforeMib !== null && r.vramAfterMib !== null && r.vramAfterMib - r.vramBeforeMib >= VRAM_GROWTH_THRESHOLD_MIB) ids.push(VRAM_GROWTH);
-  if (r.throttleBefore !== null && r.throttleAfter !== null && r.throttleAfter > r.throttleBefore) ids.push(THERMAL_THROTTLE);
+  if (
+    vramGrowth &&
+    r.vramBeforeMib !== null &&
+    r.vramAfterMib !== null &&
+    r.vramAfterMib - r.vramBeforeMib >= VRAM_GROWTH_THRESHOLD_MIB
+  )
+    ids.push(VRAM_GROWTH);
+  if (r.throttleBefore !== null && r.throttleAfter !== null && r.throttleAfter > r.throttleBefore)
+    ids.push(THERMAL_THROTTLE);
   return ids;
 }

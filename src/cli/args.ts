@@ -22,7 +22,13 @@ export interface OptionSpec {
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
 type Values<O extends OptionSpecs> = {
-  [K in keyof O]?: O[K]['type'] extends 'string' ? (O[K]['multiple'] extends true ? string[] : string) : O[K]['multiple'] extends true ? boolean[] : boolean;
+  [K in keyof O]?: O[K]['type'] extends 'string'
+    ? O[K]['multiple'] extends true
+      ? string[]
+      : string
+    : O[K]['multiple'] extends true
+      ? boolean[]
+      : boolean;
 };
 
 export interface Parsed<O extends OptionSpecs> {
@@ -37,7 +43,11 @@ export interface Parsed<O extends OptionSpecs> {
  * `rest` (`run -- CMD ARGS`); otherwise `--` ends the options and what follows is positional. `-` is a positional
  * (stdin) and a valid option value.
  */
-export function parseCommandArgs<O extends OptionSpecs>(args: readonly string[], options: O, config: { rest?: boolean } = {}): Parsed<O> {
+export function parseCommandArgs<O extends OptionSpecs>(
+  args: readonly string[],
+  options: O,
+  config: { rest?: boolean } = {},
+): Parsed<O> {
   const sep = config.rest === true ? args.indexOf('--') : -1;
   const own = sep === -1 ? [...args] : args.slice(0, sep);
   const rest = sep === -1 ? [] : args.slice(sep + 1);
@@ -69,7 +79,9 @@ export function parseCommandArgs<O extends OptionSpecs>(args: readonly string[],
     counts.set(t.name, n);
     if (n > 1 && options[t.name]?.multiple !== true) throw new UsageError(`--${t.name} is given more than once`);
     if (options[t.name]?.type === 'string' && t.inlineValue !== true && t.value?.startsWith('--') === true) {
-      throw new UsageError(`--${t.name}: value '${t.value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '--${t.name} $VAR' where $VAR is unset)`);
+      throw new UsageError(
+        `--${t.name}: value '${t.value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '--${t.name} $VAR' where $VAR is unset)`,
+      );
     }
   }
   return { values: parsed.values as Values<O>, positionals: parsed.positionals, rest };

@@ -56,7 +56,10 @@ export const CHECK_FORMATS = ['text', 'json', 'sarif', 'github'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
 const CHECK_OPTIONS = {
-  format: { type: 'string' }, json: { type: 'boolean' }, strict: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  format: { type: 'string' },
+  json: { type: 'boolean' },
+  strict: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 export interface CheckIo {
@@ -115,7 +118,12 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
     bytes = await readInput(path, stdin);
   } catch (err) {
     const e = err as ReadError;
-    return { record: { file, valid: false, custom_patterns: null, warnings: [], self_tests: [], error: errorRecord(e) }, code: EXIT.usage, message: `aorta-probe check: ${e.message}`, failedTests: [] };
+    return {
+      record: { file, valid: false, custom_patterns: null, warnings: [], self_tests: [], error: errorRecord(e) },
+      code: EXIT.usage,
+      message: `aorta-probe check: ${e.message}`,
+      failedTests: [],
+    };
   }
   try {
     const recipe = loadRecipe(bytes, file);
@@ -124,13 +132,39 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
     // The recipe's own `tests:` samples: a failing one makes check fail (the recipe is still valid).
     const tests = runSelfTests(recipe);
     const failedTests = tests.filter((t) => !t.passed);
-    const self_tests = tests.map((t) => ({ name: t.name, line: t.line, col: t.col, passed: t.passed, got: t.got, mismatches: t.mismatches }));
-    const record = { file, valid: true, custom_patterns: recipe.customPatterns.length, warnings, self_tests, error: null };
+    const self_tests = tests.map((t) => ({
+      name: t.name,
+      line: t.line,
+      col: t.col,
+      passed: t.passed,
+      got: t.got,
+      mismatches: t.mismatches,
+    }));
+    const record = {
+      file,
+      valid: true,
+      custom_patterns: recipe.customPatterns.length,
+      warnings,
+      self_tests,
+      error: null,
+    };
     const code = failedTests.length > 0 || (strict && warnings.length > 0) ? EXIT.fail : EXIT.ok;
     return { record, code, message: null, failedTests };
   } catch (err) {
     if (!(err instanceof RecipeSchemaError)) throw err;
-    return { record: { file, valid: false, custom_patterns: null, warnings: [], self_tests: [], error: errorRecord(err, file) }, code: EXIT.fail, message: err.message, failedTests: [] };
+    return {
+      record: {
+        file,
+        valid: false,
+        custom_patterns: null,
+        warnings: [],
+        self_tests: [],
+        error: errorRecord(err, file),
+      },
+      code: EXIT.fail,
+      message: err.message,
+      failedTests: [],
+    };
   }
 }
 
@@ -143,7 +177,9 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
       await io.write(jsonLine({ valid: records.every((r) => r.valid), files: records }));
       break;
     case 'sarif':
-      await io.write(`${JSON.stringify(sarifLog({ name: 'aorta-probe', version: await version(), informationUri: 'https://www.npmjs.com/package/aorta-probe' }, records.flatMap(findings)), null, 2)}\n`);
+      await io.write(
+        `${JSON.stringify(sarifLog({ name: 'aorta-probe', version: await version(), informationUri: 'https://www.npmjs.com/package/aorta-probe' }, records.flatMap(findings)), null, 2)}\n`,
+      );
       break;
     case 'github':
       await io.write(githubAnnotations(records.flatMap(annotations)));
@@ -162,11 +198,17 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
         const w = warnings.length;
         const tests = r.record.self_tests.length;
         const failed = r.failedTests.length;
-        const testNote = tests === 0 ? '' : failed === 0
-          ? `, ${tests} self-test${tests === 1 ? '' : 's'} passed`
-          : `, ${c.red(`${failed} of ${tests} self-test${tests === 1 ? '' : 's'} failed`)}`;
-        await io.write(warnings.map((x) => `${formatWarning(x)}\n`).join('') + r.failedTests.map((t) => `${formatSelfTestFailure(t)}\n`).join('') +
-          `${file}: ${c.green('valid')} (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${c.yellow(`${w} warning${w === 1 ? '' : 's'}`)}` : ''}${testNote})\n`);
+        const testNote =
+          tests === 0
+            ? ''
+            : failed === 0
+              ? `, ${tests} self-test${tests === 1 ? '' : 's'} passed`
+              : `, ${c.red(`${failed} of ${tests} self-test${tests === 1 ? '' : 's'} failed`)}`;
+        await io.write(
+          warnings.map((x) => `${formatWarning(x)}\n`).join('') +
+            r.failedTests.map((t) => `${formatSelfTestFailure(t)}\n`).join('') +
+            `${file}: ${c.green('valid')} (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${c.yellow(`${w} warning${w === 1 ? '' : 's'}`)}` : ''}${testNote})\n`,
+        );
       }
     }
   }
@@ -180,10 +222,25 @@ async function version(): Promise<string> {
 function findings(r: CheckedFile): SarifFinding[] {
   const out: SarifFinding[] = [];
   const e = r.error;
-  if (e !== null) out.push({ ruleId: e.type, level: 'error', message: e.detail, file: e.file ?? r.file, line: e.line ?? 1, col: e.col ?? 1 });
+  if (e !== null)
+    out.push({
+      ruleId: e.type,
+      level: 'error',
+      message: e.detail,
+      file: e.file ?? r.file,
+      line: e.line ?? 1,
+      col: e.col ?? 1,
+    });
   for (const w of r.warnings) {
     out.push({
-      ruleId: w.code, level: 'warning', message: w.message, file: w.file, line: w.line, col: w.col, endLine: w.endLine, endCol: w.endCol,
+      ruleId: w.code,
+      level: 'warning',
+      message: w.message,
+      file: w.file,
+      line: w.line,
+      col: w.col,
+      endLine: w.endLine,
+      endCol: w.endCol,
       fix: w.suggestion === null ? null : { description: `Replace with ${w.suggestion}`, replacement: w.suggestion },
     });
   }
@@ -194,11 +251,24 @@ function annotations(r: CheckedFile): Annotation[] {
   const out: Annotation[] = [];
   const e = r.error;
   if (e !== null) {
-    out.push({ level: 'error', file: e.file ?? r.file, ...(e.line === null ? {} : { line: e.line }), ...(e.col === null ? {} : { col: e.col }), title: e.type, message: e.detail });
+    out.push({
+      level: 'error',
+      file: e.file ?? r.file,
+      ...(e.line === null ? {} : { line: e.line }),
+      ...(e.col === null ? {} : { col: e.col }),
+      title: e.type,
+      message: e.detail,
+    });
   }
   for (const w of r.warnings) {
     out.push({
-      level: 'warning', file: w.file, line: w.line, col: w.col, endLine: w.endLine, endColumn: w.endCol, title: w.code,
+      level: 'warning',
+      file: w.file,
+      line: w.line,
+      col: w.col,
+      endLine: w.endLine,
+      endColumn: w.endCol,
+      title: w.code,
       message: w.suggestion === null ? w.message : `${w.message}\nsuggestion: ${w.suggestion}`,
     });
   }

@@ -32,7 +32,8 @@ export class ConditionCache {
     private readonly compile: CompileFn,
     readonly maxEntries = DEFAULT_CACHE_ENTRIES,
   ) {
-    if (!Number.isInteger(maxEntries) || maxEntries < 0) throw new RangeError(`maxEntries must be a non-negative integer, got ${maxEntries}`);
+    if (!Number.isInteger(maxEntries) || maxEntries < 0)
+      throw new RangeError(`maxEntries must be a non-negative integer, got ${maxEntries}`);
   }
 
   get size(): number {

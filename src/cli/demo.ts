@@ -90,7 +90,10 @@ export async function runDemo(args: DemoArgs, io: DemoIo): Promise<number> {
 async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
   const root = packageInfo().root;
   const dir = root === null ? null : join(root, 'fixtures', 'demo');
-  const files = dir === null ? null : { recipe: join(dir, 'recipe.yaml'), log: join(dir, 'train.log'), trial: join(dir, 'trial.mjs') };
+  const files =
+    dir === null
+      ? null
+      : { recipe: join(dir, 'recipe.yaml'), log: join(dir, 'train.log'), trial: join(dir, 'trial.mjs') };
   if (files === null || !Object.values(files).every((f) => existsSync(f))) {
     io.stderr.write('aorta-probe demo: the bundled fixtures/demo/ files are missing from this installation\n');
     return 1;
@@ -104,30 +107,48 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
     if (c !== null) io.stdout.write(text);
   };
   const n = recipe.customPatterns.length;
-  say(`${c?.bold('1. Check the recipe') ?? ''}\n$ aorta-probe check ${recipePath}\n${recipePath}: valid (${n} custom pattern${n === 1 ? '' : 's'})\n\n`);
+  say(
+    `${c?.bold('1. Check the recipe') ?? ''}\n$ aorta-probe check ${recipePath}\n${recipePath}: valid (${n} custom pattern${n === 1 ? '' : 's'})\n\n`,
+  );
 
   const logPath = shownPath(files.log);
-  say(`${c?.bold('2. Scan the log of a run that crashed') ?? ''}\n$ aorta-probe scan --recipe ${recipePath} ${logPath}\n`);
-  const scan = await scanStream(recipe, createReadStream(files.log), { exit_code: 0, walltime_sec: 0, peak_vram_mib: null });
+  say(
+    `${c?.bold('2. Scan the log of a run that crashed') ?? ''}\n$ aorta-probe scan --recipe ${recipePath} ${logPath}\n`,
+  );
+  const scan = await scanStream(recipe, createReadStream(files.log), {
+    exit_code: 0,
+    walltime_sec: 0,
+    peak_vram_mib: null,
+  });
   if (c !== null) say(`${formatScan(logPath, scan, c)}\n`);
 
   const trialPath = shownPath(files.trial);
-  say(`${c?.bold('3. Run a trial: a training job whose loss goes NaN, and which still exits 0') ?? ''}\n` +
-    `$ aorta-probe run --recipe ${recipePath} -- node ${trialPath}\n`);
+  say(
+    `${c?.bold('3. Run a trial: a training job whose loss goes NaN, and which still exits 0') ?? ''}\n` +
+      `$ aorta-probe run --recipe ${recipePath} -- node ${trialPath}\n`,
+  );
   // Without --out the trial's files go to a temporary directory that is removed again: a demo leaves nothing behind.
   const outDir = args.out ?? mkdtempSync(join(tmpdir(), 'aorta-probe-demo-'));
   try {
     const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
-    const outcome = await runTrial(recipe, [process.execPath, files.trial], { outDir, echo, gpuTool: 'auto', env: io.env ?? process.env });
+    const outcome = await runTrial(recipe, [process.execPath, files.trial], {
+      outDir,
+      echo,
+      gpuTool: 'auto',
+      env: io.env ?? process.env,
+    });
     // Without a GPU tool the summary already says "unavailable (no GPU tool)"; other sampler problems are worth a line.
-    if (outcome.result.gpu.tool !== null) for (const w of outcome.result.gpu.warnings) io.stderr.write(`aorta-probe demo: warning: ${w}\n`);
+    if (outcome.result.gpu.tool !== null)
+      for (const w of outcome.result.gpu.warnings) io.stderr.write(`aorta-probe demo: warning: ${w}\n`);
     if (c === null) {
-      io.stdout.write(`${JSON.stringify({
-        recipe: { file: recipePath, custom_patterns: n },
-        scan: scanJson(logPath, scan),
-        trial: outcome.result,
-        result_json: args.out === null ? null : outcome.resultPath,
-      })}\n`);
+      io.stdout.write(
+        `${JSON.stringify({
+          recipe: { file: recipePath, custom_patterns: n },
+          scan: scanJson(logPath, scan),
+          trial: outcome.result,
+          result_json: args.out === null ? null : outcome.resultPath,
+        })}\n`,
+      );
     } else {
       say(formatTrial(outcome, c, echo === io.stdout));
       if (args.out === null) say('(a temporary directory, removed again; keep the files with --out DIR)\n');

@@ -21,7 +21,10 @@ export interface Classified {
   readonly seconds: number;
 }
 
-const captureRepr = (c: Readonly<Record<string, string>>): string => `{${Object.entries(c).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`).join(', ')}}`;
+const captureRepr = (c: Readonly<Record<string, string>>): string =>
+  `{${Object.entries(c)
+    .map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`)
+    .join(', ')}}`;
 
 /** `LOG:LINE: ID — MATCH`, with ` (warn)`/` (info)` for the detectors that do not fail, and a non-empty capture. */
 export function detectorLine(log: string, d: FiredDetector, c: Palette): string {
@@ -45,10 +48,20 @@ export function junitCase(r: Classified, name: string, classname: string, system
   const positioned = new Set(r.detectors.map((d) => d.id));
   const unpositioned = [...r.errors, ...r.failures].filter((id) => !positioned.has(id));
   const bad = r.detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail');
-  const first = [...r.errors, ...bad.map((d) => `${d.id} at line ${d.line}`), ...unpositioned.filter((id) => !r.errors.includes(id))];
+  const first = [
+    ...r.errors,
+    ...bad.map((d) => `${d.id} at line ${d.line}`),
+    ...unpositioned.filter((id) => !r.errors.includes(id)),
+  ];
   return {
-    name, classname, time: r.seconds, outcome: r.verdict,
-    message: r.verdict === 'pass' ? '' : `${r.verdict}: ${first.slice(0, 3).join(', ')}${first.length > 3 ? `, and ${first.length - 3} more` : ''}`,
+    name,
+    classname,
+    time: r.seconds,
+    outcome: r.verdict,
+    message:
+      r.verdict === 'pass'
+        ? ''
+        : `${r.verdict}: ${first.slice(0, 3).join(', ')}${first.length > 3 ? `, and ${first.length - 3} more` : ''}`,
     details: [...unpositioned.map((id) => id), ...r.detectors.map(describe)].map((l) => `${l}\n`).join(''),
     systemOut,
   };
@@ -59,12 +72,20 @@ export function detectorAnnotations(r: Classified, file: string | undefined): An
   const out: Annotation[] = [];
   const positioned = new Set(r.detectors.map((d) => d.id));
   for (const id of [...r.errors, ...r.failures]) {
-    if (!positioned.has(id)) out.push({ level: 'error', ...(file === undefined ? {} : { file }), title: id, message: `${r.log}: ${id} (verdict ${r.verdict})` });
+    if (!positioned.has(id))
+      out.push({
+        level: 'error',
+        ...(file === undefined ? {} : { file }),
+        title: id,
+        message: `${r.log}: ${id} (verdict ${r.verdict})`,
+      });
   }
   for (const d of r.detectors) {
     if (d.kind === 'info') continue;
     out.push({
-      level: d.kind === 'warn' ? 'warning' : 'error', ...(file === undefined ? {} : { file, line: d.line }), title: d.id,
+      level: d.kind === 'warn' ? 'warning' : 'error',
+      ...(file === undefined ? {} : { file, line: d.line }),
+      title: d.id,
       message: `${r.log}:${d.line}: ${oneLine(d.match)}${Object.keys(d.capture).length > 0 ? ` ${captureRepr(d.capture)}` : ''}`,
     });
   }

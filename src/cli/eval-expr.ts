@@ -28,7 +28,6 @@ function isValueOption(name: string): name is ValueOption {
   return (VALUE_OPTIONS as readonly string[]).includes(name);
 }
 
-
 /** Parses the arguments after `eval`. Throws a UsageError for anything malformed. */
 export function parseEvalArgs(args: readonly string[]): EvalArgs {
   let jsonl = false;
@@ -42,7 +41,8 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
   let varOptionSeen: string | undefined;
 
   const positional = (arg: string): void => {
-    if (condition !== undefined) throw new UsageError(`unexpected argument '${arg}' (the expression is one argument: quote it)`);
+    if (condition !== undefined)
+      throw new UsageError(`unexpected argument '${arg}' (the expression is one argument: quote it)`);
     condition = arg;
   };
 
@@ -73,7 +73,11 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
     if (!isValueOption(name)) {
-      throw new UsageError(eq !== -1 && (name === '--jsonl' || name === '--json' || name === '--disasm') ? `option '${name}' takes no value` : `unknown option '${name}'${didYouMean(name, [...VALUE_OPTIONS, '--jsonl', '--json', '--disasm', '--help'])}`);
+      throw new UsageError(
+        eq !== -1 && (name === '--jsonl' || name === '--json' || name === '--disasm')
+          ? `option '${name}' takes no value`
+          : `unknown option '${name}'${didYouMean(name, [...VALUE_OPTIONS, '--jsonl', '--json', '--disasm', '--help'])}`,
+      );
     }
     let value: string;
     if (eq !== -1) value = arg.slice(eq + 1);
@@ -109,13 +113,18 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
   if (jsonl) {
     if (disasm) throw new UsageError('--disasm takes an EXPR, not --jsonl');
     if (json) throw new UsageError('--jsonl already writes JSON: drop --json');
-    if (condition !== undefined) throw new UsageError(`--jsonl reads the conditions from stdin: unexpected argument '${condition}'`);
-    if (varOptionSeen !== undefined) throw new UsageError(`--jsonl reads the variables from stdin: '${varOptionSeen}' cannot be used with it`);
+    if (condition !== undefined)
+      throw new UsageError(`--jsonl reads the conditions from stdin: unexpected argument '${condition}'`);
+    if (varOptionSeen !== undefined)
+      throw new UsageError(`--jsonl reads the variables from stdin: '${varOptionSeen}' cannot be used with it`);
     return { mode: 'jsonl' };
   }
   if (condition === undefined) throw new UsageError('missing expression (or --jsonl)');
   if (disasm) {
-    if (varOptionSeen !== undefined) throw new UsageError(`--disasm prints the bytecode, which no variable changes: '${varOptionSeen}' cannot be used with it`);
+    if (varOptionSeen !== undefined)
+      throw new UsageError(
+        `--disasm prints the bytecode, which no variable changes: '${varOptionSeen}' cannot be used with it`,
+      );
     return { mode: 'disasm', condition };
   }
   return {
@@ -128,10 +137,14 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
 
 function metavar(name: ValueOption): string {
   switch (name) {
-    case '--capture': return 'NAME=VALUE';
-    case '--exit-code': return 'N';
-    case '--walltime': return 'SECONDS';
-    case '--peak-vram': return 'MIB';
+    case '--capture':
+      return 'NAME=VALUE';
+    case '--exit-code':
+      return 'N';
+    case '--walltime':
+      return 'SECONDS';
+    case '--peak-vram':
+      return 'MIB';
   }
 }
 

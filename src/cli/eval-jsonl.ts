@@ -84,7 +84,16 @@ export async function evalJsonl(
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 export class EvalJsonlTransform extends Transform {
-  private readonly counts = { lines: 0, valid: 0, fired: 0, notFired: 0, evalErrors: 0, sandboxErrors: 0, inputErrors: 0, internalErrors: 0 };
+  private readonly counts = {
+    lines: 0,
+    valid: 0,
+    fired: 0,
+    notFired: 0,
+    evalErrors: 0,
+    sandboxErrors: 0,
+    inputErrors: 0,
+    internalErrors: 0,
+  };
   private readonly maxLineBytes: number;
   private readonly cache: ConditionCache;
   private readonly onInternalError: ((err: unknown, inputLine: number) => void) | undefined;

@@ -70,7 +70,10 @@ export function checkInputRecord(value: unknown): InputRecord {
   const captureCopy: Record<string, string> = Object.create(null);
   for (const [key, v] of Object.entries(capture)) {
     if (typeof v !== 'string') {
-      throw new InputError(`field "capture" key ${JSON.stringify(key)} must map to a string, got ${describe(v)}`, 'capture');
+      throw new InputError(
+        `field "capture" key ${JSON.stringify(key)} must map to a string, got ${describe(v)}`,
+        'capture',
+      );
     }
     captureCopy[key] = v;
   }
@@ -87,7 +90,10 @@ export function checkInputRecord(value: unknown): InputRecord {
 
   const vram = field('peak_vram_mib');
   if (vram !== null && !isSafeInteger(vram)) {
-    throw new InputError(`field "peak_vram_mib" must be ${integerRange(vram)} or null, got ${describe(vram)}`, 'peak_vram_mib');
+    throw new InputError(
+      `field "peak_vram_mib" must be ${integerRange(vram)} or null, got ${describe(vram)}`,
+      'peak_vram_mib',
+    );
   }
 
   return {

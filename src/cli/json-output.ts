@@ -29,7 +29,10 @@ export interface ErrorRecord {
 /** An input that could not be read (missing, a directory, no permission): exit 2. */
 export class ReadError extends Error {
   override name = 'ReadError';
-  constructor(readonly file: string, cause: unknown) {
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
     super(`cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
@@ -37,20 +40,62 @@ export class ReadError extends Error {
 /** The one error object, from whatever was thrown. */
 export function errorRecord(err: unknown, file: string | null = null): ErrorRecord {
   if (err instanceof RecipeSandboxError) {
-    return { type: err.name, message: err.message, detail: err.reason, file: err.file, line: err.line, col: err.col, node: err.node };
+    return {
+      type: err.name,
+      message: err.message,
+      detail: err.reason,
+      file: err.file,
+      line: err.line,
+      col: err.col,
+      node: err.node,
+    };
   }
   if (err instanceof SandboxError) {
-    return { type: err.name, message: err.message, detail: err.detail, file, line: err.line, col: err.col, node: err.node };
+    return {
+      type: err.name,
+      message: err.message,
+      detail: err.detail,
+      file,
+      line: err.line,
+      col: err.col,
+      node: err.node,
+    };
   }
   if (err instanceof RecipeError) {
-    return { type: err.name, message: err.message, detail: err.reason, file: err.file, line: err.line, col: err.col, node: null };
+    return {
+      type: err.name,
+      message: err.message,
+      detail: err.reason,
+      file: err.file,
+      line: err.line,
+      col: err.col,
+      node: null,
+    };
   }
   if (err instanceof RecipeSchemaError) {
     const p = err as RecipeSchemaError & { reason?: string; file?: string; line?: number; col?: number };
-    return { type: err.name, message: err.message, detail: p.reason ?? err.message, file: p.file ?? file, line: p.line ?? null, col: p.col ?? null, node: null };
+    return {
+      type: err.name,
+      message: err.message,
+      detail: p.reason ?? err.message,
+      file: p.file ?? file,
+      line: p.line ?? null,
+      col: p.col ?? null,
+      node: null,
+    };
   }
-  if (err instanceof ReadError) return { type: err.name, message: err.message, detail: err.message, file: err.file, line: null, col: null, node: null };
-  if (err instanceof UsageError) return { type: err.name, message: err.message, detail: err.message, file: null, line: null, col: null, node: null };
+  if (err instanceof ReadError)
+    return {
+      type: err.name,
+      message: err.message,
+      detail: err.message,
+      file: err.file,
+      line: null,
+      col: null,
+      node: null,
+    };
+  if (err instanceof UsageError)
+    return { type: err.name, message: err.message, detail: err.message, file: null, line: null, col: null, node: null };
   const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return { type: 'InternalError', message, detail: message, file, line: null, col: null, node: null };
 }

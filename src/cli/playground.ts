@@ -47,7 +47,9 @@ export function parsePlaygroundArgs(args: readonly string[]): PlaygroundArgs {
     else throw new PlaygroundUsageError(`unexpected argument '${a}'`);
     if (port !== null) throw new PlaygroundUsageError('--port given twice');
     if (value === undefined || !/^\d+$/.test(value) || Number(value) > 65535) {
-      throw new PlaygroundUsageError(`--port needs an integer from 0 to 65535, got ${value === undefined ? 'nothing' : `'${value}'`}`);
+      throw new PlaygroundUsageError(
+        `--port needs an integer from 0 to 65535, got ${value === undefined ? 'nothing' : `'${value}'`}`,
+      );
     }
     port = Number(value);
   }
@@ -60,7 +62,8 @@ export function playgroundRoot(): string | null {
   for (;;) {
     const candidate = join(dir, 'dist', 'playground');
     if (existsSync(join(dir, 'package.json')) && existsSync(join(candidate, 'index.html'))) return candidate;
-    if (existsSync(join(dir, 'playground', 'index.html')) && existsSync(join(dir, 'playground', 're2'))) return join(dir, 'playground');
+    if (existsSync(join(dir, 'playground', 'index.html')) && existsSync(join(dir, 'playground', 're2')))
+      return join(dir, 'playground');
     const parent = dirname(dir);
     if (parent === dir) return null;
     dir = parent;
@@ -95,7 +98,8 @@ export function startPlaygroundServer(root: string, port = 0): Promise<{ server:
     }
     if (path.endsWith('/')) path += 'index.html';
     const file = normalize(join(root, path));
-    if (!(file === root || file.startsWith(root.endsWith(sep) ? root : root + sep)) || path.includes('\0')) return send(403, 'forbidden\n');
+    if (!(file === root || file.startsWith(root.endsWith(sep) ? root : root + sep)) || path.includes('\0'))
+      return send(403, 'forbidden\n');
     let size: number;
     try {
       const st = statSync(file);
@@ -111,7 +115,9 @@ export function startPlaygroundServer(root: string, port = 0): Promise<{ server:
       'X-Content-Type-Options': 'nosniff',
     });
     if (req.method === 'HEAD') return void res.end();
-    createReadStream(file).on('error', () => res.destroy()).pipe(res);
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
   });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -134,21 +140,27 @@ export interface PlaygroundIo {
 export async function runPlayground(args: PlaygroundArgs, io: PlaygroundIo): Promise<number> {
   const root = playgroundRoot();
   if (root === null) {
-    await io.writeError('aorta-probe: playground: the page is not built (dist/playground/index.html is missing); run `npm run build`\n');
+    await io.writeError(
+      'aorta-probe: playground: the page is not built (dist/playground/index.html is missing); run `npm run build`\n',
+    );
     return 1;
   }
   let started: { server: Server; url: string };
   try {
     started = await startPlaygroundServer(root, args.port);
   } catch (err) {
-    await io.writeError(`aorta-probe: playground: cannot listen on 127.0.0.1:${args.port}: ${err instanceof Error ? err.message : String(err)}\n`);
+    await io.writeError(
+      `aorta-probe: playground: cannot listen on 127.0.0.1:${args.port}: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     return 1;
   }
   await io.write(`aorta-probe playground: ${started.url}\n(serving ${root} on localhost only; press Ctrl-C to stop)\n`);
-  const stopped = io.stopped ?? new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+  const stopped =
+    io.stopped ??
+    new Promise<void>((resolve) => {
+      process.once('SIGINT', () => resolve());
+      process.once('SIGTERM', () => resolve());
+    });
   await stopped;
   started.server.closeAllConnections();
   await new Promise<void>((resolve) => started.server.close(() => resolve()));

@@ -35,13 +35,20 @@ export async function readRecipe(path: string, stdin?: Readable): Promise<Recipe
 }
 
 /** A loaded recipe, or why not (the message is already written): the file could not be read, or was rejected. */
-export type RecipeFile = { readonly recipe: Recipe } | { readonly failure: 'unreadable' | 'rejected'; readonly error: unknown };
+export type RecipeFile =
+  | { readonly recipe: Recipe }
+  | { readonly failure: 'unreadable' | 'rejected'; readonly error: unknown };
 
 /**
  * Reads and loads `path`; on failure writes `aorta-probe COMMAND: cannot read …` or the loader's error
  * (`file:line:col` + caret) through `writeError`.
  */
-export async function loadRecipeFile(path: string, command: string, writeError: (text: string) => unknown, stdin?: Readable): Promise<RecipeFile> {
+export async function loadRecipeFile(
+  path: string,
+  command: string,
+  writeError: (text: string) => unknown,
+  stdin?: Readable,
+): Promise<RecipeFile> {
   try {
     return { recipe: await readRecipe(path, stdin) };
   } catch (err) {

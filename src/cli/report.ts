@@ -58,7 +58,8 @@ export function parseReportArgs(args: readonly string[]): ReportArgs {
     if (value === undefined) throw new ReportUsageError(`option '${name}' needs a value`);
     if (name === '--format') {
       if (format !== null) throw new ReportUsageError('--format is given more than once');
-      if (!(REPORT_FORMATS as readonly string[]).includes(value)) throw new ReportUsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}, got '${value}'`);
+      if (!(REPORT_FORMATS as readonly string[]).includes(value))
+        throw new ReportUsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}, got '${value}'`);
       format = value as ReportFormat;
     } else {
       if (out !== null) throw new ReportUsageError('--out is given more than once');

@@ -36,17 +36,31 @@ export function evaluatedResult(result: DetailedResult): EvaluatedRecord {
 export function sandboxErrorResult(err: SandboxError): ResultRecord {
   return {
     valid: false,
-    error: { type: 'SandboxError', message: err.message, detail: err.detail, file: null, line: err.line, col: err.col, node: err.node },
+    error: {
+      type: 'SandboxError',
+      message: err.message,
+      detail: err.detail,
+      file: null,
+      line: err.line,
+      col: err.col,
+      node: err.node,
+    },
   };
 }
 
 export function inputErrorResult(message: string, inputLine: number): ResultRecord {
   const m = `input line ${inputLine}: ${message}`;
-  return { valid: false, error: { type: 'InputError', message: m, detail: message, file: null, line: inputLine, col: 1, node: null } };
+  return {
+    valid: false,
+    error: { type: 'InputError', message: m, detail: message, file: null, line: inputLine, col: 1, node: null },
+  };
 }
 
 export function internalErrorResult(err: unknown, inputLine: number): ResultRecord {
   const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   const m = `input line ${inputLine}: internal error: ${reason}`;
-  return { valid: false, error: { type: 'InternalError', message: m, detail: reason, file: null, line: inputLine, col: 1, node: null } };
+  return {
+    valid: false,
+    error: { type: 'InternalError', message: m, detail: reason, file: null, line: inputLine, col: 1, node: null },
+  };
 }

@@ -21,7 +21,14 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
-import { runTrial, TrialOptionsError, TrialOutputError, type TrialOutcome, type TrialResult, type Verdict } from '../trial/index.js';
+import {
+  runTrial,
+  TrialOptionsError,
+  TrialOutputError,
+  type TrialOutcome,
+  type TrialResult,
+  type Verdict,
+} from '../trial/index.js';
 import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
@@ -95,9 +102,16 @@ const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'n
 export const RUN_FORMATS = ['text', 'json', 'junit', 'github'] as const;
 export type RunFormat = (typeof RUN_FORMATS)[number];
 const RUN_OPTIONS = {
-  recipe: { type: 'string' }, out: { type: 'string' }, timeout: { type: 'string' }, 'gpu-tool': { type: 'string' },
-  'gpu-interval': { type: 'string' }, format: { type: 'string' }, json: { type: 'boolean' }, quiet: { type: 'boolean' },
-  'disable-detector': { type: 'string', multiple: true }, help: { type: 'boolean', short: 'h' },
+  recipe: { type: 'string' },
+  out: { type: 'string' },
+  timeout: { type: 'string' },
+  'gpu-tool': { type: 'string' },
+  'gpu-interval': { type: 'string' },
+  format: { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  'disable-detector': { type: 'string', multiple: true },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 const SYNOPSIS = 'Usage: aorta-probe run [options] -- CMD [ARGS...]';
 
@@ -109,37 +123,70 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   const sep = args.indexOf('--');
   const own = sep === -1 ? args : args.slice(0, sep);
   if (own.includes('-h') || own.includes('--help')) {
-    return { help: true, recipe: null, out: null, timeoutSec: null, format: 'text', quiet: false, gpuTool: 'auto', gpuIntervalMs: undefined, argv: [], disableDetectors: [] };
+    return {
+      help: true,
+      recipe: null,
+      out: null,
+      timeoutSec: null,
+      format: 'text',
+      quiet: false,
+      gpuTool: 'auto',
+      gpuIntervalMs: undefined,
+      argv: [],
+      disableDetectors: [],
+    };
   }
   if (sep === -1) {
     // `run node -e 0`: say what is missing before complaining about the command's own options.
-    const takesValue = new Set(Object.entries(RUN_OPTIONS).filter(([, o]) => o.type === 'string').map(([n]) => `--${n}`));
+    const takesValue = new Set(
+      Object.entries(RUN_OPTIONS)
+        .filter(([, o]) => o.type === 'string')
+        .map(([n]) => `--${n}`),
+    );
     const command = own.find((a, i) => !a.startsWith('-') && !takesValue.has(own[i - 1] ?? ''));
     if (command !== undefined) {
-      throw new RunUsageError(`missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${command}'). ${SYNOPSIS}`);
+      throw new RunUsageError(
+        `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${command}'). ${SYNOPSIS}`,
+      );
     }
   }
   const { values: v, positionals } = parseCommandArgs(args, RUN_OPTIONS, { rest: true });
   const first = positionals[0];
   if (first !== undefined) {
-    throw new RunUsageError(sep === -1
-      ? `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${first}'). ${SYNOPSIS}`
-      : `unexpected argument '${first}' before '--'`);
+    throw new RunUsageError(
+      sep === -1
+        ? `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${first}'). ${SYNOPSIS}`
+        : `unexpected argument '${first}' before '--'`,
+    );
   }
   const gpuTool = v['gpu-tool'] ?? 'auto';
-  if (!(GPU_TOOLS as readonly string[]).includes(gpuTool)) throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
+  if (!(GPU_TOOLS as readonly string[]).includes(gpuTool))
+    throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
   const result: RunArgs = {
-    help: false, recipe: v.recipe ?? null, out: v.out ?? null, disableDetectors: v['disable-detector'] ?? [],
+    help: false,
+    recipe: v.recipe ?? null,
+    out: v.out ?? null,
+    disableDetectors: v['disable-detector'] ?? [],
     timeoutSec: v.timeout === undefined ? null : positiveSeconds('--timeout', v.timeout),
-    format: pickFormat(RUN_FORMATS, v.format, v.json), quiet: v.quiet === true, gpuTool: gpuTool as GpuToolChoice,
-    gpuIntervalMs: v['gpu-interval'] === undefined ? undefined : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
+    format: pickFormat(RUN_FORMATS, v.format, v.json),
+    quiet: v.quiet === true,
+    gpuTool: gpuTool as GpuToolChoice,
+    gpuIntervalMs:
+      v['gpu-interval'] === undefined
+        ? undefined
+        : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
     argv: sep === -1 ? [] : args.slice(sep + 1),
   };
-  if (sep === -1) throw new RunUsageError(`missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. ${SYNOPSIS}`);
+  if (sep === -1)
+    throw new RunUsageError(
+      `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. ${SYNOPSIS}`,
+    );
   if (result.argv.length === 0) throw new RunUsageError(`no command after '--'. ${SYNOPSIS}`);
   const argv0 = result.argv[0]!;
   if (argv0.startsWith('-')) {
-    throw new RunUsageError(`the command starts with '${argv0}', which looks like an option. Put aorta-probe's options before '--' and the command after it. ${SYNOPSIS}`);
+    throw new RunUsageError(
+      `the command starts with '${argv0}', which looks like an option. Put aorta-probe's options before '--' and the command after it. ${SYNOPSIS}`,
+    );
   }
   return result;
 }
@@ -153,7 +200,10 @@ export interface RunIo {
 }
 
 function defaultOutDir(): string {
-  const t = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const t = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return join('probe_results', `${t}-${process.pid}`);
 }
 
@@ -200,7 +250,9 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     if (stoppedBy === null) {
       stoppedBy = signal;
       progress?.clear();
-      io.stderr.write(`aorta-probe run: ${signal}: stopping the trial${signal === 'SIGINT' ? ' (Ctrl-C again to kill it)' : ''}\n`);
+      io.stderr.write(
+        `aorta-probe run: ${signal}: stopping the trial${signal === 'SIGINT' ? ' (Ctrl-C again to kill it)' : ''}\n`,
+      );
       interrupt.abort(signal);
     } else forceKill.abort();
   };
@@ -218,8 +270,15 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
       signal: interrupt.signal,
       forceKill: forceKill.signal,
       disableDetectors: args.disableDetectors,
-      onProgress: progress === null ? undefined : (p) => progress.update(p.elapsedMs, () =>
-        `${p.running ? 'running' : 'reading the rest of the log'} ${(p.elapsedMs / 1000).toFixed(1)} s · log ${formatBytes(p.bytes)} · ${formatBytes(Math.round(p.bytes / Math.max(p.elapsedMs / 1000, 0.001)))}/s`),
+      onProgress:
+        progress === null
+          ? undefined
+          : (p) =>
+              progress.update(
+                p.elapsedMs,
+                () =>
+                  `${p.running ? 'running' : 'reading the rest of the log'} ${(p.elapsedMs / 1000).toFixed(1)} s · log ${formatBytes(p.bytes)} · ${formatBytes(Math.round(p.bytes / Math.max(p.elapsedMs / 1000, 0.001)))}/s`,
+              ),
     });
   } catch (err) {
     // An unusable --out is a usage error found before the trial started; failing to write afterwards is an I/O
@@ -240,7 +299,10 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     for (const w of result.gpu.warnings) await writeQuietly(io.stderr, `aorta-probe run: warning: ${w}\n`);
   }
   // The result is on disk already; a reader that went away (EPIPE) does not change the exit status.
-  await writeQuietly(io.stdout, formatOutcome(args.format, outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0));
+  await writeQuietly(
+    io.stdout,
+    formatOutcome(args.format, outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0),
+  );
   if (result.interrupted && stoppedBy !== null) return signalExitCode(stoppedBy);
   return result.exit_status.status;
 }
@@ -250,16 +312,24 @@ export function formatOutcome(format: RunFormat, outcome: TrialOutcome, c: Palet
   const r = outcome.result;
   const log = shownPath(outcome.logPath);
   const classified: Classified = {
-    log, verdict: r.verdict, detectors: r.detectors, failures: r.failure_detectors_fired, errors: r.error_detectors_fired,
-    warnings: r.warn_detectors_fired, seconds: r.walltime_sec,
+    log,
+    verdict: r.verdict,
+    detectors: r.detectors,
+    failures: r.failure_detectors_fired,
+    errors: r.error_detectors_fired,
+    warnings: r.warn_detectors_fired,
+    seconds: r.walltime_sec,
   };
   switch (format) {
     case 'json':
       return `${JSON.stringify(r)}\n`;
     case 'junit':
       return junitXml({
-        name: 'aorta-probe run', timestamp: r.started_at,
-        cases: [junitCase(classified, r.argv.join(' '), 'aorta-probe.run', formatTrial(outcome, paletteFor(null), false))],
+        name: 'aorta-probe run',
+        timestamp: r.started_at,
+        cases: [
+          junitCase(classified, r.argv.join(' '), 'aorta-probe.run', formatTrial(outcome, paletteFor(null), false)),
+        ],
       });
     case 'github':
       return githubAnnotations(detectorAnnotations(classified, log));
@@ -282,7 +352,9 @@ export function writeQuietly(stream: Writable, text: string): Promise<void> {
 }
 
 /** `exit_code` with the signal's name when it is one (-11 → "-11 (SIGSEGV)"). */
-export function describeExitCode(r: Pick<TrialResult, 'exit_code' | 'timed_out' | 'exec_error'> & { hang?: TrialResult['hang'] }): string {
+export function describeExitCode(
+  r: Pick<TrialResult, 'exit_code' | 'timed_out' | 'exec_error'> & { hang?: TrialResult['hang'] },
+): string {
   if (r.timed_out) return `${r.exit_code} (timed out)`;
   if (r.hang?.killed === true) return `${r.exit_code} (killed: hang)`;
   if (r.exec_error !== null) return `${r.exit_code} (${r.exec_error})`;
@@ -294,8 +366,10 @@ export function describeExitCode(r: Pick<TrialResult, 'exit_code' | 'timed_out' 
 }
 
 function describeVram(r: TrialResult): string {
-  if (r.peak_vram_mib === null) return r.gpu.tool === null ? 'unavailable (no GPU tool)' : `unavailable (${r.gpu.tool}: no sample)`;
-  const how = r.gpu.attribution === 'process' ? "the trial's processes" : 'device use minus the baseline before the start';
+  if (r.peak_vram_mib === null)
+    return r.gpu.tool === null ? 'unavailable (no GPU tool)' : `unavailable (${r.gpu.tool}: no sample)`;
+  const how =
+    r.gpu.attribution === 'process' ? "the trial's processes" : 'device use minus the baseline before the start';
   return `${r.peak_vram_mib} MiB (${r.gpu.tool}, ${how}, ${r.gpu.samples} samples)`;
 }
 
@@ -310,11 +384,16 @@ function describeTiers23(r: TrialResult): string {
   let out = '';
   const h = r.hang;
   if (h?.detected) {
-    const held = Object.entries(h.signals ?? {}).filter(([, v]) => v).map(([k]) => k).join(' + ');
+    const held = Object.entries(h.signals ?? {})
+      .filter(([, v]) => v)
+      .map(([k]) => k)
+      .join(' + ');
     out += `hang: detected after ${h.detected_after_sec} s (${held})${h.killed ? ', trial killed' : ''}${h.reconciled ? ', reconciled (exit 0)' : ''}\n`;
   }
-  for (const reason of (r.tier3?.disabled_reasons ?? []).filter((x) => x.startsWith('kernel log'))) out += `tier3: not checked: ${reason}\n`;
-  if (r.exit_status.reason !== 'default') out += `exit status: ${r.exit_status.status} (exit_codes: ${r.exit_status.reason})\n`;
+  for (const reason of (r.tier3?.disabled_reasons ?? []).filter((x) => x.startsWith('kernel log')))
+    out += `tier3: not checked: ${reason}\n`;
+  if (r.exit_status.reason !== 'default')
+    out += `exit status: ${r.exit_status.status} (exit_codes: ${r.exit_status.reason})\n`;
   return out;
 }
 
@@ -322,7 +401,8 @@ function describeTiers23(r: TrialResult): string {
 export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false): string {
   const r = outcome.result;
   const verdictColour = r.verdict === 'pass' ? c.green : r.verdict === 'fail' ? c.red : c.yellow;
-  const list = (ids: readonly string[], colour: (s: string) => string): string => (ids.length === 0 ? '(none)' : ids.map(colour).join(', '));
+  const list = (ids: readonly string[], colour: (s: string) => string): string =>
+    ids.length === 0 ? '(none)' : ids.map(colour).join(', ');
   const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
   const log = shownPath(outcome.logPath);
   return (

@@ -166,7 +166,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
         await writeAll(io.stdout, USAGE);
         return EXIT.ok;
       }
-      if (more.length > 0) return await usageError(io, `help: unexpected argument '${more[0]}'`, usageShort('help', USAGE), false);
+      if (more.length > 0)
+        return await usageError(io, `help: unexpected argument '${more[0]}'`, usageShort('help', USAGE), false);
       if (topic === 'help' || !(COMMANDS as readonly string[]).includes(topic)) {
         return await usageError(io, `help: unknown command '${topic}'${didYouMean(topic, COMMANDS)}`, TOP_SHORT, false);
       }
@@ -187,7 +188,13 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return r.code;
     }
     const wantsJson = argv.includes('--json');
-    if (command.startsWith('-')) return await usageError(io, `unknown option '${command}'${didYouMean(command, ['--help', '--version'])}`, TOP_SHORT, wantsJson);
+    if (command.startsWith('-'))
+      return await usageError(
+        io,
+        `unknown option '${command}'${didYouMean(command, ['--help', '--version'])}`,
+        TOP_SHORT,
+        wantsJson,
+      );
     return await usageError(io, `unknown command '${command}'${didYouMean(command, COMMANDS)}`, TOP_SHORT, wantsJson);
   } catch (err) {
     if (isEpipe(err)) return EXIT.ok;
@@ -210,7 +217,8 @@ async function evalCommand(args: readonly string[], io: CliIo): Promise<number> 
   try {
     parsed = parseEvalArgs(args);
   } catch (err) {
-    if (err instanceof UsageError) return usageError(io, `eval: ${err.message}`, EVAL_USAGE_SHORT, asksForJson(args), err);
+    if (err instanceof UsageError)
+      return usageError(io, `eval: ${err.message}`, EVAL_USAGE_SHORT, asksForJson(args), err);
     throw err;
   }
   if (parsed.mode === 'help') {
@@ -237,12 +245,17 @@ interface Subcommand<A extends { help: boolean }> {
   readonly run: (parsed: A, io: CliIo) => Promise<number>;
 }
 
-async function runSubcommand<A extends { help: boolean }>(c: Subcommand<A>, args: readonly string[], io: CliIo): Promise<number> {
+async function runSubcommand<A extends { help: boolean }>(
+  c: Subcommand<A>,
+  args: readonly string[],
+  io: CliIo,
+): Promise<number> {
   let parsed: A;
   try {
     parsed = c.parse(args);
   } catch (err) {
-    if (err instanceof UsageError) return usageError(io, `${c.name}: ${err.message}`, usageShort(c.name, c.usage), asksForJson(args), err);
+    if (err instanceof UsageError)
+      return usageError(io, `${c.name}: ${err.message}`, usageShort(c.name, c.usage), asksForJson(args), err);
     throw err;
   }
   if (parsed.help) {
@@ -252,52 +265,123 @@ async function runSubcommand<A extends { help: boolean }>(c: Subcommand<A>, args
   return c.run(parsed, io);
 }
 
-const textIo = (io: CliIo) => ({ write: (t: string) => writeAll(io.stdout, t), writeError: (t: string) => writeAll(io.stderr, t) });
+const textIo = (io: CliIo) => ({
+  write: (t: string) => writeAll(io.stdout, t),
+  writeError: (t: string) => writeAll(io.stderr, t),
+});
 
 // Each command's module is imported when that command runs: a process loads only what it uses (`eval` never
 // loads re2-wasm, the trial runner or the playground server), which is most of a command's start-up time.
 async function checkCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./check.js');
-  return runSubcommand<CheckArgs>({ name: 'check', usage: m.CHECK_USAGE, parse: m.parseCheckArgs, run: (a) => m.runCheck(a, { stdin: io.stdin, stdout: io.stdout, ...textIo(io) }) }, args, io);
+  return runSubcommand<CheckArgs>(
+    {
+      name: 'check',
+      usage: m.CHECK_USAGE,
+      parse: m.parseCheckArgs,
+      run: (a) => m.runCheck(a, { stdin: io.stdin, stdout: io.stdout, ...textIo(io) }),
+    },
+    args,
+    io,
+  );
 }
 
 async function scanCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./scan.js');
-  return runSubcommand<ScanArgs>({
-    name: 'scan', usage: m.SCAN_USAGE, parse: m.parseScanArgs,
-    run: (a) => m.runScan(a, { stdin: io.stdin, ...textIo(io), stdout: io.stdout, progressTo: isTty(io.stderr) ? io.stderr : null }),
-  }, args, io);
+  return runSubcommand<ScanArgs>(
+    {
+      name: 'scan',
+      usage: m.SCAN_USAGE,
+      parse: m.parseScanArgs,
+      run: (a) =>
+        m.runScan(a, {
+          stdin: io.stdin,
+          ...textIo(io),
+          stdout: io.stdout,
+          progressTo: isTty(io.stderr) ? io.stderr : null,
+        }),
+    },
+    args,
+    io,
+  );
 }
 
 async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./run-trial.js');
-  return runSubcommand<RunArgs>({ name: 'run', usage: m.RUN_USAGE, parse: m.parseRunArgs, run: (a) => m.runRunCommand(a, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<RunArgs>(
+    {
+      name: 'run',
+      usage: m.RUN_USAGE,
+      parse: m.parseRunArgs,
+      run: (a) => m.runRunCommand(a, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }),
+    },
+    args,
+    io,
+  );
 }
 
 async function sweepCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./sweep.js');
-  return runSubcommand<SweepArgs>({ name: 'sweep', usage: m.SWEEP_USAGE, parse: m.parseSweepArgs, run: (a) => m.runSweepCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<SweepArgs>(
+    {
+      name: 'sweep',
+      usage: m.SWEEP_USAGE,
+      parse: m.parseSweepArgs,
+      run: (a) => m.runSweepCommand(a, { stdout: io.stdout, stderr: io.stderr }),
+    },
+    args,
+    io,
+  );
 }
 
 async function reportCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./report.js');
-  return runSubcommand<ReportArgs>({ name: 'report', usage: m.REPORT_USAGE, parse: m.parseReportArgs, run: (a) => m.runReportCommand(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<ReportArgs>(
+    {
+      name: 'report',
+      usage: m.REPORT_USAGE,
+      parse: m.parseReportArgs,
+      run: (a) => m.runReportCommand(a, { stdout: io.stdout, stderr: io.stderr }),
+    },
+    args,
+    io,
+  );
 }
 
 async function demoCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./demo.js');
-  return runSubcommand<DemoArgs>({ name: 'demo', usage: m.DEMO_USAGE, parse: m.parseDemoArgs, run: (a) => m.runDemo(a, { stdout: io.stdout, stderr: io.stderr }) }, args, io);
+  return runSubcommand<DemoArgs>(
+    {
+      name: 'demo',
+      usage: m.DEMO_USAGE,
+      parse: m.parseDemoArgs,
+      run: (a) => m.runDemo(a, { stdout: io.stdout, stderr: io.stderr }),
+    },
+    args,
+    io,
+  );
 }
 
 async function playgroundCommand(args: readonly string[], io: CliIo): Promise<number> {
   const m = await import('./playground.js');
-  return runSubcommand<PlaygroundArgs>({ name: 'playground', usage: m.PLAYGROUND_USAGE, parse: m.parsePlaygroundArgs, run: (a) => m.runPlayground(a, textIo(io)) }, args, io);
+  return runSubcommand<PlaygroundArgs>(
+    {
+      name: 'playground',
+      usage: m.PLAYGROUND_USAGE,
+      parse: m.parsePlaygroundArgs,
+      run: (a) => m.runPlayground(a, textIo(io)),
+    },
+    args,
+    io,
+  );
 }
 
 /** --disasm EXPR: 0 listed, 1 rejected (message on stderr). */
 async function disasmExpression(condition: string, io: CliIo): Promise<number> {
   const [{ compileCondition }, { SandboxError }, { disassemble }] = await Promise.all([
-    import('../condition/evaluate.js'), import('../condition/errors.js'), import('../condition/disasm.js'),
+    import('../condition/evaluate.js'),
+    import('../condition/errors.js'),
+    import('../condition/disasm.js'),
   ]);
   let text: string;
   try {
@@ -319,7 +403,10 @@ async function disasmExpression(condition: string, io: CliIo): Promise<number> {
  */
 async function evalExpression(condition: string, vars: ConditionVars, json: boolean, io: CliIo): Promise<number> {
   const [{ compileCondition }, { SandboxError }, { formatDetailed }, records] = await Promise.all([
-    import('../condition/evaluate.js'), import('../condition/errors.js'), import('./eval-expr.js'), import('./result-record.js'),
+    import('../condition/evaluate.js'),
+    import('../condition/errors.js'),
+    import('./eval-expr.js'),
+    import('./result-record.js'),
   ]);
   let result: import('../condition/evaluate.js').DetailedResult;
   try {

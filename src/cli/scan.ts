@@ -17,9 +17,23 @@ import { detectorAnnotations, detectorLine, junitCase, type Classified } from '.
 import { EXIT, verdictExit } from './exit-codes.js';
 import { errorRecord, jsonLine, ReadError, roundMs } from './json-output.js';
 import { readRecipe } from './recipe-file.js';
-import { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../scan/index.js';
+import {
+  BUILTIN_PATTERN_VERSION,
+  TIER4_PATTERNS,
+  scanStream,
+  type ByteSource,
+  type ScanResult,
+  type ScanVars,
+} from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
-import { classify, disableSet, enabledPatterns, isDisabled, tierDisabled, withCategories } from '../classifier/classify.js';
+import {
+  classify,
+  disableSet,
+  enabledPatterns,
+  isDisabled,
+  tierDisabled,
+  withCategories,
+} from '../classifier/classify.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
                         [--format text|json|junit|github]
@@ -53,8 +67,13 @@ export const SCAN_FORMATS = ['text', 'json', 'junit', 'github'] as const;
 export type ScanFormat = (typeof SCAN_FORMATS)[number];
 
 export const SCAN_OPTIONS = {
-  recipe: { type: 'string' }, 'exit-code': { type: 'string' }, walltime: { type: 'string' }, 'peak-vram': { type: 'string' },
-  format: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+  recipe: { type: 'string' },
+  'exit-code': { type: 'string' },
+  walltime: { type: 'string' },
+  'peak-vram': { type: 'string' },
+  format: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
 } as const;
 
 export interface ScanArgs {
@@ -66,12 +85,17 @@ export interface ScanArgs {
 }
 
 /** `--format` and `--json` together: one answer (json wins only when they agree). */
-export function pickFormat<F extends string>(formats: readonly F[], format: string | undefined, json: boolean | undefined): F {
+export function pickFormat<F extends string>(
+  formats: readonly F[],
+  format: string | undefined,
+  json: boolean | undefined,
+): F {
   if (format !== undefined && !(formats as readonly string[]).includes(format)) {
     throw new UsageError(`--format must be one of ${formats.join(', ')}, got '${format}'`);
   }
-  if (json === true && format !== undefined && format !== 'json') throw new UsageError(`--json contradicts --format ${format}`);
-  return (json === true ? 'json' : format ?? 'text') as F;
+  if (json === true && format !== undefined && format !== 'json')
+    throw new UsageError(`--json contradicts --format ${format}`);
+  return (json === true ? 'json' : (format ?? 'text')) as F;
 }
 
 export function parseScanArgs(args: readonly string[]): ScanArgs {
@@ -85,7 +109,7 @@ export function parseScanArgs(args: readonly string[]): ScanArgs {
   if (v['exit-code'] !== undefined) vars.exit_code = parseNumber('--exit-code', v['exit-code'], { integer: true });
   if (v.walltime !== undefined) vars.walltime_sec = parseNumber('--walltime', v.walltime, { unit: 'seconds' });
   if (v['peak-vram'] !== undefined) vars.peak_vram_mib = parseNumber('--peak-vram', v['peak-vram'], { integer: true });
-  if (v.recipe === '-' && log === '-') throw new UsageError("--recipe - and LOG - cannot both read stdin");
+  if (v.recipe === '-' && log === '-') throw new UsageError('--recipe - and LOG - cannot both read stdin');
   return { help: false, recipe: v.recipe ?? null, log, vars, format };
 }
 
@@ -118,7 +142,11 @@ export function progressText(bytes: number, ms: number, total: number | null): s
 }
 
 /** Counts the bytes passing through and redraws the progress line (at most 4 times a second, after 1 s). */
-async function* withProgress(source: ByteSource, line: ProgressLine, total: number | null): AsyncGenerator<Uint8Array | string> {
+async function* withProgress(
+  source: ByteSource,
+  line: ProgressLine,
+  total: number | null,
+): AsyncGenerator<Uint8Array | string> {
   const t0 = performance.now();
   let bytes = 0;
   for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
@@ -132,8 +160,12 @@ async function* withProgress(source: ByteSource, line: ProgressLine, total: numb
 /** The JSON object of a scan (schemas/scan.schema.json). */
 export function scanJson(log: string, r: ScanResult): object {
   return {
-    log, verdict: r.verdict, failure_detectors_fired: r.failure_detectors_fired, warn_detectors_fired: r.warn_detectors_fired,
-    capture: r.capture, detectors: r.detectors,
+    log,
+    verdict: r.verdict,
+    failure_detectors_fired: r.failure_detectors_fired,
+    warn_detectors_fired: r.warn_detectors_fired,
+    capture: r.capture,
+    detectors: r.detectors,
     tier_durations_ms: { tier4: roundMs(r.tier_durations_ms.tier4), tier5: roundMs(r.tier_durations_ms.tier5) },
   };
 }
@@ -143,7 +175,9 @@ const shownLog = (log: string): string => (log === '-' ? '<stdin>' : log);
 export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   const fail = async (err: unknown, code: number): Promise<number> => {
     if (args.format === 'json') await io.write(jsonLine({ log: args.log, error: errorRecord(err) }));
-    await io.writeError(err instanceof ReadError ? `aorta-probe scan: ${err.message}\n` : `${(err as Error).message}\n`);
+    await io.writeError(
+      err instanceof ReadError ? `aorta-probe scan: ${err.message}\n` : `${(err as Error).message}\n`,
+    );
     return code;
   };
   let recipe: Recipe | null = null;
@@ -171,32 +205,64 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   const t0 = performance.now();
   // The recipe's disables apply as in a trial: disabled custom patterns are not scanned, disabled ids not listed.
   const disabled = disableSet(recipe);
-  const scanRecipe = recipe === null ? null : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
+  const scanRecipe =
+    recipe === null
+      ? null
+      : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
   let scanned: ScanResult;
   try {
-    scanned = await scanStream(scanRecipe, progress === null ? source : withProgress(source, progress, total), args.vars);
+    scanned = await scanStream(
+      scanRecipe,
+      progress === null ? source : withProgress(source, progress, total),
+      args.vars,
+    );
   } finally {
     progress?.clear();
   }
   const c = classify({
-    tier1: [], tier2: [], tier3: [], scanFailures: scanned.failure_detectors_fired, scanWarnings: scanned.warn_detectors_fired, disabled, launched: true, recipe,
+    tier1: [],
+    tier2: [],
+    tier3: [],
+    scanFailures: scanned.failure_detectors_fired,
+    scanWarnings: scanned.warn_detectors_fired,
+    disabled,
+    launched: true,
+    recipe,
   });
   const result: ScanResult = {
-    ...scanned, verdict: c.verdict === 'pass' ? 'pass' : 'fail', failure_detectors_fired: c.failures, warn_detectors_fired: c.warnings,
-    detectors: withCategories(scanned.detectors.filter((d) => !isDisabled(disabled, d.id)), c.detectors, recipe),
+    ...scanned,
+    verdict: c.verdict === 'pass' ? 'pass' : 'fail',
+    failure_detectors_fired: c.failures,
+    warn_detectors_fired: c.warnings,
+    detectors: withCategories(
+      scanned.detectors.filter((d) => !isDisabled(disabled, d.id)),
+      c.detectors,
+      recipe,
+    ),
   };
   const seconds = (performance.now() - t0) / 1000;
   const log = shownLog(args.log);
   const classified: Classified = {
-    log, verdict: result.verdict, detectors: result.detectors, failures: result.failure_detectors_fired, errors: [],
-    warnings: result.warn_detectors_fired, seconds,
+    log,
+    verdict: result.verdict,
+    detectors: result.detectors,
+    failures: result.failure_detectors_fired,
+    errors: [],
+    warnings: result.warn_detectors_fired,
+    seconds,
   };
   switch (args.format) {
     case 'json':
       await io.write(jsonLine(scanJson(args.log, result)));
       break;
     case 'junit':
-      await io.write(junitXml({ name: 'aorta-probe scan', timestamp: new Date().toISOString(), cases: [junitCase(classified, log, 'aorta-probe.scan', formatScan(log, result, paletteFor(null)))] }));
+      await io.write(
+        junitXml({
+          name: 'aorta-probe scan',
+          timestamp: new Date().toISOString(),
+          cases: [junitCase(classified, log, 'aorta-probe.scan', formatScan(log, result, paletteFor(null)))],
+        }),
+      );
       break;
     case 'github':
       await io.write(githubAnnotations(detectorAnnotations(classified, args.log === '-' ? undefined : args.log)));
@@ -208,7 +274,8 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
 }
 
 export function formatScan(log: string, r: ScanResult, c = paletteFor(null)): string {
-  const list = (ids: readonly string[], colour: (s: string) => string): string => (ids.length === 0 ? '(none)' : ids.map(colour).join(', '));
+  const list = (ids: readonly string[], colour: (s: string) => string): string =>
+    ids.length === 0 ? '(none)' : ids.map(colour).join(', ');
   const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
   return (
     r.detectors.map((d) => detectorLine(log, d, c)).join('') +
@@ -232,7 +299,11 @@ Examples:
   aorta-probe patterns --json
 `;
 
-const PATTERNS_OPTIONS = { json: { type: 'boolean' }, version: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } as const;
+const PATTERNS_OPTIONS = {
+  json: { type: 'boolean' },
+  version: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
 
 export function runPatterns(args: readonly string[]): { code: number; out: string; err: string } {
   let v: { json?: boolean; version?: boolean; help?: boolean };
@@ -242,11 +313,26 @@ export function runPatterns(args: readonly string[]): { code: number; out: strin
     v = parsed.values;
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
-    return { code: EXIT.usage, out: args.includes('--json') ? jsonLine({ error: errorRecord(e) }) : '', err: `aorta-probe: patterns: ${e.message}\n\n${usageShort('patterns', PATTERNS_USAGE)}` };
+    return {
+      code: EXIT.usage,
+      out: args.includes('--json') ? jsonLine({ error: errorRecord(e) }) : '',
+      err: `aorta-probe: patterns: ${e.message}\n\n${usageShort('patterns', PATTERNS_USAGE)}`,
+    };
   }
   if (v.help === true) return { code: 0, out: PATTERNS_USAGE, err: '' };
-  if (v.version === true) return { code: 0, out: v.json === true ? jsonLine({ version: BUILTIN_PATTERN_VERSION }) : `${BUILTIN_PATTERN_VERSION}\n`, err: '' };
-  const rows = TIER4_PATTERNS.map((p) => ({ id: p.detectorId, description: p.description, regex: p.regex, flags: p.pythonFlags, sample: p.sample }));
+  if (v.version === true)
+    return {
+      code: 0,
+      out: v.json === true ? jsonLine({ version: BUILTIN_PATTERN_VERSION }) : `${BUILTIN_PATTERN_VERSION}\n`,
+      err: '',
+    };
+  const rows = TIER4_PATTERNS.map((p) => ({
+    id: p.detectorId,
+    description: p.description,
+    regex: p.regex,
+    flags: p.pythonFlags,
+    sample: p.sample,
+  }));
   if (v.json === true) return { code: 0, out: jsonLine({ version: BUILTIN_PATTERN_VERSION, patterns: rows }), err: '' };
   let out = `Tier 4 built-in patterns, version ${BUILTIN_PATTERN_VERSION} (scan order):\n`;
   for (const r of rows) {

@@ -17,8 +17,18 @@ import { strRepr } from '../condition/repr.js';
 import type { GpuToolChoice } from '../gpu/index.js';
 import { aggregateResults, formatReport, readResults } from '../report/index.js';
 import {
-  CONFIG_MOUNT, emitK8s, emitSlurm, GPU_ENV_VARS, loadSweepPlan, parseGpuList, runSweep, TASK_EXIT,
-  type SweepEvent, type SweepPlan, type SweepSummary, type TaskCommandOptions,
+  CONFIG_MOUNT,
+  emitK8s,
+  emitSlurm,
+  GPU_ENV_VARS,
+  loadSweepPlan,
+  parseGpuList,
+  runSweep,
+  TASK_EXIT,
+  type SweepEvent,
+  type SweepPlan,
+  type SweepSummary,
+  type TaskCommandOptions,
 } from '../sweep/index.js';
 import { slug } from '../sweep/cells.js';
 import { isTty, ProgressLine } from './tty.js';
@@ -109,8 +119,27 @@ export interface SweepArgs {
 }
 
 const VALUE_OPTIONS = [
-  '--recipe', '--out', '--trials', '--ticket', '--mitigations-file', '--parallel', '--gpus', '--gpus-per-trial', '--gpu-env', '--timeout',
-  '--gpu-tool', '--gpu-interval', '--emit', '--emit-to', '--probe-command', '--sbatch', '--image', '--pvc', '--gpu-resource', '--task', '--task-env',
+  '--recipe',
+  '--out',
+  '--trials',
+  '--ticket',
+  '--mitigations-file',
+  '--parallel',
+  '--gpus',
+  '--gpus-per-trial',
+  '--gpu-env',
+  '--timeout',
+  '--gpu-tool',
+  '--gpu-interval',
+  '--emit',
+  '--emit-to',
+  '--probe-command',
+  '--sbatch',
+  '--image',
+  '--pvc',
+  '--gpu-resource',
+  '--task',
+  '--task-env',
 ];
 const REPEATABLE = ['--mitigations-file', '--sbatch'];
 const PASS_THROUGH = ['--trials', '--ticket', '--timeout', '--gpu-tool', '--gpu-interval'];
@@ -119,13 +148,15 @@ const SYNOPSIS = 'Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -
 const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 function positiveInt(name: string, v: string, min = 1): number {
-  if (!/^\d+$/.test(v) || Number(v) < min) throw new SweepUsageError(`${name} must be an integer >= ${min}, got '${v}'`);
+  if (!/^\d+$/.test(v) || Number(v) < min)
+    throw new SweepUsageError(`${name} must be an integer >= ${min}, got '${v}'`);
   return Number(v);
 }
 
 function positiveSeconds(name: string, v: string): number {
   const n = Number(v);
-  if (!DECIMAL.test(v) || !Number.isFinite(n) || n <= 0) throw new SweepUsageError(`${name} must be a positive number of seconds, got '${v}'`);
+  if (!DECIMAL.test(v) || !Number.isFinite(n) || n <= 0)
+    throw new SweepUsageError(`${name} must be a positive number of seconds, got '${v}'`);
   return n;
 }
 
@@ -139,12 +170,20 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   let dryRun = false;
   for (let i = 0; i < own.length; i++) {
     const arg = own[i]!;
-    if (arg === '--quiet') { quiet = true; continue; }
-    if (arg === '--dry-run') { dryRun = true; continue; }
+    if (arg === '--quiet') {
+      quiet = true;
+      continue;
+    }
+    if (arg === '--dry-run') {
+      dryRun = true;
+      continue;
+    }
     if (!arg.startsWith('-')) {
-      throw new SweepUsageError(sep === -1
-        ? `missing '--' separator: the command must come after a literal '--' (got '${arg}'). ${SYNOPSIS}`
-        : `unexpected argument '${arg}' before '--'`);
+      throw new SweepUsageError(
+        sep === -1
+          ? `missing '--' separator: the command must come after a literal '--' (got '${arg}'). ${SYNOPSIS}`
+          : `unexpected argument '${arg}' before '--'`,
+      );
     }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
@@ -153,7 +192,9 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
     const value = eq !== -1 ? arg.slice(eq + 1) : own[++i];
     if (value === undefined) throw new SweepUsageError(`option '${name}' needs a value`);
     if (eq === -1 && value.startsWith('--') && name !== '--sbatch') {
-      throw new SweepUsageError(`${name}: value '${value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '${name} $VAR' where $VAR is unset)`);
+      throw new SweepUsageError(
+        `${name}: value '${value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '${name} $VAR' where $VAR is unset)`,
+      );
     }
     values.set(name, [...(values.get(name) ?? []), value]);
     if (PASS_THROUGH.includes(name)) passThrough.push(name, value);
@@ -164,9 +205,11 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   if (recipe === undefined) throw new SweepUsageError(`missing option '--recipe'. ${SYNOPSIS}`);
   if (out === undefined) throw new SweepUsageError(`missing option '--out'. ${SYNOPSIS}`);
   const emit = one('--emit');
-  if (emit !== undefined && emit !== 'slurm' && emit !== 'k8s') throw new SweepUsageError(`--emit must be slurm or k8s, got '${emit}'`);
+  if (emit !== undefined && emit !== 'slurm' && emit !== 'k8s')
+    throw new SweepUsageError(`--emit must be slurm or k8s, got '${emit}'`);
   const gpuTool = one('--gpu-tool') ?? 'auto';
-  if (!(GPU_TOOLS as readonly string[]).includes(gpuTool)) throw new SweepUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
+  if (!(GPU_TOOLS as readonly string[]).includes(gpuTool))
+    throw new SweepUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
   let gpus: string[] | undefined;
   const gpuText = one('--gpus');
   if (gpuText !== undefined) {
@@ -178,7 +221,9 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   }
   const gpuEnvText = one('--gpu-env');
   const gpuEnv = gpuEnvText?.split(',').map((s) => s.trim());
-  for (const v of gpuEnv ?? []) if (!GPU_ENV_VARS.includes(v)) throw new SweepUsageError(`--gpu-env: '${v}' is not one of ${GPU_ENV_VARS.join(', ')}`);
+  for (const v of gpuEnv ?? [])
+    if (!GPU_ENV_VARS.includes(v))
+      throw new SweepUsageError(`--gpu-env: '${v}' is not one of ${GPU_ENV_VARS.join(', ')}`);
   const gpusPerTrialText = one('--gpus-per-trial');
   const gpusPerTrial = gpusPerTrialText === undefined ? undefined : positiveInt('--gpus-per-trial', gpusPerTrialText);
   const parallel = one('--parallel') === undefined ? 1 : positiveInt('--parallel', one('--parallel')!);
@@ -187,29 +232,82 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   }
   const task = one('--task') === undefined ? undefined : positiveInt('--task', one('--task')!, 0);
   const taskEnv = one('--task-env');
-  if (task !== undefined && taskEnv !== undefined) throw new SweepUsageError('--task and --task-env exclude each other');
-  if (emit === 'k8s' && (one('--image') === undefined || one('--pvc') === undefined)) throw new SweepUsageError('--emit k8s needs --image and --pvc');
+  if (task !== undefined && taskEnv !== undefined)
+    throw new SweepUsageError('--task and --task-env exclude each other');
+  if (emit === 'k8s' && (one('--image') === undefined || one('--pvc') === undefined))
+    throw new SweepUsageError('--emit k8s needs --image and --pvc');
   const argv = sep === -1 ? [] : args.slice(sep + 1);
-  if (sep === -1) throw new SweepUsageError(`missing '--' separator: the command must come after a literal '--'. ${SYNOPSIS}`);
+  if (sep === -1)
+    throw new SweepUsageError(`missing '--' separator: the command must come after a literal '--'. ${SYNOPSIS}`);
   if (argv.length === 0) throw new SweepUsageError(`no command after '--'. ${SYNOPSIS}`);
-  if (argv[0]!.startsWith('-')) throw new SweepUsageError(`the command starts with '${argv[0]}', which looks like an option. Put aorta-probe's options before '--' and the command after it.`);
-  const probeCommand = one('--probe-command')?.split(/\s+/).filter((w) => w !== '');
+  if (argv[0]!.startsWith('-'))
+    throw new SweepUsageError(
+      `the command starts with '${argv[0]}', which looks like an option. Put aorta-probe's options before '--' and the command after it.`,
+    );
+  const probeCommand = one('--probe-command')
+    ?.split(/\s+/)
+    .filter((w) => w !== '');
   return {
-    help: false, recipe, out, trials: one('--trials') === undefined ? undefined : positiveInt('--trials', one('--trials')!),
-    ticket: one('--ticket'), mitigationsFiles: values.get('--mitigations-file') ?? [], parallel, gpus, gpusPerTrial, gpuEnv,
+    help: false,
+    recipe,
+    out,
+    trials: one('--trials') === undefined ? undefined : positiveInt('--trials', one('--trials')!),
+    ticket: one('--ticket'),
+    mitigationsFiles: values.get('--mitigations-file') ?? [],
+    parallel,
+    gpus,
+    gpusPerTrial,
+    gpuEnv,
     timeoutSec: one('--timeout') === undefined ? undefined : positiveSeconds('--timeout', one('--timeout')!),
     gpuTool: gpuTool as GpuToolChoice,
-    gpuIntervalMs: one('--gpu-interval') === undefined ? undefined : Math.round(positiveSeconds('--gpu-interval', one('--gpu-interval')!) * 1000),
-    quiet, dryRun, emit, emitTo: one('--emit-to'), probeCommand, sbatch: values.get('--sbatch') ?? [], image: one('--image'), pvc: one('--pvc'),
-    gpuResource: one('--gpu-resource'), task, taskEnv, argv, passThrough,
+    gpuIntervalMs:
+      one('--gpu-interval') === undefined
+        ? undefined
+        : Math.round(positiveSeconds('--gpu-interval', one('--gpu-interval')!) * 1000),
+    quiet,
+    dryRun,
+    emit,
+    emitTo: one('--emit-to'),
+    probeCommand,
+    sbatch: values.get('--sbatch') ?? [],
+    image: one('--image'),
+    pvc: one('--pvc'),
+    gpuResource: one('--gpu-resource'),
+    task,
+    taskEnv,
+    argv,
+    passThrough,
   };
 }
 
 function emptyArgs(): SweepArgs {
   return {
-    help: false, recipe: '', out: '', trials: undefined, ticket: undefined, mitigationsFiles: [], parallel: 1, gpus: undefined, gpusPerTrial: undefined,
-    gpuEnv: undefined, timeoutSec: undefined, gpuTool: 'auto', gpuIntervalMs: undefined, quiet: false, dryRun: false, emit: undefined, emitTo: undefined,
-    probeCommand: undefined, sbatch: [], image: undefined, pvc: undefined, gpuResource: undefined, task: undefined, taskEnv: undefined, argv: [], passThrough: [],
+    help: false,
+    recipe: '',
+    out: '',
+    trials: undefined,
+    ticket: undefined,
+    mitigationsFiles: [],
+    parallel: 1,
+    gpus: undefined,
+    gpusPerTrial: undefined,
+    gpuEnv: undefined,
+    timeoutSec: undefined,
+    gpuTool: 'auto',
+    gpuIntervalMs: undefined,
+    quiet: false,
+    dryRun: false,
+    emit: undefined,
+    emitTo: undefined,
+    probeCommand: undefined,
+    sbatch: [],
+    image: undefined,
+    pvc: undefined,
+    gpuResource: undefined,
+    task: undefined,
+    taskEnv: undefined,
+    argv: [],
+    passThrough: [],
   };
 }
 
@@ -242,17 +340,28 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
   if (args.taskEnv !== undefined) {
     const v = env[args.taskEnv];
     if (v === undefined || !/^\d+$/.test(v)) {
-      await write(io.stderr, `aorta-probe sweep: --task-env ${args.taskEnv}: the variable is ${v === undefined ? 'not set' : `'${v}', not a task index`}\n`);
+      await write(
+        io.stderr,
+        `aorta-probe sweep: --task-env ${args.taskEnv}: the variable is ${v === undefined ? 'not set' : `'${v}', not a task index`}\n`,
+      );
       return TASK_EXIT.usage;
     }
     task = Number(v);
   }
   let plan: SweepPlan;
   try {
-    plan = await loadSweepPlan(args.recipe, { trials: args.trials, ticket: args.ticket, mitigationsFiles: args.mitigationsFiles });
+    plan = await loadSweepPlan(args.recipe, {
+      trials: args.trials,
+      ticket: args.ticket,
+      mitigationsFiles: args.mitigationsFiles,
+    });
   } catch (err) {
     if (err instanceof RecipeSchemaError) await write(io.stderr, `${err.message}\n`);
-    else if ((err as NodeJS.ErrnoException).code !== undefined) await write(io.stderr, `aorta-probe sweep: cannot read ${(err as NodeJS.ErrnoException).path ?? args.recipe}: ${(err as Error).message}\n`);
+    else if ((err as NodeJS.ErrnoException).code !== undefined)
+      await write(
+        io.stderr,
+        `aorta-probe sweep: cannot read ${(err as NodeJS.ErrnoException).path ?? args.recipe}: ${(err as Error).message}\n`,
+      );
     else throw err;
     return TASK_EXIT.usage;
   }
@@ -280,7 +389,9 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
     if (stoppedBy === null) {
       stoppedBy = signal;
       progress?.clear();
-      io.stderr.write(`aorta-probe sweep: ${signal}: stopping; finished trials are complete${signal === 'SIGINT' ? ' (Ctrl-C again to kill the running trials)' : ''}\n`);
+      io.stderr.write(
+        `aorta-probe sweep: ${signal}: stopping; finished trials are complete${signal === 'SIGINT' ? ' (Ctrl-C again to kill the running trials)' : ''}\n`,
+      );
       interrupt.abort(signal);
     } else forceKill.abort();
   };
@@ -304,16 +415,28 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
     if (progress !== null) {
       const elapsed = performance.now() - started;
       const eta = done === 0 ? '' : ` · ETA ${duration((elapsed / done) * (total - done))}`;
-      progress.update(elapsed, () => `cells ${cellsDone.size}/${plan.cells.length} · trials ${done}/${total} · pass ${counts.pass} fail ${counts.fail} error ${counts.error} · running ${running}${eta}`);
+      progress.update(
+        elapsed,
+        () =>
+          `cells ${cellsDone.size}/${plan.cells.length} · trials ${done}/${total} · pass ${counts.pass} fail ${counts.fail} error ${counts.error} · running ${running}${eta}`,
+      );
     }
   };
   let summary: SweepSummary;
   try {
     summary = await runSweep({
-      plan, argv: args.argv, outDir: args.out, parallel: args.parallel, taskIndex: task, env,
-      gpus: args.gpus === undefined ? undefined : { devices: args.gpus, perTrial: args.gpusPerTrial, envVars: args.gpuEnv },
+      plan,
+      argv: args.argv,
+      outDir: args.out,
+      parallel: args.parallel,
+      taskIndex: task,
+      env,
+      gpus:
+        args.gpus === undefined ? undefined : { devices: args.gpus, perTrial: args.gpusPerTrial, envVars: args.gpuEnv },
       trial: { timeoutSec: args.timeoutSec, gpuTool: args.gpuTool, gpuIntervalMs: args.gpuIntervalMs },
-      signal: interrupt.signal, forceKill: forceKill.signal, onEvent,
+      signal: interrupt.signal,
+      forceKill: forceKill.signal,
+      onEvent,
     });
   } catch (err) {
     if (err instanceof RangeError) {
@@ -328,7 +451,11 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
   }
   if (!args.quiet && task !== undefined) {
     // One task of many: the others are still running, so a report of DIR would be partial.
-    for (const t of summary.trials) await write(io.stdout, `${t.task.cell.name}/trial_${t.task.trial}: ${t.verdict} (${t.attempts.length} attempt${t.attempts.length === 1 ? '' : 's'}) ${t.dir}\n`);
+    for (const t of summary.trials)
+      await write(
+        io.stdout,
+        `${t.task.cell.name}/trial_${t.task.trial}: ${t.verdict} (${t.attempts.length} attempt${t.attempts.length === 1 ? '' : 's'}) ${t.dir}\n`,
+      );
   } else if (!args.quiet) {
     const { records, problems, earlierAttempts } = await readResults([resolve(args.out, slug(plan.ticket))]);
     const report = await aggregateResults(records, { problems, earlierAttempts });
@@ -337,7 +464,8 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
     if (summary.skipped.length > 0) text += `${summary.skipped.length} trials not run\n`;
     await write(io.stdout, text);
   }
-  if (summary.interrupted && stoppedBy !== null) return 128 + ((constants.signals as Record<string, number | undefined>)[stoppedBy] ?? 2);
+  if (summary.interrupted && stoppedBy !== null)
+    return 128 + ((constants.signals as Record<string, number | undefined>)[stoppedBy] ?? 2);
   if (task !== undefined) {
     const v = summary.trials[0]?.verdict ?? 'error';
     return TASK_EXIT[v];
@@ -347,30 +475,61 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
 
 function duration(ms: number): string {
   const s = Math.round(ms / 1000);
-  return s < 60 ? `${s}s` : s < 3600 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+  return s < 60
+    ? `${s}s`
+    : s < 3600
+      ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`
+      : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 async function emitCommand(args: SweepArgs, plan: SweepPlan, io: SweepIo): Promise<number> {
   if (plan.config.stopAfter !== null) {
-    await write(io.stderr, `aorta-probe sweep: warning: stop_after does not apply on a cluster (tasks run independently); every cell runs ${plan.trialsPerCell} trials\n`);
+    await write(
+      io.stderr,
+      `aorta-probe sweep: warning: stop_after does not apply on a cluster (tasks run independently); every cell runs ${plan.trialsPerCell} trials\n`,
+    );
   }
   let text: string;
   if (args.emit === 'slurm') {
     const out = resolve(args.out);
     mkdirSync(resolve(out, 'slurm'), { recursive: true }); // sbatch does not create the --output directory
     const common: TaskCommandOptions = {
-      probeCommand: args.probeCommand ?? thisProbeCommand(), recipe: resolve(args.recipe),
-      mitigationsFiles: args.mitigationsFiles.map((f) => resolve(f)), outDir: out, passThrough: args.passThrough, argv: args.argv,
+      probeCommand: args.probeCommand ?? thisProbeCommand(),
+      recipe: resolve(args.recipe),
+      mitigationsFiles: args.mitigationsFiles.map((f) => resolve(f)),
+      outDir: out,
+      passThrough: args.passThrough,
+      argv: args.argv,
     };
-    text = emitSlurm(plan, { ...common, parallel: args.parallel === 1 ? undefined : args.parallel, gpusPerTrial: args.gpusPerTrial, sbatch: args.sbatch });
+    text = emitSlurm(plan, {
+      ...common,
+      parallel: args.parallel === 1 ? undefined : args.parallel,
+      gpusPerTrial: args.gpusPerTrial,
+      sbatch: args.sbatch,
+    });
   } else {
     // In the pod the recipe files come from the ConfigMap, the results go to the volume mounted at --out.
-    const files = [args.recipe, ...args.mitigationsFiles].map((f, i) => ({ name: configKey(f, i), text: readFileSync(f, 'utf8') }));
+    const files = [args.recipe, ...args.mitigationsFiles].map((f, i) => ({
+      name: configKey(f, i),
+      text: readFileSync(f, 'utf8'),
+    }));
     const common: TaskCommandOptions = {
-      probeCommand: args.probeCommand ?? ['aorta-probe'], recipe: `${CONFIG_MOUNT}/${files[0]!.name}`,
-      mitigationsFiles: files.slice(1).map((f) => `${CONFIG_MOUNT}/${f.name}`), outDir: args.out, passThrough: args.passThrough, argv: args.argv,
+      probeCommand: args.probeCommand ?? ['aorta-probe'],
+      recipe: `${CONFIG_MOUNT}/${files[0]!.name}`,
+      mitigationsFiles: files.slice(1).map((f) => `${CONFIG_MOUNT}/${f.name}`),
+      outDir: args.out,
+      passThrough: args.passThrough,
+      argv: args.argv,
     };
-    text = emitK8s(plan, { ...common, image: args.image!, pvc: args.pvc!, parallel: args.parallel, gpusPerTrial: args.gpusPerTrial, gpuResource: args.gpuResource, files }).text;
+    text = emitK8s(plan, {
+      ...common,
+      image: args.image!,
+      pvc: args.pvc!,
+      parallel: args.parallel,
+      gpusPerTrial: args.gpusPerTrial,
+      gpuResource: args.gpuResource,
+      files,
+    }).text;
   }
   if (args.emitTo === undefined) await write(io.stdout, text);
   else {

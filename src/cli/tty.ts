@@ -13,10 +13,19 @@ export interface Palette {
 }
 
 const plain = (s: string): string => s;
-const sgr = (open: number, close: number) => (s: string): string => `\x1b[${open}m${s}\x1b[${close}m`;
+const sgr =
+  (open: number, close: number) =>
+  (s: string): string =>
+    `\x1b[${open}m${s}\x1b[${close}m`;
 
 export const NO_PALETTE: Palette = { green: plain, red: plain, yellow: plain, bold: plain, dim: plain };
-export const ANSI_PALETTE: Palette = { green: sgr(32, 39), red: sgr(31, 39), yellow: sgr(33, 39), bold: sgr(1, 22), dim: sgr(2, 22) };
+export const ANSI_PALETTE: Palette = {
+  green: sgr(32, 39),
+  red: sgr(31, 39),
+  yellow: sgr(33, 39),
+  bold: sgr(1, 22),
+  dim: sgr(2, 22),
+};
 
 export function isTty(stream: Writable): boolean {
   return (stream as Writable & { isTTY?: boolean }).isTTY === true;

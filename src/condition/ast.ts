@@ -29,8 +29,19 @@ export type PyConstant =
 
 export type BoolOpName = 'And' | 'Or';
 export type OperatorName =
-  | 'Add' | 'Sub' | 'Mult' | 'MatMult' | 'Div' | 'Mod' | 'Pow' | 'LShift' | 'RShift' | 'BitOr' | 'BitXor'
-  | 'BitAnd' | 'FloorDiv';
+  | 'Add'
+  | 'Sub'
+  | 'Mult'
+  | 'MatMult'
+  | 'Div'
+  | 'Mod'
+  | 'Pow'
+  | 'LShift'
+  | 'RShift'
+  | 'BitOr'
+  | 'BitXor'
+  | 'BitAnd'
+  | 'FloorDiv';
 export type UnaryOpName = 'Invert' | 'Not' | 'UAdd' | 'USub';
 export type CmpOpName = 'Eq' | 'NotEq' | 'Lt' | 'LtE' | 'Gt' | 'GtE' | 'Is' | 'IsNot' | 'In' | 'NotIn';
 export type ContextName = 'Load' | 'Store';
@@ -49,54 +60,155 @@ interface Base<T extends string> {
   readonly loc: Loc;
 }
 
-export interface Expression { readonly type: 'Expression'; readonly body: Expr; readonly loc: null }
+export interface Expression {
+  readonly type: 'Expression';
+  readonly body: Expr;
+  readonly loc: null;
+}
 
-export interface BoolOp extends Base<'BoolOp'> { readonly op: Marker<BoolOpName>; readonly values: readonly Expr[] }
-export interface NamedExpr extends Base<'NamedExpr'> { readonly target: Expr; readonly value: Expr }
-export interface BinOp extends Base<'BinOp'> { readonly left: Expr; readonly op: Marker<OperatorName>; readonly right: Expr }
-export interface UnaryOp extends Base<'UnaryOp'> { readonly op: Marker<UnaryOpName>; readonly operand: Expr }
-export interface Lambda extends Base<'Lambda'> { readonly args: Arguments; readonly body: Expr }
-export interface IfExp extends Base<'IfExp'> { readonly test: Expr; readonly body: Expr; readonly orelse: Expr }
+export interface BoolOp extends Base<'BoolOp'> {
+  readonly op: Marker<BoolOpName>;
+  readonly values: readonly Expr[];
+}
+export interface NamedExpr extends Base<'NamedExpr'> {
+  readonly target: Expr;
+  readonly value: Expr;
+}
+export interface BinOp extends Base<'BinOp'> {
+  readonly left: Expr;
+  readonly op: Marker<OperatorName>;
+  readonly right: Expr;
+}
+export interface UnaryOp extends Base<'UnaryOp'> {
+  readonly op: Marker<UnaryOpName>;
+  readonly operand: Expr;
+}
+export interface Lambda extends Base<'Lambda'> {
+  readonly args: Arguments;
+  readonly body: Expr;
+}
+export interface IfExp extends Base<'IfExp'> {
+  readonly test: Expr;
+  readonly body: Expr;
+  readonly orelse: Expr;
+}
 /** `keys` holds null where CPython's does, for a `**mapping` entry. */
-export interface Dict extends Base<'Dict'> { readonly keys: readonly (Expr | null)[]; readonly values: readonly Expr[] }
-export interface SetNode extends Base<'Set'> { readonly elts: readonly Expr[] }
-export interface ListComp extends Base<'ListComp'> { readonly elt: Expr; readonly generators: readonly Comprehension[] }
-export interface SetComp extends Base<'SetComp'> { readonly elt: Expr; readonly generators: readonly Comprehension[] }
+export interface Dict extends Base<'Dict'> {
+  readonly keys: readonly (Expr | null)[];
+  readonly values: readonly Expr[];
+}
+export interface SetNode extends Base<'Set'> {
+  readonly elts: readonly Expr[];
+}
+export interface ListComp extends Base<'ListComp'> {
+  readonly elt: Expr;
+  readonly generators: readonly Comprehension[];
+}
+export interface SetComp extends Base<'SetComp'> {
+  readonly elt: Expr;
+  readonly generators: readonly Comprehension[];
+}
 export interface DictComp extends Base<'DictComp'> {
   readonly key: Expr;
   readonly value: Expr;
   readonly generators: readonly Comprehension[];
 }
-export interface GeneratorExp extends Base<'GeneratorExp'> { readonly elt: Expr; readonly generators: readonly Comprehension[] }
-export interface Await extends Base<'Await'> { readonly value: Expr }
-export interface Yield extends Base<'Yield'> { readonly value: Expr | null }
-export interface YieldFrom extends Base<'YieldFrom'> { readonly value: Expr }
+export interface GeneratorExp extends Base<'GeneratorExp'> {
+  readonly elt: Expr;
+  readonly generators: readonly Comprehension[];
+}
+export interface Await extends Base<'Await'> {
+  readonly value: Expr;
+}
+export interface Yield extends Base<'Yield'> {
+  readonly value: Expr | null;
+}
+export interface YieldFrom extends Base<'YieldFrom'> {
+  readonly value: Expr;
+}
 export interface Compare extends Base<'Compare'> {
   readonly left: Expr;
   readonly ops: readonly Marker<CmpOpName>[];
   readonly comparators: readonly Expr[];
 }
-export interface Call extends Base<'Call'> { readonly func: Expr; readonly args: readonly Expr[]; readonly keywords: readonly Keyword[] }
+export interface Call extends Base<'Call'> {
+  readonly func: Expr;
+  readonly args: readonly Expr[];
+  readonly keywords: readonly Keyword[];
+}
 /** `conversion` is -1 or the code of `s`, `r`, `a`, as in CPython. */
 export interface FormattedValue extends Base<'FormattedValue'> {
   readonly value: Expr;
   readonly conversion: number;
   readonly format_spec: JoinedStr | null;
 }
-export interface JoinedStr extends Base<'JoinedStr'> { readonly values: readonly Expr[] }
-export interface Constant extends Base<'Constant'> { readonly value: PyConstant; readonly kind: 'u' | null }
-export interface Attribute extends Base<'Attribute'> { readonly value: Expr; readonly attr: string; readonly ctx: Marker<ContextName> }
-export interface Subscript extends Base<'Subscript'> { readonly value: Expr; readonly slice: Expr; readonly ctx: Marker<ContextName> }
-export interface Starred extends Base<'Starred'> { readonly value: Expr; readonly ctx: Marker<ContextName> }
-export interface Name extends Base<'Name'> { readonly id: string; readonly ctx: Marker<ContextName> }
-export interface List extends Base<'List'> { readonly elts: readonly Expr[]; readonly ctx: Marker<ContextName> }
-export interface Tuple extends Base<'Tuple'> { readonly elts: readonly Expr[]; readonly ctx: Marker<ContextName> }
-export interface Slice extends Base<'Slice'> { readonly lower: Expr | null; readonly upper: Expr | null; readonly step: Expr | null }
+export interface JoinedStr extends Base<'JoinedStr'> {
+  readonly values: readonly Expr[];
+}
+export interface Constant extends Base<'Constant'> {
+  readonly value: PyConstant;
+  readonly kind: 'u' | null;
+}
+export interface Attribute extends Base<'Attribute'> {
+  readonly value: Expr;
+  readonly attr: string;
+  readonly ctx: Marker<ContextName>;
+}
+export interface Subscript extends Base<'Subscript'> {
+  readonly value: Expr;
+  readonly slice: Expr;
+  readonly ctx: Marker<ContextName>;
+}
+export interface Starred extends Base<'Starred'> {
+  readonly value: Expr;
+  readonly ctx: Marker<ContextName>;
+}
+export interface Name extends Base<'Name'> {
+  readonly id: string;
+  readonly ctx: Marker<ContextName>;
+}
+export interface List extends Base<'List'> {
+  readonly elts: readonly Expr[];
+  readonly ctx: Marker<ContextName>;
+}
+export interface Tuple extends Base<'Tuple'> {
+  readonly elts: readonly Expr[];
+  readonly ctx: Marker<ContextName>;
+}
+export interface Slice extends Base<'Slice'> {
+  readonly lower: Expr | null;
+  readonly upper: Expr | null;
+  readonly step: Expr | null;
+}
 
 export type Expr =
-  | BoolOp | NamedExpr | BinOp | UnaryOp | Lambda | IfExp | Dict | SetNode | ListComp | SetComp | DictComp
-  | GeneratorExp | Await | Yield | YieldFrom | Compare | Call | FormattedValue | JoinedStr | Constant
-  | Attribute | Subscript | Starred | Name | List | Tuple | Slice;
+  | BoolOp
+  | NamedExpr
+  | BinOp
+  | UnaryOp
+  | Lambda
+  | IfExp
+  | Dict
+  | SetNode
+  | ListComp
+  | SetComp
+  | DictComp
+  | GeneratorExp
+  | Await
+  | Yield
+  | YieldFrom
+  | Compare
+  | Call
+  | FormattedValue
+  | JoinedStr
+  | Constant
+  | Attribute
+  | Subscript
+  | Starred
+  | Name
+  | List
+  | Tuple
+  | Slice;
 
 export interface Comprehension {
   readonly type: 'comprehension';
@@ -118,11 +230,23 @@ export interface Arguments {
   readonly defaults: readonly Expr[];
   readonly loc: null;
 }
-export interface Arg extends Base<'arg'> { readonly arg: string; readonly annotation: null; readonly type_comment: null }
-export interface Keyword extends Base<'keyword'> { readonly arg: string | null; readonly value: Expr }
+export interface Arg extends Base<'arg'> {
+  readonly arg: string;
+  readonly annotation: null;
+  readonly type_comment: null;
+}
+export interface Keyword extends Base<'keyword'> {
+  readonly arg: string | null;
+  readonly value: Expr;
+}
 
 export type Node =
-  | Expression | Expr | Comprehension | Arguments | Arg | Keyword
+  | Expression
+  | Expr
+  | Comprehension
+  | Arguments
+  | Arg
+  | Keyword
   | Marker<BoolOpName | OperatorName | UnaryOpName | CmpOpName | ContextName>;
 
 /**

@@ -15,7 +15,13 @@ export function captureKeysRead(tree: Expression): string[] | null {
   let named = 0;
   for (const node of walk(tree)) {
     if (node.type === 'Name' && node.id === 'capture') named++;
-    else if (node.type === 'Subscript' && node.value.type === 'Name' && node.value.id === 'capture' && node.slice.type === 'Constant' && node.slice.value.kind === 'str') {
+    else if (
+      node.type === 'Subscript' &&
+      node.value.type === 'Name' &&
+      node.value.id === 'capture' &&
+      node.slice.type === 'Constant' &&
+      node.slice.value.kind === 'str'
+    ) {
       subscripted++;
       keys.add(node.slice.value.value);
     }

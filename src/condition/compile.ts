@@ -14,7 +14,9 @@ function indexOf(names: readonly string[]): ReadonlyMap<string, number> {
 }
 const VARS = indexOf(Op.VAR_NAMES);
 const BUILTINS = new Map(Op.BUILTIN_NAMES.flatMap((n, i) => (Op.BUILTIN_OWNERS[i] === -1 ? [[n, i] as const] : [])));
-const MATH_ATTRS = new Map(Op.BUILTIN_NAMES.flatMap((n, i) => (Op.BUILTIN_OWNERS[i] === Op.BUILTIN_MATH ? [[n, i] as const] : [])));
+const MATH_ATTRS = new Map(
+  Op.BUILTIN_NAMES.flatMap((n, i) => (Op.BUILTIN_OWNERS[i] === Op.BUILTIN_MATH ? [[n, i] as const] : [])),
+);
 const BIN = indexOf(Op.BIN_NAMES);
 const UNARY = indexOf(Op.UNARY_NAMES);
 const CMP = indexOf(Op.CMP_NAMES);
@@ -250,16 +252,24 @@ function floatWords(x: number): [number, number] {
  */
 function constantKey(v: PyConstant): string {
   switch (v.kind) {
-    case 'int': return `i${v.value}`;
-    case 'float': return `f${floatWords(v.value).join(',')}`;
-    case 'complex': return `c${floatWords(v.real).join(',')},${floatWords(v.imag).join(',')}`;
+    case 'int':
+      return `i${v.value}`;
+    case 'float':
+      return `f${floatWords(v.value).join(',')}`;
+    case 'complex':
+      return `c${floatWords(v.real).join(',')},${floatWords(v.imag).join(',')}`;
     // Without surrogates the JS string determines the code points; with them it may not
     // ('\ud83d\ude00' and '\U0001f600' are the same JS string).
-    case 'str': return /[\ud800-\udfff]/.test(v.value) ? `S${v.codePoints.join(',')}` : `s${v.value}`;
-    case 'bytes': return `b${v.value.join(',')}`;
-    case 'bool': return v.value ? 'T' : 'F';
-    case 'None': return 'N';
-    case 'Ellipsis': return 'E';
+    case 'str':
+      return /[\ud800-\udfff]/.test(v.value) ? `S${v.codePoints.join(',')}` : `s${v.value}`;
+    case 'bytes':
+      return `b${v.value.join(',')}`;
+    case 'bool':
+      return v.value ? 'T' : 'F';
+    case 'None':
+      return 'N';
+    case 'Ellipsis':
+      return 'E';
   }
 }
 

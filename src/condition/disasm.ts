@@ -20,13 +20,16 @@ export class DisassemblyError extends Error {
 }
 
 export function disassemble(program: Int32Array): string {
-  if (program.length < Op.HEADER_WORDS || program[0] !== Op.PROGRAM_MAGIC) throw new DisassemblyError('not a condition program (bad magic)');
+  if (program.length < Op.HEADER_WORDS || program[0] !== Op.PROGRAM_MAGIC)
+    throw new DisassemblyError('not a condition program (bad magic)');
   const version = program[1]!;
   const codeWords = program[2]!;
   const nConsts = program[3]!;
   const maxStack = program[4]!;
-  if (version !== Op.PROGRAM_VERSION) throw new DisassemblyError(`bytecode version ${version}, this disassembler reads ${Op.PROGRAM_VERSION}`);
-  if (codeWords < 0 || (codeWords & 1) !== 0 || Op.HEADER_WORDS + codeWords > program.length) throw new DisassemblyError('truncated code');
+  if (version !== Op.PROGRAM_VERSION)
+    throw new DisassemblyError(`bytecode version ${version}, this disassembler reads ${Op.PROGRAM_VERSION}`);
+  if (codeWords < 0 || (codeWords & 1) !== 0 || Op.HEADER_WORDS + codeWords > program.length)
+    throw new DisassemblyError('truncated code');
   const count = codeWords / 2;
   const consts = decodeConstants(program, Op.HEADER_WORDS + codeWords, nConsts);
   const depths = depthsOf(program, count);
@@ -48,20 +51,29 @@ export function disassemble(program: Int32Array): string {
 /** What an argument means, by the opcode's argument kind. */
 function describeArg(op: number, arg: number, consts: readonly string[]): string {
   switch (Op.OP_ARG_KINDS[op]) {
-    case Op.ARG_CONST: return consts[arg] ?? '?';
-    case Op.ARG_VAR: return Op.VAR_NAMES[arg] ?? '?';
+    case Op.ARG_CONST:
+      return consts[arg] ?? '?';
+    case Op.ARG_VAR:
+      return Op.VAR_NAMES[arg] ?? '?';
     case Op.ARG_BUILTIN: {
       const owner = Op.BUILTIN_OWNERS[arg];
       const name = Op.BUILTIN_NAMES[arg] ?? '?';
       return owner === undefined || owner < 0 ? name : `${Op.BUILTIN_NAMES[owner]}.${name}`;
     }
-    case Op.ARG_BINARY_OP: return Op.BIN_NAMES[arg] ?? '?';
-    case Op.ARG_UNARY_OP: return Op.UNARY_NAMES[arg] ?? '?';
-    case Op.ARG_COMPARE_OP: return Op.CMP_NAMES[arg] ?? '?';
-    case Op.ARG_COUNT: return arg === 1 ? '1 argument' : `${arg} arguments`;
-    case Op.ARG_TARGET: return `to ${String(arg).padStart(4, '0')}`;
-    case Op.ARG_ERROR: return Op.ERROR_NAMES[arg] ?? '?';
-    default: return '';
+    case Op.ARG_BINARY_OP:
+      return Op.BIN_NAMES[arg] ?? '?';
+    case Op.ARG_UNARY_OP:
+      return Op.UNARY_NAMES[arg] ?? '?';
+    case Op.ARG_COMPARE_OP:
+      return Op.CMP_NAMES[arg] ?? '?';
+    case Op.ARG_COUNT:
+      return arg === 1 ? '1 argument' : `${arg} arguments`;
+    case Op.ARG_TARGET:
+      return `to ${String(arg).padStart(4, '0')}`;
+    case Op.ARG_ERROR:
+      return Op.ERROR_NAMES[arg] ?? '?';
+    default:
+      return '';
   }
 }
 
@@ -76,7 +88,8 @@ function depthsOf(program: Int32Array, count: number): number[] {
     const arg = program[Op.HEADER_WORDS + 2 * i + 1]!;
     const flow = Op.OP_FLOWS[op];
     if (flow === undefined) continue;
-    if ((flow === Op.FLOW_JUMP || flow === Op.FLOW_BRANCH) && arg > i && arg <= count) depth[arg] = d + stackEffect(op, arg, true);
+    if ((flow === Op.FLOW_JUMP || flow === Op.FLOW_BRANCH) && arg > i && arg <= count)
+      depth[arg] = d + stackEffect(op, arg, true);
     if (flow === Op.FLOW_NEXT || flow === Op.FLOW_BRANCH) depth[i + 1] = d + stackEffect(op, arg, false);
   }
   return depth;
@@ -98,10 +111,18 @@ function decodeConstants(program: Int32Array, start: number, n: number): string[
   for (let k = 0; k < n; k++) {
     const tag = program[at++];
     switch (tag) {
-      case Op.CONST_NONE: out.push('None'); break;
-      case Op.CONST_FALSE: out.push('False'); break;
-      case Op.CONST_TRUE: out.push('True'); break;
-      case Op.CONST_ELLIPSIS: out.push('Ellipsis'); break;
+      case Op.CONST_NONE:
+        out.push('None');
+        break;
+      case Op.CONST_FALSE:
+        out.push('False');
+        break;
+      case Op.CONST_TRUE:
+        out.push('True');
+        break;
+      case Op.CONST_ELLIPSIS:
+        out.push('Ellipsis');
+        break;
       case Op.CONST_INT:
         out.push(((BigInt(program[at + 1]!) << 32n) | BigInt(program[at]! >>> 0)).toString());
         at += 2;

@@ -61,7 +61,8 @@ export class SandboxError extends RecipeSchemaError {
 
 function formatMessage(init: SandboxErrorInit): string {
   // A syntax error's detail already ends with its position, in the original's wording.
-  const where = init.node === null ? `line ${init.line}, col ${init.col}` : `${init.node} at line ${init.line}, col ${init.col}`;
+  const where =
+    init.node === null ? `line ${init.line}, col ${init.col}` : `${init.node} at line ${init.line}, col ${init.col}`;
   const head = init.kind === 'syntax' ? init.detail : `${init.detail} (${where})`;
   if (init.source === undefined) return head;
   return `${head}\n${caretExcerpt(init.source, init.line, init.col, init.endCol ?? init.col + 1)}`;
@@ -89,7 +90,8 @@ export function caretExcerpt(source: string, line: number, col: number, endCol: 
   }
   const start = Math.min(Math.max(col, 1), length + 1);
   const end = Math.min(Math.max(endCol, start + 1), length + 2);
-  const first = length <= MAX_EXCERPT_CPS ? 0 : Math.max(0, Math.min(start - 1 - EXCERPT_LEAD, length - MAX_EXCERPT_CPS));
+  const first =
+    length <= MAX_EXCERPT_CPS ? 0 : Math.max(0, Math.min(start - 1 - EXCERPT_LEAD, length - MAX_EXCERPT_CPS));
   const last = length <= MAX_EXCERPT_CPS ? length : first + MAX_EXCERPT_CPS;
   let text = first > 0 ? '…' : '';
   let k = 0;

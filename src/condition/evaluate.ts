@@ -102,9 +102,12 @@ export function sharedVmForTest(limit: number): ConditionVM {
 function builtinValue(id: number): EvaluatedValue {
   const name = Op.BUILTIN_NAMES[id] ?? '?';
   switch (Op.BUILTIN_KINDS[id]) {
-    case Op.BUILTIN_KIND_TYPE: return { type: 'type', repr: `<class '${name}'>` };
-    case Op.BUILTIN_KIND_MODULE: return { type: 'module', repr: `<module '${name}' (built-in)>` };
-    default: return { type: 'builtin_function_or_method', repr: `<built-in function ${name}>` };
+    case Op.BUILTIN_KIND_TYPE:
+      return { type: 'type', repr: `<class '${name}'>` };
+    case Op.BUILTIN_KIND_MODULE:
+      return { type: 'module', repr: `<module '${name}' (built-in)>` };
+    default:
+      return { type: 'builtin_function_or_method', repr: `<built-in function ${name}>` };
   }
 }
 
@@ -120,20 +123,37 @@ function bounded(type: string, repr: string, limit: number, complete: boolean, w
  */
 export function describe(v: VmValue, vars: ConditionVars, limit = DEFAULT_REPR_LIMIT): EvaluatedValue {
   switch (v.tag) {
-    case 'None': return { type: 'NoneType', repr: 'None' };
-    case 'Ellipsis': return { type: 'ellipsis', repr: 'Ellipsis' };
-    case 'bool': return { type: 'bool', repr: v.value ? 'True' : 'False' };
+    case 'None':
+      return { type: 'NoneType', repr: 'None' };
+    case 'Ellipsis':
+      return { type: 'ellipsis', repr: 'Ellipsis' };
+    case 'bool':
+      return { type: 'bool', repr: v.value ? 'True' : 'False' };
     case 'int':
       // Past 4300 digits CPython's repr() itself raises ValueError; the value is still an int.
       return { type: 'int', repr: v.value === null ? null : v.value.toString() };
-    case 'float': return { type: 'float', repr: floatRepr(v.value) };
-    case 'complex': return { type: 'complex', repr: complexRepr(v.re, v.im) };
+    case 'float':
+      return { type: 'float', repr: floatRepr(v.value) };
+    case 'complex':
+      return { type: 'complex', repr: complexRepr(v.re, v.im) };
     case 'str':
-      return bounded('str', strRepr(v.codePoints), limit, v.codePoints.length === v.length, `a str of ${v.length} characters`);
+      return bounded(
+        'str',
+        strRepr(v.codePoints),
+        limit,
+        v.codePoints.length === v.length,
+        `a str of ${v.length} characters`,
+      );
     case 'bytes': {
       let text = '';
       for (const b of v.value) text += String.fromCharCode(b);
-      return bounded('bytes', `b${strRepr(text, true)}`, limit, v.value.length === v.length, `bytes of length ${v.length}`);
+      return bounded(
+        'bytes',
+        `b${strRepr(text, true)}`,
+        limit,
+        v.value.length === v.length,
+        `bytes of length ${v.length}`,
+      );
     }
     case 'dict': {
       checkVars(vars);
@@ -151,7 +171,8 @@ export function describe(v: VmValue, vars: ConditionVars, limit = DEFAULT_REPR_L
       const complete = shown === entries.length && !entries.some(([k, val]) => k.length > limit || val.length > limit);
       return bounded('dict', repr, limit, complete, `a dict of ${entries.length} items`);
     }
-    case 'builtin': return builtinValue(v.id);
+    case 'builtin':
+      return builtinValue(v.id);
   }
 }
 

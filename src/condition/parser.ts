@@ -5,8 +5,21 @@
  * CPython's `invalid_*` rules run after a failure and change the message, never the verdict.
  */
 import type {
-  Arg, Arguments, BoolOpName, CmpOpName, Comprehension, ContextName, Expr, Expression, Keyword, Loc,
-  Marker, Name, OperatorName, PyConstant, UnaryOpName,
+  Arg,
+  Arguments,
+  BoolOpName,
+  CmpOpName,
+  Comprehension,
+  ContextName,
+  Expr,
+  Expression,
+  Keyword,
+  Loc,
+  Marker,
+  Name,
+  OperatorName,
+  PyConstant,
+  UnaryOpName,
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
@@ -23,9 +36,22 @@ export const MAX_PARSER_DEPTH = 3000;
 const TOO_DEEP = 'too many nested expressions (parser stack overflow)';
 
 /** Memoised rules, numbered for the memo table's keys. */
-const enum Rule {
-  Expression, StarExpression, Disjunction, Conjunction, Inversion, BitwiseOr, Factor, AwaitPrimary, Primary,
-  Strings, Arguments, StarTarget, TargetWithStarAtom, TPrimary, Count,
+enum Rule {
+  Expression,
+  StarExpression,
+  Disjunction,
+  Conjunction,
+  Inversion,
+  BitwiseOr,
+  Factor,
+  AwaitPrimary,
+  Primary,
+  Strings,
+  Arguments,
+  StarTarget,
+  TargetWithStarAtom,
+  TPrimary,
+  Count,
 }
 
 const FAIL = null;
@@ -50,10 +76,14 @@ export function parseExpression(text: string): Expression {
     const first = toCodePoints(text.slice(0, lone.index)).length;
     let n = 1;
     while (lone.index + n < text.length && (text.charCodeAt(lone.index + n) & 0xf800) === 0xd800) n++;
-    const what = n === 1
-      ? `character '\\u${lone[0].charCodeAt(0).toString(16)}' in position ${first}`
-      : `characters in position ${first}-${first + n - 1}`;
-    throw unpositionedError(`UnicodeEncodeError: 'utf-8' codec can't encode ${what}: surrogates not allowed`, { line: 1, col: first + 1 });
+    const what =
+      n === 1
+        ? `character '\\u${lone[0].charCodeAt(0).toString(16)}' in position ${first}`
+        : `characters in position ${first}-${first + n - 1}`;
+    throw unpositionedError(`UnicodeEncodeError: 'utf-8' codec can't encode ${what}: surrogates not allowed`, {
+      line: 1,
+      col: first + 1,
+    });
   }
   return parseClean(translateNewlines(text));
 }
@@ -115,10 +145,23 @@ const BITXOR_OPS: Readonly<Record<string, OperatorName>> = { '^': 'BitXor' };
 const BITAND_OPS: Readonly<Record<string, OperatorName>> = { '&': 'BitAnd' };
 const SHIFT_OPS: Readonly<Record<string, OperatorName>> = { '<<': 'LShift', '>>': 'RShift' };
 const SUM_OPS: Readonly<Record<string, OperatorName>> = { '+': 'Add', '-': 'Sub' };
-const TERM_OPS: Readonly<Record<string, OperatorName>> = { '*': 'Mult', '/': 'Div', '//': 'FloorDiv', '%': 'Mod', '@': 'MatMult' };
+const TERM_OPS: Readonly<Record<string, OperatorName>> = {
+  '*': 'Mult',
+  '/': 'Div',
+  '//': 'FloorDiv',
+  '%': 'Mod',
+  '@': 'MatMult',
+};
 const UNARY_OPS: Readonly<Record<string, UnaryOpName>> = { '+': 'UAdd', '-': 'USub', '~': 'Invert' };
 // '<>' is a NOTEQUAL token too, but without barry_as_FLUFL the grammar refuses it: not listed.
-const CMP_OPS: Readonly<Record<string, CmpOpName>> = { '==': 'Eq', '!=': 'NotEq', '<=': 'LtE', '<': 'Lt', '>=': 'GtE', '>': 'Gt' };
+const CMP_OPS: Readonly<Record<string, CmpOpName>> = {
+  '==': 'Eq',
+  '!=': 'NotEq',
+  '<=': 'LtE',
+  '<': 'Lt',
+  '>=': 'GtE',
+  '>': 'Gt',
+};
 
 const SOFT_KEYWORDS: ReadonlySet<string> = new Set(['_', 'case', 'match']);
 const LEGACY_STATEMENTS: ReadonlySet<string> = new Set(['print', 'exec']);
@@ -183,7 +226,8 @@ class Parser {
   syntaxError(msg = 'invalid syntax'): PySyntaxError {
     const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
     // RAISE_INDENTATION_ERROR points at the indented token's line, its column the indentation width.
-    if (tok.type === 'INDENT') return syntaxError('unexpected indent', { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
+    if (tok.type === 'INDENT')
+      return syntaxError('unexpected indent', { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
     const e = syntaxError(msg, tok.start, tok.end);
     return tok.type === 'ENDMARKER' ? atEndOfInput(e) : e;
   }
@@ -425,7 +469,12 @@ class Parser {
       if (!name || !this.op(':=')) return FAIL;
       const value = this.expression();
       if (value === FAIL) return FAIL;
-      const target: Name = { type: 'Name', id: identifier(name.text), ctx: this.ctx('Store'), loc: this.tokenLoc(name) };
+      const target: Name = {
+        type: 'Name',
+        id: identifier(name.text),
+        ctx: this.ctx('Store'),
+        loc: this.tokenLoc(name),
+      };
       return { type: 'NamedExpr', target, value, loc: this.locFrom(name) };
     });
   }
@@ -537,7 +586,10 @@ class Parser {
         // 'is' 'not' bitwise_or, else 'is' bitwise_or.
         const isNot = this.attempt(() => (this.keyword('not') ? this.bitwiseOr() : FAIL));
         if (isNot !== FAIL) {
-          return { op: { type: 'IsNot', loc: { ...this.tokenLoc(t), endCol: this.tokens[this.pos - 1]!.end.col } }, right: isNot };
+          return {
+            op: { type: 'IsNot', loc: { ...this.tokenLoc(t), endCol: this.tokens[this.pos - 1]!.end.col } },
+            right: isNot,
+          };
         }
         op = 'Is';
       }
@@ -682,7 +734,13 @@ class Parser {
       if (!this.op('.')) return FAIL;
       const name = this.nameToken();
       if (!name) return FAIL;
-      return { type: 'Attribute', value: a, attr: identifier(name.text), ctx: this.ctx('Load'), loc: this.locFrom(start) };
+      return {
+        type: 'Attribute',
+        value: a,
+        attr: identifier(name.text),
+        ctx: this.ctx('Load'),
+        loc: this.locFrom(start),
+      };
     });
     if (attr !== FAIL) return attr;
     const gen = this.genexp();
@@ -691,7 +749,13 @@ class Parser {
       if (!this.op('(')) return FAIL;
       const args = this.arguments();
       if (!this.op(')')) return FAIL;
-      return { type: 'Call', func: a, args: args?.args ?? [], keywords: args?.keywords ?? [], loc: this.locFrom(start) };
+      return {
+        type: 'Call',
+        func: a,
+        args: args?.args ?? [],
+        keywords: args?.keywords ?? [],
+        loc: this.locFrom(start),
+      };
     });
     if (call !== FAIL) return call;
     return this.attempt<Expr>(() => {
@@ -742,10 +806,13 @@ class Parser {
         return { type: 'Name', id: identifier(t.text), ctx: this.ctx('Load'), loc: this.tokenLoc(t) };
       case 'KEYWORD': {
         const value: PyConstant | undefined =
-          t.text === 'True' ? { kind: 'bool', value: true }
-          : t.text === 'False' ? { kind: 'bool', value: false }
-          : t.text === 'None' ? { kind: 'None' }
-          : undefined;
+          t.text === 'True'
+            ? { kind: 'bool', value: true }
+            : t.text === 'False'
+              ? { kind: 'bool', value: false }
+              : t.text === 'None'
+                ? { kind: 'None' }
+                : undefined;
         if (value === undefined) return FAIL;
         this.pos++;
         return { type: 'Constant', value, kind: null, loc: this.tokenLoc(t) };
@@ -787,7 +854,8 @@ class Parser {
       if (!(e instanceof PySyntaxError) || FIELD_ERRORS.has(e) || e.msg === BYTES_NOT_ASCII) throw e;
       // The action's RAISE_SYNTAX_ERROR names the last token fetched: the one after the strings;
       // at the end of input, the last character of the last line.
-      const at = next.type === 'ENDMARKER' ? { line: next.start.line, col: Math.max(next.start.col - 1, 1) } : next.start;
+      const at =
+        next.type === 'ENDMARKER' ? { line: next.start.line, col: Math.max(next.start.col - 1, 1) } : next.start;
       throw syntaxError(e.msg, at, next.type === 'ENDMARKER' ? undefined : next.end);
     }
   };
@@ -1086,7 +1154,10 @@ class Parser {
       return b === FAIL ? FAIL : [...a, ...b];
     });
     if (both !== FAIL) return both;
-    return this.attempt(() => this.gather(() => this.kwargOrStarred())) ?? this.attempt(() => this.gather(() => this.kwargOrDoubleStarred()));
+    return (
+      this.attempt(() => this.gather(() => this.kwargOrStarred())) ??
+      this.attempt(() => this.gather(() => this.kwargOrDoubleStarred()))
+    );
   }
 
   /** starred_expression: '*' expression */
@@ -1129,7 +1200,12 @@ class Parser {
 
   private raise(msg: string, from: Loc | Token, to?: Loc | Token): never {
     const start = 'start' in from ? from.start : { line: from.line, col: from.col };
-    const end = to === undefined ? undefined : 'end' in to && typeof to.end === 'object' ? to.end : { line: (to as Loc).endLine, col: (to as Loc).endCol };
+    const end =
+      to === undefined
+        ? undefined
+        : 'end' in to && typeof to.end === 'object'
+          ? to.end
+          : { line: (to as Loc).endLine, col: (to as Loc).endCol };
     throw syntaxError(msg, start, end);
   }
 
@@ -1230,7 +1306,8 @@ class Parser {
       this.raise(`cannot assign to ${t.text}`, t, eq);
     });
     this.attempt(() => {
-      if (this.peekType('NAME') && this.fetch(this.pos + 1).type === 'OP' && this.fetch(this.pos + 1).text === '=') return FAIL;
+      if (this.peekType('NAME') && this.fetch(this.pos + 1).type === 'OP' && this.fetch(this.pos + 1).text === '=')
+        return FAIL;
       const a = this.expression();
       if (a === FAIL) return FAIL;
       const eq = this.op('=');
@@ -1270,7 +1347,11 @@ class Parser {
       const a = this.args();
       if (a === FAIL || !this.op(',') || this.args() === FAIL) return FAIL;
       const unpacking = a.keywords.some((k) => k.arg === null);
-      this.raiseAtLastToken(unpacking ? 'positional argument follows keyword argument unpacking' : 'positional argument follows keyword argument');
+      this.raiseAtLastToken(
+        unpacking
+          ? 'positional argument follows keyword argument unpacking'
+          : 'positional argument follows keyword argument',
+      );
     });
     return FAIL;
   }
@@ -1487,7 +1568,13 @@ class Parser {
       if (value === FAIL || !this.op('.')) return FAIL;
       const name = this.nameToken();
       if (!name || this.tLookahead()) return FAIL;
-      return { type: 'Attribute', value, attr: identifier(name.text), ctx: this.ctx('Store'), loc: this.locFrom(start) };
+      return {
+        type: 'Attribute',
+        value,
+        attr: identifier(name.text),
+        ctx: this.ctx('Store'),
+        loc: this.locFrom(start),
+      };
     });
     if (attr !== FAIL) return attr;
     const sub = this.attempt<Expr>(() => {
@@ -1530,11 +1617,12 @@ class Parser {
     return this.attempt<Expr>(() => {
       const open = this.op('[');
       if (!open) return FAIL;
-      const elts = this.attempt(() => {
-        const items = this.gather(() => this.starTarget());
-        if (items !== FAIL) this.op(',');
-        return items;
-      }) ?? [];
+      const elts =
+        this.attempt(() => {
+          const items = this.gather(() => this.starTarget());
+          if (items !== FAIL) this.op(',');
+          return items;
+        }) ?? [];
       if (!this.op(']')) return FAIL;
       return { type: 'List', elts, ctx: this.ctx('Store'), loc: this.locFrom(open) };
     });
@@ -1704,24 +1792,46 @@ export function numberValue(text: string): PyConstant {
 /** `_PyPegen_get_expr_name`: how CPython's messages name an expression. */
 function exprName(e: Expr): string {
   switch (e.type) {
-    case 'Attribute': return 'attribute';
-    case 'Subscript': return 'subscript';
-    case 'Starred': return 'starred';
-    case 'Name': return 'name';
-    case 'List': return 'list';
-    case 'Tuple': return 'tuple';
-    case 'Lambda': return 'lambda';
-    case 'Call': return 'function call';
-    case 'BoolOp': case 'BinOp': case 'UnaryOp': return 'expression';
-    case 'GeneratorExp': return 'generator expression';
-    case 'Yield': case 'YieldFrom': return 'yield expression';
-    case 'Await': return 'await expression';
-    case 'ListComp': return 'list comprehension';
-    case 'SetComp': return 'set comprehension';
-    case 'DictComp': return 'dict comprehension';
-    case 'Dict': return 'dict literal';
-    case 'Set': return 'set display';
-    case 'JoinedStr': case 'FormattedValue': return 'f-string expression';
+    case 'Attribute':
+      return 'attribute';
+    case 'Subscript':
+      return 'subscript';
+    case 'Starred':
+      return 'starred';
+    case 'Name':
+      return 'name';
+    case 'List':
+      return 'list';
+    case 'Tuple':
+      return 'tuple';
+    case 'Lambda':
+      return 'lambda';
+    case 'Call':
+      return 'function call';
+    case 'BoolOp':
+    case 'BinOp':
+    case 'UnaryOp':
+      return 'expression';
+    case 'GeneratorExp':
+      return 'generator expression';
+    case 'Yield':
+    case 'YieldFrom':
+      return 'yield expression';
+    case 'Await':
+      return 'await expression';
+    case 'ListComp':
+      return 'list comprehension';
+    case 'SetComp':
+      return 'set comprehension';
+    case 'DictComp':
+      return 'dict comprehension';
+    case 'Dict':
+      return 'dict literal';
+    case 'Set':
+      return 'set display';
+    case 'JoinedStr':
+    case 'FormattedValue':
+      return 'f-string expression';
     case 'Constant': {
       const v = e.value;
       if (v.kind === 'None') return 'None';
@@ -1729,9 +1839,13 @@ function exprName(e: Expr): string {
       if (v.kind === 'Ellipsis') return 'ellipsis';
       return 'literal';
     }
-    case 'Compare': return 'comparison';
-    case 'IfExp': return 'conditional expression';
-    case 'NamedExpr': return 'named expression';
-    case 'Slice': return 'slice';
+    case 'Compare':
+      return 'comparison';
+    case 'IfExp':
+      return 'conditional expression';
+    case 'NamedExpr':
+      return 'named expression';
+    case 'Slice':
+      return 'slice';
   }
 }

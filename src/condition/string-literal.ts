@@ -110,7 +110,11 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
   let i = start;
   const fail = (reason: string, from: number, to: number): never => {
     const at = (k: number): number => escapedOffset(cps, start, k, end);
-    throw decodeError(t, 'unicode error', `'unicodeescape' codec can't decode bytes in position ${at(from)}-${at(to) - 1}: ${reason}`);
+    throw decodeError(
+      t,
+      'unicode error',
+      `'unicodeescape' codec can't decode bytes in position ${at(from)}-${at(to) - 1}: ${reason}`,
+    );
   };
   while (i < end) {
     const c = cps[i]!;
@@ -128,42 +132,45 @@ export function decodeStr(src: SourceText, t: Token, start: number, end: number,
     const e = cps[i]!;
     i++;
     switch (e) {
-      case 0x0a: continue; // backslash-newline: a line continuation inside the literal
+      case 0x0a:
+        continue; // backslash-newline: a line continuation inside the literal
       case 0x78 /* x */:
       case 0x75 /* u */:
-      case 0x55 /* U */: {
-        const count = e === 0x78 ? 2 : e === 0x75 ? 4 : 8;
-        const name = e === 0x78 ? '\\xXX' : e === 0x75 ? '\\uXXXX' : '\\UXXXXXXXX';
-        let value = 0;
-        for (let k = 0; k < count; k++, i++) {
-          const h = i < end ? hexValue(cps[i]!) : -1;
-          if (h < 0) fail(`truncated ${name} escape`, escStart, i);
-          value = value * 16 + h;
-        }
-        if (value > 0x10ffff) fail('illegal Unicode character', escStart, i);
-        out.push(value);
-        continue;
-      }
-      case 0x4e /* N */: {
-        if (i < end && cps[i] === 0x7b) {
-          const nameStart = i + 1;
-          let j = nameStart;
-          while (j < end && cps[j] !== 0x7d) j++;
-          if (j >= end) fail('malformed \\N character escape', escStart, j);
-          if (j > nameStart) {
-            const cp = lookupUnicodeName(fromCodePoints(cps, nameStart, j));
-            if (cp !== undefined) {
-              out.push(cp);
-              i = j + 1;
-              continue;
-            }
-            fail('unknown Unicode character name', escStart, j + 1);
+      case 0x55 /* U */:
+        {
+          const count = e === 0x78 ? 2 : e === 0x75 ? 4 : 8;
+          const name = e === 0x78 ? '\\xXX' : e === 0x75 ? '\\uXXXX' : '\\UXXXXXXXX';
+          let value = 0;
+          for (let k = 0; k < count; k++, i++) {
+            const h = i < end ? hexValue(cps[i]!) : -1;
+            if (h < 0) fail(`truncated ${name} escape`, escStart, i);
+            value = value * 16 + h;
           }
-          fail('malformed \\N character escape', escStart, j);
+          if (value > 0x10ffff) fail('illegal Unicode character', escStart, i);
+          out.push(value);
+          continue;
         }
-        fail('malformed \\N character escape', escStart, i);
-        break;
-      }
+      case 0x4e /* N */:
+        {
+          if (i < end && cps[i] === 0x7b) {
+            const nameStart = i + 1;
+            let j = nameStart;
+            while (j < end && cps[j] !== 0x7d) j++;
+            if (j >= end) fail('malformed \\N character escape', escStart, j);
+            if (j > nameStart) {
+              const cp = lookupUnicodeName(fromCodePoints(cps, nameStart, j));
+              if (cp !== undefined) {
+                out.push(cp);
+                i = j + 1;
+                continue;
+              }
+              fail('unknown Unicode character name', escStart, j + 1);
+            }
+            fail('malformed \\N character escape', escStart, j);
+          }
+          fail('malformed \\N character escape', escStart, i);
+          break;
+        }
       default: {
         const simple = SIMPLE_ESCAPES.get(e);
         if (simple !== undefined) {
@@ -225,15 +232,24 @@ function decodeBytes(src: SourceText, t: Token, start: number, end: number, raw:
 
 /** The one-character escapes str and bytes literals share (`\n`, `\t`, `\\`, quotes, ...). */
 const SIMPLE_ESCAPES: ReadonlyMap<number, number> = new Map([
-  [0x5c, 0x5c], [0x27, 0x27], [0x22, 0x22], [0x62 /* b */, 0x08], [0x66 /* f */, 0x0c], [0x74 /* t */, 0x09],
-  [0x6e /* n */, 0x0a], [0x72 /* r */, 0x0d], [0x76 /* v */, 0x0b], [0x61 /* a */, 0x07],
+  [0x5c, 0x5c],
+  [0x27, 0x27],
+  [0x22, 0x22],
+  [0x62 /* b */, 0x08],
+  [0x66 /* f */, 0x0c],
+  [0x74 /* t */, 0x09],
+  [0x6e /* n */, 0x0a],
+  [0x72 /* r */, 0x0d],
+  [0x76 /* v */, 0x0b],
+  [0x61 /* a */, 0x07],
 ]);
 
 /** An octal escape's value from its first digit at `at`: one to three digits. */
 function readOctal(cps: readonly number[], at: number, end: number): { value: number; next: number } {
   let value = cps[at]! - 0x30;
   let i = at + 1;
-  for (let k = 0; k < 2 && i < end && cps[i]! >= 0x30 && cps[i]! <= 0x37; k++, i++) value = value * 8 + (cps[i]! - 0x30);
+  for (let k = 0; k < 2 && i < end && cps[i]! >= 0x30 && cps[i]! <= 0x37; k++, i++)
+    value = value * 8 + (cps[i]! - 0x30);
   return { value, next: i };
 }
 
@@ -404,7 +420,10 @@ class FstringScanner {
         stack.push(c);
       } else if (c === 0x23) {
         this.error("f-string expression part cannot include '#'");
-      } else if (stack.length === 0 && (c === 0x21 || c === 0x3a || c === 0x7d || c === 0x3d || c === 0x3e || c === 0x3c)) {
+      } else if (
+        stack.length === 0 &&
+        (c === 0x21 || c === 0x3a || c === 0x7d || c === 0x3d || c === 0x3e || c === 0x3c)
+      ) {
         const next = this.at(this.i + 1);
         if (next === 0x3d && (c === 0x21 || c === 0x3d || c === 0x3c || c === 0x3e)) {
           this.i++;
@@ -415,9 +434,12 @@ class FstringScanner {
       } else if (c === 0x5d || c === 0x7d || c === 0x29) {
         const opening = stack.pop();
         if (opening === undefined) this.error(`f-string: unmatched '${String.fromCodePoint(c)}'`);
-        const match = (opening === 0x28 && c === 0x29) || (opening === 0x5b && c === 0x5d) || (opening === 0x7b && c === 0x7d);
+        const match =
+          (opening === 0x28 && c === 0x29) || (opening === 0x5b && c === 0x5d) || (opening === 0x7b && c === 0x7d);
         if (!match) {
-          this.error(`f-string: closing parenthesis '${String.fromCodePoint(c)}' does not match opening parenthesis '${String.fromCodePoint(opening)}'`);
+          this.error(
+            `f-string: closing parenthesis '${String.fromCodePoint(c)}' does not match opening parenthesis '${String.fromCodePoint(opening)}'`,
+          );
         }
       }
     }
@@ -462,7 +484,16 @@ class FstringScanner {
     if (exprText !== null && formatSpec === null && conversion === -1) conversion = 0x72;
     const a = this.src.posAt(open);
     const b = this.src.posAt(this.i);
-    return { exprText, value: { type: 'FormattedValue', value, conversion, format_spec: formatSpec, loc: { line: a.line, col: a.col, endLine: b.line, endCol: b.col } } };
+    return {
+      exprText,
+      value: {
+        type: 'FormattedValue',
+        value,
+        conversion,
+        format_spec: formatSpec,
+        loc: { line: a.line, col: a.col, endLine: b.line, endCol: b.col },
+      },
+    };
   }
 
   /** `fstring_compile_expr`: reject a blank field, then parse `(expr)` as star_expressions. */
@@ -499,7 +530,12 @@ class FstringScanner {
     }
     const openPos = outer.posAt(open);
     const closePos = outer.posAt(end);
-    const synthetic = (text: string, index: number, pos: { line: number; col: number }, type: Token['type'] = 'OP'): Token => ({
+    const synthetic = (
+      text: string,
+      index: number,
+      pos: { line: number; col: number },
+      type: Token['type'] = 'OP',
+    ): Token => ({
       type,
       text,
       start: pos,
@@ -508,7 +544,9 @@ class FstringScanner {
       endIndex: index,
       level: text === '(' ? 1 : 0,
     });
-    const body = tokens.slice(0, -1).map((t) => ({ ...t, startIndex: t.startIndex + start, endIndex: t.endIndex + start }));
+    const body = tokens
+      .slice(0, -1)
+      .map((t) => ({ ...t, startIndex: t.startIndex + start, endIndex: t.endIndex + start }));
     const wrapped = [
       synthetic('(', open, openPos),
       ...body,

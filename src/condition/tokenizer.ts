@@ -9,7 +9,16 @@ import { isPrintable, isXidContinue, isXidStart } from './unicode-tables.js';
 import type { Pos, SourceText } from './source.js';
 import { type PySyntaxError, syntaxErrorAt } from './syntax-error.js';
 
-export type TokenType = 'NAME' | 'KEYWORD' | 'NUMBER' | 'STRING' | 'OP' | 'NEWLINE' | 'INDENT' | 'ENDMARKER' | 'ERRORTOKEN';
+export type TokenType =
+  | 'NAME'
+  | 'KEYWORD'
+  | 'NUMBER'
+  | 'STRING'
+  | 'OP'
+  | 'NEWLINE'
+  | 'INDENT'
+  | 'ENDMARKER'
+  | 'ERRORTOKEN';
 
 export interface Token {
   readonly type: TokenType;
@@ -41,9 +50,41 @@ export interface TokenizerError {
 
 /** CPython 3.11 hard keywords (Grammar/python.gram plus async/await). */
 export const KEYWORDS: ReadonlySet<string> = new Set([
-  'False', 'None', 'True', 'and', 'as', 'assert', 'async', 'await', 'break', 'class', 'continue',
-  'def', 'del', 'elif', 'else', 'except', 'finally', 'for', 'from', 'global', 'if', 'import', 'in',
-  'is', 'lambda', 'nonlocal', 'not', 'or', 'pass', 'raise', 'return', 'try', 'while', 'with', 'yield',
+  'False',
+  'None',
+  'True',
+  'and',
+  'as',
+  'assert',
+  'async',
+  'await',
+  'break',
+  'class',
+  'continue',
+  'def',
+  'del',
+  'elif',
+  'else',
+  'except',
+  'finally',
+  'for',
+  'from',
+  'global',
+  'if',
+  'import',
+  'in',
+  'is',
+  'lambda',
+  'nonlocal',
+  'not',
+  'or',
+  'pass',
+  'raise',
+  'return',
+  'try',
+  'while',
+  'with',
+  'yield',
 ]);
 
 /** Tokenizer.c MAXLEVEL: deeper bracket nesting is "too many nested parentheses". */
@@ -51,8 +92,26 @@ export const MAX_BRACKET_LEVEL = 200;
 
 const THREE_CHAR_OPS = new Set(['**=', '...', '//=', '<<=', '>>=']);
 const TWO_CHAR_OPS = new Set([
-  '!=', '%=', '&=', '**', '*=', '+=', '-=', '->', '//', '/=', ':=', '<<', '<=', '<>', '==', '>=',
-  '>>', '@=', '^=', '|=',
+  '!=',
+  '%=',
+  '&=',
+  '**',
+  '*=',
+  '+=',
+  '-=',
+  '->',
+  '//',
+  '/=',
+  ':=',
+  '<<',
+  '<=',
+  '<>',
+  '==',
+  '>=',
+  '>>',
+  '@=',
+  '^=',
+  '|=',
 ]);
 
 const EOF = -1;
@@ -71,7 +130,8 @@ export interface TokenizeOptions {
 }
 
 /** Tokenizer errors reported through `tok->done` codes rather than an exception. */
-const NO_EXCEPTION = /^(?:unexpected character after line continuation character|unexpected EOF while parsing|'.' was never closed)$/;
+const NO_EXCEPTION =
+  /^(?:unexpected character after line continuation character|unexpected EOF while parsing|'.' was never closed)$/;
 
 /** Tokenizes the whole source; throws `PySyntaxError` for the first tokenizer error. */
 export function tokenize(src: SourceText, options: TokenizeOptions = {}): Token[] {
@@ -123,7 +183,13 @@ class Tokenizer {
 
   private push(type: TokenType, start: number, end: number, text = this.src.slice(start, end)): void {
     this.tokens.push({
-      type, text, start: this.src.posAt(start), end: this.src.posAt(end), startIndex: start, endIndex: end, level: this.level,
+      type,
+      text,
+      start: this.src.posAt(start),
+      end: this.src.posAt(end),
+      startIndex: start,
+      endIndex: end,
+      level: this.level,
     });
   }
 
@@ -134,10 +200,19 @@ class Tokenizer {
       if (!(e instanceof Error) || e.name !== 'PySyntaxError') throw e;
       const error = e as PySyntaxError;
       const open = this.brackets[this.brackets.length - 1];
-      const unclosed = open === undefined ? null : syntaxErrorAt(this.src, `'${String.fromCodePoint(open.c)}' was never closed`, open.index);
+      const unclosed =
+        open === undefined
+          ? null
+          : syntaxErrorAt(this.src, `'${String.fromCodePoint(open.c)}' was never closed`, open.index);
       const at = error.pos;
       this.tokens.push({
-        type: 'ERRORTOKEN', text: '', start: at, end: at, startIndex: this.i, endIndex: this.i, level: this.level,
+        type: 'ERRORTOKEN',
+        text: '',
+        start: at,
+        end: at,
+        startIndex: this.i,
+        endIndex: this.i,
+        level: this.level,
         error: { error, setsException: !NO_EXCEPTION.test(error.msg), unclosed },
       });
       return this.tokens;
@@ -218,7 +293,8 @@ class Tokenizer {
       else if (c === 0x0c) col = 0;
       else if (c === 0x5c) {
         contLineCol ||= col;
-        if (this.cps[j + 1] !== 0x0a) this.error('unexpected character after line continuation character', j + 1 < this.cps.length ? j + 1 : j);
+        if (this.cps[j + 1] !== 0x0a)
+          this.error('unexpected character after line continuation character', j + 1 < this.cps.length ? j + 1 : j);
         j += 2;
         if (j >= this.cps.length) this.error('unexpected EOF while parsing', j);
         continue;
@@ -422,7 +498,8 @@ class Tokenizer {
     const checkDigit = (): void => {
       const c = this.peek();
       if (isRadixDigit(c)) return;
-      if (kind !== 'hexadecimal' && isDigit(c)) this.error(`invalid digit '${String.fromCodePoint(c)}' in ${kind} literal`, this.i);
+      if (kind !== 'hexadecimal' && isDigit(c))
+        this.error(`invalid digit '${String.fromCodePoint(c)}' in ${kind} literal`, this.i);
       this.errorAtCur(`invalid ${kind} literal`, this.i);
     };
     do {
@@ -456,7 +533,8 @@ class Tokenizer {
       const c = this.peek();
       if (c === EOF || (quoteSize === 1 && c === 0x0a)) {
         const detected = this.src.posAt(this.i).line;
-        if (quoteSize === 3) this.error(`unterminated triple-quoted string literal (detected at line ${detected})`, start);
+        if (quoteSize === 3)
+          this.error(`unterminated triple-quoted string literal (detected at line ${detected})`, start);
         this.error(`unterminated string literal (detected at line ${detected})`, start);
       }
       this.i++;
@@ -494,7 +572,8 @@ class Tokenizer {
         }
         this.error(`unmatched '${String.fromCodePoint(c)}'`, start);
       }
-      const match = (open.c === 0x28 && c === 0x29) || (open.c === 0x5b && c === 0x5d) || (open.c === 0x7b && c === 0x7d);
+      const match =
+        (open.c === 0x28 && c === 0x29) || (open.c === 0x5b && c === 0x5d) || (open.c === 0x7b && c === 0x7d);
       if (!match) {
         const openLine = this.src.posAt(open.index).line;
         const here = this.src.posAt(start).line;

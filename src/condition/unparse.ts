@@ -17,23 +17,61 @@ import { constantRepr, strRepr } from './repr.js';
 import { isPrintable } from './unicode-tables.js';
 
 /** `ast._Precedence`, in increasing binding strength (`BOR` is `EXPR`). */
-const enum Prec {
-  NamedExpr = 1, Tuple, Yield, Test, Or, And, Not, Cmp, Bor, Bxor, Band, Shift, Arith, Term, Factor, Power, Await, Atom,
+enum Prec {
+  NamedExpr = 1,
+  Tuple,
+  Yield,
+  Test,
+  Or,
+  And,
+  Not,
+  Cmp,
+  Bor,
+  Bxor,
+  Band,
+  Shift,
+  Arith,
+  Term,
+  Factor,
+  Power,
+  Await,
+  Atom,
 }
 /** `_Precedence.next()`: one level tighter, saturating at ATOM. */
 const next = (p: Prec): Prec => (p < Prec.Atom ? p + 1 : p);
 
 const BIN_OPS: Readonly<Record<string, readonly [string, Prec]>> = {
-  Add: ['+', Prec.Arith], Sub: ['-', Prec.Arith], Mult: ['*', Prec.Term], MatMult: ['@', Prec.Term],
-  Div: ['/', Prec.Term], Mod: ['%', Prec.Term], FloorDiv: ['//', Prec.Term], Pow: ['**', Prec.Power],
-  LShift: ['<<', Prec.Shift], RShift: ['>>', Prec.Shift], BitOr: ['|', Prec.Bor], BitXor: ['^', Prec.Bxor],
+  Add: ['+', Prec.Arith],
+  Sub: ['-', Prec.Arith],
+  Mult: ['*', Prec.Term],
+  MatMult: ['@', Prec.Term],
+  Div: ['/', Prec.Term],
+  Mod: ['%', Prec.Term],
+  FloorDiv: ['//', Prec.Term],
+  Pow: ['**', Prec.Power],
+  LShift: ['<<', Prec.Shift],
+  RShift: ['>>', Prec.Shift],
+  BitOr: ['|', Prec.Bor],
+  BitXor: ['^', Prec.Bxor],
   BitAnd: ['&', Prec.Band],
 };
 const UNARY_OPS: Readonly<Record<string, readonly [string, Prec]>> = {
-  Invert: ['~', Prec.Factor], Not: ['not', Prec.Not], UAdd: ['+', Prec.Factor], USub: ['-', Prec.Factor],
+  Invert: ['~', Prec.Factor],
+  Not: ['not', Prec.Not],
+  UAdd: ['+', Prec.Factor],
+  USub: ['-', Prec.Factor],
 };
 const CMP_OPS: Readonly<Record<string, string>> = {
-  Eq: '==', NotEq: '!=', Lt: '<', LtE: '<=', Gt: '>', GtE: '>=', Is: 'is', IsNot: 'is not', In: 'in', NotIn: 'not in',
+  Eq: '==',
+  NotEq: '!=',
+  Lt: '<',
+  LtE: '<=',
+  Gt: '>',
+  GtE: '>=',
+  Is: 'is',
+  IsNot: 'is not',
+  In: 'in',
+  NotIn: 'not in',
 };
 
 /** `_INFSTR`: an overflowing decimal literal stands for an infinity. */
@@ -143,7 +181,9 @@ class Unparser {
         return `{${e.keys
           .map((k, i) => {
             const v = e.values[i]!;
-            return k === null ? `**${this.expr(v, Prec.Bor, d)}` : `${this.expr(k, Prec.Test, d)}: ${this.expr(v, Prec.Test, d)}`;
+            return k === null
+              ? `**${this.expr(v, Prec.Bor, d)}`
+              : `${this.expr(k, Prec.Test, d)}: ${this.expr(v, Prec.Test, d)}`;
           })
           .join(', ')}}`;
       case 'ListComp':
@@ -272,7 +312,11 @@ class Unparser {
  * Backslashes and non-printable characters are always escaped (`unicode_escape`), `\n` and `\t`
  * only when `escapeSpecialWhitespace`.
  */
-function strLiteralHelper(cps: readonly number[], quoteTypes: readonly string[], escapeSpecialWhitespace: boolean): [string, readonly string[]] {
+function strLiteralHelper(
+  cps: readonly number[],
+  quoteTypes: readonly string[],
+  escapeSpecialWhitespace: boolean,
+): [string, readonly string[]] {
   let escaped = '';
   for (const c of cps) {
     if (!escapeSpecialWhitespace && (c === 0x0a || c === 0x09)) escaped += String.fromCodePoint(c);
@@ -300,10 +344,14 @@ function strLiteralHelper(cps: readonly number[], quoteTypes: readonly string[],
 /** `c.encode("unicode_escape").decode("ascii")` for one code point. */
 function unicodeEscape(c: number): string {
   switch (c) {
-    case 0x5c: return '\\\\';
-    case 0x09: return '\\t';
-    case 0x0a: return '\\n';
-    case 0x0d: return '\\r';
+    case 0x5c:
+      return '\\\\';
+    case 0x09:
+      return '\\t';
+    case 0x0a:
+      return '\\n';
+    case 0x0d:
+      return '\\r';
   }
   if (c < 0x20 || (c >= 0x7f && c < 0x100)) return `\\x${c.toString(16).padStart(2, '0')}`;
   if (c < 0x80) return String.fromCharCode(c);

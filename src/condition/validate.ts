@@ -33,7 +33,13 @@ export function validateCondition(text: unknown): CheckedCondition {
   }
   const source = pyStrip(text);
   if (source.length === 0) {
-    throw new SandboxError({ kind: 'empty', detail: 'condition: expression must be non-empty', node: null, line: 1, col: 1 });
+    throw new SandboxError({
+      kind: 'empty',
+      detail: 'condition: expression must be non-empty',
+      node: null,
+      line: 1,
+      col: 1,
+    });
   }
   // The cap is checked before any other work on the text: a 30 MB condition costs one count of
   // its code points, and only a bounded prefix is translated, positioned and quoted.

@@ -37,8 +37,10 @@ export function captureEntries(capture: unknown, where = ''): [string, string][]
   const out: [string, string][] = [];
   if (capture instanceof Map) {
     for (const [k, v] of capture as Map<unknown, unknown>) {
-      if (typeof k !== 'string') throw new ConditionVarsError(`${where}capture`, `keys must be strings, got ${describe(k)}`);
-      if (typeof v !== 'string') throw new ConditionVarsError(`${where}capture[${quote(k)}]`, `must be a string, got ${describe(v)}`);
+      if (typeof k !== 'string')
+        throw new ConditionVarsError(`${where}capture`, `keys must be strings, got ${describe(k)}`);
+      if (typeof v !== 'string')
+        throw new ConditionVarsError(`${where}capture[${quote(k)}]`, `must be a string, got ${describe(v)}`);
       out.push([k, v]);
     }
     return out;
@@ -49,7 +51,8 @@ export function captureEntries(capture: unknown, where = ''): [string, string][]
   const rec = capture as Record<string, unknown>;
   for (const k of Object.keys(rec)) {
     const v = rec[k];
-    if (typeof v !== 'string') throw new ConditionVarsError(`${where}capture[${quote(k)}]`, `must be a string, got ${describe(v)}`);
+    if (typeof v !== 'string')
+      throw new ConditionVarsError(`${where}capture[${quote(k)}]`, `must be a string, got ${describe(v)}`);
     out.push([k, v]);
   }
   return out;
@@ -60,13 +63,16 @@ export function captureEntries(capture: unknown, where = ''): [string, string][]
  * the caller reads the values it needs itself through `ownCapture`).
  */
 export function checkVars(v: unknown, where = '', checkCapture = true): asserts v is ConditionVars {
-  if (typeof v !== 'object' || v === null) throw new ConditionVarsError(where === '' ? 'vars' : where, `must be an object, got ${describe(v)}`);
+  if (typeof v !== 'object' || v === null)
+    throw new ConditionVarsError(where === '' ? 'vars' : where, `must be an object, got ${describe(v)}`);
   const r = v as Record<string, unknown>;
   const exit = r['exit_code'];
-  if (typeof exit !== 'number' || !Number.isSafeInteger(exit)) throw new ConditionVarsError(`${where}exit_code`, `must be ${INTEGER}, got ${describe(exit)}`);
+  if (typeof exit !== 'number' || !Number.isSafeInteger(exit))
+    throw new ConditionVarsError(`${where}exit_code`, `must be ${INTEGER}, got ${describe(exit)}`);
   const wall = r['walltime_sec'];
   // a Python float: NaN and the infinities are values too (the linter's witnesses use them)
-  if (typeof wall !== 'number') throw new ConditionVarsError(`${where}walltime_sec`, `must be a number, got ${describe(wall)}`);
+  if (typeof wall !== 'number')
+    throw new ConditionVarsError(`${where}walltime_sec`, `must be a number, got ${describe(wall)}`);
   const vram = r['peak_vram_mib'];
   if (vram !== null && (typeof vram !== 'number' || !Number.isSafeInteger(vram))) {
     throw new ConditionVarsError(`${where}peak_vram_mib`, `must be ${INTEGER} or null, got ${describe(vram)}`);
@@ -76,7 +82,8 @@ export function checkVars(v: unknown, where = '', checkCapture = true): asserts 
 
 /** A batch's list, checked before any of it is encoded. */
 export function checkVarsList(list: unknown): asserts list is readonly ConditionVars[] {
-  if (!Array.isArray(list)) throw new ConditionVarsError('list', `must be an array of variable sets, got ${describe(list)}`);
+  if (!Array.isArray(list))
+    throw new ConditionVarsError('list', `must be an array of variable sets, got ${describe(list)}`);
 }
 
 const INTEGER = `an integer within ±${Number.MAX_SAFE_INTEGER}`;
@@ -88,7 +95,8 @@ function quote(k: string): string {
 function describe(v: unknown): string {
   if (v === null) return 'null';
   if (typeof v === 'string') return `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`;
-  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || v === undefined) return `${typeof v} ${String(v)}${typeof v === 'bigint' ? 'n' : ''}`;
+  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean' || v === undefined)
+    return `${typeof v} ${String(v)}${typeof v === 'bigint' ? 'n' : ''}`;
   if (Array.isArray(v)) return 'an array';
   return typeof v === 'object' ? 'an object' : typeof v;
 }

@@ -39,7 +39,10 @@ export interface VmOptions {
 /** An option outside what the VM can honour. */
 export class VmOptionError extends RangeError {
   override name = 'VmOptionError';
-  constructor(readonly option: keyof VmOptions, reason: string) {
+  constructor(
+    readonly option: keyof VmOptions,
+    reason: string,
+  ) {
     super(`${option} ${reason}`);
   }
 }
@@ -47,8 +50,16 @@ export class VmOptionError extends RangeError {
 /** The options with their defaults, checked: an integer within the range the VM can honour. */
 export function checkVmOptions(options: VmOptions): Required<VmOptions> {
   const heap = options.heapLimitBytes ?? DEFAULT_HEAP_LIMIT_BYTES;
-  if (typeof heap !== 'number' || !Number.isInteger(heap) || heap < MIN_HEAP_LIMIT_BYTES || heap > MAX_HEAP_LIMIT_BYTES) {
-    throw new VmOptionError('heapLimitBytes', `must be an integer from ${MIN_HEAP_LIMIT_BYTES} (1 MiB) to ${MAX_HEAP_LIMIT_BYTES} (1 GiB), got ${String(heap)}`);
+  if (
+    typeof heap !== 'number' ||
+    !Number.isInteger(heap) ||
+    heap < MIN_HEAP_LIMIT_BYTES ||
+    heap > MAX_HEAP_LIMIT_BYTES
+  ) {
+    throw new VmOptionError(
+      'heapLimitBytes',
+      `must be an integer from ${MIN_HEAP_LIMIT_BYTES} (1 MiB) to ${MAX_HEAP_LIMIT_BYTES} (1 GiB), got ${String(heap)}`,
+    );
   }
   const budget = options.costBudget ?? DEFAULT_COST_BUDGET;
   if (typeof budget !== 'number' || !Number.isSafeInteger(budget) || budget < 1) {
@@ -59,7 +70,9 @@ export function checkVmOptions(options: VmOptions): Required<VmOptions> {
 
 /** A value read back from the VM, still untyped for repr purposes. */
 export type VmValue =
-  | { tag: 'None' } | { tag: 'Ellipsis' } | { tag: 'dict' }
+  | { tag: 'None' }
+  | { tag: 'Ellipsis' }
+  | { tag: 'dict' }
   | { tag: 'bool'; value: boolean }
   | { tag: 'int'; value: bigint | null } // null: beyond CPython's 4300-digit int→str limit
   | { tag: 'float'; value: number }
@@ -225,7 +238,11 @@ export class ConditionVM {
       // The cached view knows the size it was made at; growth after it detaches it (length 0), and
       // only then is `memory.buffer` (costly to read on every call) worth reading.
       const w = this.words;
-      if (w.byteLength > RETAINED_MEMORY_BYTES || (w.length === 0 && this.ex.memory.buffer.byteLength > RETAINED_MEMORY_BYTES)) this.instantiate();
+      if (
+        w.byteLength > RETAINED_MEMORY_BYTES ||
+        (w.length === 0 && this.ex.memory.buffer.byteLength > RETAINED_MEMORY_BYTES)
+      )
+        this.instantiate();
     }
   }
 
@@ -241,7 +258,13 @@ export class ConditionVM {
    * Encodes variable sets straight into a fresh VM buffer (no intermediate copy: this is the hot
    * path of batch evaluation); returns its address.
    */
-  private writeInputs(list: readonly ConditionVars[], from: number, to: number, keys: readonly string[] | null, batch: boolean): number {
+  private writeInputs(
+    list: readonly ConditionVars[],
+    from: number,
+    to: number,
+    keys: readonly string[] | null,
+    batch: boolean,
+  ): number {
     // One pass into a reusable scratch array, then one copy into linear memory: cheaper than
     // sizing the buffer with a second pass over every capture.
     const words = encodeVars(list, from, to, keys, batch);
@@ -259,7 +282,12 @@ export class ConditionVM {
    * (capture-keys.ts), or null for all; `readLimit`: the most code points or bytes of a str or
    * bytes result to read back (its length is always reported).
    */
-  evaluate(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null = null, readLimit = Infinity): VmOutcome {
+  evaluate(
+    program: Int32Array,
+    vars: ConditionVars,
+    keys: readonly string[] | null = null,
+    readLimit = Infinity,
+  ): VmOutcome {
     return this.guarded<VmOutcome>(
       program,
       () => {
@@ -318,17 +346,23 @@ export class ConditionVM {
     const num = this.ex.resultNum();
     const ref = this.ex.resultRef();
     switch (tag) {
-      case Op.T_NONE: return { tag: 'None' };
-      case Op.T_ELLIPSIS: return { tag: 'Ellipsis' };
-      case Op.T_DICT: return { tag: 'dict' };
-      case Op.T_BOOL: return { tag: 'bool', value: num !== 0n };
-      case Op.T_INT: return { tag: 'int', value: num };
+      case Op.T_NONE:
+        return { tag: 'None' };
+      case Op.T_ELLIPSIS:
+        return { tag: 'Ellipsis' };
+      case Op.T_DICT:
+        return { tag: 'dict' };
+      case Op.T_BOOL:
+        return { tag: 'bool', value: num !== 0n };
+      case Op.T_INT:
+        return { tag: 'int', value: num };
       case Op.T_BIG: {
         // resultBigDecimal allocates, which may grow (and so detach) memory: read the buffer after it.
         const s = this.ex.resultBigDecimal();
         return { tag: 'int', value: s === 0 ? null : BigInt(readString(this.ex.memory.buffer, s)) };
       }
-      case Op.T_FLOAT: return { tag: 'float', value: new Float64Array(new BigInt64Array([num]).buffer)[0]! };
+      case Op.T_FLOAT:
+        return { tag: 'float', value: new Float64Array(new BigInt64Array([num]).buffer)[0]! };
       case Op.T_COMPLEX: {
         const f = new Float64Array(this.ex.memory.buffer.slice(ref, ref + 16));
         return { tag: 'complex', re: f[0]!, im: f[1]! };
@@ -344,8 +378,10 @@ export class ConditionVM {
         const n = objectSize(mem, ref);
         return { tag: 'bytes', value: new Uint8Array(mem.slice(ref, ref + Math.min(n, limit))), length: n };
       }
-      case Op.T_BUILTIN: return { tag: 'builtin', id: Number(num) };
-      default: throw new Error(`VM returned unknown value tag ${tag}`);
+      case Op.T_BUILTIN:
+        return { tag: 'builtin', id: Number(num) };
+      default:
+        throw new Error(`VM returned unknown value tag ${tag}`);
     }
   }
 }
@@ -387,15 +423,24 @@ function reserve(words: number): void {
  * points, into `scratch`; returns the number of words written. A malformed set throws
  * ConditionVarsError (naming its index in a batch) before the VM sees anything.
  */
-function encodeVars(list: readonly ConditionVars[], from: number, to: number, keys: readonly string[] | null, batch: boolean): number {
+function encodeVars(
+  list: readonly ConditionVars[],
+  from: number,
+  to: number,
+  keys: readonly string[] | null,
+  batch: boolean,
+): number {
   let at = 0;
   for (let i = from; i < to; i++) {
     const v = list[i]!;
     // Number.isSafeInteger is false for non-numbers (it never coerces), so
     // these three tests are the whole scalar check on the hot path; checkVars words the error.
     if (v === null || typeof v !== 'object') throwVarsError(v, i, batch);
-    const exit = v.exit_code, wall = v.walltime_sec, vram = v.peak_vram_mib;
-    if (!Number.isSafeInteger(exit) || typeof wall !== 'number' || (vram !== null && !Number.isSafeInteger(vram))) throwVarsError(v, i, batch);
+    const exit = v.exit_code,
+      wall = v.walltime_sec,
+      vram = v.peak_vram_mib;
+    if (!Number.isSafeInteger(exit) || typeof wall !== 'number' || (vram !== null && !Number.isSafeInteger(vram)))
+      throwVarsError(v, i, batch);
     reserve(at + Op.INPUT_HEADER_WORDS);
     const out = scratch;
     putI64(out, at + Op.INPUT_EXIT_CODE, exit);
@@ -453,7 +498,10 @@ function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null)
     }
   } else {
     if (typeof cap !== 'object' || cap === null || Array.isArray(cap)) {
-      throw new ConditionVarsError('capture', `must be an object or a Map of strings, got ${cap === null ? 'null' : Array.isArray(cap) ? 'an array' : typeof cap}`);
+      throw new ConditionVarsError(
+        'capture',
+        `must be an object or a Map of strings, got ${cap === null ? 'null' : Array.isArray(cap) ? 'an array' : typeof cap}`,
+      );
     }
     const rec = cap as Record<string, unknown>;
     if (keys === null) {
@@ -486,7 +534,10 @@ function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null)
 
 function badValue(k: string, v: unknown): ConditionVarsError {
   const shown = k.length > 40 ? `${k.slice(0, 40)}…` : k;
-  return new ConditionVarsError(`capture['${shown}']`, `must be a string, got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`);
+  return new ConditionVarsError(
+    `capture['${shown}']`,
+    `must be a string, got ${v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v}`,
+  );
 }
 
 /** A string as its length and code points (a surrogate pair is one code point, a lone one its own). */

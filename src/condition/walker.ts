@@ -12,12 +12,42 @@ export const MAX_INT_CONSTANT = 1_000_000_000;
 const INT_CAP = BigInt(MAX_INT_CONSTANT);
 
 export const ALLOWED_NODES: ReadonlySet<string> = new Set([
-  'Expression', 'BoolOp', 'BinOp', 'UnaryOp', 'Compare', 'Call', 'Subscript', 'Name', 'Constant', 'IfExp',
-  'And', 'Or', 'Not', 'Eq', 'NotEq', 'Lt', 'LtE', 'Gt', 'GtE', 'Add', 'Sub', 'Div', 'FloorDiv', 'USub', 'UAdd',
+  'Expression',
+  'BoolOp',
+  'BinOp',
+  'UnaryOp',
+  'Compare',
+  'Call',
+  'Subscript',
+  'Name',
+  'Constant',
+  'IfExp',
+  'And',
+  'Or',
+  'Not',
+  'Eq',
+  'NotEq',
+  'Lt',
+  'LtE',
+  'Gt',
+  'GtE',
+  'Add',
+  'Sub',
+  'Div',
+  'FloorDiv',
+  'USub',
+  'UAdd',
   'Load',
 ]);
 export const ALLOWED_NAMES: ReadonlySet<string> = new Set([
-  'capture', 'exit_code', 'walltime_sec', 'peak_vram_mib', 'math', 'float', 'int', 'len',
+  'capture',
+  'exit_code',
+  'walltime_sec',
+  'peak_vram_mib',
+  'math',
+  'float',
+  'int',
+  'len',
 ]);
 export const ALLOWED_CALLS: ReadonlySet<string> = new Set(['float', 'int', 'len', 'math.isnan', 'math.isinf']);
 const ALLOWED_MATH_ATTRS: ReadonlySet<string> = new Set(['isnan', 'isinf']);
@@ -66,7 +96,8 @@ function checkNode(node: Node): { kind: SandboxErrorKind; detail: string } | nul
   }
   switch (node.type) {
     case 'Name':
-      if (!ALLOWED_NAMES.has(node.id)) return { kind: 'forbidden-name', detail: `condition: forbidden name: ${node.id}` };
+      if (!ALLOWED_NAMES.has(node.id))
+        return { kind: 'forbidden-name', detail: `condition: forbidden name: ${node.id}` };
       return null;
     case 'Subscript':
       if (node.value.type === 'Name' && node.value.id === 'capture') return null;

@@ -49,7 +49,9 @@ function gpuRecords(doc: Json): JsonObject[] {
   if (Array.isArray(doc)) items = doc.flatMap((e) => (Array.isArray(e) ? (e as Json[]) : [e]));
   else if (isObject(doc) && Array.isArray(doc['gpu_data'])) items = doc['gpu_data'] as Json[];
   else items = [doc];
-  return items.filter((e): e is JsonObject => isObject(e) && typeof e['gpu'] === 'number' && Number.isInteger(e['gpu']));
+  return items.filter(
+    (e): e is JsonObject => isObject(e) && typeof e['gpu'] === 'number' && Number.isInteger(e['gpu']),
+  );
 }
 
 interface AmdSmiError {

@@ -4,7 +4,12 @@
  */
 import { parseAmdSmiMetricMemory, parseAmdSmiProcess, parseAmdSmiVersion, type AmdGpuMemory } from './amd-smi.js';
 import type { GpuToolName } from './find-tool.js';
-import { NVIDIA_APPS_QUERY_ARGS, NVIDIA_GPU_QUERY_ARGS, parseNvidiaSmiComputeApps, parseNvidiaSmiGpuQuery } from './nvidia-smi.js';
+import {
+  NVIDIA_APPS_QUERY_ARGS,
+  NVIDIA_GPU_QUERY_ARGS,
+  parseNvidiaSmiComputeApps,
+  parseNvidiaSmiGpuQuery,
+} from './nvidia-smi.js';
 import { fail, type ParseResult } from './parse-result.js';
 
 /** Device-level used memory, per GPU key (amd-smi index, or nvidia uuid). `null`: N/A for that GPU. */
@@ -60,7 +65,10 @@ const APU_MAX_VRAM_MIB = 4096;
 export function amdUsedMib(g: AmdGpuMemory): number | null {
   if (g.usedVramMib === null) return null;
   const apu =
-    g.totalVramMib !== null && g.totalGttMib !== null && g.totalVramMib <= APU_MAX_VRAM_MIB && g.totalGttMib > g.totalVramMib;
+    g.totalVramMib !== null &&
+    g.totalGttMib !== null &&
+    g.totalVramMib <= APU_MAX_VRAM_MIB &&
+    g.totalGttMib > g.totalVramMib;
   return apu && g.usedGttMib !== null ? g.usedVramMib + g.usedGttMib : g.usedVramMib;
 }
 
@@ -71,16 +79,20 @@ export const AMD_SMI_DRIVER: ToolDriver = {
     args: ['metric', '-m', '--json'],
     label: 'amd-smi metric -m --json',
     parse: (stdout) =>
-      usable(mapResult(parseAmdSmiMetricMemory(stdout), (gpus) => ({
-        usedMib: new Map(gpus.map((g) => [`gpu${g.gpu}`, amdUsedMib(g)])),
-        index: new Map(gpus.map((g) => [`gpu${g.gpu}`, String(g.gpu)])),
-      }))),
+      usable(
+        mapResult(parseAmdSmiMetricMemory(stdout), (gpus) => ({
+          usedMib: new Map(gpus.map((g) => [`gpu${g.gpu}`, amdUsedMib(g)])),
+          index: new Map(gpus.map((g) => [`gpu${g.gpu}`, String(g.gpu)])),
+        })),
+      ),
   },
   processes: {
     args: ['process', '--json'],
     label: 'amd-smi process --json',
     parse: (stdout) =>
-      mapResult(parseAmdSmiProcess(stdout), (procs) => procs.map((p) => ({ gpu: `gpu${p.gpu}`, pid: p.pid, mib: p.vramMib }))),
+      mapResult(parseAmdSmiProcess(stdout), (procs) =>
+        procs.map((p) => ({ gpu: `gpu${p.gpu}`, pid: p.pid, mib: p.vramMib })),
+      ),
   },
   version: {
     args: ['version'],
@@ -108,7 +120,9 @@ export const NVIDIA_SMI_DRIVER: ToolDriver = {
     label: 'nvidia-smi --query-compute-apps',
     // Rows carry the GPU's uuid, the key the device query uses too.
     parse: (stdout) =>
-      mapResult(parseNvidiaSmiComputeApps(stdout), (apps) => apps.map((a) => ({ gpu: a.gpuUuid ?? '?', pid: a.pid, mib: a.usedMib }))),
+      mapResult(parseNvidiaSmiComputeApps(stdout), (apps) =>
+        apps.map((a) => ({ gpu: a.gpuUuid ?? '?', pid: a.pid, mib: a.usedMib })),
+      ),
   },
   version: null,
 };

@@ -3,7 +3,12 @@ export { GpuSampler } from './sampler.js';
 export type { GpuSamplerOptions, GpuSummary, GpuToolChoice } from './sampler.js';
 export { parseAmdSmiMetricMemory, parseAmdSmiProcess, parseAmdSmiVersion } from './amd-smi.js';
 export type { AmdGpuMemory, AmdProcessVram } from './amd-smi.js';
-export { parseNvidiaSmiGpuQuery, parseNvidiaSmiComputeApps, NVIDIA_GPU_QUERY_ARGS, NVIDIA_APPS_QUERY_ARGS } from './nvidia-smi.js';
+export {
+  parseNvidiaSmiGpuQuery,
+  parseNvidiaSmiComputeApps,
+  NVIDIA_GPU_QUERY_ARGS,
+  NVIDIA_APPS_QUERY_ARGS,
+} from './nvidia-smi.js';
 export type { NvidiaGpuMemory, NvidiaComputeApp } from './nvidia-smi.js';
 export type { ParseResult, ToolOutputError } from './parse-result.js';
 export { toMiB } from './units.js';

@@ -17,7 +17,10 @@ import { readdir, readFile } from 'node:fs/promises';
 export function parseProcStatPpid(stat: string): number | null {
   const close = stat.lastIndexOf(')');
   if (close < 0) return null;
-  const fields = stat.slice(close + 1).trim().split(/\s+/);
+  const fields = stat
+    .slice(close + 1)
+    .trim()
+    .split(/\s+/);
   // fields[0] is the state, fields[1] the ppid.
   const ppid = Number(fields[1]);
   return Number.isSafeInteger(ppid) && ppid >= 0 ? ppid : null;

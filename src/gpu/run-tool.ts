@@ -101,7 +101,9 @@ export function runTool(file: string, args: readonly string[], options: RunToolO
     const exited = (code: number | null, signal: NodeJS.Signals | null): ToolRunResult => {
       const stdout = Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8');
-      return signal !== null ? { kind: 'signaled', signal, stdout, stderr } : { kind: 'exited', exitCode: code ?? 0, stdout, stderr };
+      return signal !== null
+        ? { kind: 'signaled', signal, stdout, stderr }
+        : { kind: 'exited', exitCode: code ?? 0, stdout, stderr };
     };
     child.on('exit', (code, signal) => {
       // Normally 'close' follows at once; if a grandchild keeps the pipes open, stop waiting.

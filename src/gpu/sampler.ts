@@ -95,7 +95,14 @@ export class GpuSampler {
   private wake: (() => void) | null = null;
   private summary: Promise<GpuSummary> | null = null;
 
-  private constructor(driver: ToolDriver | null, toolPath: string | null, intervalMs: number, callTimeoutMs: number, env: NodeJS.ProcessEnv, devices: readonly string[] | null = null) {
+  private constructor(
+    driver: ToolDriver | null,
+    toolPath: string | null,
+    intervalMs: number,
+    callTimeoutMs: number,
+    env: NodeJS.ProcessEnv,
+    devices: readonly string[] | null = null,
+  ) {
     this.devices = devices;
     this.driver = driver;
     this.toolPath = toolPath;
@@ -115,7 +122,9 @@ export class GpuSampler {
     const env = options.env ?? process.env;
     const choice = options.tool ?? 'auto';
     if (choice !== 'auto' && choice !== 'amd-smi' && choice !== 'nvidia-smi' && choice !== 'none') {
-      throw new RangeError(`GpuSampler: tool must be 'auto', 'amd-smi', 'nvidia-smi' or 'none', not ${JSON.stringify(choice)}`);
+      throw new RangeError(
+        `GpuSampler: tool must be 'auto', 'amd-smi', 'nvidia-smi' or 'none', not ${JSON.stringify(choice)}`,
+      );
     }
     if (choice === 'none') return new GpuSampler(null, null, intervalMs, callTimeoutMs, env);
 
@@ -135,13 +144,17 @@ export class GpuSampler {
 
   /** Begins polling; the trial is `rootPid` and its descendants. Returns at once. */
   start(rootPid: number): void {
-    if (this.rootPid !== null || this.stopping) throw new Error('GpuSampler: start() may be called once, before stop()');
+    if (this.rootPid !== null || this.stopping)
+      throw new Error('GpuSampler: start() may be called once, before stop()');
     this.rootPid = rootPid;
     // The loop handles every tool failure itself; this catch only keeps a bug here from becoming an
     // unhandled rejection in the trial runner.
     if (this.driver !== null) {
       this.loopDone = this.loop().catch((e: unknown) => {
-        this.warn('internal', `GPU memory sampling stopped by an internal error: ${e instanceof Error ? e.message : String(e)}`);
+        this.warn(
+          'internal',
+          `GPU memory sampling stopped by an internal error: ${e instanceof Error ? e.message : String(e)}`,
+        );
       });
     }
   }
@@ -179,7 +192,10 @@ export class GpuSampler {
       peak = this.devicePeakMib;
     }
     if (this.driver !== null && this.rootPid !== null && this.samples === 0 && this.warnings.size === 0) {
-      this.warn('no-sample', `no GPU memory sample completed during the run (it was shorter than one ${this.driver.tool} call)`);
+      this.warn(
+        'no-sample',
+        `no GPU memory sample completed during the run (it was shorter than one ${this.driver.tool} call)`,
+      );
     }
     let baselineMib: number | null = null;
     if (this.baseline !== null) {
@@ -222,7 +238,8 @@ export class GpuSampler {
     if (reading === null) return;
     if (reading.toolVersion !== undefined) this.toolVersion = reading.toolVersion;
     const baseline = new Map<string, number>();
-    for (const [gpu, used] of reading.usedMib) if (used !== null && this.selects(gpu, reading) && this.plausible(used, gpu)) baseline.set(gpu, used);
+    for (const [gpu, used] of reading.usedMib)
+      if (used !== null && this.selects(gpu, reading) && this.plausible(used, gpu)) baseline.set(gpu, used);
     if (baseline.size > 0) this.baseline = baseline;
   }
 
@@ -282,7 +299,10 @@ export class GpuSampler {
   /** A reading past MAX_PLAUSIBLE_MIB is a tool bug (2^64 from an unsigned underflow), not memory: dropped. */
   private plausible(mib: number, what: string): boolean {
     if (mib <= MAX_PLAUSIBLE_MIB) return true;
-    this.warn('implausible', `GPU memory sample ignored: ${what} reported ${mib} MiB, over the plausible ${MAX_PLAUSIBLE_MIB} MiB (a tool bug)`);
+    this.warn(
+      'implausible',
+      `GPU memory sample ignored: ${what} reported ${mib} MiB, over the plausible ${MAX_PLAUSIBLE_MIB} MiB (a tool bug)`,
+    );
     return false;
   }
 
@@ -304,7 +324,8 @@ export class GpuSampler {
     // Same (GPU, pid) listed twice (duplicated documents, old amd-smi bugs): count it once.
     const perGpuPid = new Map<string, number>();
     for (const e of entries) {
-      if (!tree.has(e.pid) || e.mib === null || !this.selects(e.gpu) || !this.plausible(e.mib, `process ${e.pid}`)) continue;
+      if (!tree.has(e.pid) || e.mib === null || !this.selects(e.gpu) || !this.plausible(e.mib, `process ${e.pid}`))
+        continue;
       const key = `${e.gpu}\u0000${e.pid}`;
       perGpuPid.set(key, Math.max(perGpuPid.get(key) ?? 0, e.mib));
     }
@@ -337,7 +358,11 @@ export class GpuSampler {
     const tool = this.driver!.tool;
     let res: ToolRunResult;
     try {
-      res = await runTool(this.toolPath!, q.args, { env: this.env, timeoutMs: this.callTimeoutMs, signal: this.abort.signal });
+      res = await runTool(this.toolPath!, q.args, {
+        env: this.env,
+        timeoutMs: this.callTimeoutMs,
+        signal: this.abort.signal,
+      });
     } catch (e) {
       // spawn() can throw synchronously (e.g. E2BIG, EAGAIN); that is a failed call like any other.
       const code = (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
@@ -349,9 +374,17 @@ export class GpuSampler {
       case 'spawn-error':
         return { ok: false, key: `${tool}|spawn|${res.code}`, message: `${tool} could not be started (${res.code})` };
       case 'timeout':
-        return { ok: false, key: `${tool}|timeout`, message: `${q.label} timed out after ${this.callTimeoutMs} ms and was killed` };
+        return {
+          ok: false,
+          key: `${tool}|timeout`,
+          message: `${q.label} timed out after ${this.callTimeoutMs} ms and was killed`,
+        };
       case 'output-too-large':
-        return { ok: false, key: `${tool}|too-large`, message: `${q.label} printed more than ${MAX_STDOUT_BYTES / 1048576} MiB and was killed` };
+        return {
+          ok: false,
+          key: `${tool}|too-large`,
+          message: `${q.label} printed more than ${MAX_STDOUT_BYTES / 1048576} MiB and was killed`,
+        };
       case 'signaled':
         return { ok: false, key: `${tool}|signal|${res.signal}`, message: `${q.label} was killed by ${res.signal}` };
       case 'exited': {
@@ -365,7 +398,11 @@ export class GpuSampler {
         }
         const parsed = q.parse(res.stdout);
         if (parsed.ok) return parsed;
-        return { ok: false, key: `${tool}|${parsed.error.kind}|${parsed.error.code ?? ''}`, message: `${q.label} ${parsed.error.message}` };
+        return {
+          ok: false,
+          key: `${tool}|${parsed.error.kind}|${parsed.error.code ?? ''}`,
+          message: `${q.label} ${parsed.error.message}`,
+        };
       }
     }
   }
@@ -378,6 +415,7 @@ function firstLine(text: string): string | null {
 
 function positive(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`GpuSampler: ${name} must be a positive number of milliseconds, not ${value}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`GpuSampler: ${name} must be a positive number of milliseconds, not ${value}`);
   return value;
 }

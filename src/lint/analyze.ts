@@ -23,8 +23,17 @@ import type { VmOutcome, VmValue } from '../condition/vm-host.js';
 import { evaluateTree } from './fold.js';
 import { ConditionText, type Span } from './source-text.js';
 import {
-  binOpRule, callRule, isNumber, isReal, NAME_TYPES, orderRule, TRIAL_NAMES, unaryRule,
-  type Callee, type PyType, type RuleResult,
+  binOpRule,
+  callRule,
+  isNumber,
+  isReal,
+  NAME_TYPES,
+  orderRule,
+  TRIAL_NAMES,
+  unaryRule,
+  type Callee,
+  type PyType,
+  type RuleResult,
 } from './types.js';
 
 /** What the condition can find in `capture`, derived from the pattern's regex. */
@@ -79,7 +88,11 @@ interface Abs {
 }
 
 const CALL_RESULT: Readonly<Record<Callee, PyType>> = {
-  float: 'float', int: 'int', len: 'int', 'math.isnan': 'bool', 'math.isinf': 'bool',
+  float: 'float',
+  int: 'int',
+  len: 'int',
+  'math.isnan': 'bool',
+  'math.isinf': 'bool',
 };
 
 const UNKNOWN: Abs = { type: null, raises: false, neverTruthy: false, konst: null };
@@ -117,7 +130,8 @@ class Analyzer {
       this.findings = this.findings.map((f) =>
         f.claim.kind === 'raises' || (f.claim.kind === 'value' && !f.claim.truthy)
           ? { ...f, message: `${f.message}; the condition never fires` }
-          : f);
+          : f,
+      );
     }
     return { findings: this.findings, neverFires: abs.neverTruthy };
   }
@@ -159,7 +173,13 @@ class Analyzer {
         const rule = binOpRule(e.op.type, left.type, right.type);
         if (rule.kind === 'raises') {
           const span = this.text.span(e.loc);
-          this.reportRaise(reachable, e, span, rule, this.strOperandFix(span, [e.left, e.right], [left.type, right.type], e.op.type === 'Div'));
+          this.reportRaise(
+            reachable,
+            e,
+            span,
+            rule,
+            this.strOperandFix(span, [e.left, e.right], [left.type, right.type], e.op.type === 'Div'),
+          );
           return RAISES;
         }
         if ((e.op.type === 'Div' || e.op.type === 'FloorDiv') && isZero(right.konst) && isNumber(left.type)) {
@@ -167,7 +187,10 @@ class Analyzer {
           this.report(reachable, {
             code: raiseCode(error),
             message: `${this.quote(e)} raises ${error} whenever it is evaluated: its divisor is always ${this.quote(e.right)}`,
-            suggestion: null, loc: e.loc, expr: e, claim: { kind: 'raises', error },
+            suggestion: null,
+            loc: e.loc,
+            expr: e,
+            claim: { kind: 'raises', error },
           });
           return RAISES;
         }
@@ -208,7 +231,10 @@ class Analyzer {
         this.report(reachable, {
           code: raiseCode(outcome.error),
           message: `${this.quote(e)} raises ${outcome.error} whenever it is evaluated (it does not depend on the trial)`,
-          suggestion: null, loc: e.loc, expr: e, claim: { kind: 'raises', error: outcome.error },
+          suggestion: null,
+          loc: e.loc,
+          expr: e,
+          claim: { kind: 'raises', error: outcome.error },
         });
       }
       return { type: null, raises: true, neverTruthy: true, konst: outcome };
@@ -228,26 +254,37 @@ class Analyzer {
       this.report(reachable, {
         code,
         message: `${this.quote(e)} raises KeyError whenever it is evaluated: ${why}`,
-        suggestion, loc: e.loc, expr: e, claim: { kind: 'raises', error: 'KeyError' },
+        suggestion,
+        loc: e.loc,
+        expr: e,
+        claim: { kind: 'raises', error: 'KeyError' },
       });
       return RAISES;
     };
     if (model.names.length === 0) {
       // capture is always empty: every read raises, whatever the key (a dict key would be a TypeError).
       if (key.type === null || key.type === 'dict') return ofType('str');
-      const hint = keyStr !== null && model.nameGroupHint !== null ? `; name the group in the regex, e.g. ${model.nameGroupHint(keyStr)}` : '';
+      const hint =
+        keyStr !== null && model.nameGroupHint !== null
+          ? `; name the group in the regex, e.g. ${model.nameGroupHint(keyStr)}`
+          : '';
       return raise('capture-without-groups', `the regex has no named groups, so capture is always empty${hint}`, null);
     }
     if (keyValue === null) return ofType('str'); // a key that varies: not judged
     if (keyStr === null) {
-      return raise('never-fires/key-error', `capture keys are str, and the key ${this.quote(e.slice)} is ${article(vmType(keyValue))}`, null);
+      return raise(
+        'never-fires/key-error',
+        `capture keys are str, and the key ${this.quote(e.slice)} is ${article(vmType(keyValue))}`,
+        null,
+      );
     }
     if (!model.names.includes(keyStr)) {
       const near = nearestName(keyStr, model.names);
       const groups = model.names.map((n) => strRepr(n)).join(', ');
-      const why = near !== null
-        ? `the regex has no group ${strRepr(keyStr)} (did you mean ${strRepr(near)}?)`
-        : `the regex has no group ${strRepr(keyStr)} (its named groups: ${groups})`;
+      const why =
+        near !== null
+          ? `the regex has no group ${strRepr(keyStr)} (did you mean ${strRepr(near)}?)`
+          : `the regex has no group ${strRepr(keyStr)} (its named groups: ${groups})`;
       return raise('never-fires/key-error', why, near !== null ? this.renameKey(e, near) : null);
     }
     const optional = model.optional.get(keyStr);
@@ -255,7 +292,10 @@ class Analyzer {
       this.report(reachable, {
         code: 'optional-group',
         message: `${this.quote(e)} raises KeyError when group ${strRepr(keyStr)} did not participate in the match: ${optional}`,
-        suggestion: null, loc: e.loc, expr: e, claim: { kind: 'may-raise', error: 'KeyError' },
+        suggestion: null,
+        loc: e.loc,
+        expr: e,
+        claim: { kind: 'may-raise', error: 'KeyError' },
       });
     }
     return ofType('str');
@@ -278,9 +318,10 @@ class Analyzer {
     const rule = callRule(callee, types as PyType[]);
     if (rule.kind === 'raises') {
       const span = this.text.span(e.loc);
-      const fix = (callee === 'math.isnan' || callee === 'math.isinf') && types.length === 1 && types[0] === 'str'
-        ? this.wrap(span, e.args[0]!, 'float')
-        : null;
+      const fix =
+        (callee === 'math.isnan' || callee === 'math.isinf') && types.length === 1 && types[0] === 'str'
+          ? this.wrap(span, e.args[0]!, 'float')
+          : null;
       this.reportRaise(reachable, e, span, rule, fix);
       return RAISES;
     }
@@ -315,7 +356,15 @@ class Analyzer {
   }
 
   /** One link of a chain: true/false when known, 'raises', or null. */
-  private link(leftExpr: Expr, op: CmpOpName, rightExpr: Expr, left: Abs, right: Abs, reachable: boolean, span: Span): boolean | 'raises' | null {
+  private link(
+    leftExpr: Expr,
+    op: CmpOpName,
+    rightExpr: Expr,
+    left: Abs,
+    right: Abs,
+    reachable: boolean,
+    span: Span,
+  ): boolean | 'raises' | null {
     const pair: Compare = {
       type: 'Compare',
       left: leftExpr,
@@ -329,27 +378,48 @@ class Analyzer {
     }
     if (left.type === null || right.type === null) return null;
     if (op === 'Eq' || op === 'NotEq') {
-      const strSide = left.type === 'str' && isNumber(right.type) ? 0 : right.type === 'str' && isNumber(left.type) ? 1 : -1;
+      const strSide =
+        left.type === 'str' && isNumber(right.type) ? 0 : right.type === 'str' && isNumber(left.type) ? 1 : -1;
       if (strSide < 0) return null;
       const numType = strSide === 0 ? right.type : left.type;
       // No conversion for a str literal (`'137' == exit_code`): the literal itself is what to fix.
       const strExprOf = strSide === 0 ? leftExpr : rightExpr;
-      const conv = strExprOf.type === 'Constant' ? null : numType === 'float' ? 'float' : numType === 'int' ? 'int' : null;
+      const conv =
+        strExprOf.type === 'Constant' ? null : numType === 'float' ? 'float' : numType === 'int' ? 'int' : null;
       const strExpr = strSide === 0 ? leftExpr : rightExpr;
       const eq = op === 'Eq';
       this.report(reachable, {
         code: eq ? 'never-fires/str-int-eq' : 'always-true/str-int-ne',
-        message: `${this.text.quote(span)} is always ${eq ? 'False' : 'True'}: a str never equals ${article(numType)}` +
+        message:
+          `${this.text.quote(span)} is always ${eq ? 'False' : 'True'}: a str never equals ${article(numType)}` +
           (strExpr.type === 'Subscript' ? ' (capture values are str)' : '') +
           (conv !== null ? `; convert it with ${conv}()` : ''),
-        suggestion: conv !== null ? this.check(this.text.replace(span, [{ span: this.text.span(strExpr.loc), text: `${conv}(${this.text.text(this.text.span(strExpr.loc))})` }])) : null,
-        loc: pair.loc, expr: pair, claim: { kind: 'value', truthy: !eq },
+        suggestion:
+          conv !== null
+            ? this.check(
+                this.text.replace(span, [
+                  {
+                    span: this.text.span(strExpr.loc),
+                    text: `${conv}(${this.text.text(this.text.span(strExpr.loc))})`,
+                  },
+                ]),
+              )
+            : null,
+        loc: pair.loc,
+        expr: pair,
+        claim: { kind: 'value', truthy: !eq },
       });
       return !eq;
     }
     const rule = orderRule(op, left.type, right.type);
     if (rule.kind === 'raises') {
-      this.reportRaise(reachable, pair, span, rule, this.strOperandFix(span, [leftExpr, rightExpr], [left.type, right.type], false));
+      this.reportRaise(
+        reachable,
+        pair,
+        span,
+        rule,
+        this.strOperandFix(span, [leftExpr, rightExpr], [left.type, right.type], false),
+      );
       return 'raises';
     }
     return null;
@@ -401,21 +471,40 @@ class Analyzer {
     const body = this.expr(e.body, reachable);
     const orelse = this.expr(e.orelse, reachable);
     const type = body.type !== null && body.type === orelse.type ? body.type : null;
-    return { type, raises: body.raises && orelse.raises, neverTruthy: body.neverTruthy && orelse.neverTruthy, konst: null };
+    return {
+      type,
+      raises: body.raises && orelse.raises,
+      neverTruthy: body.neverTruthy && orelse.neverTruthy,
+      konst: null,
+    };
   }
 
   // ---- findings ----------------------------------------------------------------------------
 
-  private reportRaise(reachable: boolean, e: Expr, span: Span, rule: Extract<RuleResult, { kind: 'raises' }>, suggestion: string | null): void {
+  private reportRaise(
+    reachable: boolean,
+    e: Expr,
+    span: Span,
+    rule: Extract<RuleResult, { kind: 'raises' }>,
+    suggestion: string | null,
+  ): void {
     this.report(reachable, {
       code: raiseCode(rule.error),
       message: `${this.text.quote(span)} raises ${rule.error} whenever it is evaluated: ${rule.detail}`,
-      suggestion, loc: this.text.loc(span), expr: e, claim: { kind: 'raises', error: rule.error },
+      suggestion,
+      loc: this.text.loc(span),
+      expr: e,
+      claim: { kind: 'raises', error: rule.error },
     });
   }
 
   /** For `str <op> number` (or the reverse): convert the str side with int() or float(). */
-  private strOperandFix(span: Span, operands: readonly Expr[], types: readonly PyType[], division: boolean): string | null {
+  private strOperandFix(
+    span: Span,
+    operands: readonly Expr[],
+    types: readonly PyType[],
+    division: boolean,
+  ): string | null {
     const s = types.indexOf('str');
     const other = types[1 - s];
     if (s < 0 || other === undefined || !isReal(other)) return null;
@@ -434,7 +523,9 @@ class Analyzer {
     const keyText = this.text.text(this.text.span(e.slice.loc));
     const quote = /['"]/.exec(keyText)?.[0] ?? "'";
     const span = this.text.span(e.loc);
-    return this.check(this.text.replace(span, [{ span: this.text.span(e.slice.loc), text: `${quote}${name}${quote}` }]));
+    return this.check(
+      this.text.replace(span, [{ span: this.text.span(e.slice.loc), text: `${quote}${name}${quote}` }]),
+    );
   }
 
   /**
@@ -453,7 +544,10 @@ class Analyzer {
 
   /** From the first operand (with its parentheses) to the second. */
   private pairSpan(a: Expr, b: Expr): Span {
-    return { start: this.text.parenthesized(this.text.span(a.loc)).start, end: this.text.parenthesized(this.text.span(b.loc)).end };
+    return {
+      start: this.text.parenthesized(this.text.span(a.loc)).start,
+      end: this.text.parenthesized(this.text.span(b.loc)).end,
+    };
   }
 
   private quote(e: Expr): string {
@@ -505,10 +599,14 @@ function trialFree(e: Expr): boolean {
 
 function vmType(v: VmValue): PyType {
   switch (v.tag) {
-    case 'None': return 'NoneType';
-    case 'Ellipsis': return 'ellipsis';
-    case 'builtin': return v.id <= 1 ? 'type' : v.id === 3 ? 'module' : 'builtin_function_or_method';
-    default: return v.tag;
+    case 'None':
+      return 'NoneType';
+    case 'Ellipsis':
+      return 'ellipsis';
+    case 'builtin':
+      return v.id <= 1 ? 'type' : v.id === 3 ? 'module' : 'builtin_function_or_method';
+    default:
+      return v.tag;
   }
 }
 
@@ -516,11 +614,16 @@ function isZero(o: VmOutcome | null): boolean {
   if (o === null || !o.ok) return false;
   const v = o.value;
   switch (v.tag) {
-    case 'bool': return !v.value;
-    case 'int': return v.value === 0n;
-    case 'float': return v.value === 0;
-    case 'complex': return v.re === 0 && v.im === 0;
-    default: return false;
+    case 'bool':
+      return !v.value;
+    case 'int':
+      return v.value === 0n;
+    case 'float':
+      return v.value === 0;
+    case 'complex':
+      return v.re === 0 && v.im === 0;
+    default:
+      return false;
   }
 }
 

@@ -67,7 +67,14 @@ export function lintRecipe(recipe: Recipe, recipeText?: string): LintWarning[] {
   return out;
 }
 
-function toWarning(f: Finding, patternId: string, file: string, locator: ConditionLocator | null, line: number, col: number): LintWarning {
+function toWarning(
+  f: Finding,
+  patternId: string,
+  file: string,
+  locator: ConditionLocator | null,
+  line: number,
+  col: number,
+): LintWarning {
   const span = locator?.span(f.loc) ?? { line, col, endLine: line, endCol: col + 1 };
   return {
     code: f.code,

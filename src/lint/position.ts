@@ -33,7 +33,11 @@ function get(d: PyNode | undefined, key: string): PyNode | undefined {
 }
 
 /** Each `custom_patterns` entry's `match.<field>` node (undefined where absent), with the line counter; null if the text does not parse. */
-export function matchFields(text: string, fileName: string, field: 'condition' | 'regex'): { nodes: (PyNode | undefined)[]; lc: LineCounter } | null {
+export function matchFields(
+  text: string,
+  fileName: string,
+  field: 'condition' | 'regex',
+): { nodes: (PyNode | undefined)[]; lc: LineCounter } | null {
   let root: PyNode | null;
   let lc: LineCounter;
   try {
@@ -49,7 +53,9 @@ export function matchFields(text: string, fileName: string, field: 'condition' |
 export function conditionLocators(text: string, fileName: string): (ConditionLocator | null)[] {
   const fields = matchFields(text, fileName, 'condition');
   if (fields === null) return [];
-  return fields.nodes.map((node) => (node === undefined || node.kind !== 'str' ? null : new ScalarLocator(text, fields.lc, node)));
+  return fields.nodes.map((node) =>
+    node === undefined || node.kind !== 'str' ? null : new ScalarLocator(text, fields.lc, node),
+  );
 }
 
 class ScalarLocator implements ConditionLocator {

@@ -9,8 +9,18 @@ import type { CmpOpName, OperatorName } from '../condition/ast.js';
 
 /** `type(v).__name__` of every value a condition can produce. */
 export type PyType =
-  | 'bool' | 'int' | 'float' | 'complex' | 'str' | 'bytes' | 'NoneType' | 'ellipsis'
-  | 'dict' | 'module' | 'builtin_function_or_method' | 'type';
+  | 'bool'
+  | 'int'
+  | 'float'
+  | 'complex'
+  | 'str'
+  | 'bytes'
+  | 'NoneType'
+  | 'ellipsis'
+  | 'dict'
+  | 'module'
+  | 'builtin_function_or_method'
+  | 'type';
 
 /** bool is an int subclass: every rule treats it as an int, except where a result type differs. */
 export function isReal(t: PyType): boolean {
@@ -50,7 +60,8 @@ const BIN_SYMBOL: Partial<Record<OperatorName, string>> = { Add: '+', Sub: '-', 
 export function binOpRule(op: OperatorName, a: PyType, b: PyType): RuleResult {
   const sym = BIN_SYMBOL[op];
   if (sym === undefined) return typed(null);
-  const unsupported = (): RuleResult => raises('TypeError', `unsupported operand type(s) for ${sym}: '${a}' and '${b}'`);
+  const unsupported = (): RuleResult =>
+    raises('TypeError', `unsupported operand type(s) for ${sym}: '${a}' and '${b}'`);
   if (isNumber(a) && isNumber(b)) {
     const complex = a === 'complex' || b === 'complex';
     // complex has no floor division at all.
@@ -84,7 +95,8 @@ const CMP_SYMBOL: Partial<Record<CmpOpName, string>> = { Lt: '<', LtE: '<=', Gt:
 export function orderRule(op: CmpOpName, a: PyType, b: PyType): RuleResult {
   const sym = CMP_SYMBOL[op];
   if (sym === undefined) return typed('bool');
-  if ((isReal(a) && isReal(b)) || (a === 'str' && b === 'str') || (a === 'bytes' && b === 'bytes')) return typed('bool');
+  if ((isReal(a) && isReal(b)) || (a === 'str' && b === 'str') || (a === 'bytes' && b === 'bytes'))
+    return typed('bool');
   return raises('TypeError', `'${sym}' not supported between instances of '${a}' and '${b}'`);
 }
 
@@ -109,7 +121,8 @@ export function callRule(callee: Callee, args: readonly PyType[]): RuleResult {
         return raises('TypeError', `int() argument must be a string, a bytes-like object or a real number, not '${a}'`);
       }
       if (a !== 'str' && a !== 'bytes') return raises('TypeError', "int() can't convert non-string with explicit base");
-      if (base !== 'int' && base !== 'bool') return raises('TypeError', `'${base}' object cannot be interpreted as an integer`);
+      if (base !== 'int' && base !== 'bool')
+        return raises('TypeError', `'${base}' object cannot be interpreted as an integer`);
       return typed('int');
     }
     case 'len': {
@@ -120,7 +133,8 @@ export function callRule(callee: Callee, args: readonly PyType[]): RuleResult {
     }
     case 'math.isnan':
     case 'math.isinf': {
-      if (args.length !== 1) return raises('TypeError', `${callee}() takes exactly one argument (${args.length} given)`);
+      if (args.length !== 1)
+        return raises('TypeError', `${callee}() takes exactly one argument (${args.length} given)`);
       const a = args[0]!;
       if (isReal(a)) return typed('bool');
       return raises('TypeError', `must be real number, not ${a}`);

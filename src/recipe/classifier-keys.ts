@@ -7,9 +7,22 @@ import { strRepr } from '../condition/repr.js';
 import type { FilePos } from './errors.js';
 import { reprNode, type PyNode } from './tree.js';
 import {
-  BUILTIN_DETECTORS, TIER_NAMES, unknownDetectorReason, WHO_VALUES, type DetectorCategory, type TierName, type Who,
+  BUILTIN_DETECTORS,
+  TIER_NAMES,
+  unknownDetectorReason,
+  WHO_VALUES,
+  type DetectorCategory,
+  type TierName,
+  type Who,
 } from '../classifier/catalogue.js';
-import { HANG_ACTIONS, type ClassifierKeys, type CustomPattern, type ExitCodeMap, type HangAction, type SelfTestSample } from './types.js';
+import {
+  HANG_ACTIONS,
+  type ClassifierKeys,
+  type CustomPattern,
+  type ExitCodeMap,
+  type HangAction,
+  type SelfTestSample,
+} from './types.js';
 
 /** What this module needs of the loader's context. */
 export interface KeyContext {
@@ -21,13 +34,25 @@ export interface KeyContext {
 export type RegexCheck = (node: PyNode, template: string) => void;
 
 export const CLASSIFIER_KEYS: readonly string[] = [
-  'detector_categories', 'disable_detector_tiers', 'disable_detectors', 'exit_codes', 'hang_action', 'progress_regex',
-  'tests', 'tier3_vram_growth',
+  'detector_categories',
+  'disable_detector_tiers',
+  'disable_detectors',
+  'exit_codes',
+  'hang_action',
+  'progress_regex',
+  'tests',
+  'tier3_vram_growth',
 ];
 
 export const DEFAULT_CLASSIFIER_KEYS: ClassifierKeys = Object.freeze({
-  progressRegex: null, hangAction: 'record', tier3VramGrowth: true, disableDetectors: [], disableDetectorTiers: [],
-  detectorCategories: new Map(), exitCodes: null, tests: [],
+  progressRegex: null,
+  hangAction: 'record',
+  tier3VramGrowth: true,
+  disableDetectors: [],
+  disableDetectorTiers: [],
+  detectorCategories: new Map(),
+  exitCodes: null,
+  tests: [],
 });
 
 /** Exit statuses a recipe may map to: 1..125 minus 2 (our usage error); 126+ mean "cannot execute" and signals. */
@@ -43,26 +68,40 @@ export function dictGet(d: PyNode, key: string): PyNode | undefined {
 const listRepr = (items: readonly string[]): string => `[${items.map((s) => strRepr(s)).join(', ')}]`;
 
 function strList(ctx: KeyContext, node: PyNode, path: string): PyNode[] {
-  if (node.kind !== 'list' || node.items!.some((i) => i.kind !== 'str')) ctx.fail(`${path}: must be a list[str], got ${node.typeName} (${reprNode(node)})`, node);
+  if (node.kind !== 'list' || node.items!.some((i) => i.kind !== 'str'))
+    ctx.fail(`${path}: must be a list[str], got ${node.typeName} (${reprNode(node)})`, node);
   return [...node.items!];
 }
 
 function stringKeys(ctx: KeyContext, node: PyNode, path: string): { key: string; keyNode: PyNode; value: PyNode }[] {
   if (node.kind !== 'dict') ctx.fail(`${path}: must be a mapping, got ${node.typeName}`, node);
   return node.entries!.map((e) => {
-    if (e.key.kind !== 'str') ctx.fail(`${path}: keys must be strings, got ${e.key.typeName} (${reprNode(e.key)})`, e.key);
+    if (e.key.kind !== 'str')
+      ctx.fail(`${path}: keys must be strings, got ${e.key.typeName} (${reprNode(e.key)})`, e.key);
     return { key: e.key.value as string, keyNode: e.key, value: e.value };
   });
 }
 
-function checkDetectorId(ctx: KeyContext, node: PyNode, id: string, path: string, patterns: readonly CustomPattern[]): void {
-  const reason = unknownDetectorReason(id, patterns.map((p) => p.id));
+function checkDetectorId(
+  ctx: KeyContext,
+  node: PyNode,
+  id: string,
+  path: string,
+  patterns: readonly CustomPattern[],
+): void {
+  const reason = unknownDetectorReason(
+    id,
+    patterns.map((p) => p.id),
+  );
   if (reason !== null) ctx.fail(`${path}: ${reason}`, node);
 }
 
 function exitStatus(ctx: KeyContext, node: PyNode, path: string): number {
   if (node.kind !== 'int' || !validExitStatus(node.value as bigint)) {
-    ctx.fail(`${path}: must be an integer exit status in 1..125 other than 2 (2 is aorta-probe's usage error), got ${reprNode(node)}`, node);
+    ctx.fail(
+      `${path}: must be an integer exit status in 1..125 other than 2 (2 is aorta-probe's usage error), got ${reprNode(node)}`,
+      node,
+    );
   }
   return Number(node.value);
 }
@@ -81,12 +120,17 @@ function loadExitCodes(ctx: KeyContext, node: PyNode, patterns: readonly CustomP
     } else if (key === 'category') {
       const allowed = [...WHO_VALUES, 'transient'];
       for (const e of stringKeys(ctx, value, `${path}.category`)) {
-        if (!allowed.includes(e.key)) ctx.fail(`${path}.category: unknown key ${strRepr(e.key)}; allowed: ${listRepr(allowed)}`, e.keyNode);
+        if (!allowed.includes(e.key))
+          ctx.fail(`${path}.category: unknown key ${strRepr(e.key)}; allowed: ${listRepr(allowed)}`, e.keyNode);
         category.set(e.key as Who | 'transient', exitStatus(ctx, e.value, `${path}.category.${e.key}`));
       }
     } else if (key === 'verdict') {
       for (const e of stringKeys(ctx, value, `${path}.verdict`)) {
-        if (e.key !== 'fail' && e.key !== 'error') ctx.fail(`${path}.verdict: unknown key ${strRepr(e.key)}; allowed: ['error', 'fail'] (a pass always exits 0)`, e.keyNode);
+        if (e.key !== 'fail' && e.key !== 'error')
+          ctx.fail(
+            `${path}.verdict: unknown key ${strRepr(e.key)}; allowed: ['error', 'fail'] (a pass always exits 0)`,
+            e.keyNode,
+          );
         verdict.set(e.key, exitStatus(ctx, e.value, `${path}.verdict.${e.key}`));
       }
     } else {
@@ -96,7 +140,11 @@ function loadExitCodes(ctx: KeyContext, node: PyNode, patterns: readonly CustomP
   return { detector, category, verdict };
 }
 
-function loadCategories(ctx: KeyContext, node: PyNode, patterns: readonly CustomPattern[]): Map<string, DetectorCategory> {
+function loadCategories(
+  ctx: KeyContext,
+  node: PyNode,
+  patterns: readonly CustomPattern[],
+): Map<string, DetectorCategory> {
   const path = 'recipe.detector_categories';
   const out = new Map<string, DetectorCategory>();
   for (const { key, keyNode, value } of stringKeys(ctx, node, path)) {
@@ -104,12 +152,14 @@ function loadCategories(ctx: KeyContext, node: PyNode, patterns: readonly Custom
     const p = `${path}[${strRepr(key)}]`;
     const fields = stringKeys(ctx, value, p);
     const unknown = fields.find((f) => f.key !== 'who' && f.key !== 'transient');
-    if (unknown !== undefined) ctx.fail(`${p}: unknown key ${strRepr(unknown.key)}; allowed: ['transient', 'who']`, unknown.keyNode);
+    if (unknown !== undefined)
+      ctx.fail(`${p}: unknown key ${strRepr(unknown.key)}; allowed: ['transient', 'who']`, unknown.keyNode);
     const base = BUILTIN_DETECTORS.get(key) ?? { who: 'unknown' as Who, transient: false };
     let { who, transient } = base;
     const w = dictGet(value, 'who');
     if (w !== undefined) {
-      if (w.kind !== 'str' || !(WHO_VALUES as readonly string[]).includes(w.value as string)) ctx.fail(`${p}.who: must be one of ${listRepr(WHO_VALUES)}, got ${reprNode(w)}`, w);
+      if (w.kind !== 'str' || !(WHO_VALUES as readonly string[]).includes(w.value as string))
+        ctx.fail(`${p}.who: must be one of ${listRepr(WHO_VALUES)}, got ${reprNode(w)}`, w);
       who = w.value as Who;
     }
     const t = dictGet(value, 'transient');
@@ -126,33 +176,49 @@ const TEST_KEYS = ['exit_code', 'expect', 'log', 'name', 'peak_vram_mib', 'wallt
 const EXPECT_KEYS = ['capture', 'detectors', 'verdict'];
 
 function loadTests(ctx: KeyContext, node: PyNode, patterns: readonly CustomPattern[]): SelfTestSample[] {
-  if (node.kind !== 'list' || node.items!.length === 0) ctx.fail(`recipe.tests: must be a non-empty list, got ${reprNode(node)}`, node);
+  if (node.kind !== 'list' || node.items!.length === 0)
+    ctx.fail(`recipe.tests: must be a non-empty list, got ${reprNode(node)}`, node);
   const names = new Set<string>();
   return node.items!.map((entry, i) => {
     const path = `recipe.tests[${i}]`;
     const fields = stringKeys(ctx, entry, path);
     const unknown = fields.filter((f) => !TEST_KEYS.includes(f.key));
-    if (unknown.length > 0) ctx.fail(`${path}: unknown keys ${listRepr(unknown.map((u) => u.key).sort())}; allowed: ${listRepr(TEST_KEYS)}`, unknown[0]!.keyNode);
+    if (unknown.length > 0)
+      ctx.fail(
+        `${path}: unknown keys ${listRepr(unknown.map((u) => u.key).sort())}; allowed: ${listRepr(TEST_KEYS)}`,
+        unknown[0]!.keyNode,
+      );
     const name = dictGet(entry, 'name');
-    if (name === undefined || name.kind !== 'str' || name.value === '') ctx.fail(`${path}.name: must be a non-empty string`, name ?? entry);
-    if (names.has(name.value as string)) ctx.fail(`${path}.name: duplicate name ${strRepr(name.value as string)}`, name);
+    if (name === undefined || name.kind !== 'str' || name.value === '')
+      ctx.fail(`${path}.name: must be a non-empty string`, name ?? entry);
+    if (names.has(name.value as string))
+      ctx.fail(`${path}.name: duplicate name ${strRepr(name.value as string)}`, name);
     names.add(name.value as string);
     const log = dictGet(entry, 'log');
-    if (log === undefined || log.kind !== 'str') ctx.fail(`${path}.log: must be a string (the log snippet)`, log ?? entry);
+    if (log === undefined || log.kind !== 'str')
+      ctx.fail(`${path}.log: must be a string (the log snippet)`, log ?? entry);
     const ec = dictGet(entry, 'exit_code');
-    if (ec !== undefined && ec.kind !== 'int') ctx.fail(`${path}.exit_code: must be an integer, got ${ec.typeName}`, ec);
+    if (ec !== undefined && ec.kind !== 'int')
+      ctx.fail(`${path}.exit_code: must be an integer, got ${ec.typeName}`, ec);
     const wt = dictGet(entry, 'walltime_sec');
-    if (wt !== undefined && ((wt.kind !== 'int' && wt.kind !== 'float') || !(Number(wt.value) >= 0))) ctx.fail(`${path}.walltime_sec: must be a number >= 0, got ${reprNode(wt)}`, wt);
+    if (wt !== undefined && ((wt.kind !== 'int' && wt.kind !== 'float') || !(Number(wt.value) >= 0)))
+      ctx.fail(`${path}.walltime_sec: must be a number >= 0, got ${reprNode(wt)}`, wt);
     const pv = dictGet(entry, 'peak_vram_mib');
-    if (pv !== undefined && pv.kind !== 'NoneType' && pv.kind !== 'int') ctx.fail(`${path}.peak_vram_mib: must be an integer or null, got ${pv.typeName}`, pv);
+    if (pv !== undefined && pv.kind !== 'NoneType' && pv.kind !== 'int')
+      ctx.fail(`${path}.peak_vram_mib: must be an integer or null, got ${pv.typeName}`, pv);
     const expect = dictGet(entry, 'expect');
-    if (expect === undefined) ctx.fail(`${path}.expect: missing (a mapping with 'verdict' and optional 'detectors', 'capture')`, entry);
+    if (expect === undefined)
+      ctx.fail(`${path}.expect: missing (a mapping with 'verdict' and optional 'detectors', 'capture')`, entry);
     const ef = stringKeys(ctx, expect, `${path}.expect`);
     const eu = ef.find((f) => !EXPECT_KEYS.includes(f.key));
-    if (eu !== undefined) ctx.fail(`${path}.expect: unknown key ${strRepr(eu.key)}; allowed: ${listRepr(EXPECT_KEYS)}`, eu.keyNode);
+    if (eu !== undefined)
+      ctx.fail(`${path}.expect: unknown key ${strRepr(eu.key)}; allowed: ${listRepr(EXPECT_KEYS)}`, eu.keyNode);
     const v = dictGet(expect, 'verdict');
     if (v === undefined || v.kind !== 'str' || !['pass', 'fail', 'error'].includes(v.value as string)) {
-      ctx.fail(`${path}.expect.verdict: must be one of ['error', 'fail', 'pass'], got ${v === undefined ? 'nothing' : reprNode(v)}`, v ?? expect);
+      ctx.fail(
+        `${path}.expect.verdict: must be one of ['error', 'fail', 'pass'], got ${v === undefined ? 'nothing' : reprNode(v)}`,
+        v ?? expect,
+      );
     }
     const d = dictGet(expect, 'detectors');
     let detectors: string[] | null = null;
@@ -167,21 +233,42 @@ function loadTests(ctx: KeyContext, node: PyNode, patterns: readonly CustomPatte
     if (cap !== undefined) {
       capture = {};
       for (const e of stringKeys(ctx, cap, `${path}.expect.capture`)) {
-        if (e.value.kind !== 'str') ctx.fail(`${path}.expect.capture[${strRepr(e.key)}]: must be a string (captures are strings), got ${e.value.typeName}`, e.value);
-        Object.defineProperty(capture, e.key, { value: e.value.value, enumerable: true, writable: true, configurable: true });
+        if (e.value.kind !== 'str')
+          ctx.fail(
+            `${path}.expect.capture[${strRepr(e.key)}]: must be a string (captures are strings), got ${e.value.typeName}`,
+            e.value,
+          );
+        Object.defineProperty(capture, e.key, {
+          value: e.value.value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     }
     const at = ctx.pos(entry);
     return {
-      name: name.value as string, log: log.value as string, exitCode: ec === undefined ? 0 : Number(ec.value),
-      walltimeSec: wt === undefined ? 0 : Number(wt.value), peakVramMib: pv === undefined || pv.kind === 'NoneType' ? null : Number(pv.value),
-      expectVerdict: v.value as 'pass' | 'fail' | 'error', expectDetectors: detectors, expectCapture: capture, line: at.line, col: at.col,
+      name: name.value as string,
+      log: log.value as string,
+      exitCode: ec === undefined ? 0 : Number(ec.value),
+      walltimeSec: wt === undefined ? 0 : Number(wt.value),
+      peakVramMib: pv === undefined || pv.kind === 'NoneType' ? null : Number(pv.value),
+      expectVerdict: v.value as 'pass' | 'fail' | 'error',
+      expectDetectors: detectors,
+      expectCapture: capture,
+      line: at.line,
+      col: at.col,
     };
   });
 }
 
 /** Reads the classifier keys of a probe recipe (or of a bare file, which may carry `tests:`). */
-export function loadClassifierKeys(ctx: KeyContext, root: PyNode, patterns: readonly CustomPattern[], checkRegex: RegexCheck): ClassifierKeys {
+export function loadClassifierKeys(
+  ctx: KeyContext,
+  root: PyNode,
+  patterns: readonly CustomPattern[],
+  checkRegex: RegexCheck,
+): ClassifierKeys {
   const present = (key: string): PyNode | undefined => {
     const n = dictGet(root, key);
     return n === undefined || n.kind === 'NoneType' ? undefined : n;
@@ -189,14 +276,16 @@ export function loadClassifierKeys(ctx: KeyContext, root: PyNode, patterns: read
   let progressRegex: string | null = null;
   const pr = present('progress_regex');
   if (pr !== undefined) {
-    if (pr.kind !== 'str' || pr.value === '') ctx.fail(`recipe.progress_regex: must be a non-empty string, got ${reprNode(pr)}`, pr);
+    if (pr.kind !== 'str' || pr.value === '')
+      ctx.fail(`recipe.progress_regex: must be a non-empty string, got ${reprNode(pr)}`, pr);
     checkRegex(pr, `recipe.progress_regex: invalid regex ({err}): ${reprNode(pr)}`);
     progressRegex = pr.value as string;
   }
   let hangAction: HangAction = 'record';
   const ha = present('hang_action');
   if (ha !== undefined) {
-    if (ha.kind !== 'str' || !(HANG_ACTIONS as readonly string[]).includes(ha.value as string)) ctx.fail(`recipe.hang_action: must be one of ${listRepr(HANG_ACTIONS)}, got ${reprNode(ha)}`, ha);
+    if (ha.kind !== 'str' || !(HANG_ACTIONS as readonly string[]).includes(ha.value as string))
+      ctx.fail(`recipe.hang_action: must be one of ${listRepr(HANG_ACTIONS)}, got ${reprNode(ha)}`, ha);
     hangAction = ha.value as HangAction;
   }
   let tier3VramGrowth = true;
@@ -209,7 +298,8 @@ export function loadClassifierKeys(ctx: KeyContext, root: PyNode, patterns: read
   const dt = present('disable_detector_tiers');
   if (dt !== undefined) {
     for (const n of strList(ctx, dt, 'recipe.disable_detector_tiers')) {
-      if (!(TIER_NAMES as readonly string[]).includes(n.value as string)) ctx.fail(`recipe.disable_detector_tiers: unknown tier ${reprNode(n)}; allowed: ${listRepr(TIER_NAMES)}`, n);
+      if (!(TIER_NAMES as readonly string[]).includes(n.value as string))
+        ctx.fail(`recipe.disable_detector_tiers: unknown tier ${reprNode(n)}; allowed: ${listRepr(TIER_NAMES)}`, n);
       if (!disableDetectorTiers.includes(n.value as TierName)) disableDetectorTiers.push(n.value as TierName);
     }
   }
@@ -225,7 +315,11 @@ export function loadClassifierKeys(ctx: KeyContext, root: PyNode, patterns: read
   const ec = present('exit_codes');
   const ts = present('tests');
   return {
-    progressRegex, hangAction, tier3VramGrowth, disableDetectors: disableDetectors.sort(), disableDetectorTiers: disableDetectorTiers.sort(),
+    progressRegex,
+    hangAction,
+    tier3VramGrowth,
+    disableDetectors: disableDetectors.sort(),
+    disableDetectorTiers: disableDetectorTiers.sort(),
     detectorCategories: dc === undefined ? new Map() : loadCategories(ctx, dc, patterns),
     exitCodes: ec === undefined ? null : loadExitCodes(ctx, ec, patterns),
     tests: ts === undefined ? [] : loadTests(ctx, ts, patterns),

@@ -16,8 +16,14 @@ import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
 import { mapScalarValue } from './scalar-map.js';
 import { parseYaml, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
 import {
-  AUTOPSY_CATEGORIES, ON_MATCH_VALUES, type CustomPattern, type LoadRecipeOptions, type OnMatch, type Recipe,
-  type RecipeMode, type RegexCompileHook,
+  AUTOPSY_CATEGORIES,
+  ON_MATCH_VALUES,
+  type CustomPattern,
+  type LoadRecipeOptions,
+  type OnMatch,
+  type Recipe,
+  type RecipeMode,
+  type RegexCompileHook,
 } from './types.js';
 
 /** Top-level keys deferred to Phase 3 (newest version: a top-level `condition:`). */
@@ -25,16 +31,39 @@ export const PHASE_3_KEYS: readonly string[] = ['condition'];
 /** Keys valid in both modes. */
 export const COMMON_KEYS: readonly string[] = ['schema_version', 'ticket', 'mode', 'trials', 'collect', 'stop_after'];
 export const TRIAGE_ONLY_KEYS: readonly string[] = [
-  'workload', 'steps', 'cells', 'workload_config', 'save_logs', 'extra_env', 'trial_isolation',
+  'workload',
+  'steps',
+  'cells',
+  'workload_config',
+  'save_logs',
+  'extra_env',
+  'trial_isolation',
 ];
 export const PROBE_ONLY_KEYS: readonly string[] = [
-  'mitigation_axis', 'diagnostic_axis', 'step_time_regex', 'collect_paths', 'timeout_per_trial',
-  'env_passthrough_mode', 'confound', 'custom_patterns', 'hang_window_sec', 'hang_grace_period_at_start',
-  'tier3_vram_growth', 'disable_detectors', 'disable_detector_tiers', 'retain', 'redaction',
+  'mitigation_axis',
+  'diagnostic_axis',
+  'step_time_regex',
+  'collect_paths',
+  'timeout_per_trial',
+  'env_passthrough_mode',
+  'confound',
+  'custom_patterns',
+  'hang_window_sec',
+  'hang_grace_period_at_start',
+  'tier3_vram_growth',
+  'disable_detectors',
+  'disable_detector_tiers',
+  'retain',
+  'redaction',
   // Ours, not the original's: the sweep's env bundles and retry policy (validated in src/sweep/config.ts).
-  'mitigations', 'retry',
+  'mitigations',
+  'retry',
   // ours: the classifier's keys (docs/classifier.md)
-  'progress_regex', 'hang_action', 'detector_categories', 'exit_codes', 'tests',
+  'progress_regex',
+  'hang_action',
+  'detector_categories',
+  'exit_codes',
+  'tests',
 ];
 export const VALID_TOP_LEVEL: readonly string[] = [...COMMON_KEYS, ...TRIAGE_ONLY_KEYS, ...PROBE_ONLY_KEYS].sort();
 const PROBE_REQUIRED = ['schema_version', 'trials', 'mitigation_axis', 'diagnostic_axis'];
@@ -76,7 +105,9 @@ function keyName(k: PyNode): string {
 function unknownKeys(d: PyNode, allowed: readonly string[]): { repr: string; first: PyNode } | null {
   const unknown = (d.entries ?? []).filter((e) => !(e.key.kind === 'str' && allowed.includes(e.key.value as string)));
   if (unknown.length === 0) return null;
-  const sorted = unknown.map((e) => e.key).sort((a, b) => (keyName(a) < keyName(b) ? -1 : keyName(a) > keyName(b) ? 1 : 0));
+  const sorted = unknown
+    .map((e) => e.key)
+    .sort((a, b) => (keyName(a) < keyName(b) ? -1 : keyName(a) > keyName(b) ? 1 : 0));
   return { repr: `[${sorted.map((k) => reprNode(k)).join(', ')}]`, first: unknown[0]!.key };
 }
 
@@ -98,7 +129,10 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
       const hex = bad.byte.toString(16).padStart(2, '0');
       throw new RecipeError(
         `recipe ${fileName}: cannot read file ('utf-8' codec can't decode byte 0x${hex} in position ${bad.byteOffset}: ${bad.reason})`,
-        fileName, { line: p.line, col: p.col, endCol: p.col + 1 }, undefined);
+        fileName,
+        { line: p.line, col: p.col, endCol: p.col + 1 },
+        undefined,
+      );
     }
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   }
@@ -109,8 +143,12 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
   if (badChar !== null) {
     const p = new LineCounterLite(text).pos(badChar.index);
     const hex = badChar[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
-    throw new RecipeError(`recipe ${fileName}: parse error (unacceptable character #x${hex}: special characters are not allowed)`,
-      fileName, { line: p.line, col: p.col, endCol: p.col + 1 }, text);
+    throw new RecipeError(
+      `recipe ${fileName}: parse error (unacceptable character #x${hex}: special characters are not allowed)`,
+      fileName,
+      { line: p.line, col: p.col, endCol: p.col + 1 },
+      text,
+    );
   }
 
   let root: PyNode | null;
@@ -130,8 +168,12 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
       const f = lines.pos(e.firstOffset);
       reason += ` (first defined at line ${f.line}, col ${f.col})`;
     }
-    throw new RecipeError(`recipe ${fileName}: parse error (${reason})`, fileName,
-      { line: a.line, col: a.col, endCol: b.line === a.line && b.col > a.col ? b.col : a.col + 1 }, text);
+    throw new RecipeError(
+      `recipe ${fileName}: parse error (${reason})`,
+      fileName,
+      { line: a.line, col: a.col, endCol: b.line === a.line && b.col > a.col ? b.col : a.col + 1 },
+      text,
+    );
   }
   const ctx: Ctx = new Ctx(text, fileName, lc);
   if (root === null || root.kind !== 'dict') {
@@ -143,10 +185,22 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
   if (bare) {
     const customPatterns = validateCustomPatterns(ctx, get(root, 'custom_patterns')!, options);
     return {
-      fileName, sourceSha256, bare, mode: 'probe', schemaVersion: null, ticket: null, trials: null,
-      mitigationAxis: [], diagnosticAxis: [], timeoutPerTrial: null, envPassthroughMode: 'inherit',
-      hangWindowSec: 30, hangGracePeriodAtStart: 60,
-      customPatterns, keys, ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
+      fileName,
+      sourceSha256,
+      bare,
+      mode: 'probe',
+      schemaVersion: null,
+      ticket: null,
+      trials: null,
+      mitigationAxis: [],
+      diagnosticAxis: [],
+      timeoutPerTrial: null,
+      envPassthroughMode: 'inherit',
+      hangWindowSec: 30,
+      hangGracePeriodAtStart: 60,
+      customPatterns,
+      keys,
+      ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
     };
   }
   return loadFull(ctx, root, keys, sourceSha256, options);
@@ -173,8 +227,10 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
   // 2. Phase-3 intercept.
   const phase3 = keys.filter((k) => PHASE_3_KEYS.includes(k)).sort();
   if (phase3.length > 0) {
-    ctx.fail(`recipe: keys ${listRepr(phase3)} are deferred to Phase 3 (bundle integration + redaction + handout templates); see docs/plans/aorta-probe-188-rubric.md §PHASE 3. Remove these keys from your recipe.`,
-      keyNode(root, phase3[0]!)!);
+    ctx.fail(
+      `recipe: keys ${listRepr(phase3)} are deferred to Phase 3 (bundle integration + redaction + handout templates); see docs/plans/aorta-probe-188-rubric.md §PHASE 3. Remove these keys from your recipe.`,
+      keyNode(root, phase3[0]!)!,
+    );
   }
   // 3. mode.
   const modeNode = get(root, 'mode');
@@ -194,35 +250,56 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
   if (mode === 'probe') {
     const triageOnly = keys.filter((k) => TRIAGE_ONLY_KEYS.includes(k));
     if (triageOnly.length > 0) {
-      ctx.fail(`recipe: keys ${listRepr([...triageOnly].sort())} are triage-mode only and are not valid in a 'mode: probe' recipe (probe-mode synthesises cells from mitigation_axis x diagnostic_axis and fixes the workload internally). Remove these keys.`,
-        keyNode(root, triageOnly[0]!)!);
+      ctx.fail(
+        `recipe: keys ${listRepr([...triageOnly].sort())} are triage-mode only and are not valid in a 'mode: probe' recipe (probe-mode synthesises cells from mitigation_axis x diagnostic_axis and fixes the workload internally). Remove these keys.`,
+        keyNode(root, triageOnly[0]!)!,
+      );
     }
     for (const k of PROBE_REQUIRED) {
-      if (!keys.includes(k)) ctx.fail(`recipe (mode: probe): missing required key '${k}'`, { start: root.start, end: root.start + 1 });
+      if (!keys.includes(k))
+        ctx.fail(`recipe (mode: probe): missing required key '${k}'`, { start: root.start, end: root.start + 1 });
     }
   } else {
     const probeOnly = keys.filter((k) => PROBE_ONLY_KEYS.includes(k));
     if (probeOnly.length > 0) {
-      ctx.fail(`recipe: keys ${listRepr([...probeOnly].sort())} are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys`,
-        keyNode(root, probeOnly[0]!)!);
+      ctx.fail(
+        `recipe: keys ${listRepr([...probeOnly].sort())} are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys`,
+        keyNode(root, probeOnly[0]!)!,
+      );
     }
   }
   // 6. schema_version.
   const sv = get(root, 'schema_version');
   let schemaVersion: number | null = null;
   if (sv !== undefined) {
-    if (sv.kind !== 'int') ctx.fail(`recipe.schema_version: must be an integer, got ${sv.typeName} (${reprNode(sv)})`, sv);
-    if (sv.value !== 1n) ctx.fail(`recipe.schema_version: unsupported version ${reprNode(sv)}; this build understands version 1`, sv);
+    if (sv.kind !== 'int')
+      ctx.fail(`recipe.schema_version: must be an integer, got ${sv.typeName} (${reprNode(sv)})`, sv);
+    if (sv.value !== 1n)
+      ctx.fail(`recipe.schema_version: unsupported version ${reprNode(sv)}; this build understands version 1`, sv);
     schemaVersion = 1;
   }
   const base = {
-    fileName: ctx.file, sourceSha256, bare: false, mode, schemaVersion, keys,
+    fileName: ctx.file,
+    sourceSha256,
+    bare: false,
+    mode,
+    schemaVersion,
+    keys,
   };
   if (mode === 'triage') {
     // Triage recipes carry no scanner input; their own keys are not validated here.
     return {
-      ...base, ticket: null, trials: null, mitigationAxis: [], diagnosticAxis: [], timeoutPerTrial: null,
-      envPassthroughMode: 'inherit', hangWindowSec: 30, hangGracePeriodAtStart: 60, customPatterns: [], ...DEFAULT_CLASSIFIER_KEYS,
+      ...base,
+      ticket: null,
+      trials: null,
+      mitigationAxis: [],
+      diagnosticAxis: [],
+      timeoutPerTrial: null,
+      envPassthroughMode: 'inherit',
+      hangWindowSec: 30,
+      hangGracePeriodAtStart: 60,
+      customPatterns: [],
+      ...DEFAULT_CLASSIFIER_KEYS,
     };
   }
   // build_probe_recipe_from_dict, in its order.
@@ -255,7 +332,8 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
   const tpt = get(root, 'timeout_per_trial');
   let timeoutPerTrial: number | null = null;
   if (tpt !== undefined && tpt.kind !== 'NoneType') {
-    if (tpt.kind !== 'int' && tpt.kind !== 'float') ctx.fail(`recipe.timeout_per_trial: must be a number or null, got ${tpt.typeName}`, tpt);
+    if (tpt.kind !== 'int' && tpt.kind !== 'float')
+      ctx.fail(`recipe.timeout_per_trial: must be a number or null, got ${tpt.typeName}`, tpt);
     timeoutPerTrial = Number(tpt.value);
     if (!(timeoutPerTrial > 0)) ctx.fail(`recipe.timeout_per_trial: must be > 0 when set, got ${reprNode(tpt)}`, tpt);
   }
@@ -279,9 +357,14 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
   if (conf !== undefined && conf.kind !== 'NoneType') {
     if (conf.kind !== 'dict') ctx.fail(`recipe.confound: must be a mapping, got ${conf.typeName}`, conf);
     const uk = unknownKeys(conf, ['baseline_cell', 'threshold']);
-    if (uk !== null) ctx.fail(`recipe.confound: unknown keys ${uk.repr}; allowed: ['baseline_cell', 'threshold']`, uk.first);
+    if (uk !== null)
+      ctx.fail(`recipe.confound: unknown keys ${uk.repr}; allowed: ['baseline_cell', 'threshold']`, uk.first);
     const th = get(conf, 'threshold');
-    if (th !== undefined && th.kind !== 'NoneType' && (!(th.kind === 'int' || th.kind === 'float') || !(Number(th.value) > 0))) {
+    if (
+      th !== undefined &&
+      th.kind !== 'NoneType' &&
+      (!(th.kind === 'int' || th.kind === 'float') || !(Number(th.value) > 0))
+    ) {
       ctx.fail(`recipe.confound.threshold: must be > 0, got ${reprNode(th)}`, th);
     }
     const bc = get(conf, 'baseline_cell');
@@ -290,9 +373,16 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
     }
   }
   return {
-    ...base, ticket: ticketNode?.kind === 'str' ? (ticketNode.value as string) : null,
-    trials: Number(trialsNode.value), mitigationAxis: axes[0]!, diagnosticAxis: axes[1]!, timeoutPerTrial,
-    envPassthroughMode, hangWindowSec, hangGracePeriodAtStart, customPatterns,
+    ...base,
+    ticket: ticketNode?.kind === 'str' ? (ticketNode.value as string) : null,
+    trials: Number(trialsNode.value),
+    mitigationAxis: axes[0]!,
+    diagnosticAxis: axes[1]!,
+    timeoutPerTrial,
+    envPassthroughMode,
+    hangWindowSec,
+    hangGracePeriodAtStart,
+    customPatterns,
     ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
   };
 }
@@ -302,11 +392,15 @@ function positiveNumber(ctx: Ctx, root: PyNode, key: string, dflt: number, allow
   if (n === undefined || n.kind === 'NoneType') return dflt;
   if (n.kind !== 'int' && n.kind !== 'float') ctx.fail(`recipe.${key}: must be a number, got ${n.typeName}`, n);
   const v = Number(n.value);
-  if (allowZero ? !(v >= 0) : !(v > 0)) ctx.fail(`recipe.${key}: must be ${allowZero ? '>=' : '>'} 0 when set, got ${reprNode(n)}`, n);
+  if (allowZero ? !(v >= 0) : !(v > 0))
+    ctx.fail(`recipe.${key}: must be ${allowZero ? '>=' : '>'} 0 when set, got ${reprNode(n)}`, n);
   return v;
 }
 
-const regexCheck = (ctx: Ctx, options: LoadRecipeOptions) => (node: PyNode, template: string): void => compileHook(ctx, options, node, template);
+const regexCheck =
+  (ctx: Ctx, options: LoadRecipeOptions) =>
+  (node: PyNode, template: string): void =>
+    compileHook(ctx, options, node, template);
 
 /** By default a regex is checked by compiling it on RE2 (and releasing it at once). */
 const compileOnRe2: RegexCompileHook = (source, flags) => compileRegex(source, flags).dispose();
@@ -340,7 +434,13 @@ function validateCustomPatterns(ctx: Ctx, raw: PyNode, options: LoadRecipeOption
   return raw.items!.map((entry, idx) => validateOne(ctx, entry, `recipe.custom_patterns[${idx}]`, seen, options));
 }
 
-function validateOne(ctx: Ctx, entry: PyNode, path: string, seen: Set<string>, options: LoadRecipeOptions): CustomPattern {
+function validateOne(
+  ctx: Ctx,
+  entry: PyNode,
+  path: string,
+  seen: Set<string>,
+  options: LoadRecipeOptions,
+): CustomPattern {
   if (entry.kind !== 'dict') ctx.fail(`${path}: must be a mapping, got ${entry.typeName}`, entry);
   const uk = unknownKeys(entry, PATTERN_KEYS);
   if (uk !== null) ctx.fail(`${path}: unknown keys ${uk.repr}; allowed: ${listRepr(PATTERN_KEYS)}`, uk.first);
@@ -355,7 +455,10 @@ function validateOne(ctx: Ctx, entry: PyNode, path: string, seen: Set<string>, o
   seen.add(id);
   const match = get(entry, 'match');
   if (match === undefined || match.kind !== 'dict') {
-    ctx.fail(`${path}.match: must be a mapping with 'regex' (and optional 'condition'), got ${match?.typeName ?? 'NoneType'}`, match ?? entry);
+    ctx.fail(
+      `${path}.match: must be a mapping with 'regex' (and optional 'condition'), got ${match?.typeName ?? 'NoneType'}`,
+      match ?? entry,
+    );
   }
   const muk = unknownKeys(match, MATCH_KEYS);
   if (muk !== null) ctx.fail(`${path}.match: unknown keys ${muk.repr}; allowed: ${listRepr(MATCH_KEYS)}`, muk.first);
@@ -375,18 +478,25 @@ function validateOne(ctx: Ctx, entry: PyNode, path: string, seen: Set<string>, o
   let onMatch: OnMatch = 'fail';
   if (onMatchNode !== undefined) {
     if (onMatchNode.kind !== 'str' || !ON_MATCH_VALUES.includes(onMatchNode.value as OnMatch)) {
-      ctx.fail(`${path}.on_match: must be one of ${listRepr(ON_MATCH_VALUES)}, got ${reprNode(onMatchNode)}`, onMatchNode);
+      ctx.fail(
+        `${path}.on_match: must be one of ${listRepr(ON_MATCH_VALUES)}, got ${reprNode(onMatchNode)}`,
+        onMatchNode,
+      );
     }
     onMatch = onMatchNode.value as OnMatch;
   }
   const rfpNode = get(entry, 'required_for_pass');
   let requiredForPass = false;
   if (rfpNode !== undefined) {
-    if (rfpNode.kind !== 'bool') ctx.fail(`${path}.required_for_pass: must be a boolean, got ${rfpNode.typeName}`, rfpNode);
+    if (rfpNode.kind !== 'bool')
+      ctx.fail(`${path}.required_for_pass: must be a boolean, got ${rfpNode.typeName}`, rfpNode);
     requiredForPass = rfpNode.value as boolean;
   }
   if (requiredForPass && onMatch !== 'fail') {
-    ctx.fail(`${path}.required_for_pass: only meaningful with on_match='fail' (got on_match=${strRepr(onMatch)}); a warn/info pattern cannot be required for pass`, rfpNode!);
+    ctx.fail(
+      `${path}.required_for_pass: only meaningful with on_match='fail' (got on_match=${strRepr(onMatch)}); a warn/info pattern cannot be required for pass`,
+      rfpNode!,
+    );
   }
   let category: string | null = null;
   const catNode = get(entry, 'category');
@@ -398,9 +508,17 @@ function validateOne(ctx: Ctx, entry: PyNode, path: string, seen: Set<string>, o
   }
   const at = ctx.pos(entry);
   return {
-    id, detectorId: `custom:${id}`, regex: regexNode.value as string, flags: '', condition,
+    id,
+    detectorId: `custom:${id}`,
+    regex: regexNode.value as string,
+    flags: '',
+    condition,
     conditionSource: condNode?.kind === 'str' ? (condNode.value as string) : null,
-    onMatch, requiredForPass, category, line: at.line, col: at.col,
+    onMatch,
+    requiredForPass,
+    category,
+    line: at.line,
+    col: at.col,
   };
 }
 
@@ -409,7 +527,13 @@ function checkCondition(ctx: Ctx, node: PyNode, path: string): CheckedCondition 
   try {
     if (node.kind === 'other') {
       // Dates, bytes, sets: name the Python type the way validateCondition names the others.
-      throw new SandboxError({ kind: 'not-a-string', detail: `condition: must be a string, got ${node.typeName}`, node: null, line: 1, col: 1 });
+      throw new SandboxError({
+        kind: 'not-a-string',
+        detail: `condition: must be a string, got ${node.typeName}`,
+        node: null,
+        line: 1,
+        col: 1,
+      });
     }
     return validateCondition(node.kind === 'str' ? node.value : pyValueForType(node));
   } catch (e) {
@@ -446,7 +570,8 @@ function pyValueForType(node: PyNode): unknown {
 function conditionFilePos(ctx: Ctx, node: PyNode, err: SandboxError): { pos: FilePos; approximate: boolean } {
   const fallback = { pos: ctx.pos({ start: node.start, end: node.start + 1 }), approximate: true };
   if (err.kind === 'empty') return { pos: ctx.pos({ start: node.start, end: node.end }), approximate: false };
-  if (node.kind !== 'str' || !isScalar(node.node)) return { pos: ctx.pos({ start: node.start, end: node.start + 1 }), approximate: node.kind === 'str' };
+  if (node.kind !== 'str' || !isScalar(node.node))
+    return { pos: ctx.pos({ start: node.start, end: node.start + 1 }), approximate: node.kind === 'str' };
   const vm = mapScalarValue(ctx.text, node.node);
   if (vm === null) return fallback;
   const cps = Array.from(node.value as string);
@@ -462,6 +587,7 @@ function conditionFilePos(ctx: Ctx, node: PyNode, err: SandboxError): { pos: Fil
   const startIdx = idx + err.col - 1;
   const lastIdx = startIdx + Math.max(err.endCol - err.col, 1) - 1;
   const startOff = startIdx < cps.length ? vm.offsets[startIdx]! : vm.endOffset;
-  const endOff = lastIdx < cps.length && lastIdx >= startIdx ? vm.offsets[lastIdx]! + vm.lengths[lastIdx]! : startOff + 1;
+  const endOff =
+    lastIdx < cps.length && lastIdx >= startIdx ? vm.offsets[lastIdx]! + vm.lengths[lastIdx]! : startOff + 1;
   return { pos: ctx.pos({ start: startOff, end: endOff }), approximate: false };
 }

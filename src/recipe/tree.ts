@@ -5,8 +5,18 @@
  * excessive nesting are rejected.
  */
 import {
-  isAlias, isMap, isPair, isScalar, isSeq, LineCounter, parseDocument,
-  type Document, type Node as YNode, type Scalar, type ScalarTag, type Tags,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseDocument,
+  type Document,
+  type Node as YNode,
+  type Scalar,
+  type ScalarTag,
+  type Tags,
 } from 'yaml';
 import { floatRepr, strRepr } from '../condition/repr.js';
 import type { FilePos } from './errors.js';
@@ -61,8 +71,10 @@ const PY_FALSE = /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
  * sign (`-.5` is a string), a leading `0` makes an int octal (`08` is a string), sexagesimal needs
  * a non-zero first digit (`0:0` is a string).
  */
-const PY_INT = /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
-const PY_FLOAT = /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
+const PY_INT =
+  /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
+const PY_FLOAT =
+  /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
 const INT_TAG = 'tag:yaml.org,2002:int';
 const FLOAT_TAG = 'tag:yaml.org,2002:float';
 
@@ -95,7 +107,8 @@ function constructFloat(source: string): number {
   if (body === '.nan') return NaN;
   if (parts.length > 1) return sign * parts.reduce((acc, d) => acc * 60 + Number(d), 0);
   const f = Number(body);
-  if (Number.isNaN(f) && !/^(?:nan|inf|infinity)$/.test(body)) throw new Error(`could not convert string to float: '${source}'`);
+  if (Number.isNaN(f) && !/^(?:nan|inf|infinity)$/.test(body))
+    throw new Error(`could not convert string to float: '${source}'`);
   return sign * f;
 }
 
@@ -104,8 +117,18 @@ function pyYamlTags(tags: Tags): Tags {
   for (const t of tags) {
     if (typeof t !== 'string' && (t.tag === INT_TAG || t.tag === FLOAT_TAG)) {
       if (t.tag === INT_TAG && t.format === undefined && !out.some((x) => typeof x !== 'string' && x.tag === INT_TAG)) {
-        out.push({ tag: INT_TAG, default: true, test: PY_INT, resolve: (src: string) => constructInt(src) } as ScalarTag);
-        out.push({ tag: FLOAT_TAG, default: true, test: PY_FLOAT, resolve: (src: string) => constructFloat(src) } as ScalarTag);
+        out.push({
+          tag: INT_TAG,
+          default: true,
+          test: PY_INT,
+          resolve: (src: string) => constructInt(src),
+        } as ScalarTag);
+        out.push({
+          tag: FLOAT_TAG,
+          default: true,
+          test: PY_FLOAT,
+          resolve: (src: string) => constructFloat(src),
+        } as ScalarTag);
       }
       continue;
     }
@@ -131,12 +154,21 @@ function checkCharacters(text: string): void {
   const bad = PY_UNPRINTABLE.exec(text);
   if (bad !== null) {
     const cp = bad[0].codePointAt(0)!;
-    throw new TreeError(`unacceptable character #x${cp.toString(16).padStart(4, '0')}: special characters are not allowed`, bad.index, bad.index + 1);
+    throw new TreeError(
+      `unacceptable character #x${cp.toString(16).padStart(4, '0')}: special characters are not allowed`,
+      bad.index,
+      bad.index + 1,
+    );
   }
   const br = OTHER_BREAK.exec(text);
   if (br !== null) {
-    const name = br[0] === '\r' ? 'a CR without LF' : `U+${br[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
-    throw new TreeError(`unsupported line break (${name}): PyYAML reads it as a line break, use LF or CRLF`, br.index, br.index + 1);
+    const name =
+      br[0] === '\r' ? 'a CR without LF' : `U+${br[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
+    throw new TreeError(
+      `unsupported line break (${name}): PyYAML reads it as a line break, use LF or CRLF`,
+      br.index,
+      br.index + 1,
+    );
   }
 }
 
@@ -200,7 +232,8 @@ class Builder {
   private expanded = 0;
 
   build(node: YNode, depth: number): PyNode {
-    if (depth > MAX_DEPTH) throw new TreeError(`nesting deeper than ${MAX_DEPTH} levels`, rangeOf(node)[0], rangeOf(node)[1]);
+    if (depth > MAX_DEPTH)
+      throw new TreeError(`nesting deeper than ${MAX_DEPTH} levels`, rangeOf(node)[0], rangeOf(node)[1]);
     if (isAlias(node)) {
       const target = this.anchors.get(node.source);
       const [s, e] = rangeOf(node);
@@ -210,7 +243,11 @@ class Builder {
       // A file's own values are bounded by its size; only the copies an alias stands for can blow up.
       this.expanded += this.size(built);
       if (this.expanded > MAX_EXPANDED_NODES) {
-        throw new TreeError(`document expands to more than ${MAX_EXPANDED_NODES} values through aliases (alias bomb?)`, s, e);
+        throw new TreeError(
+          `document expands to more than ${MAX_EXPANDED_NODES} values through aliases (alias bomb?)`,
+          s,
+          e,
+        );
       }
       return built;
     }
@@ -230,7 +267,8 @@ class Builder {
     if (known !== undefined) return known;
     let s = 1;
     for (const c of n.items ?? []) s += this.sizes.get(c) ?? this.size(c);
-    for (const en of n.entries ?? []) s += (this.sizes.get(en.key) ?? this.size(en.key)) + (this.sizes.get(en.value) ?? this.size(en.value));
+    for (const en of n.entries ?? [])
+      s += (this.sizes.get(en.key) ?? this.size(en.key)) + (this.sizes.get(en.value) ?? this.size(en.value));
     this.sizes.set(n, s);
     return s;
   }
@@ -250,11 +288,17 @@ class Builder {
         if (!isPair(pair)) continue;
         const keyNode = (pair.key ?? null) as YNode | null;
         const valueNode = (pair.value ?? null) as YNode | null;
-        const isMerge = keyNode !== null && isScalar(keyNode) && keyNode.type === 'PLAIN' && keyNode.source === '<<' && node.tag !== '!!set';
+        const isMerge =
+          keyNode !== null &&
+          isScalar(keyNode) &&
+          keyNode.type === 'PLAIN' &&
+          keyNode.source === '<<' &&
+          node.tag !== '!!set';
         if (isMerge) {
           const value = valueNode === null ? nullNode(rangeOf(keyNode)[1], node) : this.build(valueNode, depth + 1);
           for (const src of value.kind === 'list' ? value.items! : [value]) {
-            if (src.kind !== 'dict') throw new TreeError(`expected a mapping for merging, but found ${src.typeName}`, src.start, src.end);
+            if (src.kind !== 'dict')
+              throw new TreeError(`expected a mapping for merging, but found ${src.typeName}`, src.start, src.end);
             for (const en of src.entries!) merged.push(en);
           }
           continue;
@@ -270,7 +314,11 @@ class Builder {
         explicit.push({ key, value });
       }
       const entries: PyEntry[] = [];
-      for (const en of merged) if (!seen.has(hashKey(en.key))) { seen.set(hashKey(en.key), en.key); entries.push(en); }
+      for (const en of merged)
+        if (!seen.has(hashKey(en.key))) {
+          seen.set(hashKey(en.key), en.key);
+          entries.push(en);
+        }
       for (const en of explicit) entries.push(en);
       const isSet = node.tag === 'tag:yaml.org,2002:set';
       return isSet
@@ -365,7 +413,8 @@ export function reprNode(n: PyNode, budget = { left: 2000 }): string {
       out = `{${n.entries!.map((e) => `${reprNode(e.key, budget)}: ${reprNode(e.value, budget)}`).join(', ')}}`;
       break;
     default:
-      if (n.typeName === 'set') out = n.entries!.length === 0 ? 'set()' : `{${n.entries!.map((e) => reprNode(e.key, budget)).join(', ')}}`;
+      if (n.typeName === 'set')
+        out = n.entries!.length === 0 ? 'set()' : `{${n.entries!.map((e) => reprNode(e.key, budget)).join(', ')}}`;
       else if (n.value instanceof Date) out = dateRepr(n.value, n.typeName);
       else out = `<${n.typeName}>`;
   }
@@ -381,7 +430,6 @@ function dateRepr(d: Date, typeName: string): string {
   if (d.getUTCMilliseconds()) parts.push(d.getUTCMilliseconds() * 1000);
   return `datetime.datetime(${parts.join(', ')})`;
 }
-
 
 /** Offset → 1-based line and code-point column. */
 export function offsetToPos(text: string, lc: LineCounter, offset: number): { line: number; col: number } {

@@ -6,8 +6,17 @@ export type OnMatch = 'fail' | 'warn' | 'info';
 
 /** `aorta.agent.llm.AUTOPSY_CATEGORIES`, newest version (with the evidence-only additions). */
 export const AUTOPSY_CATEGORIES: readonly string[] = [
-  'checkpoint_race', 'gpu_race', 'illegal_mem', 'launch_error', 'numeric_silent', 'oom_fragment',
-  'perf_regression', 'rccl_hang', 'thermal_throttle', 'tooling_gap', 'unknown',
+  'checkpoint_race',
+  'gpu_race',
+  'illegal_mem',
+  'launch_error',
+  'numeric_silent',
+  'oom_fragment',
+  'perf_regression',
+  'rccl_hang',
+  'thermal_throttle',
+  'tooling_gap',
+  'unknown',
 ];
 
 export const ON_MATCH_VALUES: readonly OnMatch[] = ['fail', 'info', 'warn'];

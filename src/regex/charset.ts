@@ -72,7 +72,12 @@ function fromFlat(flat: readonly number[]): CharSet {
 }
 
 /** RE2's (and Python's `re.ASCII`) word characters. */
-export const ASCII_WORD: CharSet = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+export const ASCII_WORD: CharSet = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
 
 /**
  * What `\d`, `\w`, `\s` match here. `\d` and `\s` are exactly Python's (str patterns, Unicode 14.0).
@@ -91,7 +96,10 @@ export const CLASS_ESCAPE: Readonly<Record<'d' | 'w' | 's', CharSet>> = {
 const IGNORECASE = new Map<number, readonly number[]>();
 for (const entry of PY_IGNORECASE_EQUIVALENTS.split(';')) {
   const [c, eq] = entry.split(':') as [string, string];
-  IGNORECASE.set(parseInt(c, 16), eq.split(',').map((h) => parseInt(h, 16)));
+  IGNORECASE.set(
+    parseInt(c, 16),
+    eq.split(',').map((h) => parseInt(h, 16)),
+  );
 }
 
 /** Whether IGNORECASE changes what `cp` matches in Python (Python's "cased" characters). */

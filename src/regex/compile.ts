@@ -182,7 +182,13 @@ export class RegexCache {
    */
   compile(pattern: string, flags: RegexFlagString = ''): RegexHandle {
     if (typeof pattern !== 'string') {
-      throw new RegexSyntaxError({ kind: 'not-a-string', pattern: String(pattern), offset: -1, detail: 'pattern must be a string', hint: '' });
+      throw new RegexSyntaxError({
+        kind: 'not-a-string',
+        pattern: String(pattern),
+        offset: -1,
+        detail: 'pattern must be a string',
+        hint: '',
+      });
     }
     const norm = normaliseFlags(flags, pattern);
     const key = `${norm}\u0000${pattern}`;
@@ -209,15 +215,32 @@ export class RegexCache {
     try {
       if (!raw.ok()) {
         const message = raw.error();
-        throw new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
+        throw new RegexSyntaxError({
+          kind: 're2',
+          pattern,
+          offset: -1,
+          detail: message,
+          hint: hintForRe2Error(message),
+        });
       }
       const names = raw.groupNames();
       // The embind class does not expose NumberOfCapturingGroups(); the tree numbers groups as RE2 does.
       const count = Math.max(translated.tree.groups.length, ...names.keys());
       const groupNames: (string | undefined)[] = [];
       for (let g = 1; g <= count; g++) groupNames.push(names.get(g));
-      const entry: Entry = { key, pattern, flags: norm, source, notes: translated.notes, raw, groupNames,
-        lineLocal: !mayMatchNewline(translated.tree), fast: fastPath(source, norm, count), refs: 1, deleted: false };
+      const entry: Entry = {
+        key,
+        pattern,
+        flags: norm,
+        source,
+        notes: translated.notes,
+        raw,
+        groupNames,
+        lineLocal: !mayMatchNewline(translated.tree),
+        fast: fastPath(source, norm, count),
+        refs: 1,
+        deleted: false,
+      };
       this.#entries.set(key, entry);
       ok = true;
       return new RegexHandle(entry, this);
@@ -302,7 +325,13 @@ function translateOrRe2Error(pattern: string, flags: string): TranslatedPattern 
     try {
       if (!raw.ok()) {
         const message = raw.error();
-        throw new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
+        throw new RegexSyntaxError({
+          kind: 're2',
+          pattern,
+          offset: -1,
+          detail: message,
+          hint: hintForRe2Error(message),
+        });
       }
     } finally {
       raw.delete();

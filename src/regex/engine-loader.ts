@@ -73,7 +73,9 @@ export function freshRe2Module(): Re2Module {
     return first;
   }
   if (browserFactory !== undefined) return browserFactory();
-  const req = nodeRequire() as (((id: string) => unknown) & { cache?: Record<string, unknown>; resolve?: (id: string) => string }) | undefined;
+  const req = nodeRequire() as
+    | (((id: string) => unknown) & { cache?: Record<string, unknown>; resolve?: (id: string) => string })
+    | undefined;
   if (req === undefined) return re2Module(); // throws the "not loaded" error
   if (req.cache !== undefined && req.resolve !== undefined) delete req.cache[req.resolve('re2-wasm/build/wasm/re2.js')];
   return req('re2-wasm/build/wasm/re2.js') as Re2Module;

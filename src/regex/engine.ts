@@ -37,8 +37,6 @@ import type { CppMap, RawMatch, RawRE2 } from './re2-types.js';
 export type { RawMatch, RawRE2 } from './re2-types.js';
 import { RegexEngineError, RegexMatchAbortError, RegexTooLargeError } from './errors.js';
 
-
-
 /**
  * A fresh engine module (new heap) from engine-loader.ts, which knows how this environment loads re2-wasm.
  * The glue binds `err = console.warn.bind(console)` at load and prints the abort text there before throwing it;
@@ -185,7 +183,12 @@ export class Re2Program {
 
   /** @internal compiles into `inst` (which must not hold it yet). Throws InstanceAbort. */
   bindTo(inst: Instance): void {
-    const raw = within(inst, 'compile', () => new inst.mod.WrappedRE2(this.source, this.ignoreCase, false, this.dotAll), this);
+    const raw = within(
+      inst,
+      'compile',
+      () => new inst.mod.WrappedRE2(this.source, this.ignoreCase, false, this.dotAll),
+      this,
+    );
     this.#inst = inst;
     this.#raw = raw;
     this.#broken = null;
@@ -202,7 +205,8 @@ export class Re2Program {
   /** The live embind handle, recompiling it first if its instance was dropped. */
   #live(): { inst: Instance; raw: RawRE2 } {
     if (this.#deleted) throw new RegexEngineError(`program ${JSON.stringify(this.source)} was deleted`);
-    if (this.#inst !== null && this.#raw !== null && this.#inst.dead === null) return { inst: this.#inst, raw: this.#raw };
+    if (this.#inst !== null && this.#raw !== null && this.#inst.dead === null)
+      return { inst: this.#inst, raw: this.#raw };
     try {
       if (this.#heavy) placeAlone(this, true);
       else place(this);
@@ -229,7 +233,9 @@ export class Re2Program {
     } catch (err) {
       if (!(err instanceof InstanceAbort)) throw err;
       this.#broken = err.message;
-      throw new RegexEngineError(`re2-wasm aborted during ${what} even with ${JSON.stringify(this.source)} alone (${err.message})`);
+      throw new RegexEngineError(
+        `re2-wasm aborted during ${what} even with ${JSON.stringify(this.source)} alone (${err.message})`,
+      );
     }
   }
 
@@ -347,7 +353,6 @@ export function newRawRE2(pattern: string, ignoreCase: boolean, dotAll: boolean)
   return within(inst, 'compile', () => new inst.mod.WrappedRE2(pattern, ignoreCase, false, dotAll), null);
 }
 
-
 export interface HeapProbe {
   /** Total linear memory of the open instance: fixed at 16 MiB in re2-wasm 1.0.2 (no ALLOW_MEMORY_GROWTH). */
   heapBytes: number;
@@ -364,11 +369,16 @@ export interface HeapProbe {
 /** Diagnostics for tests and measurement scripts, on the open instance. */
 export function heapProbe(): HeapProbe {
   const inst = open();
-  return within(inst, 'heapProbe', () => {
-    const p = inst.mod._malloc(1 << 20);
-    inst.mod._free(p);
-    return { heapBytes: inst.mod.HEAPU8.length, probe1MiBAddress: p, emvalHandles: inst.mod.count_emval_handles() };
-  }, null);
+  return within(
+    inst,
+    'heapProbe',
+    () => {
+      const p = inst.mod._malloc(1 << 20);
+      inst.mod._free(p);
+      return { heapBytes: inst.mod.HEAPU8.length, probe1MiBAddress: p, emvalHandles: inst.mod.count_emval_handles() };
+    },
+    null,
+  );
 }
 
 export interface EngineStats {

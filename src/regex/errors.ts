@@ -115,7 +115,9 @@ export class RegexMatchAbortError extends RegexEngineError {
     readonly subjectBytes: number,
     readonly reason: string,
   ) {
-    super(`re2-wasm ran out of its 16 MiB heap matching ${JSON.stringify(source.length > 200 ? `${source.slice(0, 200)}…` : source)} on a ${subjectBytes}-byte subject (${reason})`);
+    super(
+      `re2-wasm ran out of its 16 MiB heap matching ${JSON.stringify(source.length > 200 ? `${source.slice(0, 200)}…` : source)} on a ${subjectBytes}-byte subject (${reason})`,
+    );
   }
 }
 

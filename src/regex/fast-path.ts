@@ -56,9 +56,21 @@ class Unsupported extends Error {}
 
 const MAX_CP = 0x10ffff;
 const DIGIT: CharSet = [[0x30, 0x39]];
-const WORD: CharSet = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
-const SPACE: CharSet = [[0x09, 0x0a], [0x0c, 0x0d], [0x20, 0x20]]; // RE2's \s: [\t\n\f\r ]
-const NOT_NEWLINE: CharSet = [[0, 9], [11, MAX_CP]];
+const WORD: CharSet = [
+  [0x30, 0x39],
+  [0x41, 0x5a],
+  [0x5f, 0x5f],
+  [0x61, 0x7a],
+];
+const SPACE: CharSet = [
+  [0x09, 0x0a],
+  [0x0c, 0x0d],
+  [0x20, 0x20],
+]; // RE2's \s: [\t\n\f\r ]
+const NOT_NEWLINE: CharSet = [
+  [0, 9],
+  [11, MAX_CP],
+];
 /** Bound on the alternatives a backtracking engine may try at one position (property 2d). */
 const MAX_BRANCHING = 16;
 
@@ -134,7 +146,8 @@ class Parser {
     const c = this.cps[this.i++]!;
     let set: CharSet;
     switch (c) {
-      case 0x28: { // (
+      case 0x28: {
+        // (
         let capture = true;
         if (this.peek() === 0x3f /* ? */) {
           const next = this.cps[this.i + 1];
@@ -158,7 +171,8 @@ class Parser {
       case 0x5b: // [
         set = this.parseClass();
         break;
-      case 0x5c: { // backslash
+      case 0x5c: {
+        // backslash
         const d = this.cps[this.i];
         if (d === 0x62 /* b */ || d === 0x42 /* B */) {
           this.i++;
@@ -168,7 +182,15 @@ class Parser {
         set = this.parseEscape();
         break;
       }
-      case 0x5e: case 0x24: case 0x29: case 0x5d: case 0x7b: case 0x7d: case 0x2a: case 0x2b: case 0x3f:
+      case 0x5e:
+      case 0x24:
+      case 0x29:
+      case 0x5d:
+      case 0x7b:
+      case 0x7d:
+      case 0x2a:
+      case 0x2b:
+      case 0x3f:
         throw new Unsupported(); // anchors, stray brackets and quantifiers
       default:
         set = [[c, c]];
@@ -212,19 +234,32 @@ class Parser {
     const d = this.cps[this.i++];
     if (d === undefined) throw new Unsupported();
     switch (d) {
-      case 0x64: return DIGIT; // d
-      case 0x44: return complement(DIGIT);
-      case 0x77: return WORD; // w
-      case 0x57: return complement(WORD);
-      case 0x73: return SPACE; // s
-      case 0x53: return complement(SPACE);
-      case 0x6e: return [[10, 10]]; // n
-      case 0x74: return [[9, 9]]; // t
-      case 0x72: return [[13, 13]]; // r
-      case 0x66: return [[12, 12]]; // f
-      case 0x76: return [[11, 11]]; // v
-      case 0x61: return [[7, 7]]; // a
-      case 0x78: { // x
+      case 0x64:
+        return DIGIT; // d
+      case 0x44:
+        return complement(DIGIT);
+      case 0x77:
+        return WORD; // w
+      case 0x57:
+        return complement(WORD);
+      case 0x73:
+        return SPACE; // s
+      case 0x53:
+        return complement(SPACE);
+      case 0x6e:
+        return [[10, 10]]; // n
+      case 0x74:
+        return [[9, 9]]; // t
+      case 0x72:
+        return [[13, 13]]; // r
+      case 0x66:
+        return [[12, 12]]; // f
+      case 0x76:
+        return [[11, 11]]; // v
+      case 0x61:
+        return [[7, 7]]; // a
+      case 0x78: {
+        // x
         const rest = String.fromCodePoint(...this.cps.slice(this.i, this.i + 10));
         const m = /^(?:\{([0-9A-Fa-f]{1,6})\}|([0-9A-Fa-f]{2}))/.exec(rest);
         if (m === null) throw new Unsupported();
@@ -313,7 +348,12 @@ function flatten(seq: Seq, out: Flat[]): void {
       if (it.max === 0) throw new Unsupported(); // `x{0}` matches nothing; keep it simple
       out.push({ k: it.min === it.max ? 'fixed' : 'var', set: it.set, min: it.min });
     } else if (it.alts.length === 1) flatten(it.alts[0]!, out);
-    else out.push({ k: 'choice', first: it.alts.map(fixedFirst).reduce(union), branches: it.alts.reduce((s, a) => s + branchesOf(a), 0) });
+    else
+      out.push({
+        k: 'choice',
+        first: it.alts.map(fixedFirst).reduce(union),
+        branches: it.alts.reduce((s, a) => s + branchesOf(a), 0),
+      });
   }
 }
 

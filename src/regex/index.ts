@@ -16,7 +16,14 @@ export { parsePythonRegex } from './parse.js';
 export type { RegexTree, Node as RegexNode } from './ast.js';
 export type { RegexNote, RegexNoteKind, TranslatedPattern } from './syntax.js';
 export { MAX_SUBJECT_UTF8_BYTES, MEASURED_MAX_SUBJECT_UTF8_BYTES, utf8ByteLength } from './limits.js';
-export { RegexSyntaxError, RegexSubjectTooLargeError, RegexEngineError, RegexDisposedError, RegexTooLargeError, RegexMatchAbortError } from './errors.js';
+export {
+  RegexSyntaxError,
+  RegexSubjectTooLargeError,
+  RegexEngineError,
+  RegexDisposedError,
+  RegexTooLargeError,
+  RegexMatchAbortError,
+} from './errors.js';
 export type { RegexSyntaxErrorKind, RegexSyntaxErrorInit } from './errors.js';
 export { heapProbe, engineStats } from './engine.js';
 export type { HeapProbe, EngineStats } from './engine.js';

@@ -25,7 +25,9 @@ export function utf8ByteLength(s: string): number {
 }
 
 // Node's Buffer.byteLength is native (~7 GB/s on ASCII); a browser has no Buffer and gets the loop.
-const nodeBuffer: { byteLength(s: string, enc: 'utf8'): number } | undefined = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+const nodeBuffer: { byteLength(s: string, enc: 'utf8'): number } | undefined = (
+  globalThis as { Buffer?: typeof Buffer }
+).Buffer;
 
 function countUtf8(s: string): number {
   let n = 0;

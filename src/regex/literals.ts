@@ -90,7 +90,8 @@ class LiteralParser {
     while (this.i < this.p.length && this.p[this.i] !== '|' && this.p[this.i] !== ')') {
       const atom = this.atom();
       const q = this.quantifier();
-      const part = atom.exact === null ? null : q === 'one' ? atom.exact : q === 'zero-or-one' ? [...atom.exact, ''] : null;
+      const part =
+        atom.exact === null ? null : q === 'one' ? atom.exact : q === 'zero-or-one' ? [...atom.exact, ''] : null;
       const grown = part === null ? null : cross(run, part);
       if (grown !== null) {
         run = grown;
@@ -275,7 +276,9 @@ export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | n
     const caseInsensitive = flags.includes('i') || parser.sawCaseInsensitive;
     // A clause that could be satisfied by an empty string, or that a case-insensitive compare
     // cannot check soundly, is dropped (a weaker filter, never a wrong one).
-    clauses = clauses.filter((c) => c.length > 0 && c.every((s) => s.length > 0 && (!caseInsensitive || foldsSafely(s))));
+    clauses = clauses.filter(
+      (c) => c.length > 0 && c.every((s) => s.length > 0 && (!caseInsensitive || foldsSafely(s))),
+    );
     if (clauses.length === 0) return null;
     return { clauses, caseInsensitive };
   } catch (e) {
@@ -300,7 +303,9 @@ function clauseRegex(clause: readonly string[]): RegExp {
   let re = clauseRegexes.get(clause);
   if (re === undefined) {
     // Syntax characters only are escaped (u mode rejects other escapes); i also stands for Python's İ and ı.
-    const source = clause.map((lit) => lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&').replace(/[iI]/g, '[i\\u0130\\u0131]')).join('|');
+    const source = clause
+      .map((lit) => lit.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&').replace(/[iI]/g, '[i\\u0130\\u0131]'))
+      .join('|');
     re = new RegExp(source, 'iu');
     clauseRegexes.set(clause, re);
   }

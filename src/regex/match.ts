@@ -91,12 +91,22 @@ function prevCodePoint(text: string, i: number): { units: number; bytes: number 
  * the text from `fromIndex` is larger than the limit; for a line-local pattern it is thrown lazily, when a single
  * line is too long. Throws `RegexDisposedError` if the handle is (or becomes) disposed.
  */
-export function matchAll(regex: RegexHandle, text: string, fromIndex = 0, options: MatchOptions = {}): IterableIterator<RegexMatch> {
+export function matchAll(
+  regex: RegexHandle,
+  text: string,
+  fromIndex = 0,
+  options: MatchOptions = {},
+): IterableIterator<RegexMatch> {
   return start(regex, text, fromIndex, options, true);
 }
 
 /** The first match at or after `fromIndex`, or null. */
-export function searchRegex(regex: RegexHandle, text: string, fromIndex = 0, options: MatchOptions = {}): RegexMatch | null {
+export function searchRegex(
+  regex: RegexHandle,
+  text: string,
+  fromIndex = 0,
+  options: MatchOptions = {},
+): RegexMatch | null {
   const r = start(regex, text, fromIndex, options, true).next();
   return r.done ? null : r.value;
 }
@@ -106,7 +116,13 @@ export function testRegex(regex: RegexHandle, text: string, fromIndex = 0, optio
   return !start(regex, text, fromIndex, options, false).next().done;
 }
 
-function start(regex: RegexHandle, text: string, fromIndex: number, options: MatchOptions, withGroups: boolean): Generator<RegexMatch> {
+function start(
+  regex: RegexHandle,
+  text: string,
+  fromIndex: number,
+  options: MatchOptions,
+  withGroups: boolean,
+): Generator<RegexMatch> {
   const from = normaliseFrom(text, fromIndex);
   const fast = regex.fast;
   // A lone surrogate reads as U+FFFD in RE2 but as itself in V8: such texts stay on RE2.
@@ -127,19 +143,30 @@ function start(regex: RegexHandle, text: string, fromIndex: number, options: Mat
 }
 
 /** Python's `groupdict()` without the None values: the named groups that took part. */
-function setNamed(named: Record<string, string>, names: readonly (string | undefined)[], groups: readonly (string | undefined)[]): void {
+function setNamed(
+  named: Record<string, string>,
+  names: readonly (string | undefined)[],
+  groups: readonly (string | undefined)[],
+): void {
   for (let k = 0; k < names.length; k++) {
     const name = names[k];
     const v = groups[k];
     if (name === undefined || v === undefined) continue;
     // A group named __proto__ must be a key like any other: assignment would set the prototype.
-    if (name === '__proto__') Object.defineProperty(named, name, { value: v, enumerable: true, writable: true, configurable: true });
+    if (name === '__proto__')
+      Object.defineProperty(named, name, { value: v, enumerable: true, writable: true, configurable: true });
     else named[name] = v;
   }
 }
 
 /** Matches on V8's RegExp (fast-path.ts proves they are RE2's, and never empty). */
-function* iterateFast(regex: RegexHandle, re: RegExp, text: string, from: number, withGroups: boolean): Generator<RegexMatch> {
+function* iterateFast(
+  regex: RegexHandle,
+  re: RegExp,
+  text: string,
+  from: number,
+  withGroups: boolean,
+): Generator<RegexMatch> {
   let pos = from;
   for (;;) {
     regex.raw(); // the handle may be disposed while iterating

@@ -16,7 +16,8 @@ import { CLASS_ESCAPE, complement, isCased, normalise, single, type CharSet } fr
 import { RegexSyntaxError, type RegexSyntaxErrorKind } from './errors.js';
 
 const HINTS = {
-  emptyMin: (max: string) => (max === '' ? 'write * (or {0,}) instead of {,}' : `write {0,${max}} instead of {,${max}}`),
+  emptyMin: (max: string) =>
+    max === '' ? 'write * (or {0,}) instead of {,}' : `write {0,${max}} instead of {,${max}}`,
   lookaround:
     'lookahead/lookbehind are not supported by RE2 (it guarantees linear time); restructure the pattern, capture the surrounding text, or move the test into the condition: expression',
   backref:
@@ -26,13 +27,14 @@ const HINTS = {
   verbose: 'RE2 has no verbose mode; remove the (?x) flag and the whitespace/comments from the pattern',
   comment: 'RE2 has no (?#…) comments; remove the comment group',
   conditional: 'conditional groups (?(id)yes|no) are not supported by RE2; use alternation or a condition: expression',
-  namedChar: 'RE2 has no \\N{…}; write the code point as \\uHHHH or \\UHHHHHHHH (RE2\'s own \\x{HHHH} is not Python syntax)',
+  namedChar:
+    "RE2 has no \\N{…}; write the code point as \\uHHHH or \\UHHHHHHHH (RE2's own \\x{HHHH} is not Python syntax)",
   classBackspace: 'RE2 does not accept [\\b]; write the backspace as \\x08',
   posixClass:
     'Python reads [[:alpha:]] as a set of the characters "[:alph" followed by "]", RE2 as a POSIX class; write the intended set explicitly (e.g. [a-zA-Z]) or escape the bracket as \\[',
   anyByte: '\\C (any byte) can split a UTF-8 character and is not Python syntax; use .',
   astralSet:
-    'Python\'s IGNORECASE handles cased characters beyond U+FFFF inside [...] inconsistently; write them outside the set (e.g. (?:𐐀|[a-z])) or list both cases with (?-i:[...])',
+    "Python's IGNORECASE handles cased characters beyond U+FFFF inside [...] inconsistently; write them outside the set (e.g. (?:𐐀|[a-z])) or list both cases with (?-i:[...])",
   globalFlag:
     'Python 3.11 accepts a global flag group only at the very start of the pattern; move it there, or scope it to a part: (?i:…)',
 } as const;
@@ -52,16 +54,22 @@ function flagHint(letter: string): { kind: RegexSyntaxErrorKind; hint: string } 
     case 'x':
       return { kind: 'verbose-flag', hint: HINTS.verbose };
     case 'a':
-      return { kind: 'inline-flag', hint: 'RE2 has no (?a) flag; write the ASCII sets explicitly: [0-9] for \\d, [A-Za-z0-9_] for \\w, [ \\t\\n\\r\\f\\v] for \\s' };
+      return {
+        kind: 'inline-flag',
+        hint: 'RE2 has no (?a) flag; write the ASCII sets explicitly: [0-9] for \\d, [A-Za-z0-9_] for \\w, [ \\t\\n\\r\\f\\v] for \\s',
+      };
     case 'u':
       return {
         kind: 'inline-flag',
-        hint: 'RE2 has no (?u) flag; Unicode matching is already the default (\\d \\w \\s mean what Python\'s do; only \\b \\B stay ASCII-only), so remove it',
+        hint: "RE2 has no (?u) flag; Unicode matching is already the default (\\d \\w \\s mean what Python's do; only \\b \\B stay ASCII-only), so remove it",
       };
     case 'L':
       return { kind: 'inline-flag', hint: 'locale-dependent matching (?L) is not supported by RE2; remove it' };
     case 'U':
-      return { kind: 'inline-flag', hint: 'in RE2 (?U) means "ungreedy", not Unicode; remove it (use lazy quantifiers like *? instead)' };
+      return {
+        kind: 'inline-flag',
+        hint: 'in RE2 (?U) means "ungreedy", not Unicode; remove it (use lazy quantifiers like *? instead)',
+      };
     default:
       return { kind: 'inline-flag', hint: 'RE2 supports only the inline flags i, m and s (and -i, -m, -s)' };
   }
@@ -149,7 +157,16 @@ class Parser {
     } else if (this.p[this.i] === '+') {
       this.fail('possessive', this.i - 1, `possessive quantifier …${this.p[this.i - 1] ?? ''}+`, HINTS.possessive);
     }
-    const node: Node = { k: 'repeat', start: item.start, end: this.i, min: q.min, max: q.max, lazy, opStart: q.opStart, sub: item };
+    const node: Node = {
+      k: 'repeat',
+      start: item.start,
+      end: this.i,
+      min: q.min,
+      max: q.max,
+      lazy,
+      opStart: q.opStart,
+      sub: item,
+    };
     const again = this.i;
     if (this.quantifier() !== null) this.fail('syntax', again, 'multiple repeat', '');
     return node;
@@ -168,7 +185,12 @@ class Parser {
     if (m === null || m[0] === '{}') return null;
     const [text, lo = '', comma, hi = ''] = m;
     if (lo === '') {
-      this.fail('empty-min-repeat', opStart, `${text} means {0,${hi}} in Python but is a literal string in RE2`, HINTS.emptyMin(hi));
+      this.fail(
+        'empty-min-repeat',
+        opStart,
+        `${text} means {0,${hi}} in Python but is a literal string in RE2`,
+        HINTS.emptyMin(hi),
+      );
     }
     const min = Number(lo);
     const max = comma === undefined ? min : hi === '' ? Infinity : Number(hi);
@@ -191,7 +213,13 @@ class Parser {
       case '^':
       case '$':
         this.i++;
-        return { k: 'assert', start, end: this.i, what: c === '^' ? 'line-start' : 'line-end', multiline: this.flags.m };
+        return {
+          k: 'assert',
+          start,
+          end: this.i,
+          what: c === '^' ? 'line-start' : 'line-end',
+          multiline: this.flags.m,
+        };
       case '\\':
         return this.escapeAtom();
       case '*':
@@ -213,14 +241,21 @@ class Parser {
     const d = this.p[this.i + 1];
     if (d === 'A' || d === 'Z' || d === 'b' || d === 'B') {
       this.i += 2;
-      const what = d === 'A' ? 'text-start' : d === 'Z' ? 'text-end' : d === 'b' ? 'word-boundary' : 'not-word-boundary';
+      const what =
+        d === 'A' ? 'text-start' : d === 'Z' ? 'text-end' : d === 'b' ? 'word-boundary' : 'not-word-boundary';
       return { k: 'assert', start, end: this.i, what, multiline: this.flags.m };
     }
     if (isDigit(d) && d !== '0') {
       // Python: three octal digits are an octal escape; anything else is a group reference.
       if (isOct(d) && isOct(this.p[this.i + 2]) && isOct(this.p[this.i + 3])) {
         const cp = parseInt(this.p.slice(this.i + 1, this.i + 4), 8);
-        if (cp > 0o377) this.fail('syntax', start, `octal escape value ${this.p.slice(start, start + 4)} outside of range 0-0o377`, '');
+        if (cp > 0o377)
+          this.fail(
+            'syntax',
+            start,
+            `octal escape value ${this.p.slice(start, start + 4)} outside of range 0-0o377`,
+            '',
+          );
         this.i += 4;
         return { k: 'literal', start, end: this.i, cp, ci: this.flags.i };
       }
@@ -252,7 +287,12 @@ class Parser {
         const digits = d === 'x' ? 2 : d === 'u' ? 4 : 8;
         const hex = this.p.slice(this.i, this.i + digits);
         if (d === 'x' && this.p[this.i] === '{') {
-          this.fail('bad-escape', start, 'incomplete escape \\x (\\x{…} is RE2 syntax)', 'write \\xHH, \\uHHHH or \\UHHHHHHHH');
+          this.fail(
+            'bad-escape',
+            start,
+            'incomplete escape \\x (\\x{…} is RE2 syntax)',
+            'write \\xHH, \\uHHHH or \\UHHHHHHHH',
+          );
         }
         if (hex.length !== digits || ![...hex].every(isHex)) {
           let j = this.i;
@@ -267,7 +307,8 @@ class Parser {
       case 'N':
         return this.fail('named-char', start, 'named character escape \\N{…}', HINTS.namedChar);
       case 'b':
-        if (inSet) this.fail('class-backspace', start, '[\\b] (backspace) inside a character set', HINTS.classBackspace);
+        if (inSet)
+          this.fail('class-backspace', start, '[\\b] (backspace) inside a character set', HINTS.classBackspace);
         break;
       case '0': {
         let j = this.i;
@@ -282,7 +323,8 @@ class Parser {
       let j = this.i;
       while (j < this.i + 2 && isOct(this.p[j])) j++;
       const cp = parseInt(this.p.slice(this.i - 1, j), 8);
-      if (cp > 0o377) this.fail('syntax', start, `octal escape value ${this.p.slice(start, j)} outside of range 0-0o377`, '');
+      if (cp > 0o377)
+        this.fail('syntax', start, `octal escape value ${this.p.slice(start, j)} outside of range 0-0o377`, '');
       this.i = j;
       return { k: 'char', cp };
     }
@@ -323,7 +365,12 @@ class Parser {
         break;
       }
       if (c === '[' && this.p[this.i + 1] === ':') {
-        this.fail('posix-class', this.i, 'POSIX class syntax [:…:] inside a set has a different meaning in Python', HINTS.posixClass);
+        this.fail(
+          'posix-class',
+          this.i,
+          'POSIX class syntax [:…:] inside a set has a different meaning in Python',
+          HINTS.posixClass,
+        );
       }
       const lo = this.setItem();
       members++;
@@ -340,7 +387,12 @@ class Parser {
         const hiStart = this.i;
         const hi = this.setItem();
         if (lo.k !== 'char' || hi.k !== 'char' || hi.cp < lo.cp) {
-          this.fail('syntax', itemStart, `bad character range ${this.p.slice(itemStart, hiStart - 1)}-${this.p.slice(hiStart, this.i)}`, '');
+          this.fail(
+            'syntax',
+            itemStart,
+            `bad character range ${this.p.slice(itemStart, hiStart - 1)}-${this.p.slice(hiStart, this.i)}`,
+            '',
+          );
         }
         ranges.push([lo.cp, hi.cp]);
       } else {
@@ -351,7 +403,12 @@ class Parser {
     if (this.flags.i && astralCased >= 0) {
       // CPython 3.11 compares the lower-cased subject character with such a member as written, so
       // (?i)[𐐀] does not even match 𐐀; RE2 cannot reproduce that, and nobody means it.
-      this.fail('ignorecase-astral-set', astralCased, 'a case-insensitive set with a cased character beyond U+FFFF', HINTS.astralSet);
+      this.fail(
+        'ignorecase-astral-set',
+        astralCased,
+        'a case-insensitive set with a cased character beyond U+FFFF',
+        HINTS.astralSet,
+      );
     }
     return this.classNode(start, normalise(ranges), negated, usesAsciiWord);
   }
@@ -388,7 +445,12 @@ class Parser {
         this.fail('lookbehind', start, `lookbehind (?<${f}…)`, HINTS.lookaround);
       } else if (e === '<') {
         // Python 3.11 rejects (?<name>…) ("unknown extension"), so a recipe using it would not load in the original.
-        this.fail('named-group-spelling', start, 'named group (?<name>…)', 'write (?P<name>…): Python 3.11 only knows that spelling');
+        this.fail(
+          'named-group-spelling',
+          start,
+          'named group (?<name>…)',
+          'write (?P<name>…): Python 3.11 only knows that spelling',
+        );
       } else if (e === '=' || e === '!') {
         this.fail('lookahead', start, `lookahead (?${e}…)`, HINTS.lookaround);
       } else if (e === '>') {
@@ -405,7 +467,13 @@ class Parser {
         if (this.p[this.i] === ')') {
           this.i++;
           if (change.off !== '') this.fail('syntax', this.i - 1, 'missing :', '');
-          if (!atStart) this.fail('global-flag-position', start, `global flag group ${this.p.slice(start, this.i)} not at the start of the pattern`, HINTS.globalFlag);
+          if (!atStart)
+            this.fail(
+              'global-flag-position',
+              start,
+              `global flag group ${this.p.slice(start, this.i)} not at the start of the pattern`,
+              HINTS.globalFlag,
+            );
           this.flags = applyFlags(this.flags, change);
           if (change.on.includes('m')) this.setsMultiline = true;
           return { k: 'global-flags', start, end: this.i, on: change.on };
@@ -451,7 +519,8 @@ class Parser {
         negative = true;
         this.i++;
         const next = this.p[this.i];
-        if (next === undefined || next === ':' || next === ')') this.fail('syntax', this.i, next === undefined ? 'missing flag' : 'missing flag', '');
+        if (next === undefined || next === ':' || next === ')')
+          this.fail('syntax', this.i, next === undefined ? 'missing flag' : 'missing flag', '');
         continue;
       }
       if (!/[A-Za-z]/.test(letter)) this.fail('syntax', this.i, 'unknown flag', '');
@@ -464,7 +533,8 @@ class Parser {
       else on += letter;
       this.i++;
     }
-    for (const l of off) if (on.includes(l)) this.fail('syntax', this.i, 'bad inline flags: flag turned on and off', '');
+    for (const l of off)
+      if (on.includes(l)) this.fail('syntax', this.i, 'bad inline flags: flag turned on and off', '');
     if (this.i >= this.p.length) this.fail('syntax', this.i, 'missing -, : or )', '');
     return { on, off };
   }

@@ -33,7 +33,8 @@ export interface TranslatedPattern {
 }
 
 const NOTE_TEXT: Record<RegexNoteKind, string> = {
-  'ascii-classes': '\\w \\W \\b \\B are ASCII-only here (Python\'s also count non-ASCII letters and digits such as é as word characters)',
+  'ascii-classes':
+    "\\w \\W \\b \\B are ASCII-only here (Python's also count non-ASCII letters and digits such as é as word characters)",
   'dollar-final-newline':
     '$ without MULTILINE matches only at the end of the text in RE2 (Python also matches before a final "\\n")',
 };
@@ -56,16 +57,23 @@ export function translatePythonRegex(pattern: string, flags = ''): TranslatedPat
   const kinds: RegexNoteKind[] = [];
   if (asciiWord) kinds.push('ascii-classes');
   if (endOfTextDollars.length > 0) kinds.push('dollar-final-newline');
-  return { source: re2Source(tree), notes: kinds.map((kind) => ({ kind, message: NOTE_TEXT[kind] })), endOfTextDollars, tree };
+  return {
+    source: re2Source(tree),
+    notes: kinds.map((kind) => ({ kind, message: NOTE_TEXT[kind] })),
+    endOfTextDollars,
+    tree,
+  };
 }
 
 /** A hint for an error message RE2 produced (RE2 gives no offsets, only a message). */
 export function hintForRe2Error(message: string): string {
-  if (message.includes('invalid repetition size')) return 'RE2 limits counted repetition to at most 1000 (e.g. {0,1000})';
-  if (message.includes('invalid named capture group')) return 'group names must be ASCII letters, digits and _ (not starting with a digit)';
+  if (message.includes('invalid repetition size'))
+    return 'RE2 limits counted repetition to at most 1000 (e.g. {0,1000})';
+  if (message.includes('invalid named capture group'))
+    return 'group names must be ASCII letters, digits and _ (not starting with a digit)';
   if (message.includes('duplicate capture group name')) return 'each group name may be used only once';
   if (message.includes('pattern too large')) {
-    return 'the compiled program exceeds RE2\'s memory budget; large counted repeats such as (…){500} multiply its size';
+    return "the compiled program exceeds RE2's memory budget; large counted repeats such as (…){500} multiply its size";
   }
   if (message.includes('invalid escape sequence')) return 'RE2 does not support this escape sequence (see RE2 syntax)';
   if (message.includes('invalid perl operator')) return 'RE2 does not support this (?…) construct';

@@ -78,7 +78,14 @@ function source(node: Node): string {
     case 'class':
       return classSource(node);
     case 'assert':
-      return { 'line-start': '^', 'line-end': '$', 'text-start': '\\A', 'text-end': '\\z', 'word-boundary': '\\b', 'not-word-boundary': '\\B' }[node.what];
+      return {
+        'line-start': '^',
+        'line-end': '$',
+        'text-start': '\\A',
+        'text-end': '\\z',
+        'word-boundary': '\\b',
+        'not-word-boundary': '\\B',
+      }[node.what];
     case 'global-flags':
       return `(?${node.on})`;
     case 'group': {

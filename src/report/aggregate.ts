@@ -51,7 +51,13 @@ export interface CellSummary {
 export interface SweepReport {
   /** Cells by name. */
   readonly cells: readonly CellSummary[];
-  readonly totals: { readonly trials: number; readonly pass: number; readonly fail: number; readonly error: number; readonly flakyCells: number };
+  readonly totals: {
+    readonly trials: number;
+    readonly pass: number;
+    readonly fail: number;
+    readonly error: number;
+    readonly flakyCells: number;
+  };
   /** Files that were not usable records. */
   readonly problems: readonly ReadProblem[];
   readonly earlierAttempts: number;
@@ -73,10 +79,15 @@ export function distribution(values: readonly number[]): Distribution | null {
 }
 
 const KINDS: ReadonlyArray<[DetectorKind, (r: TrialRecord) => readonly string[]]> = [
-  ['failure', (r) => r.failureDetectors], ['error', (r) => r.errorDetectors], ['warn', (r) => r.warnDetectors],
+  ['failure', (r) => r.failureDetectors],
+  ['error', (r) => r.errorDetectors],
+  ['warn', (r) => r.warnDetectors],
 ];
 
-export async function aggregateResults(records: readonly TrialRecord[], options: AggregateOptions = {}): Promise<SweepReport> {
+export async function aggregateResults(
+  records: readonly TrialRecord[],
+  options: AggregateOptions = {},
+): Promise<SweepReport> {
   const byCell = new Map<string, TrialRecord[]>();
   for (const r of records) {
     const list = byCell.get(r.cell) ?? [];
@@ -86,7 +97,9 @@ export async function aggregateResults(records: readonly TrialRecord[], options:
   const cells: CellSummary[] = [];
   for (const name of [...byCell.keys()].sort()) {
     // Trial order within a cell, so "the first trial it fired in" does not depend on file-system order.
-    const rs = byCell.get(name)!.sort((a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || (a.path < b.path ? -1 : 1));
+    const rs = byCell
+      .get(name)!
+      .sort((a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || (a.path < b.path ? -1 : 1));
     const count = (v: Verdict): number => rs.filter((r) => r.verdict === v).length;
     const verdicts = new Set(rs.map((r) => r.verdict));
     const passedOnRetry = rs.filter((r) => r.passedOnRetry).length;
@@ -111,8 +124,15 @@ export async function aggregateResults(records: readonly TrialRecord[], options:
     }
     counted.sort((a, b) => b.trials - a.trials || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     cells.push({
-      cell: name, trials: rs.length, pass: count('pass'), fail: count('fail'), error: count('error'),
-      flaky: reasons.length > 0, flakyReasons: reasons, retried: rs.filter((r) => r.attempts > 1).length, passedOnRetry,
+      cell: name,
+      trials: rs.length,
+      pass: count('pass'),
+      fail: count('fail'),
+      error: count('error'),
+      flaky: reasons.length > 0,
+      flakyReasons: reasons,
+      retried: rs.filter((r) => r.attempts > 1).length,
+      passedOnRetry,
       detectors: counted,
       walltimeSec: distribution(rs.map((r) => r.walltimeSec)),
       peakVramMib: distribution(rs.flatMap((r) => (r.peakVramMib === null ? [] : [r.peakVramMib]))),
@@ -121,7 +141,13 @@ export async function aggregateResults(records: readonly TrialRecord[], options:
   const sum = (f: (c: CellSummary) => number): number => cells.reduce((a, c) => a + f(c), 0);
   return {
     cells,
-    totals: { trials: sum((c) => c.trials), pass: sum((c) => c.pass), fail: sum((c) => c.fail), error: sum((c) => c.error), flakyCells: cells.filter((c) => c.flaky).length },
+    totals: {
+      trials: sum((c) => c.trials),
+      pass: sum((c) => c.pass),
+      fail: sum((c) => c.fail),
+      error: sum((c) => c.error),
+      flakyCells: cells.filter((c) => c.flaky).length,
+    },
     problems: options.problems ?? [],
     earlierAttempts: options.earlierAttempts ?? 0,
   };

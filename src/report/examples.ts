@@ -80,7 +80,12 @@ export async function findExampleLine(record: TrialRecord, id: string): Promise<
     const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!.replace(/\r$/, '');
-      if (testRegex(regex, line)) return { file: record.logPath, line: i + 1, text: line.length > MAX_EXAMPLE_CHARS ? `${line.slice(0, MAX_EXAMPLE_CHARS - 1)}…` : line };
+      if (testRegex(regex, line))
+        return {
+          file: record.logPath,
+          line: i + 1,
+          text: line.length > MAX_EXAMPLE_CHARS ? `${line.slice(0, MAX_EXAMPLE_CHARS - 1)}…` : line,
+        };
     }
     return null;
   } finally {

@@ -28,7 +28,8 @@ function verdictBars(cells: readonly CellSummary[]): string {
     let x = LABEL_W;
     for (const v of ['pass', 'fail', 'error'] as const) {
       const w = c.trials === 0 ? 0 : (c[v] / c.trials) * BAR_W;
-      if (w > 0) svg += `<rect x="${n(x)}" y="${y}" width="${n(w)}" height="${ROW_H - 6}" fill="${COLOURS[v]}"><title>${v}: ${c[v]}</title></rect>`;
+      if (w > 0)
+        svg += `<rect x="${n(x)}" y="${y}" width="${n(w)}" height="${ROW_H - 6}" fill="${COLOURS[v]}"><title>${v}: ${c[v]}</title></rect>`;
       x += w;
     }
     svg += `<text x="${LABEL_W + BAR_W + 8}" y="${y + 14}">${c.pass}/${c.fail}/${c.error}${c.flaky ? ' flaky' : ''}</text>`;
@@ -66,7 +67,9 @@ function walltimeDots(cells: readonly CellSummary[], records: readonly TrialReco
 }
 
 function dist(d: CellSummary['walltimeSec'], unit: (x: number) => string): string {
-  return d === null ? '<td colspan="3">–</td>' : `<td>${unit(d.median)}</td><td>${unit(d.p95)}</td><td>${unit(d.max)}</td>`;
+  return d === null
+    ? '<td colspan="3">–</td>'
+    : `<td>${unit(d.median)}</td><td>${unit(d.p95)}</td><td>${unit(d.max)}</td>`;
 }
 
 export function formatHtml(report: SweepReport, records: readonly TrialRecord[]): string {
@@ -75,10 +78,12 @@ export function formatHtml(report: SweepReport, records: readonly TrialRecord[])
   if (report.cells.length > 0) {
     body += `<h2>Verdicts per cell</h2>\n${verdictBars(report.cells)}\n<h2>Wall time per trial</h2>\n<p>Each dot is a trial, coloured by verdict; the bar is the cell's median.</p>\n${walltimeDots(report.cells, records)}\n`;
   }
-  body += '<h2>Cells</h2>\n<table>\n<tr><th rowspan="2">cell</th><th rowspan="2">trials</th><th rowspan="2">pass</th><th rowspan="2">fail</th><th rowspan="2">error</th><th rowspan="2">flaky</th>' +
+  body +=
+    '<h2>Cells</h2>\n<table>\n<tr><th rowspan="2">cell</th><th rowspan="2">trials</th><th rowspan="2">pass</th><th rowspan="2">fail</th><th rowspan="2">error</th><th rowspan="2">flaky</th>' +
     '<th colspan="3">walltime (s)</th><th colspan="3">peak VRAM (MiB)</th></tr>\n<tr><th>median</th><th>p95</th><th>max</th><th>median</th><th>p95</th><th>max</th></tr>\n';
   for (const c of report.cells) {
-    body += `<tr><td>${esc(c.cell)}</td><td>${c.trials}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.error}</td><td>${c.flaky ? esc(c.flakyReasons.join(', ')) : 'no'}</td>` +
+    body +=
+      `<tr><td>${esc(c.cell)}</td><td>${c.trials}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.error}</td><td>${c.flaky ? esc(c.flakyReasons.join(', ')) : 'no'}</td>` +
       `${dist(c.walltimeSec, seconds)}${dist(c.peakVramMib, mib)}</tr>\n`;
   }
   body += '</table>\n';
@@ -86,7 +91,10 @@ export function formatHtml(report: SweepReport, records: readonly TrialRecord[])
     if (c.detectors.length === 0) continue;
     body += `<h3>${esc(c.cell)}: detectors</h3>\n<table>\n<tr><th>trials</th><th>detector</th><th>kind</th><th>example</th></tr>\n`;
     for (const d of c.detectors) {
-      const ex = d.example === null ? '' : `<code>${esc(d.example.text)}</code> <small>${esc(shownPath(d.example.file))}:${d.example.line}</small>`;
+      const ex =
+        d.example === null
+          ? ''
+          : `<code>${esc(d.example.text)}</code> <small>${esc(shownPath(d.example.file))}:${d.example.line}</small>`;
       body += `<tr><td>${d.trials}</td><td><code>${esc(d.id)}</code></td><td>${d.kind}</td><td>${ex}</td></tr>\n`;
     }
     body += '</table>\n';

@@ -10,11 +10,17 @@ import type { TrialRecord } from './read-results.js';
 export function xmlEscape(s: string): string {
   return s
     .replace(/[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, '\uFFFD')
-    .replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 }
 
 function attrs(a: Record<string, string | number>): string {
-  return Object.entries(a).map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`).join('');
+  return Object.entries(a)
+    .map(([k, v]) => ` ${k}="${xmlEscape(String(v))}"`)
+    .join('');
 }
 
 /** Seconds as xs:decimal (no exponent). */
@@ -32,7 +38,9 @@ export function formatJunit(report: SweepReport, records: readonly TrialRecord[]
   let out = '<?xml version="1.0" encoding="UTF-8"?>\n';
   out += `<testsuites${attrs({ name: 'aorta-probe', tests: t.trials, failures: t.fail, errors: t.error, time: time(total) })}>\n`;
   report.cells.forEach((c, id) => {
-    const rs = records.filter((r) => r.cell === c.cell).sort((a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || (a.path < b.path ? -1 : 1));
+    const rs = records
+      .filter((r) => r.cell === c.cell)
+      .sort((a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || (a.path < b.path ? -1 : 1));
     const cellTime = rs.reduce((a, r) => a + r.walltimeSec, 0);
     out += `  <testsuite${attrs({ name: c.cell, tests: c.trials, failures: c.fail, errors: c.error, skipped: 0, time: time(cellTime), id, package: 'aorta-probe' })}>\n`;
     out += '    <properties>\n';

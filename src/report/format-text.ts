@@ -10,7 +10,12 @@ export function mib(x: number): string {
   return Number.isInteger(x) ? String(x) : x.toFixed(1);
 }
 
-export function describeDistribution(d: Distribution | null, unit: (x: number) => string, suffix: string, none: string): string {
+export function describeDistribution(
+  d: Distribution | null,
+  unit: (x: number) => string,
+  suffix: string,
+  none: string,
+): string {
   if (d === null) return none;
   return `median ${unit(d.median)}${suffix}, p95 ${unit(d.p95)}${suffix}, max ${unit(d.max)}${suffix} (n=${d.n})`;
 }
@@ -25,7 +30,8 @@ function plural(n: number, one: string, many = `${one}s`): string {
 
 export function formatText(report: SweepReport): string {
   const t = report.totals;
-  let out = `${plural(t.trials, 'trial')} in ${plural(report.cells.length, 'cell')}: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ` +
+  let out =
+    `${plural(t.trials, 'trial')} in ${plural(report.cells.length, 'cell')}: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ` +
     `${plural(t.flakyCells, 'flaky cell')}`;
   if (report.earlierAttempts > 0) out += `; ${plural(report.earlierAttempts, 'earlier attempt')} of retried trials`;
   out += '\n';
@@ -40,7 +46,8 @@ export function formatText(report: SweepReport): string {
       const w = Math.max(...c.detectors.map((d) => String(d.trials).length));
       for (const d of c.detectors) {
         out += `    ${String(d.trials).padStart(w)}  ${d.id} (${d.kind})\n`;
-        if (d.example !== null) out += `    ${' '.repeat(w)}  e.g. ${shownPath(d.example.file)}:${d.example.line}: ${d.example.text}\n`;
+        if (d.example !== null)
+          out += `    ${' '.repeat(w)}  e.g. ${shownPath(d.example.file)}:${d.example.line}: ${d.example.text}\n`;
       }
     }
   }

@@ -54,7 +54,8 @@ export function githubAnnotations(annotations: readonly Annotation[]): string {
       out += command(a);
     } else hidden.set(a.level, [...(hidden.get(a.level) ?? []), a]);
   }
-  const where = (a: Annotation): string => (a.file === undefined ? a.title : `${a.file}${a.line === undefined ? '' : `:${a.line}`}: ${a.title}`);
+  const where = (a: Annotation): string =>
+    a.file === undefined ? a.title : `${a.file}${a.line === undefined ? '' : `:${a.line}`}: ${a.title}`;
   for (const [level, rest] of hidden) {
     out += command({ level, title: `${rest.length} more ${level} annotations`, message: rest.map(where).join('\n') });
   }

@@ -8,7 +8,15 @@ import { formatText } from './format-text.js';
 import type { TrialRecord } from './read-results.js';
 
 export { aggregateResults, distribution } from './aggregate.js';
-export type { AggregateOptions, CellSummary, DetectorCount, DetectorKind, Distribution, FlakyReason, SweepReport } from './aggregate.js';
+export type {
+  AggregateOptions,
+  CellSummary,
+  DetectorCount,
+  DetectorKind,
+  Distribution,
+  FlakyReason,
+  SweepReport,
+} from './aggregate.js';
 export { readResults, parseRecord, UNKNOWN_CELL, VERDICTS } from './read-results.js';
 export type { ReadProblem, ReadResults, TrialRecord } from './read-results.js';
 export type { ExampleLine } from './examples.js';
@@ -17,7 +25,11 @@ export const REPORT_FORMATS = ['text', 'json', 'junit', 'markdown', 'html'] as c
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 const FORMATTERS: Record<ReportFormat, (report: SweepReport, records: readonly TrialRecord[]) => string> = {
-  text: formatText, json: formatJson, junit: formatJunit, markdown: formatMarkdown, html: formatHtml,
+  text: formatText,
+  json: formatJson,
+  junit: formatJunit,
+  markdown: formatMarkdown,
+  html: formatHtml,
 };
 
 export function formatReport(format: ReportFormat, report: SweepReport, records: readonly TrialRecord[]): string {

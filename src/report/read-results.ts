@@ -57,7 +57,10 @@ export async function readResults(paths: readonly string[]): Promise<ReadResults
       if (s.isDirectory()) await walk(p, files);
       else files.push(p);
     } catch (err) {
-      problems.push({ path: p, reason: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      problems.push({
+        path: p,
+        reason: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      });
     }
   }
   files.sort();
@@ -68,7 +71,10 @@ export async function readResults(paths: readonly string[]): Promise<ReadResults
     try {
       text = await readFile(f, 'utf8');
     } catch (err) {
-      problems.push({ path: f, reason: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      problems.push({
+        path: f,
+        reason: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      });
       continue;
     }
     const r = parseRecord(f, text);
@@ -96,7 +102,8 @@ function detectorIds(v: unknown): string[] | null {
   const out: string[] = [];
   for (const e of v as unknown[]) {
     if (typeof e === 'string') out.push(e);
-    else if (e !== null && typeof e === 'object' && typeof (e as { id?: unknown }).id === 'string') out.push((e as { id: string }).id);
+    else if (e !== null && typeof e === 'object' && typeof (e as { id?: unknown }).id === 'string')
+      out.push((e as { id: string }).id);
     else return null;
   }
   return out;
@@ -110,16 +117,22 @@ export function parseRecord(path: string, text: string): TrialRecord | 'earlier'
   } catch (err) {
     return text.trim() === '' ? 'empty file' : `not JSON (${(err as Error).message})`;
   }
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return `not a JSON object (got ${Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v})`;
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    return `not a JSON object (got ${Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v})`;
   const o = v as Record<string, unknown>;
   if (o.final === false) return 'earlier';
-  if (!VERDICTS.includes(o.verdict as Verdict)) return o.verdict === undefined ? "missing 'verdict'" : `'verdict' is ${JSON.stringify(o.verdict)}, not pass, fail or error`;
-  if (!Number.isInteger(o.exit_code)) return o.exit_code === undefined ? "missing 'exit_code'" : "'exit_code' is not an integer";
+  if (!VERDICTS.includes(o.verdict as Verdict))
+    return o.verdict === undefined
+      ? "missing 'verdict'"
+      : `'verdict' is ${JSON.stringify(o.verdict)}, not pass, fail or error`;
+  if (!Number.isInteger(o.exit_code))
+    return o.exit_code === undefined ? "missing 'exit_code'" : "'exit_code' is not an integer";
   if (typeof o.walltime_sec !== 'number' || !Number.isFinite(o.walltime_sec) || o.walltime_sec < 0) {
     return o.walltime_sec === undefined ? "missing 'walltime_sec'" : "'walltime_sec' is not a non-negative number";
   }
   const vram = o.peak_vram_mib ?? null;
-  if (vram !== null && (typeof vram !== 'number' || !Number.isFinite(vram))) return "'peak_vram_mib' is neither a number nor null";
+  if (vram !== null && (typeof vram !== 'number' || !Number.isFinite(vram)))
+    return "'peak_vram_mib' is neither a number nor null";
   const lists: string[][] = [];
   for (const k of ['failure_detectors_fired', 'error_detectors_fired', 'warn_detectors_fired']) {
     const ids = o[k] === undefined ? [] : detectorIds(o[k]);
@@ -128,16 +141,36 @@ export function parseRecord(path: string, text: string): TrialRecord | 'earlier'
   }
   const dir = dirname(path);
   const dirTrial = TRIAL_DIR.exec(basename(dir));
-  const cell = typeof o.cell_name === 'string' && o.cell_name !== '' ? o.cell_name : dirTrial !== null ? basename(dirname(dir)) : UNKNOWN_CELL;
-  const trial = Number.isInteger(o.trial_index) ? (o.trial_index as number) : dirTrial !== null ? Number(dirTrial[1]) : null;
+  const cell =
+    typeof o.cell_name === 'string' && o.cell_name !== ''
+      ? o.cell_name
+      : dirTrial !== null
+        ? basename(dirname(dir))
+        : UNKNOWN_CELL;
+  const trial = Number.isInteger(o.trial_index)
+    ? (o.trial_index as number)
+    : dirTrial !== null
+      ? Number(dirTrial[1])
+      : null;
   const attemptsList = Array.isArray(o.attempts) ? (o.attempts as unknown[]) : [];
   const attempts = Math.max(1, attemptsList.length);
-  const passedOnRetry = o.verdict === 'pass' && attemptsList.some((a) => (a as { verdict?: unknown } | null)?.verdict !== 'pass');
+  const passedOnRetry =
+    o.verdict === 'pass' && attemptsList.some((a) => (a as { verdict?: unknown } | null)?.verdict !== 'pass');
   const log = o.log as { file?: unknown } | undefined;
   const recipe = o.recipe as { file?: unknown } | null | undefined;
   return {
-    path, cell, trial, verdict: o.verdict as Verdict, exitCode: o.exit_code as number, walltimeSec: o.walltime_sec, peakVramMib: vram as number | null,
-    failureDetectors: lists[0]!, errorDetectors: lists[1]!, warnDetectors: lists[2]!, attempts, passedOnRetry,
+    path,
+    cell,
+    trial,
+    verdict: o.verdict as Verdict,
+    exitCode: o.exit_code as number,
+    walltimeSec: o.walltime_sec,
+    peakVramMib: vram as number | null,
+    failureDetectors: lists[0]!,
+    errorDetectors: lists[1]!,
+    warnDetectors: lists[2]!,
+    attempts,
+    passedOnRetry,
     logPath: typeof log?.file === 'string' ? join(dir, log.file) : null,
     recipeFile: typeof recipe?.file === 'string' ? recipe.file : null,
   };

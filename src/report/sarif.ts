@@ -5,7 +5,8 @@
  * position in this project. Validated in the tests against the official 2.1.0 JSON Schema.
  */
 
-export const SARIF_SCHEMA_URI = 'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
+export const SARIF_SCHEMA_URI =
+  'https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json';
 
 export interface SarifFinding {
   /** An error type or lint code, e.g. 'SandboxError' or 'never-fires/key-error'. */
@@ -31,29 +32,49 @@ export interface SarifTool {
 export function sarifLog(tool: SarifTool, findings: readonly SarifFinding[]): object {
   const rules = [...new Set(findings.map((f) => f.ruleId))];
   const region = (f: SarifFinding) => ({
-    startLine: f.line, startColumn: f.col,
-    ...(f.endLine !== undefined ? { endLine: f.endLine } : {}), ...(f.endCol !== undefined ? { endColumn: f.endCol } : {}),
+    startLine: f.line,
+    startColumn: f.col,
+    ...(f.endLine !== undefined ? { endLine: f.endLine } : {}),
+    ...(f.endCol !== undefined ? { endColumn: f.endCol } : {}),
   });
   return {
     $schema: SARIF_SCHEMA_URI,
     version: '2.1.0',
-    runs: [{
-      tool: { driver: { name: tool.name, version: tool.version, ...(tool.informationUri ? { informationUri: tool.informationUri } : {}), rules: rules.map((id) => ({ id })) } },
-      columnKind: 'unicodeCodePoints',
-      results: findings.map((f) => ({
-        ruleId: f.ruleId,
-        ruleIndex: rules.indexOf(f.ruleId),
-        level: f.level,
-        message: { text: f.message },
-        locations: [{ physicalLocation: { artifactLocation: { uri: fileUri(f.file) }, region: region(f) } }],
-        ...(f.fix ? {
-          fixes: [{
-            description: { text: f.fix.description },
-            artifactChanges: [{ artifactLocation: { uri: fileUri(f.file) }, replacements: [{ deletedRegion: region(f), insertedContent: { text: f.fix.replacement } }] }],
-          }],
-        } : {}),
-      })),
-    }],
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: tool.name,
+            version: tool.version,
+            ...(tool.informationUri ? { informationUri: tool.informationUri } : {}),
+            rules: rules.map((id) => ({ id })),
+          },
+        },
+        columnKind: 'unicodeCodePoints',
+        results: findings.map((f) => ({
+          ruleId: f.ruleId,
+          ruleIndex: rules.indexOf(f.ruleId),
+          level: f.level,
+          message: { text: f.message },
+          locations: [{ physicalLocation: { artifactLocation: { uri: fileUri(f.file) }, region: region(f) } }],
+          ...(f.fix
+            ? {
+                fixes: [
+                  {
+                    description: { text: f.fix.description },
+                    artifactChanges: [
+                      {
+                        artifactLocation: { uri: fileUri(f.file) },
+                        replacements: [{ deletedRegion: region(f), insertedContent: { text: f.fix.replacement } }],
+                      },
+                    ],
+                  },
+                ],
+              }
+            : {}),
+        })),
+      },
+    ],
   };
 }
 

@@ -25,7 +25,9 @@ interface NodeBufferModule {
 const nodeBuffer: NodeBufferModule | undefined = (() => {
   const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
   const mod = proc?.getBuiltinModule?.('node:buffer') as Partial<NodeBufferModule> | undefined;
-  return mod?.isAscii !== undefined && mod.isUtf8 !== undefined && mod.Buffer !== undefined ? (mod as NodeBufferModule) : undefined;
+  return mod?.isAscii !== undefined && mod.isUtf8 !== undefined && mod.Buffer !== undefined
+    ? (mod as NodeBufferModule)
+    : undefined;
 })();
 
 const isContinuation = (b: number) => (b & 0xc0) === 0x80;
@@ -58,7 +60,8 @@ export class ByteWindower {
     this.#options = options;
     this.windowBytes = resolveWindowBytes(options);
     this.overlap = overlapFor(this.windowBytes);
-    this.#acc = nodeBuffer === undefined ? null : nodeBuffer.Buffer.allocUnsafe(Math.max(2 * this.windowBytes, 1 << 16));
+    this.#acc =
+      nodeBuffer === undefined ? null : nodeBuffer.Buffer.allocUnsafe(Math.max(2 * this.windowBytes, 1 << 16));
     if (this.#acc === null) this.#leaveBytePath();
   }
 
@@ -132,11 +135,14 @@ export class ByteWindower {
       // Walking back is only a cut at a code-point boundary if a valid sequence starts there and spans the budget.
       if (end < budgetEnd) {
         const n = sequenceLength(acc[end]!);
-        if (n === 0 || end + n <= budgetEnd || end + n > this.#len || !nodeBuffer!.isUtf8(acc.subarray(end, end + n))) return null;
+        if (n === 0 || end + n <= budgetEnd || end + n > this.#len || !nodeBuffer!.isUtf8(acc.subarray(end, end + n)))
+          return null;
       }
     }
     let ctx = start;
-    if (start > 0) do ctx--; while (ctx > 0 && isContinuation(acc[ctx]!));
+    if (start > 0)
+      do ctx--;
+      while (ctx > 0 && isContinuation(acc[ctx]!));
     const view = acc.subarray(ctx, end);
     const ascii = nodeBuffer!.isAscii(view);
     if (!ascii && !nodeBuffer!.isUtf8(view)) return null;
@@ -175,7 +181,9 @@ export class ByteWindower {
     }
     const acc = this.#acc;
     let ctx = this.#start;
-    if (ctx > 0) do ctx--; while (ctx > 0 && isContinuation(acc[ctx]!));
+    if (ctx > 0)
+      do ctx--;
+      while (ctx > 0 && isContinuation(acc[ctx]!));
     // Everything before #start was valid (it was in delivered windows), so these units are exact.
     const base = this.#base16 + this.#units(0, ctx);
     const from = this.#units(ctx, this.#start);

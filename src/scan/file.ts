@@ -18,12 +18,16 @@ const CHUNK_BYTES = 256 * 1024;
  * returns its bytes (and its size, for a regular file) as chunks that are views of two reused buffers: each is valid only until the next is
  * requested. The file is closed when the iteration ends, also early (`return()`).
  */
-export async function openFileChunks(path: string, chunkBytes = CHUNK_BYTES): Promise<AsyncGenerator<Uint8Array> & { readonly size: number | null }> {
+export async function openFileChunks(
+  path: string,
+  chunkBytes = CHUNK_BYTES,
+): Promise<AsyncGenerator<Uint8Array> & { readonly size: number | null }> {
   const handle = await open(path, 'r');
   let size: number | null;
   try {
     const st = await handle.stat();
-    if (st.isDirectory()) throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
+    if (st.isDirectory())
+      throw Object.assign(new Error(`EISDIR: illegal operation on a directory, read`), { code: 'EISDIR' });
     size = st.isFile() ? st.size : null; // a FIFO or device has no size to show progress against
   } catch (e) {
     await handle.close();
@@ -56,6 +60,11 @@ export async function* readFileChunks(path: string, chunkBytes = CHUNK_BYTES): A
 }
 
 /** `scanStream` over a file, read with `readFileChunks`. */
-export function scanFile(recipe: ScanRecipe | null, path: string, vars: ScanVars, options: ScanOptions = {}): Promise<ScanResult> {
+export function scanFile(
+  recipe: ScanRecipe | null,
+  path: string,
+  vars: ScanVars,
+  options: ScanOptions = {},
+): Promise<ScanResult> {
   return scanStream(recipe, readFileChunks(path), vars, options);
 }

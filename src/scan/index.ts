@@ -2,16 +2,41 @@
 export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS, tier4Regexes } from './tier4.js';
 export type { BuiltinPattern } from './tier4.js';
 export {
-  DEFAULT_WINDOW_BYTES, MAX_OVERLAP_BYTES, MAX_WINDOW_BYTES, MIN_WINDOW_BYTES, iterWindows, overlapFor, resolveWindowBytes,
-  windowedMatches, WindowedMatcher,
+  DEFAULT_WINDOW_BYTES,
+  MAX_OVERLAP_BYTES,
+  MAX_WINDOW_BYTES,
+  MIN_WINDOW_BYTES,
+  iterWindows,
+  overlapFor,
+  resolveWindowBytes,
+  windowedMatches,
+  WindowedMatcher,
 } from './windows.js';
 export type { AbsoluteMatch, ScanWindow, WindowOptions } from './windows.js';
 export {
-  cutMatchText, firedDetector, firstHolding, makeFiring, MATCH_TEXT_CHARS, MISSING_PASS_SIGNAL, orderFirings, resolveVerdict, ScanSession, scanLog,
-  scanTier4, scanTier5,
+  cutMatchText,
+  firedDetector,
+  firstHolding,
+  makeFiring,
+  MATCH_TEXT_CHARS,
+  MISSING_PASS_SIGNAL,
+  orderFirings,
+  resolveVerdict,
+  ScanSession,
+  scanLog,
+  scanTier4,
+  scanTier5,
 } from './scan.js';
 export type {
-  FiredDetector, Firing, ScanObserver, ScanOptions, ScanPattern, ScanRecipe, ScanResult, ScanSessionOptions, ScanVars,
+  FiredDetector,
+  Firing,
+  ScanObserver,
+  ScanOptions,
+  ScanPattern,
+  ScanRecipe,
+  ScanResult,
+  ScanSessionOptions,
+  ScanVars,
 } from './scan.js';
 export { LogPosition } from './position.js';
 export type { LogLocation } from './position.js';

@@ -22,7 +22,8 @@ function newlinesIn(text: string, from: number, to: number): number {
   return n;
 }
 
-const bytesIn = (text: string, from: number, to: number): number => (to <= from ? 0 : utf8ByteLength(text.slice(from, to)));
+const bytesIn = (text: string, from: number, to: number): number =>
+  to <= from ? 0 : utf8ByteLength(text.slice(from, to));
 
 /**
  * Tracks the line and byte offset at the start of the window being fed. Windows own consecutive regions

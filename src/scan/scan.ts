@@ -136,13 +136,25 @@ interface Live {
 const CONDITION_BATCH = 64;
 
 /** A match text as a firing keeps it. */
-export const cutMatchText = (text: string): string => (text.length <= MATCH_TEXT_CHARS ? text : `${text.slice(0, MATCH_TEXT_CHARS)}…`);
+export const cutMatchText = (text: string): string =>
+  text.length <= MATCH_TEXT_CHARS ? text : `${text.slice(0, MATCH_TEXT_CHARS)}…`;
 
 /** A firing of `p` at match `m`, located by `position`. */
-export function makeFiring(p: ScanPattern, m: { readonly index: number; readonly match: string; readonly named: Readonly<Record<string, string>> }, at: LogLocation): Firing {
+export function makeFiring(
+  p: ScanPattern,
+  m: { readonly index: number; readonly match: string; readonly named: Readonly<Record<string, string>> },
+  at: LogLocation,
+): Firing {
   return {
-    detectorId: p.detectorId, kind: p.kind, offset: m.index, line: at.line, byteOffset: at.byteOffset, text: cutMatchText(m.match),
-    rank: p.rank, named: m.named, requiredForPass: p.custom?.requiredForPass ?? false,
+    detectorId: p.detectorId,
+    kind: p.kind,
+    offset: m.index,
+    line: at.line,
+    byteOffset: at.byteOffset,
+    text: cutMatchText(m.match),
+    rank: p.rank,
+    named: m.named,
+    requiredForPass: p.custom?.requiredForPass ?? false,
   };
 }
 
@@ -190,7 +202,14 @@ export class ScanSession {
       const re = compileRegex(p.regex, p.flags);
       this.#handles.push(re);
       const condition = p.condition === null ? null : compileCondition(p.condition.source);
-      const pattern: ScanPattern = { detectorId: p.detectorId, kind: p.onMatch, rank: TIER4_PATTERNS.length + i, custom: p, condition, deferred: defer(p) };
+      const pattern: ScanPattern = {
+        detectorId: p.detectorId,
+        kind: p.onMatch,
+        rank: TIER4_PATTERNS.length + i,
+        custom: p,
+        condition,
+        deferred: defer(p),
+      };
       return { pattern, matcher: new WindowedMatcher(re), fired: null };
     });
   }
@@ -243,7 +262,11 @@ export class ScanSession {
       } else {
         const batch: AbsoluteMatch[] = [];
         const flush = (): boolean => {
-          const i = firstHolding(c, batch.map((m) => m.named), this.#vars);
+          const i = firstHolding(
+            c,
+            batch.map((m) => m.named),
+            this.#vars,
+          );
           obs?.conditionEvaluated?.(pattern, batch, i);
           if (i >= 0) this.#fire(p, batch[i]!);
           batch.length = 0;
@@ -320,7 +343,12 @@ export function scanTier4(logText: string, options: ScanOptions = {}): Firing[] 
 }
 
 /** Tier 5 firings, in recipe order (an empty log is still scanned). */
-export function scanTier5(patterns: readonly CustomPattern[], logText: string, vars: ScanVars, options: ScanOptions = {}): Firing[] {
+export function scanTier5(
+  patterns: readonly CustomPattern[],
+  logText: string,
+  vars: ScanVars,
+  options: ScanOptions = {},
+): Firing[] {
   if (patterns.length === 0) return [];
   const s = new ScanSession({ customPatterns: patterns }, vars, { tier4: false });
   try {
@@ -335,7 +363,11 @@ export function scanTier5(patterns: readonly CustomPattern[], logText: string, v
  * Index of the first capture dict (in order) for which `c` holds with `vars`, or -1, in one VM call; an exception in
  * the condition means "did not fire", as the original. Also used by the trial runner for its deferred candidates.
  */
-export function firstHolding(c: CompiledCondition, captures: readonly Readonly<Record<string, string>>[], vars: ScanVars): number {
+export function firstHolding(
+  c: CompiledCondition,
+  captures: readonly Readonly<Record<string, string>>[],
+  vars: ScanVars,
+): number {
   if (captures.length === 0) return -1;
   // A literal of one shape (not a spread of `vars`, which V8 builds slowly): this runs once per match.
   const { exit_code, walltime_sec, peak_vram_mib } = vars;
@@ -393,7 +425,8 @@ export function resolveVerdict(
 /** A firing as results report it. */
 export function firedDetector(f: Firing): FiredDetector {
   const capture: Record<string, string> = {};
-  for (const [k, v] of Object.entries(f.named)) Object.defineProperty(capture, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const [k, v] of Object.entries(f.named))
+    Object.defineProperty(capture, k, { value: v, enumerable: true, writable: true, configurable: true });
   return { id: f.detectorId, kind: f.kind, line: f.line, byte_offset: f.byteOffset, match: f.text, capture };
 }
 
@@ -401,7 +434,12 @@ export function firedDetector(f: Firing): FiredDetector {
  * Scans `logText` with the Tier 4 catalogue and the recipe's custom patterns (`recipe` null: Tier 4 only).
  * Compile errors of a custom regex propagate (`loadRecipe` checks them on RE2 by default).
  */
-export function scanLog(recipe: ScanRecipe | null, logText: string, vars: ScanVars, options: ScanOptions = {}): ScanResult {
+export function scanLog(
+  recipe: ScanRecipe | null,
+  logText: string,
+  vars: ScanVars,
+  options: ScanOptions = {},
+): ScanResult {
   const session = new ScanSession(recipe, vars);
   try {
     runSession(session, logText, options);

@@ -20,7 +20,10 @@ export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Arra
  * returned early). `onChunk` sees each chunk once its windows are fed (progress displays).
  */
 export async function feedSource(
-  session: ScanSession, source: ByteSource, options: ScanOptions = {}, onChunk?: (chunk: Uint8Array | string) => void,
+  session: ScanSession,
+  source: ByteSource,
+  options: ScanOptions = {},
+  onChunk?: (chunk: Uint8Array | string) => void,
 ): Promise<void> {
   const windower = new ByteWindower(options);
   const feed = (windows: readonly ScanWindow[]): boolean => {
@@ -38,7 +41,12 @@ export async function feedSource(
 }
 
 /** Scans a log read from `source` (byte chunks, or already-decoded string chunks). */
-export async function scanStream(recipe: ScanRecipe | null, source: ByteSource, vars: ScanVars, options: ScanOptions = {}): Promise<ScanResult> {
+export async function scanStream(
+  recipe: ScanRecipe | null,
+  source: ByteSource,
+  vars: ScanVars,
+  options: ScanOptions = {},
+): Promise<ScanResult> {
   const session = new ScanSession(recipe, vars);
   try {
     await feedSource(session, source, options);

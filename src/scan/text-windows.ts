@@ -3,7 +3,14 @@
  * fallback of `ByteWindower` once a stream is not valid UTF-8, and the browser's path (no node:buffer).
  */
 import { utf8ByteLength } from '../regex/index.js';
-import { advanceBytes, overlapFor, resolveWindowBytes, retreatBytes, type ScanWindow, type WindowOptions } from './windows.js';
+import {
+  advanceBytes,
+  overlapFor,
+  resolveWindowBytes,
+  retreatBytes,
+  type ScanWindow,
+  type WindowOptions,
+} from './windows.js';
 
 function cpUnitsBefore(s: string, i: number): number {
   const lo = s.charCodeAt(i - 1);
@@ -58,7 +65,13 @@ export class StreamWindower {
       const ctx = s > 0 ? s - cpUnitsBefore(this.#buf, s) : 0;
       let next = retreatBytes(this.#buf, end, this.overlap, s);
       if (next <= s) next = end;
-      out.push({ text: this.#buf.slice(ctx, end), base: this.#base + ctx, from: s - ctx, ownEnd: next - ctx, last: false });
+      out.push({
+        text: this.#buf.slice(ctx, end),
+        base: this.#base + ctx,
+        from: s - ctx,
+        ownEnd: next - ctx,
+        last: false,
+      });
       // Keep one code point of context before the next window.
       const cut = next - cpUnitsBefore(this.#buf, next);
       this.#pending -= utf8ByteLength(this.#buf.slice(s, next));

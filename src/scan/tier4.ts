@@ -22,25 +22,67 @@ export interface BuiltinPattern {
   readonly sample: string;
 }
 
-function entry(detectorId: string, description: string, regex: string, pythonFlags: string[], sample: string): BuiltinPattern {
-  return Object.freeze({ detectorId, description, regex, pythonFlags: Object.freeze(pythonFlags), flags: flagsFromPython(pythonFlags), sample });
+function entry(
+  detectorId: string,
+  description: string,
+  regex: string,
+  pythonFlags: string[],
+  sample: string,
+): BuiltinPattern {
+  return Object.freeze({
+    detectorId,
+    description,
+    regex,
+    pythonFlags: Object.freeze(pythonFlags),
+    flags: flagsFromPython(pythonFlags),
+    sample,
+  });
 }
 
 export const TIER4_PATTERNS: readonly BuiltinPattern[] = Object.freeze([
-  entry('tier4:python_traceback', "Python traceback ('Traceback (most recent call last):')",
-    '^Traceback \\(most recent call last\\):', ['MULTILINE'], 'Traceback (most recent call last):'),
-  entry('tier4:hip_error', 'HIP error code (hipError_* or HIP error: ...)',
-    'hipError_[A-Za-z0-9_]+|HIP error:', [], 'hipError_OutOfMemory'),
-  entry('tier4:cuda_error', 'CUDA error code (cudaError_* or CUDA error: ...)',
-    'cudaError[A-Za-z0-9_]*|CUDA error:', [], 'cudaErrorIllegalAddress'),
-  entry('tier4:rocm_error', "ROCm error code marker ('Error code: <n>')",
-    'Error code: \\d+', [], 'Error code: 1'),
-  entry('tier4:nccl_rccl_error', 'NCCL or RCCL collective error',
-    'NCCL error|RCCL ERROR', [], 'NCCL error: unhandled system error'),
-  entry('tier4:collective_timeout', 'Torch distributed watchdog collective-operation timeout',
-    'Watchdog caught collective operation timeout', [], 'Watchdog caught collective operation timeout: WorkNCCL ...'),
-  entry('tier4:nan_signature', 'Training-loss NaN signature',
-    'loss(?: is)? NaN|loss=nan', ['IGNORECASE'], 'loss is NaN'),
+  entry(
+    'tier4:python_traceback',
+    "Python traceback ('Traceback (most recent call last):')",
+    '^Traceback \\(most recent call last\\):',
+    ['MULTILINE'],
+    'Traceback (most recent call last):',
+  ),
+  entry(
+    'tier4:hip_error',
+    'HIP error code (hipError_* or HIP error: ...)',
+    'hipError_[A-Za-z0-9_]+|HIP error:',
+    [],
+    'hipError_OutOfMemory',
+  ),
+  entry(
+    'tier4:cuda_error',
+    'CUDA error code (cudaError_* or CUDA error: ...)',
+    'cudaError[A-Za-z0-9_]*|CUDA error:',
+    [],
+    'cudaErrorIllegalAddress',
+  ),
+  entry('tier4:rocm_error', "ROCm error code marker ('Error code: <n>')", 'Error code: \\d+', [], 'Error code: 1'),
+  entry(
+    'tier4:nccl_rccl_error',
+    'NCCL or RCCL collective error',
+    'NCCL error|RCCL ERROR',
+    [],
+    'NCCL error: unhandled system error',
+  ),
+  entry(
+    'tier4:collective_timeout',
+    'Torch distributed watchdog collective-operation timeout',
+    'Watchdog caught collective operation timeout',
+    [],
+    'Watchdog caught collective operation timeout: WorkNCCL ...',
+  ),
+  entry(
+    'tier4:nan_signature',
+    'Training-loss NaN signature',
+    'loss(?: is)? NaN|loss=nan',
+    ['IGNORECASE'],
+    'loss is NaN',
+  ),
 ]);
 
 let compiled: RegexHandle[] | null = null;

@@ -15,7 +15,16 @@
  * `matchAll(re, wholeText)` whenever each match is decided within `overlap` bytes of its start — always when the
  * whole text fits in one window.
  */
-import { matchAll, MAX_SUBJECT_UTF8_BYTES, requiredLiterals, utf8ByteLength, windowMayMatch, type LiteralSet, type RegexHandle, type RegexMatch } from '../regex/index.js';
+import {
+  matchAll,
+  MAX_SUBJECT_UTF8_BYTES,
+  requiredLiterals,
+  utf8ByteLength,
+  windowMayMatch,
+  type LiteralSet,
+  type RegexHandle,
+  type RegexMatch,
+} from '../regex/index.js';
 
 /** Room for the one code point of left context (at most 4 UTF-8 bytes) each window carries. */
 const CONTEXT_BYTES = 4;
@@ -210,7 +219,11 @@ export class WindowedMatcher {
 }
 
 /** Every match of `regex` in `text`, window by window, each once, with absolute offsets. */
-export function* windowedMatches(regex: RegexHandle, text: string, options: WindowOptions = {}): Generator<AbsoluteMatch> {
+export function* windowedMatches(
+  regex: RegexHandle,
+  text: string,
+  options: WindowOptions = {},
+): Generator<AbsoluteMatch> {
   const matcher = new WindowedMatcher(regex);
   for (const w of iterWindows(text, options)) yield* matcher.matchesIn(w);
 }

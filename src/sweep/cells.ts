@@ -24,20 +24,38 @@ export type AxisName = 'mitigation_axis' | 'diagnostic_axis';
 /** An axis value that names no mitigation (the original's `UnknownMitigationError`). */
 export class UnknownMitigationError extends Error {
   override name = 'UnknownMitigationError';
-  constructor(readonly axis: AxisName, readonly index: number, readonly value: string, known: readonly string[]) {
-    super(`recipe.${axis}[${index}]: unknown mitigation ${strRepr(value)}; known: [${[...known].sort().map((k) => strRepr(k)).join(', ')}] (define it under 'mitigations:' or in a --mitigations-file)`);
+  constructor(
+    readonly axis: AxisName,
+    readonly index: number,
+    readonly value: string,
+    known: readonly string[],
+  ) {
+    super(
+      `recipe.${axis}[${index}]: unknown mitigation ${strRepr(value)}; known: [${[...known]
+        .sort()
+        .map((k) => strRepr(k))
+        .join(', ')}] (define it under 'mitigations:' or in a --mitigations-file)`,
+    );
   }
 }
 
 /** Two pairs slugging to one name, or two bundles setting one variable differently (the original's `RecipeCellError`). */
 export class RecipeCellError extends Error {
   override name = 'RecipeCellError';
-  constructor(message: string, readonly axis: AxisName, readonly index: number) {
+  constructor(
+    message: string,
+    readonly axis: AxisName,
+    readonly index: number,
+  ) {
     super(message);
   }
 }
 
-export function synthesizeCells(mitigationAxis: readonly string[], diagnosticAxis: readonly string[], table: MitigationTable): Cell[] {
+export function synthesizeCells(
+  mitigationAxis: readonly string[],
+  diagnosticAxis: readonly string[],
+  table: MitigationTable,
+): Cell[] {
   const bundle = (axis: AxisName, values: readonly string[], i: number): EnvBundle => {
     const b = table.get(values[i]!);
     if (b === undefined) throw new UnknownMitigationError(axis, i, values[i]!, [...table.keys()]);
@@ -56,7 +74,9 @@ export function synthesizeCells(mitigationAxis: readonly string[], diagnosticAxi
       if (prior !== undefined) {
         throw new RecipeCellError(
           `probe-mode cell synthesis: (${strRepr(m)}, ${strRepr(d)}) and (${strRepr(prior[0])}, ${strRepr(prior[1])}) both slug to ${strRepr(name)}; rename one of the axis values`,
-          'diagnostic_axis', di);
+          'diagnostic_axis',
+          di,
+        );
       }
       byName.set(name, [m, d]);
       const env = new Map(bundle('mitigation_axis', mitigationAxis, mi));
@@ -65,7 +85,9 @@ export function synthesizeCells(mitigationAxis: readonly string[], diagnosticAxi
         if (mine !== undefined && mine !== v) {
           throw new RecipeCellError(
             `probe-mode cell synthesis: mitigation_axis value ${strRepr(m)} sets ${k}=${strRepr(mine)} but diagnostic_axis value ${strRepr(d)} sets ${k}=${strRepr(v)}; the two bundles conflict`,
-            'diagnostic_axis', di);
+            'diagnostic_axis',
+            di,
+          );
         }
         env.set(k, v);
       }

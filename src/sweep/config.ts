@@ -47,7 +47,11 @@ export interface SweepConfig {
 }
 
 class Doc {
-  constructor(readonly text: string, readonly file: string, readonly lc: LineCounter) {}
+  constructor(
+    readonly text: string,
+    readonly file: string,
+    readonly lc: LineCounter,
+  ) {}
   fail(reason: string, at: PyNode): never {
     throw new RecipeError(reason, this.file, spanPos(this.text, this.lc, at.start, at.end), this.text);
   }
@@ -79,7 +83,10 @@ function rejectUnknown(doc: Doc, node: PyNode, path: string, allowed: readonly s
   const bad = node.entries!.filter((e) => !allowed.some((a) => keyIs(e.key, a)));
   if (bad.length === 0) return;
   const names = bad.map((e) => reprNode(e.key)).sort();
-  doc.fail(`${path}: unknown keys [${names.join(', ')}]; allowed: [${allowed.map((a) => strRepr(a)).join(', ')}]`, bad[0]!.key);
+  doc.fail(
+    `${path}: unknown keys [${names.join(', ')}]; allowed: [${allowed.map((a) => strRepr(a)).join(', ')}]`,
+    bad[0]!.key,
+  );
 }
 
 /** An env value as the child sees it: YAML scalars become the text Python's `str()` gives them. */
@@ -121,7 +128,8 @@ export function parseMitigationsFile(text: string, file: string, into: Map<strin
 }
 
 function positiveInt(doc: Doc, n: PyNode, path: string, min: number): number {
-  if (!isInt(n) || (n.value as bigint) < BigInt(min)) doc.fail(`${path}: must be an int >= ${min}, got ${reprNode(n)}`, n);
+  if (!isInt(n) || (n.value as bigint) < BigInt(min))
+    doc.fail(`${path}: must be an int >= ${min}, got ${reprNode(n)}`, n);
   return Number(n.value);
 }
 
@@ -133,12 +141,14 @@ function parseStopAfter(doc: Doc, n: PyNode): StopAfter | null {
   if (ev === undefined || ev.kind === 'NoneType') return null;
   const events = positiveInt(doc, ev, 'recipe.stop_after.events', 1);
   const mt = get(n, 'max_trials');
-  if (mt === undefined || mt.kind === 'NoneType') doc.fail('recipe.stop_after.max_trials: required when events is set', ev);
+  if (mt === undefined || mt.kind === 'NoneType')
+    doc.fail('recipe.stop_after.max_trials: required when events is set', ev);
   const maxTrials = positiveInt(doc, mt, 'recipe.stop_after.max_trials', 1);
   const vn = get(n, 'event_verdict');
   let eventVerdict: Verdict = 'fail';
   if (vn !== undefined && vn.kind !== 'NoneType') {
-    if (vn.kind !== 'str' || !VERDICTS.includes(vn.value as Verdict)) doc.fail(`recipe.stop_after.event_verdict: must be 'fail', 'pass' or 'error', got ${reprNode(vn)}`, vn);
+    if (vn.kind !== 'str' || !VERDICTS.includes(vn.value as Verdict))
+      doc.fail(`recipe.stop_after.event_verdict: must be 'fail', 'pass' or 'error', got ${reprNode(vn)}`, vn);
     eventVerdict = vn.value as Verdict;
   }
   return { events, maxTrials, eventVerdict };
@@ -179,11 +189,16 @@ function parseRetry(doc: Doc, n: PyNode): RetryPolicy {
  * The sweep keys of an already loaded (so already valid YAML, probe-mode) recipe. `extraMitigations`: the
  * `--mitigations-file` tables, which the recipe's own `mitigations:` overrides name by name.
  */
-export function readSweepConfig(text: string, file: string, extraMitigations: MitigationTable = new Map()): SweepConfig {
+export function readSweepConfig(
+  text: string,
+  file: string,
+  extraMitigations: MitigationTable = new Map(),
+): SweepConfig {
   const { doc, root } = parse(text, file);
   const mitigations = new Map<string, EnvBundle>(extraMitigations);
   mitigations.set('none', new Map());
-  if (root === null || root.kind !== 'dict') return { mitigations, stopAfter: null, retain: FULL_RETENTION, retry: NO_RETRY };
+  if (root === null || root.kind !== 'dict')
+    return { mitigations, stopAfter: null, retain: FULL_RETENTION, retry: NO_RETRY };
   const mt = get(root, 'mitigations');
   if (mt !== undefined && mt.kind !== 'NoneType') parseMitigationMap(doc, mt, 'recipe.mitigations', mitigations);
   const sa = get(root, 'stop_after');
@@ -198,7 +213,10 @@ export function readSweepConfig(text: string, file: string, extraMitigations: Mi
 }
 
 /** Positions of the axis entries, for `UnknownMitigationError`-style messages at the right line. */
-export function axisNodes(text: string, file: string): { doc: Doc; mitigation: readonly PyNode[]; diagnostic: readonly PyNode[] } {
+export function axisNodes(
+  text: string,
+  file: string,
+): { doc: Doc; mitigation: readonly PyNode[]; diagnostic: readonly PyNode[] } {
   const { doc, root } = parse(text, file);
   const items = (k: string): readonly PyNode[] => (root === null ? [] : (get(root, k)?.items ?? []));
   return { doc, mitigation: items('mitigation_axis'), diagnostic: items('diagnostic_axis') };

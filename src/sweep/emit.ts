@@ -24,13 +24,28 @@ export interface TaskCommandOptions {
 
 function taskCommand(o: TaskCommandOptions, indexVar: string): string[] {
   return [
-    ...o.probeCommand, 'sweep', '--recipe', o.recipe, ...o.mitigationsFiles.flatMap((f) => ['--mitigations-file', f]),
-    '--out', o.outDir, ...o.passThrough, '--task-env', indexVar, '--', ...o.argv,
+    ...o.probeCommand,
+    'sweep',
+    '--recipe',
+    o.recipe,
+    ...o.mitigationsFiles.flatMap((f) => ['--mitigations-file', f]),
+    '--out',
+    o.outDir,
+    ...o.passThrough,
+    '--task-env',
+    indexVar,
+    '--',
+    ...o.argv,
   ];
 }
 
 function taskTable(plan: SweepPlan, prefix: string): string {
-  return plan.tasks.map((t) => `${prefix}${String(t.index).padStart(5)}  ${t.cell.name}/trial_${t.trial}  ${[...t.cell.env].map(([k, v]) => `${k}=${v}`).join(' ') || '(no env)'}`).join('\n');
+  return plan.tasks
+    .map(
+      (t) =>
+        `${prefix}${String(t.index).padStart(5)}  ${t.cell.name}/trial_${t.trial}  ${[...t.cell.env].map(([k, v]) => `${k}=${v}`).join(' ') || '(no env)'}`,
+    )
+    .join('\n');
 }
 
 export interface SlurmOptions extends TaskCommandOptions {
@@ -86,7 +101,12 @@ export const CONTAINER = 'trial';
 
 /** A DNS-1123 label from a ticket: lower case, [a-z0-9-], at most 63 characters. */
 export function dnsLabel(s: string): string {
-  const out = s.toLowerCase().replace(/[^a-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 52).replace(/-+$/, '');
+  const out = s
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 52)
+    .replace(/-+$/, '');
   return `aorta-probe${out === '' ? '' : `-${out}`}`;
 }
 
@@ -100,24 +120,36 @@ export function podFailurePolicy(): object {
   return {
     rules: [
       { action: 'FailJob', onExitCodes: { containerName: CONTAINER, operator: 'In', values: [TASK_EXIT.usage] } },
-      { action: 'FailIndex', onExitCodes: { containerName: CONTAINER, operator: 'In', values: [TASK_EXIT.fail, TASK_EXIT.error] } },
+      {
+        action: 'FailIndex',
+        onExitCodes: { containerName: CONTAINER, operator: 'In', values: [TASK_EXIT.fail, TASK_EXIT.error] },
+      },
       { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
     ],
   };
 }
 
 /** A ConfigMap with the recipe files and the Indexed Job, as one multi-document YAML text. */
-export function emitK8s(plan: SweepPlan, o: K8sOptions): { text: string; job: Record<string, unknown>; configMap: Record<string, unknown> } {
+export function emitK8s(
+  plan: SweepPlan,
+  o: K8sOptions,
+): { text: string; job: Record<string, unknown>; configMap: Record<string, unknown> } {
   const name = o.name ?? dnsLabel(plan.ticket);
   const configMap = {
-    apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `${name}-recipe` },
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: `${name}-recipe` },
     data: Object.fromEntries(o.files.map((f) => [f.name, f.text])),
   };
-  const limits = o.gpusPerTrial === undefined ? undefined : { [o.gpuResource ?? 'amd.com/gpu']: String(o.gpusPerTrial) };
+  const limits =
+    o.gpusPerTrial === undefined ? undefined : { [o.gpuResource ?? 'amd.com/gpu']: String(o.gpusPerTrial) };
   const job = {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: { name, labels: { 'app.kubernetes.io/name': 'aorta-probe', 'aorta-probe/ticket': dnsLabel(plan.ticket).slice(0, 63) } },
+    metadata: {
+      name,
+      labels: { 'app.kubernetes.io/name': 'aorta-probe', 'aorta-probe/ticket': dnsLabel(plan.ticket).slice(0, 63) },
+    },
     spec: {
       completionMode: 'Indexed',
       completions: plan.tasks.length,
@@ -128,13 +160,18 @@ export function emitK8s(plan: SweepPlan, o: K8sOptions): { text: string; job: Re
         metadata: { labels: { 'app.kubernetes.io/name': 'aorta-probe' } },
         spec: {
           restartPolicy: 'Never',
-          containers: [{
-            name: CONTAINER,
-            image: o.image,
-            command: taskCommand(o, 'JOB_COMPLETION_INDEX'),
-            ...(limits === undefined ? {} : { resources: { limits } }),
-            volumeMounts: [{ name: 'results', mountPath: o.outDir }, { name: 'recipe', mountPath: CONFIG_MOUNT, readOnly: true }],
-          }],
+          containers: [
+            {
+              name: CONTAINER,
+              image: o.image,
+              command: taskCommand(o, 'JOB_COMPLETION_INDEX'),
+              ...(limits === undefined ? {} : { resources: { limits } }),
+              volumeMounts: [
+                { name: 'results', mountPath: o.outDir },
+                { name: 'recipe', mountPath: CONFIG_MOUNT, readOnly: true },
+              ],
+            },
+          ],
           volumes: [
             { name: 'results', persistentVolumeClaim: { claimName: o.pvc } },
             { name: 'recipe', configMap: { name: `${name}-recipe` } },
@@ -143,7 +180,8 @@ export function emitK8s(plan: SweepPlan, o: K8sOptions): { text: string; job: Re
       },
     },
   };
-  const header = `# aorta-probe sweep --emit k8s: ${plan.cells.length} cells x ${plan.trialsPerCell} trials = ${plan.tasks.length} completion indexes.\n` +
+  const header =
+    `# aorta-probe sweep --emit k8s: ${plan.cells.length} cells x ${plan.trialsPerCell} trials = ${plan.tasks.length} completion indexes.\n` +
     `# Apply: kubectl apply -f THIS_FILE; report: run 'aorta-probe report ${o.outDir}' where the volume is mounted.\n` +
     `# index  cell/trial  environment\n${taskTable(plan, '#')}\n`;
   return { text: `${header}${stringify(configMap)}---\n${stringify(job)}`, job, configMap };

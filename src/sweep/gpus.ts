@@ -38,9 +38,14 @@ export class GpuPool {
   readonly #free: string[];
   readonly #waiters: Array<() => void> = [];
 
-  constructor(readonly devices: readonly string[], readonly perTrial: number) {
-    if (!Number.isInteger(perTrial) || perTrial < 1) throw new RangeError('GpuPool: perTrial must be a positive integer');
-    if (perTrial > devices.length) throw new RangeError(`--gpus-per-trial ${perTrial} is more than the ${devices.length} devices in --gpus`);
+  constructor(
+    readonly devices: readonly string[],
+    readonly perTrial: number,
+  ) {
+    if (!Number.isInteger(perTrial) || perTrial < 1)
+      throw new RangeError('GpuPool: perTrial must be a positive integer');
+    if (perTrial > devices.length)
+      throw new RangeError(`--gpus-per-trial ${perTrial} is more than the ${devices.length} devices in --gpus`);
     this.#free = [...devices];
   }
 
@@ -63,7 +68,11 @@ export class GpuPool {
 }
 
 /** The trial's environment with its devices selected (and ROCR's renumbering filter removed unless named). */
-export function withDevices(env: NodeJS.ProcessEnv, ids: readonly string[], vars: readonly string[] = DEFAULT_GPU_ENV): NodeJS.ProcessEnv {
+export function withDevices(
+  env: NodeJS.ProcessEnv,
+  ids: readonly string[],
+  vars: readonly string[] = DEFAULT_GPU_ENV,
+): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = { ...env };
   for (const v of GPU_ENV_VARS) if (!vars.includes(v)) delete out[v];
   for (const v of vars) out[v] = ids.join(',');

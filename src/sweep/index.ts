@@ -1,12 +1,28 @@
 /** Sweeps: many trials over a recipe's cells, locally (`runSweep`) or on Slurm / Kubernetes (`emitSlurm`, `emitK8s`). */
 export { runSweep, SWEEP_ENV } from './run-sweep.js';
-export type { AttemptSummary, SweepEvent, SweepGpuOptions, SweepOptions, SweepSummary, SweepTrial, SweepTrialOptions } from './run-sweep.js';
+export type {
+  AttemptSummary,
+  SweepEvent,
+  SweepGpuOptions,
+  SweepOptions,
+  SweepSummary,
+  SweepTrial,
+  SweepTrialOptions,
+} from './run-sweep.js';
 export { loadSweepPlan, trialDir, NO_TICKET } from './plan.js';
 export type { PlanOptions, SweepPlan, SweepTask } from './plan.js';
 export { slug, synthesizeCells, RecipeCellError, UnknownMitigationError } from './cells.js';
 export type { Cell } from './cells.js';
 export { readSweepConfig, parseMitigationsFile, FULL_RETENTION, NO_RETRY, RETENTION_LEVELS } from './config.js';
-export type { EnvBundle, MitigationTable, Retention, RetentionLevel, RetryPolicy, StopAfter, SweepConfig } from './config.js';
+export type {
+  EnvBundle,
+  MitigationTable,
+  Retention,
+  RetentionLevel,
+  RetryPolicy,
+  StopAfter,
+  SweepConfig,
+} from './config.js';
 export { GpuPool, parseGpuList, withDevices, DEFAULT_GPU_ENV, GPU_ENV_VARS } from './gpus.js';
 export { firedDetectors, retryReasons } from './retry.js';
 export { emitK8s, emitSlurm, podFailurePolicy, dnsLabel, CONFIG_MOUNT, CONTAINER } from './emit.js';

@@ -48,7 +48,12 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
   const recipe = loadRecipe(bytes, recipePath);
   const text = bytes.toString('utf8');
   if (recipe.mode !== 'probe' || recipe.bare) {
-    throw new RecipeError("recipe: a sweep needs a 'mode: probe' recipe (trials, mitigation_axis, diagnostic_axis)", recipePath, { line: 1, col: 1, endCol: 2 }, text);
+    throw new RecipeError(
+      "recipe: a sweep needs a 'mode: probe' recipe (trials, mitigation_axis, diagnostic_axis)",
+      recipePath,
+      { line: 1, col: 1, endCol: 2 },
+      text,
+    );
   }
   const extra = new Map<string, EnvBundle>();
   for (const f of options.mitigationsFiles ?? []) parseMitigationsFile(await readFile(f, 'utf8'), f, extra);
@@ -67,7 +72,15 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
   const trialsPerCell = config.stopAfter?.maxTrials ?? trials;
   const tasks: SweepTask[] = [];
   for (const cell of cells) for (let t = 0; t < trialsPerCell; t++) tasks.push({ index: tasks.length, cell, trial: t });
-  return { recipe, recipePath, config, cells, ticket: options.ticket ?? recipe.ticket ?? NO_TICKET, trialsPerCell, tasks };
+  return {
+    recipe,
+    recipePath,
+    config,
+    cells,
+    ticket: options.ticket ?? recipe.ticket ?? NO_TICKET,
+    trialsPerCell,
+    tasks,
+  };
 }
 
 /** `<out>/<slug(ticket)>/<cell>/trial_<n>` (notes §3.6). */

@@ -16,13 +16,17 @@ export interface FiredDetector {
 }
 
 /** The fired failure and error detectors of a `result.json` object, with categories where known. */
-export function firedDetectors(record: Readonly<Record<string, unknown>>, recipeCategories: ReadonlyMap<string, string> = new Map()): FiredDetector[] {
+export function firedDetectors(
+  record: Readonly<Record<string, unknown>>,
+  recipeCategories: ReadonlyMap<string, string> = new Map(),
+): FiredDetector[] {
   const map = record.detector_categories;
   const fromMap = (id: string): string | null => {
     const v = map !== null && typeof map === 'object' ? (map as Record<string, unknown>)[id] : undefined;
     if (typeof v === 'string') return v;
     // The classifier's shape: {kind, who, transient, category} per id; its category is the pattern's, when it has one.
-    if (v !== null && typeof v === 'object' && typeof (v as { category?: unknown }).category === 'string') return (v as { category: string }).category;
+    if (v !== null && typeof v === 'object' && typeof (v as { category?: unknown }).category === 'string')
+      return (v as { category: string }).category;
     return recipeCategories.get(id) ?? null;
   };
   const out: FiredDetector[] = [];
@@ -48,7 +52,11 @@ export function recipeCategories(recipe: Recipe | null): Map<string, string> {
 }
 
 /** The entries of `retry.on` this attempt matched (empty: not transient, or a pass). */
-export function retryReasons(record: Readonly<Record<string, unknown>>, policy: RetryPolicy, categories: ReadonlyMap<string, string>): string[] {
+export function retryReasons(
+  record: Readonly<Record<string, unknown>>,
+  policy: RetryPolicy,
+  categories: ReadonlyMap<string, string>,
+): string[] {
   if (record.verdict === 'pass' || policy.on.length === 0) return [];
   const hits = new Set<string>();
   for (const d of firedDetectors(record, categories)) {

@@ -23,7 +23,10 @@ export interface SweepGpuOptions {
 }
 
 /** What `runTrial` is given for every trial; the sweep sets the directory, environment, devices and signals. */
-export type SweepTrialOptions = Omit<TrialOptions, 'outDir' | 'env' | 'signal' | 'forceKill' | 'gpuDevices' | 'echo' | 'onProgress'>;
+export type SweepTrialOptions = Omit<
+  TrialOptions,
+  'outDir' | 'env' | 'signal' | 'forceKill' | 'gpuDevices' | 'echo' | 'onProgress'
+>;
 
 export interface SweepOptions {
   readonly plan: SweepPlan;
@@ -68,7 +71,12 @@ export interface SweepTrial {
 }
 
 export type SweepEvent =
-  | { readonly type: 'start'; readonly task: SweepTask; readonly attempt: number; readonly devices: readonly string[] | null }
+  | {
+      readonly type: 'start';
+      readonly task: SweepTask;
+      readonly attempt: number;
+      readonly devices: readonly string[] | null;
+    }
   | { readonly type: 'retry'; readonly task: SweepTask; readonly attempt: number; readonly reasons: readonly string[] }
   | { readonly type: 'end'; readonly trial: SweepTrial }
   | { readonly type: 'stop-cell'; readonly cell: string; readonly events: number };
@@ -86,16 +94,26 @@ export interface SweepSummary {
 }
 
 /** Variables every trial of a sweep sees, so a command can tell cells, trials and attempts apart. */
-export const SWEEP_ENV = { cell: 'AORTA_PROBE_CELL', trial: 'AORTA_PROBE_TRIAL_INDEX', attempt: 'AORTA_PROBE_ATTEMPT' } as const;
+export const SWEEP_ENV = {
+  cell: 'AORTA_PROBE_CELL',
+  trial: 'AORTA_PROBE_TRIAL_INDEX',
+  attempt: 'AORTA_PROBE_ATTEMPT',
+} as const;
 
 export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   const { plan } = options;
   if (options.argv.length === 0) throw new RangeError('runSweep: argv is empty');
   const parallel = options.parallel ?? 1;
-  if (!Number.isInteger(parallel) || parallel < 1) throw new RangeError('runSweep: parallel must be a positive integer');
+  if (!Number.isInteger(parallel) || parallel < 1)
+    throw new RangeError('runSweep: parallel must be a positive integer');
   const outDir = resolve(options.outDir);
-  const pool = options.gpus === undefined ? null
-    : new GpuPool(options.gpus.devices, options.gpus.perTrial ?? Math.max(1, Math.floor(options.gpus.devices.length / parallel)));
+  const pool =
+    options.gpus === undefined
+      ? null
+      : new GpuPool(
+          options.gpus.devices,
+          options.gpus.perTrial ?? Math.max(1, Math.floor(options.gpus.devices.length / parallel)),
+        );
   const gpuVars = options.gpus?.envVars ?? DEFAULT_GPU_ENV;
   const categories = recipeCategories(plan.recipe);
   const { stopAfter, retry, retain } = plan.config;
@@ -104,7 +122,8 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   if (options.taskIndex === undefined) queue = [...plan.tasks];
   else {
     const t = plan.tasks[options.taskIndex];
-    if (t === undefined) throw new RangeError(`task index ${options.taskIndex} is outside the plan's 0..${plan.tasks.length - 1}`);
+    if (t === undefined)
+      throw new RangeError(`task index ${options.taskIndex} is outside the plan's 0..${plan.tasks.length - 1}`);
     queue = [t];
   }
   const events = new Map<string, number>();
@@ -125,19 +144,38 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       options.onEvent?.({ type: 'start', task, attempt, devices });
       const env = {
         ...(devices === null ? base : withDevices(base, devices, gpuVars)),
-        [SWEEP_ENV.cell]: task.cell.name, [SWEEP_ENV.trial]: String(task.trial), [SWEEP_ENV.attempt]: String(attempt),
+        [SWEEP_ENV.cell]: task.cell.name,
+        [SWEEP_ENV.trial]: String(task.trial),
+        [SWEEP_ENV.attempt]: String(attempt),
       };
       const { result } = await runTrial(plan.recipe, options.argv, {
-        ...options.trial, outDir: dir, env, signal: options.signal, forceKill: options.forceKill, gpuDevices: devices ?? undefined,
+        ...options.trial,
+        outDir: dir,
+        env,
+        signal: options.signal,
+        forceKill: options.forceKill,
+        gpuDevices: devices ?? undefined,
       });
-      const reasons = result.interrupted ? [] : retryReasons(result as unknown as Record<string, unknown>, retry, categories);
+      const reasons = result.interrupted
+        ? []
+        : retryReasons(result as unknown as Record<string, unknown>, retry, categories);
       const summary: AttemptSummary = {
-        attempt, verdict: result.verdict, exit_code: result.exit_code, walltime_sec: result.walltime_sec,
-        failure_detectors_fired: result.failure_detectors_fired, error_detectors_fired: result.error_detectors_fired, retry_on: reasons, dir: '.',
+        attempt,
+        verdict: result.verdict,
+        exit_code: result.exit_code,
+        walltime_sec: result.walltime_sec,
+        failure_detectors_fired: result.failure_detectors_fired,
+        error_detectors_fired: result.error_detectors_fired,
+        retry_on: reasons,
+        dir: '.',
       };
       const sweepFacts = {
-        cell_name: task.cell.name, trial_index: task.trial, mitigations: task.cell.mitigations, cell_env: Object.fromEntries(task.cell.env),
-        devices, attempt,
+        cell_name: task.cell.name,
+        trial_index: task.trial,
+        mitigations: task.cell.mitigations,
+        cell_env: Object.fromEntries(task.cell.env),
+        devices,
+        attempt,
       };
       const again = reasons.length > 0 && attempt <= retry.max && !interrupted();
       if (again) {
@@ -152,7 +190,15 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       const level: RetentionLevel = result.interrupted ? 'full' : retain[result.verdict];
       stampRecord(dir, { ...sweepFacts, final: true, attempts, retention: level });
       applyRetention(dir, level);
-      return { task, dir, verdict: result.verdict, attempts, devices, interrupted: result.interrupted, retention: level };
+      return {
+        task,
+        dir,
+        verdict: result.verdict,
+        attempts,
+        devices,
+        interrupted: result.interrupted,
+        retention: level,
+      };
     }
   };
 
@@ -202,8 +248,12 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   const counts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0 };
   for (const t of finished) counts[t.verdict]++;
   return {
-    outDir, trials: finished, skipped, stoppedCells: plan.cells.map((c) => c.name).filter((c) => stopped.has(c)),
-    interrupted: interrupted(), counts,
+    outDir,
+    trials: finished,
+    skipped,
+    stoppedCells: plan.cells.map((c) => c.name).filter((c) => stopped.has(c)),
+    interrupted: interrupted(),
+    counts,
   };
 }
 

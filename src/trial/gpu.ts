@@ -43,13 +43,28 @@ export type GpuSamplerFactory = (options: GpuOptions) => Promise<GpuSamplerLike>
 
 /** The summary when no sampling was asked for (`--gpu-tool none`). */
 export function disabledGpuSummary(intervalMs = 0): GpuSummary {
-  return { tool: null, toolVersion: null, attribution: null, baselineMib: null, peakVramMib: null, samples: 0, failedCalls: 0, intervalMs, warnings: [] };
+  return {
+    tool: null,
+    toolVersion: null,
+    attribution: null,
+    baselineMib: null,
+    peakVramMib: null,
+    samples: 0,
+    failedCalls: 0,
+    intervalMs,
+    warnings: [],
+  };
 }
 
 /** The real sampler, loaded only when sampling is asked for. */
 export const defaultGpuSamplerFactory: GpuSamplerFactory = async (options) => {
   const { GpuSampler } = await import('../gpu/index.js');
-  return GpuSampler.create({ tool: options.tool, intervalMs: options.intervalMs, env: options.env, devices: options.devices });
+  return GpuSampler.create({
+    tool: options.tool,
+    intervalMs: options.intervalMs,
+    env: options.env,
+    devices: options.devices,
+  });
 };
 
 /** A running (or failed-to-start) sampling session that never throws. */
@@ -107,7 +122,10 @@ export class GuardedGpu {
       const s = await this.#sampler.stop();
       return { ...s, warnings: [...this.#warnings, ...s.warnings] };
     } catch (err) {
-      return { ...disabledGpuSummary(this.#intervalMs), warnings: [...this.#warnings, `GPU sampler failed: ${describe(err)}`] };
+      return {
+        ...disabledGpuSummary(this.#intervalMs),
+        warnings: [...this.#warnings, `GPU sampler failed: ${describe(err)}`],
+      };
     }
   }
 }

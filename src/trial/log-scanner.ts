@@ -17,8 +17,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
-  ByteWindower, cutMatchText, firstHolding, makeFiring, ScanSession,
-  type AbsoluteMatch, type Firing, type ScanOptions, type ScanPattern, type ScanRecipe, type ScanResult, type ScanVars,
+  ByteWindower,
+  cutMatchText,
+  firstHolding,
+  makeFiring,
+  ScanSession,
+  type AbsoluteMatch,
+  type Firing,
+  type ScanOptions,
+  type ScanPattern,
+  type ScanRecipe,
+  type ScanResult,
+  type ScanVars,
 } from '../scan/index.js';
 import { readsTrialVars } from './trial-vars.js';
 
@@ -106,7 +116,13 @@ class Spill {
     let out: Candidate[] = [];
     try {
       for await (const line of lines) {
-        const [index, lineNo, byteOffset, match, named] = JSON.parse(line) as [number, number, number, string, Record<string, string>];
+        const [index, lineNo, byteOffset, match, named] = JSON.parse(line) as [
+          number,
+          number,
+          number,
+          string,
+          Record<string, string>,
+        ];
         out.push({ index, line: lineNo, byteOffset, match, named });
         if (out.length >= batch) {
           yield out;
@@ -173,8 +189,18 @@ export class TrialLogScanner {
     const key = JSON.stringify(Object.entries(m.named));
     if (d.seen.has(key)) return;
     const at = this.#session.locate(m.index);
-    const candidate: Candidate = { index: m.index, line: at.line, byteOffset: at.byteOffset, match: cutMatchText(m.match), named: m.named };
-    if (d.spill === null && this.#keptCandidates < this.#budget.candidates && this.#keptUnits + key.length <= this.#budget.units) {
+    const candidate: Candidate = {
+      index: m.index,
+      line: at.line,
+      byteOffset: at.byteOffset,
+      match: cutMatchText(m.match),
+      named: m.named,
+    };
+    if (
+      d.spill === null &&
+      this.#keptCandidates < this.#budget.candidates &&
+      this.#keptUnits + key.length <= this.#budget.units
+    ) {
       this.#keptCandidates++;
       this.#keptUnits += key.length;
       d.seen.add(key);
@@ -182,7 +208,9 @@ export class TrialLogScanner {
       return;
     }
     // Once a pattern spills, all its later candidates do, so memory-then-spill stays in log order.
-    d.spill ??= new Spill(join(this.#options.spillDir ?? tmpdir(), `.aorta-probe-candidates-${process.pid}-${++spillSerial}.jsonl`));
+    d.spill ??= new Spill(
+      join(this.#options.spillDir ?? tmpdir(), `.aorta-probe-candidates-${process.pid}-${++spillSerial}.jsonl`),
+    );
     d.spill.add(candidate);
   }
 
@@ -199,7 +227,11 @@ export class TrialLogScanner {
     const firings: Firing[] = [];
     const reports: DeferredReport[] = [];
     for (const d of this.#deferred.values()) {
-      reports.push({ detectorId: d.pattern.detectorId, candidates: d.candidates.length + (d.spill?.count ?? 0), spilled: d.spill?.count ?? 0 });
+      reports.push({
+        detectorId: d.pattern.detectorId,
+        candidates: d.candidates.length + (d.spill?.count ?? 0),
+        spilled: d.spill?.count ?? 0,
+      });
       const hit = await firstFiring(d, vars);
       d.spill?.remove();
       if (hit !== null) firings.push(makeFiring(d.pattern, hit, hit));
@@ -222,11 +254,19 @@ export class TrialLogScanner {
 /** The first candidate (in memory, then spilled) whose condition holds with the final values. */
 async function firstFiring(d: Deferred, vars: ScanVars): Promise<Candidate | null> {
   const condition = d.pattern.condition!; // deferred patterns are those whose condition reads a trial variable
-  const k = firstHolding(condition, d.candidates.map((c) => c.named), vars);
+  const k = firstHolding(
+    condition,
+    d.candidates.map((c) => c.named),
+    vars,
+  );
   if (k !== -1) return d.candidates[k]!;
   if (d.spill === null) return null;
   for await (const batch of d.spill.read()) {
-    const j = firstHolding(condition, batch.map((c) => c.named), vars);
+    const j = firstHolding(
+      condition,
+      batch.map((c) => c.named),
+      vars,
+    );
     if (j !== -1) return batch[j]!;
   }
   return null;

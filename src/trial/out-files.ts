@@ -5,7 +5,18 @@
  * `result.json` is written to an exclusively created temporary name and renamed into place (rename replaces
  * a symlink itself, not its target).
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 

@@ -39,13 +39,15 @@ export async function treeIoTotal(rootPid: number, logPath: string, procRoot = '
   let reading: IoReading | null = null;
   for (let attempt = 0; attempt < 3; attempt++) {
     const before = await logSize(logPath);
-    const counters = await Promise.all([...tree].map(async (pid) => {
-      try {
-        return { pid, v: parseProcIo(await readFile(`${procRoot}/${pid}/io`, 'utf8')) };
-      } catch {
-        return { pid, v: null }; // exited meanwhile, or not ours to read
-      }
-    }));
+    const counters = await Promise.all(
+      [...tree].map(async (pid) => {
+        try {
+          return { pid, v: parseProcIo(await readFile(`${procRoot}/${pid}/io`, 'utf8')) };
+        } catch {
+          return { pid, v: null }; // exited meanwhile, or not ours to read
+        }
+      }),
+    );
     if (!counters.some((c) => c.pid === rootPid && c.v !== null)) return null;
     const after = await logSize(logPath);
     const total = counters.reduce((sum, c) => sum + (c.v ?? 0), 0);

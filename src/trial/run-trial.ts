@@ -21,7 +21,16 @@ import { packageInfo } from './package-info.js';
 import { createFresh, prepareOutDir, TrialOutputError } from './out-files.js';
 import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
 import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
-import { categoriesById, classify, disableSet, enabledPatterns, isDisabled, tierDisabled, withCategories, type DisableSet } from '../classifier/classify.js';
+import {
+  categoriesById,
+  classify,
+  disableSet,
+  enabledPatterns,
+  isDisabled,
+  tierDisabled,
+  withCategories,
+  type DisableSet,
+} from '../classifier/classify.js';
 import { hasCoreFile } from './core-file.js';
 import { resolveExitStatus } from '../classifier/exit-codes.js';
 import { detectTier1 } from '../classifier/tier1.js';
@@ -96,12 +105,19 @@ interface RunFacts {
 }
 
 /** Runs `argv` (no shell) as one trial of `recipe` (null: Tier 1 and Tier 4 only). */
-export async function runTrial(recipe: Recipe | null, argv: readonly string[], options: TrialOptions): Promise<TrialOutcome> {
+export async function runTrial(
+  recipe: Recipe | null,
+  argv: readonly string[],
+  options: TrialOptions,
+): Promise<TrialOutcome> {
   if (argv.length === 0) throw new TrialOptionsError('runTrial: argv is empty');
-  if (typeof options.outDir !== 'string' || options.outDir === '') throw new TrialOptionsError('runTrial: outDir must be a non-empty path');
+  if (typeof options.outDir !== 'string' || options.outDir === '')
+    throw new TrialOptionsError('runTrial: outDir must be a non-empty path');
   const t = options.timeoutSec;
   if (t !== undefined && t !== null && !(typeof t === 'number' && Number.isFinite(t) && t > 0)) {
-    throw new TrialOptionsError(`runTrial: timeoutSec must be a positive finite number of seconds or null, not ${String(t)}`);
+    throw new TrialOptionsError(
+      `runTrial: timeoutSec must be a positive finite number of seconds or null, not ${String(t)}`,
+    );
   }
   const outDir = resolve(options.outDir);
   prepareOutDir(outDir);
@@ -112,7 +128,10 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
 
   const disabled = disableSet(recipe, options.disableDetectors);
   // Disabled custom patterns are removed before the scan (no capture, no missing required pattern).
-  const scanRecipe = recipe === null ? null : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
+  const scanRecipe =
+    recipe === null
+      ? null
+      : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
   const scanner = new TrialLogScanner(scanRecipe, { spillDir: privateSpillDir(), ...options.scan }); // compiles the patterns before anything runs
   let tier2: Tier2Session | null = null;
   let logFd = -1;
@@ -125,32 +144,55 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
     } catch (err) {
       throw new TrialOutputError(`cannot read back ${logPath}: ${(err as Error).message}`, logPath, true);
     }
-    const gpu = await GuardedGpu.create({ tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env, devices: options.gpuDevices }, options.gpuSamplerFactory);
-    tier2 = isDisabled(disabled, 'tier2:hang') ? null : new Tier2Session(recipe ?? DEFAULT_TIER2_KEYS, logPath, () => gpu.utilizationPct());
+    const gpu = await GuardedGpu.create(
+      { tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env, devices: options.gpuDevices },
+      options.gpuSamplerFactory,
+    );
+    tier2 = isDisabled(disabled, 'tier2:hang')
+      ? null
+      : new Tier2Session(recipe ?? DEFAULT_TIER2_KEYS, logPath, () => gpu.utilizationPct());
     const startedAt = new Date().toISOString();
     const fd = logFd;
     logFd = -1; // execute owns it now
-    const facts = await execute(argv, { ...options, outDir, logPath, logFd: fd, logReader, env, timeoutSec, killGraceMs, tier2 }, scanner, gpu);
+    const facts = await execute(
+      argv,
+      { ...options, outDir, logPath, logFd: fd, logReader, env, timeoutSec, killGraceMs, tier2 },
+      scanner,
+      gpu,
+    );
     const gpuSummary = await gpu.stop();
     const vars = { exit_code: facts.exitCode, walltime_sec: facts.walltimeSec, peak_vram_mib: gpuSummary.peakVramMib };
     const launched = facts.execError === null;
 
     const t1 = performance.now();
     const tier1 = detectTier1({
-      exitCode: facts.exitCode, timedOut: facts.timedOut, execFailed: !launched, interrupted: facts.interrupted,
-      killedForHang: facts.killedForHang, coreFile: hasCoreFile(outDir),
+      exitCode: facts.exitCode,
+      timedOut: facts.timedOut,
+      execFailed: !launched,
+      interrupted: facts.interrupted,
+      killedForHang: facts.killedForHang,
+      coreFile: hasCoreFile(outDir),
     });
     const tier1Ms = performance.now() - t1;
     const t2 = performance.now();
     const hang = tier2?.finish(facts.exitCode, facts.timedOut) ?? { ids: [], record: null };
     const tier2Ms = performance.now() - t2;
     const t3 = performance.now();
-    const tier3 = launched && !tierDisabled(disabled, 'tier3') ? await runTier3(facts, gpu, recipe?.tier3VramGrowth ?? true, env) : { ids: [], record: null };
+    const tier3 =
+      launched && !tierDisabled(disabled, 'tier3')
+        ? await runTier3(facts, gpu, recipe?.tier3VramGrowth ?? true, env)
+        : { ids: [], record: null };
     const tier3Ms = performance.now() - t3;
     const scan = await scanner.finish(vars);
     const c = classify({
-      tier1, tier2: hang.ids, tier3: tier3.ids, scanFailures: scan.failure_detectors_fired, scanWarnings: scan.warn_detectors_fired,
-      disabled, launched, recipe,
+      tier1,
+      tier2: hang.ids,
+      tier3: tier3.ids,
+      scanFailures: scan.failure_detectors_fired,
+      scanWarnings: scan.warn_detectors_fired,
+      disabled,
+      launched,
+      recipe,
     });
     const info = packageInfo();
     const result: TrialResult = {
@@ -164,7 +206,11 @@ export async function runTrial(recipe: Recipe | null, argv: readonly string[], o
       warn_detectors_fired: c.warnings,
       capture: scan.capture,
       tier_durations_ms: {
-        tier1: micro(tier1Ms), tier2: micro(tier2Ms), tier3: micro(tier3Ms), tier4: micro(scan.tier_durations_ms.tier4), tier5: micro(scan.tier_durations_ms.tier5),
+        tier1: micro(tier1Ms),
+        tier2: micro(tier2Ms),
+        tier3: micro(tier3Ms),
+        tier4: micro(scan.tier_durations_ms.tier4),
+        tier5: micro(scan.tier_durations_ms.tier5),
       },
       timed_out: facts.timedOut,
       interrupted: facts.interrupted,
@@ -201,7 +247,12 @@ function disabledFields(d: DisableSet): { disabled_detectors: string[]; disabled
 }
 
 /** Tier 3 after the exit: the kernel log of the trial's window, and the sampler's readings around it. */
-async function runTier3(facts: RunFacts, gpu: GuardedGpu, vramGrowth: boolean, env: NodeJS.ProcessEnv): Promise<{ ids: string[]; record: Tier3Record }> {
+async function runTier3(
+  facts: RunFacts,
+  gpu: GuardedGpu,
+  vramGrowth: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<{ ids: string[]; record: Tier3Record }> {
   const record: Tier3Record = { kernel_source: null, kernel_lines_in_window: 0, events: [], disabled_reasons: [] };
   const ids = new Set<string>();
   const kernel = await readKernelLog(facts.startedMs, Math.max(facts.endedMs, Date.now()), env);
@@ -252,7 +303,12 @@ interface ExecuteOptions extends TrialOptions {
 }
 
 /** Spawns, streams and waits; everything the classification needs about the run itself. */
-async function execute(argv: readonly string[], o: ExecuteOptions, scanner: TrialLogScanner, gpu: GuardedGpu): Promise<RunFacts> {
+async function execute(
+  argv: readonly string[],
+  o: ExecuteOptions,
+  scanner: TrialLogScanner,
+  gpu: GuardedGpu,
+): Promise<RunFacts> {
   const abortSignalName = (): NodeJS.Signals => {
     const r: unknown = o.signal?.reason;
     return typeof r === 'string' && /^SIG[A-Z0-9]+$/.test(r) ? (r as NodeJS.Signals) : 'SIGINT';
@@ -262,7 +318,16 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
     // Stopped before it started: nothing ran, as if the command had died of the forwarded signal at once.
     closeSync(logFd);
     const now = Date.now();
-    return { exitCode: popenExitCode(null, abortSignalName()), walltimeSec: 0, timedOut: false, interrupted: true, killedForHang: false, execError: null, startedMs: now, endedMs: now };
+    return {
+      exitCode: popenExitCode(null, abortSignalName()),
+      walltimeSec: 0,
+      timedOut: false,
+      interrupted: true,
+      killedForHang: false,
+      execError: null,
+      startedMs: now,
+      endedMs: now,
+    };
   }
   let child;
   const startedMs = Date.now();
@@ -274,7 +339,10 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
   if (child.kind === 'exec_failed') {
     // As the original, the reason goes into the log (it wrote str(exc) to stderr.log), which is then scanned.
     const text = `${child.message}\n`;
-    const fd = openSync(o.logPath, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const fd = openSync(
+      o.logPath,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK,
+    );
     try {
       writeSync(fd, text);
     } finally {
@@ -288,8 +356,14 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
       o.echo.off('error', ignore);
     }
     return {
-      exitCode: child.exitCode, walltimeSec: micro((child.failedAt - child.startedAt) / 1000), timedOut: false, interrupted: false,
-      killedForHang: false, execError: child.message, startedMs, endedMs: Date.now(),
+      exitCode: child.exitCode,
+      walltimeSec: micro((child.failedAt - child.startedAt) / 1000),
+      timedOut: false,
+      interrupted: false,
+      killedForHang: false,
+      execError: child.message,
+      startedMs,
+      endedMs: Date.now(),
     };
   }
 
@@ -304,11 +378,14 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
   };
   // setTimeout fires at once past 2^31-1 ms; a longer timeout (about 25 days) is no timeout in practice.
   const timeoutMs = o.timeoutSec === null ? null : o.timeoutSec * 1000;
-  const timeoutTimer = timeoutMs === null || timeoutMs > 0x7fffffff ? undefined : setTimeout(() => {
-    if (interrupted) return;
-    timedOut = true;
-    stop('SIGTERM');
-  }, timeoutMs);
+  const timeoutTimer =
+    timeoutMs === null || timeoutMs > 0x7fffffff
+      ? undefined
+      : setTimeout(() => {
+          if (interrupted) return;
+          timedOut = true;
+          stop('SIGTERM');
+        }, timeoutMs);
   const onAbort = (): void => {
     if (timedOut || child.exited()) return;
     interrupted = true;
@@ -360,7 +437,13 @@ async function execute(argv: readonly string[], o: ExecuteOptions, scanner: Tria
 }
 
 /** Tails the log into the scanner and the echo stream until the command has exited and the file is drained. */
-async function streamLog(handle: FileHandle, exited: Promise<unknown>, startedAt: number, scanner: TrialLogScanner, o: ExecuteOptions): Promise<void> {
+async function streamLog(
+  handle: FileHandle,
+  exited: Promise<unknown>,
+  startedAt: number,
+  scanner: TrialLogScanner,
+  o: ExecuteOptions,
+): Promise<void> {
   let running = true;
   void exited.then(() => (running = false));
   // A terminal that goes away (EPIPE from `| head`) ends the echo, not the trial or its log.

@@ -77,13 +77,25 @@ export function spawnChild(argv: readonly string[], options: SpawnOptions): Prom
   } catch (err) {
     // Synchronous throws are argument errors (e.g. a NUL byte in argv): the command cannot start.
     const e = err as NodeJS.ErrnoException;
-    return Promise.resolve({ kind: 'exec_failed', exitCode: 1, message: e.message, startedAt, failedAt: performance.now() });
+    return Promise.resolve({
+      kind: 'exec_failed',
+      exitCode: 1,
+      message: e.message,
+      startedAt,
+      failedAt: performance.now(),
+    });
   }
   return new Promise((resolve) => {
     child.once('error', (err: NodeJS.ErrnoException) => {
       // Before 'spawn' this is a failed exec; later errors (a failed kill) are not start failures.
       if (child.pid === undefined) {
-        resolve({ kind: 'exec_failed', exitCode: execFailureCode(err), message: `cannot start ${JSON.stringify(file)}: ${err.message}`, startedAt, failedAt: performance.now() });
+        resolve({
+          kind: 'exec_failed',
+          exitCode: execFailureCode(err),
+          message: `cannot start ${JSON.stringify(file)}: ${err.message}`,
+          startedAt,
+          failedAt: performance.now(),
+        });
       }
     });
     child.once('spawn', () => {

@@ -149,9 +149,16 @@ export class HangMonitor {
 
   report(): HangReport {
     return {
-      detected: this.detected, detected_after_sec: this.#detectedAfter, signals: this.#signals,
-      output_signal: this.#o.progress ? 'progress' : 'output', window_sec: this.#o.windowSec, grace_sec: this.#o.graceSec,
-      poll_sec: this.#pollMs / 1000, polls: this.#polls, io_readable: this.#ioSeen, gpu_readable: this.#gpuSeen,
+      detected: this.detected,
+      detected_after_sec: this.#detectedAfter,
+      signals: this.#signals,
+      output_signal: this.#o.progress ? 'progress' : 'output',
+      window_sec: this.#o.windowSec,
+      grace_sec: this.#o.graceSec,
+      poll_sec: this.#pollMs / 1000,
+      polls: this.#polls,
+      io_readable: this.#ioSeen,
+      gpu_readable: this.#gpuSeen,
     };
   }
 

@@ -7,12 +7,22 @@
 import type { ClassifierKeys, Recipe } from '../recipe/types.js';
 import { treeIoTotal } from './proc-io.js';
 import { ProgressLines } from './progress-lines.js';
-import { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC, HANG_DETECTOR, HangMonitor, type HangReport } from './tier2-hang.js';
+import {
+  DEFAULT_HANG_GRACE_SEC,
+  DEFAULT_HANG_WINDOW_SEC,
+  HANG_DETECTOR,
+  HangMonitor,
+  type HangReport,
+} from './tier2-hang.js';
 
-export type Tier2Keys = Pick<Recipe, 'hangWindowSec' | 'hangGracePeriodAtStart'> & Pick<ClassifierKeys, 'progressRegex' | 'hangAction'>;
+export type Tier2Keys = Pick<Recipe, 'hangWindowSec' | 'hangGracePeriodAtStart'> &
+  Pick<ClassifierKeys, 'progressRegex' | 'hangAction'>;
 
 export const DEFAULT_TIER2_KEYS: Tier2Keys = {
-  hangWindowSec: DEFAULT_HANG_WINDOW_SEC, hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC, progressRegex: null, hangAction: 'record',
+  hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
+  hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
+  progressRegex: null,
+  hangAction: 'record',
 };
 
 /** result.json's `hang` record. */
@@ -42,8 +52,14 @@ export class Tier2Session {
   /** Starts monitoring `pid`'s tree; `kill` stops the trial (called at most once, for `hang_action: kill`). */
   start(pid: number, kill: () => void): void {
     this.#monitor = new HangMonitor({
-      windowSec: this.#keys.hangWindowSec, graceSec: this.#keys.hangGracePeriodAtStart, progress: this.#progress !== null,
-      probes: { ioTotal: () => treeIoTotal(pid, this.#logPath), gpuUtilizationPct: this.#gpuUtil, now: () => performance.now() },
+      windowSec: this.#keys.hangWindowSec,
+      graceSec: this.#keys.hangGracePeriodAtStart,
+      progress: this.#progress !== null,
+      probes: {
+        ioTotal: () => treeIoTotal(pid, this.#logPath),
+        gpuUtilizationPct: this.#gpuUtil,
+        now: () => performance.now(),
+      },
       onHang: () => {
         if (this.#keys.hangAction !== 'kill') return;
         this.#killed = true;

@@ -55,7 +55,18 @@ interface Source {
 
 const SOURCES: readonly Source[] = [
   { tool: 'dmesg', args: () => ['--time-format', 'iso'] },
-  { tool: 'journalctl', args: (startMs) => ['-k', '-o', 'short-iso-precise', '--no-pager', '--quiet', '--since', `@${Math.floor((startMs - KERNEL_LEAD_MS) / 1000)}`] },
+  {
+    tool: 'journalctl',
+    args: (startMs) => [
+      '-k',
+      '-o',
+      'short-iso-precise',
+      '--no-pager',
+      '--quiet',
+      '--since',
+      `@${Math.floor((startMs - KERNEL_LEAD_MS) / 1000)}`,
+    ],
+  },
 ];
 
 /** Reads the kernel messages of the window [startMs, endMs] (epoch milliseconds). Never throws. */
@@ -67,8 +78,13 @@ export async function readKernelLog(startMs: number, endMs: number, env: NodeJS.
       reasons.push(`${s.tool}: not on PATH`);
       continue;
     }
-    const r = await runTool(path, s.args(startMs), { env, timeoutMs: KERNEL_LOG_TIMEOUT_MS, maxStdoutBytes: 4 * MAX_KERNEL_LOG_BYTES });
-    if (r.kind === 'exited' && r.exitCode === 0) return { ok: true, source: s.tool, lines: linesInWindow(r.stdout, startMs, endMs) };
+    const r = await runTool(path, s.args(startMs), {
+      env,
+      timeoutMs: KERNEL_LOG_TIMEOUT_MS,
+      maxStdoutBytes: 4 * MAX_KERNEL_LOG_BYTES,
+    });
+    if (r.kind === 'exited' && r.exitCode === 0)
+      return { ok: true, source: s.tool, lines: linesInWindow(r.stdout, startMs, endMs) };
     reasons.push(`${s.tool}: ${describeFailure(r)}`);
   }
   return { ok: false, reason: reasons.join('; ') };

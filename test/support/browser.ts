@@ -21,8 +21,8 @@ export async function requireChromium(): Promise<ChromiumChoice> {
   if (!existsSync(choice.executablePath)) {
     throw new Error(
       `Chromium not found at ${choice.executablePath} (${choice.source}): the browser tests need a real browser. ` +
-      'Run `npm install` (it brings @sparticuz/chromium), point AORTA_CHROMIUM at another Chromium, ' +
-      'or set AORTA_SKIP_BROWSER=1 to skip the browser tests.',
+        'Run `npm install` (it brings @sparticuz/chromium), point AORTA_CHROMIUM at another Chromium, ' +
+        'or set AORTA_SKIP_BROWSER=1 to skip the browser tests.',
     );
   }
   return choice;
@@ -45,14 +45,24 @@ function newestMtime(dir: string): number {
  */
 export function ensurePlaygroundBuilt(): void {
   const index = join(PLAYGROUND_DIST, 'index.html');
-  const sources = ['playground', 'src/condition', 'src/recipe', 'src/regex', 'src/scan', 'src/lint'].map((d) => newestMtime(join(REPO_ROOT, d)));
+  const sources = ['playground', 'src/condition', 'src/recipe', 'src/regex', 'src/scan', 'src/lint'].map((d) =>
+    newestMtime(join(REPO_ROOT, d)),
+  );
   if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources)) return;
-  const r = spawnSync(process.execPath, [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'playground/vite.config.ts'], {
-    cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [join(REPO_ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', 'playground/vite.config.ts'],
+    {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   if (r.status !== 0 || !existsSync(index)) {
-    throw new Error(`the playground page is not built and \`vite build --config playground/vite.config.ts\` failed ` +
-      `(run \`npm run build:playground\` to see why):\n${r.stdout}\n${r.stderr}`);
+    throw new Error(
+      `the playground page is not built and \`vite build --config playground/vite.config.ts\` failed ` +
+        `(run \`npm run build:playground\` to see why):\n${r.stdout}\n${r.stderr}`,
+    );
   }
 }
 

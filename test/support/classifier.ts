@@ -20,9 +20,18 @@ export function tempRoot(prefix: string): { dir: (name: string) => string; clean
 
 /** PATH with the fake dmesg/journalctl first, and FAKE_KERNEL_LOG pointing at `kernelLog`. */
 export function fakeKernelEnv(kernelLog: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  return { ...process.env, PATH: `${FAKE_KERNEL_TOOLS}${delimiter}${process.env['PATH'] ?? ''}`, FAKE_KERNEL_LOG: kernelLog, ...extra };
+  return {
+    ...process.env,
+    PATH: `${FAKE_KERNEL_TOOLS}${delimiter}${process.env['PATH'] ?? ''}`,
+    FAKE_KERNEL_LOG: kernelLog,
+    ...extra,
+  };
 }
 
-export function trial(recipe: Recipe | null, argv: string[], options: Partial<TrialOptions> & { outDir: string }): Promise<TrialOutcome> {
+export function trial(
+  recipe: Recipe | null,
+  argv: string[],
+  options: Partial<TrialOptions> & { outDir: string },
+): Promise<TrialOutcome> {
   return runTrial(recipe, argv, { gpuTool: 'none', ...options });
 }

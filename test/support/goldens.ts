@@ -28,7 +28,10 @@ export function readGoldenJsonl<T>(path: string): { meta: GoldenMeta | null; rec
     .split('\n')
     .filter((l) => l !== '');
   const first = lines.length > 0 ? (JSON.parse(lines[0]!) as { meta?: GoldenMeta }) : {};
-  const meta = first !== null && typeof first === 'object' && !Array.isArray(first) && first.meta !== undefined ? first.meta : null;
+  const meta =
+    first !== null && typeof first === 'object' && !Array.isArray(first) && first.meta !== undefined
+      ? first.meta
+      : null;
   return { meta, records: (meta === null ? lines : lines.slice(1)).map((l) => JSON.parse(l) as T) };
 }
 

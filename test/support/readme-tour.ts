@@ -54,7 +54,19 @@ export function runTour(readmePath: string, cwd: string, aortaBin: string): Tour
   writeFileSync(join(cwd, 'recipe.yaml'), recipe);
   return steps.map(({ command, shown }) => {
     const script = command.replace(/^npx aorta-probe /, `'${aortaBin}' `);
-    const r = spawnSync('bash', ['-c', `${script} 2>&1`], { cwd, encoding: 'utf8', timeout: 120_000, env: { ...process.env, NO_COLOR: '1' } });
-    return { command, shown, actual: r.stdout.replace(/\n$/, '').split('\n').filter((l, i, a) => !(a.length === 1 && l === '')) };
+    const r = spawnSync('bash', ['-c', `${script} 2>&1`], {
+      cwd,
+      encoding: 'utf8',
+      timeout: 120_000,
+      env: { ...process.env, NO_COLOR: '1' },
+    });
+    return {
+      command,
+      shown,
+      actual: r.stdout
+        .replace(/\n$/, '')
+        .split('\n')
+        .filter((l, i, a) => !(a.length === 1 && l === '')),
+    };
   });
 }

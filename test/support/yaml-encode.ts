@@ -23,7 +23,11 @@ export function encodeNode(n: PyNode): Tagged {
     default:
       break;
   }
-  if (n.typeName === 'set') return ['set', n.entries!.map((e) => encodeNode(e.key)).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1))];
+  if (n.typeName === 'set')
+    return [
+      'set',
+      n.entries!.map((e) => encodeNode(e.key)).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
+    ];
   if (n.value instanceof Uint8Array) return ['bytes', Buffer.from(n.value).toString('hex')];
   if (n.value instanceof Date) {
     const iso = n.value.toISOString();

@@ -18,7 +18,11 @@ export async function bundleCli(dir: string): Promise<CliBundle> {
   mkdirSync(dir, { recursive: true });
   symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
   await build({
-    input: { main: resolve('src/cli/main.ts'), trial: resolve('src/trial/index.ts'), recipe: resolve('src/recipe/index.ts') },
+    input: {
+      main: resolve('src/cli/main.ts'),
+      trial: resolve('src/trial/index.ts'),
+      recipe: resolve('src/recipe/index.ts'),
+    },
     platform: 'node',
     external: [/^re2-wasm/],
     logLevel: 'silent',
