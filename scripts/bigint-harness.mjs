@@ -126,7 +126,7 @@ export function runCases(module, cases, maxFailures = 30) {
     try {
       got = inst.run(op, x, y);
     } catch (e) {
-      got = `TRAP ${e && e.message}`;
+      got = `TRAP ${e?.message}`;
       inst = instantiateBigint(module);
     }
     if (got !== expected) {

@@ -599,7 +599,7 @@ const DEFAULT_VARS = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null } as
 
 /** CPython names the math extension module's file; we print the built-in form on purpose. */
 function normaliseRepr(repr: string | null): string | null {
-  return repr !== null && repr.startsWith("<module 'math' from ") ? "<module 'math' (built-in)>" : repr;
+  return repr?.startsWith("<module 'math' from ") ? "<module 'math' (built-in)>" : repr;
 }
 
 function cpOutcome(raw: Outcome): Outcome {

@@ -680,7 +680,7 @@ describe('eval --jsonl line handling', () => {
     expect(Buffer.byteLength(atCap)).toBe(max);
     const tooLong = record({ condition: 'ok', capture: { log: 'z'.repeat(5000) } });
     const input = `${atCap}\n${tooLong}\n${record({ condition: 'ok' })}\n${tooLong}`;
-    const chunks = input.match(/[^]{1,333}/g)!;
+    const chunks = input.match(/[\s\S]{1,333}/g)!;
     expect(await run(chunks, { ...opts, maxLineBytes: max })).toEqual([
       VALID,
       inputError(2, `line is longer than ${max} bytes`),
@@ -1028,7 +1028,8 @@ describe('aorta-probe eval EXPR (end to end)', { timeout: 30_000 }, () => {
       [['--exit-code', '137', 'exit_code == 137'], 'value: True\ntype:  bool\nfired: yes\n'],
     ];
     const results = await Promise.all(cases.map(([args]) => cli(['eval', ...args])));
-    results.forEach((r, i) => expect(r, cases[i]![0].join(' ')).toEqual({ code: 0, stdout: cases[i]![1], stderr: '' }));
+    for (const [i, r] of results.entries())
+      expect(r, cases[i]![0].join(' ')).toEqual({ code: 0, stdout: cases[i]![1], stderr: '' });
   });
 
   it('prints the exception class for a condition that raised, and exits 0', async () => {

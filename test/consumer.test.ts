@@ -171,7 +171,7 @@ describe('the packed package, installed offline', () => {
     expect(blocks.length).toBeGreaterThanOrEqual(3);
     const tsDir = join(consumer.dir, 'ts');
     mkdirSync(tsDir, { recursive: true });
-    blocks.forEach((b, i) => writeFileSync(join(tsDir, `readme-${i + 1}.ts`), `${b}\nexport {};\n`));
+    for (const [i, b] of blocks.entries()) writeFileSync(join(tsDir, `readme-${i + 1}.ts`), `${b}\nexport {};\n`);
     const strict = {
       strict: true,
       exactOptionalPropertyTypes: true,
@@ -273,6 +273,7 @@ describe('the packed package, installed offline', () => {
     let url: string;
     let buildLog: string;
 
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: these hooks belong to this describe.skipIf block, which Biome does not see as a describe
     beforeAll(async () => {
       const app = consumer.dir;
       mkdirSync(join(app, 'src'), { recursive: true });
@@ -302,6 +303,7 @@ describe('the packed package, installed offline', () => {
       browser = await launchChromium();
     }, 300_000);
 
+    // biome-ignore lint/suspicious/noDuplicateTestHooks: as above
     afterAll(async () => {
       await browser?.close();
       await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));

@@ -9,7 +9,7 @@ const records = goldenLines<GoldenEval>('golden-eval.jsonl');
  * (`<module 'math' from '/…/math.cpython-311-….so'>`); we print the built-in form on purpose.
  */
 function expectedRepr(repr: string | null): string | null {
-  return repr !== null && repr.startsWith("<module 'math' from ") ? "<module 'math' (built-in)>" : repr;
+  return repr?.startsWith("<module 'math' from ") ? "<module 'math' (built-in)>" : repr;
 }
 
 describe('CPython evaluation conformance (golden-eval.jsonl)', () => {

@@ -115,7 +115,7 @@ describe('prefilter differential', () => {
       const body = genPattern(0);
       const pattern = next() < 0.2 ? `(?i)${body}` : body;
       const flags = next() < 0.1 ? 'i' : '';
-      let re;
+      let re: ReturnType<typeof compileRegex>;
       try {
         re = compileRegex(pattern, flags);
       } catch {

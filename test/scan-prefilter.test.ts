@@ -82,7 +82,7 @@ describe('literal prefilter, end to end', () => {
           `  - id: p${k}\n    match:\n      regex: ${regex}\n${cond === null ? '' : `      condition: ${JSON.stringify(cond)}\n`}    on_match: ${pick(['fail', 'warn', 'info'])}\n`,
         );
       }
-      let recipe;
+      let recipe: ReturnType<typeof loadRecipe>;
       try {
         recipe = loadRecipe(`custom_patterns:\n${entries.join('')}`, `r${i}.yaml`);
       } catch {

@@ -575,7 +575,7 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
     patterns.replaceChildren(h('p', { class: 'muted' }, 'The recipe has no custom_patterns.'));
 }
 
-function renderScratch(expr: string, r: ScratchOut): void {
+function renderScratch(_expr: string, r: ScratchOut): void {
   const out = $('scratch-out');
   if (!r.ok) {
     out.dataset.state = 'rejected';

@@ -96,11 +96,11 @@ function panel(y, { title, unit, groups, log, goal }) {
       );
     });
     const lines = g.label.split('\n');
-    lines.forEach((line, li) =>
+    for (const [li, line] of lines.entries()) {
       out.push(
         `<text x="${PLOT_X + gi * gw + gw / 2}" y="${top + PLOT_H + 14 + li * 12}" class="x">${esc(line)}</text>`,
-      ),
-    );
+      );
+    }
   });
   if (goal) {
     // The issue's target, so a reader sees at a glance which bars reach it.

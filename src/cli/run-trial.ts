@@ -21,14 +21,7 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
-import {
-  runTrial,
-  TrialOptionsError,
-  TrialOutputError,
-  type TrialOutcome,
-  type TrialResult,
-  type Verdict,
-} from '../trial/index.js';
+import { runTrial, TrialOptionsError, TrialOutputError, type TrialOutcome, type TrialResult } from '../trial/index.js';
 import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 

@@ -419,9 +419,18 @@ class Tokenizer {
     }
     if (this.peek() === ch('0')) {
       const c1 = this.peek(1);
-      if (c1 === ch('x') || c1 === ch('X')) return this.radix(start, 2, isHexDigit, 'hexadecimal');
-      if (c1 === ch('o') || c1 === ch('O')) return this.radix(start, 2, (c) => c >= 0x30 && c <= 0x37, 'octal');
-      if (c1 === ch('b') || c1 === ch('B')) return this.radix(start, 2, (c) => c === 0x30 || c === 0x31, 'binary');
+      if (c1 === ch('x') || c1 === ch('X')) {
+        this.radix(start, 2, isHexDigit, 'hexadecimal');
+        return;
+      }
+      if (c1 === ch('o') || c1 === ch('O')) {
+        this.radix(start, 2, (c) => c >= 0x30 && c <= 0x37, 'octal');
+        return;
+      }
+      if (c1 === ch('b') || c1 === ch('B')) {
+        this.radix(start, 2, (c) => c === 0x30 || c === 0x31, 'binary');
+        return;
+      }
       // Zeros, possibly followed by more digits (old-style octal, now an error unless a float follows).
       this.i++;
       for (;;) {
@@ -442,9 +451,13 @@ class Tokenizer {
       if (c === 0x2e) {
         this.i++;
         if (isDigit(this.peek())) this.decimalTail();
-        return this.afterFraction(start);
+        this.afterFraction(start);
+        return;
       }
-      if (c === ch('e') || c === ch('E') || c === ch('j') || c === ch('J')) return this.afterFraction(start);
+      if (c === ch('e') || c === ch('E') || c === ch('j') || c === ch('J')) {
+        this.afterFraction(start);
+        return;
+      }
       if (nonzero) {
         this.error(
           'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers',

@@ -149,7 +149,8 @@ class Unparser {
       }
       case 'Compare': {
         const parts = [this.expr(e.left, next(Prec.Cmp), d)];
-        e.ops.forEach((op, i) => parts.push(CMP_OPS[op.type]!, this.expr(e.comparators[i]!, next(Prec.Cmp), d)));
+        for (const [i, op] of e.ops.entries())
+          parts.push(CMP_OPS[op.type]!, this.expr(e.comparators[i]!, next(Prec.Cmp), d));
         return parens(Prec.Cmp, parts.join(' '));
       }
       case 'IfExp': {

@@ -429,7 +429,7 @@ class Analyzer {
     const isAnd = e.op.type === 'And';
     let definite = true; // operand i is evaluated on every evaluation of the BoolOp
     let allConstSoFar = true;
-    let neverTruthy = isAnd ? false : true;
+    let neverTruthy = !isAnd;
     let raises = false;
     const types: (PyType | null)[] = [];
     let decided: Abs | null = null;
@@ -445,7 +445,7 @@ class Analyzer {
         break;
       }
       // A constant operand that ends the evaluation (`and`: falsy, `or`: truthy).
-      if (abs.konst !== null && abs.konst.ok && abs.konst.truthy !== isAnd) {
+      if (abs.konst?.ok && abs.konst.truthy !== isAnd) {
         if (allConstSoFar) decided = abs;
         break;
       }
@@ -462,7 +462,7 @@ class Analyzer {
   private ifExp(e: IfExp, reachable: boolean): Abs {
     const test = this.expr(e.test, reachable);
     if (test.raises) return RAISES;
-    if (test.konst !== null && test.konst.ok) {
+    if (test.konst?.ok) {
       // Only the chosen branch ever runs.
       const chosen = this.expr(test.konst.truthy ? e.body : e.orelse, reachable);
       this.expr(test.konst.truthy ? e.orelse : e.body, false);

@@ -32,7 +32,7 @@
  * The linear-time guarantee is RE2's own: nothing here changes which engine runs a pattern.
  */
 import { freshRe2Module, type Re2Module } from './engine-loader.js';
-import type { CppMap, RawMatch, RawRE2 } from './re2-types.js';
+import type { RawMatch, RawRE2 } from './re2-types.js';
 
 export type { RawMatch, RawRE2 } from './re2-types.js';
 import { RegexEngineError, RegexMatchAbortError, RegexTooLargeError } from './errors.js';

@@ -1,9 +1,3 @@
-/**
- * `result.json`: the trial's record, in the original's key order where the keys are shared (verdict, exit_code,
- * walltime_sec, peak_vram_mib, argv, the detector lists, capture, tier_durations_ms, timed_out), then ours.
- * Written atomically (temporary file + rename), so a reader never sees half a record.
- */
-import { join } from 'node:path';
 import type { DetectorCategoryFields, FiredDetector } from '../classifier/classify.js';
 import type { ExitDecision } from '../classifier/exit-codes.js';
 import type { FiredDetector as LogDetector } from '../scan/index.js';

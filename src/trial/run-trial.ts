@@ -329,7 +329,7 @@ async function execute(
       endedMs: now,
     };
   }
-  let child;
+  let child: Awaited<ReturnType<typeof spawnChild>>;
   const startedMs = Date.now();
   try {
     child = await spawnChild(argv, { logFd, env: o.env, cwd: o.cwd });

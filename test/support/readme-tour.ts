@@ -66,7 +66,7 @@ export function runTour(readmePath: string, cwd: string, aortaBin: string): Tour
       actual: r.stdout
         .replace(/\n$/, '')
         .split('\n')
-        .filter((l, i, a) => !(a.length === 1 && l === '')),
+        .filter((l, _i, a) => !(a.length === 1 && l === '')),
     };
   });
 }
