@@ -13,7 +13,7 @@ and returns one of
    `cpython_oracle.verdict` (kind/node as in fixtures/conditions/golden-validate.jsonl).
 2. An accepted condition is compiled from its stripped text (the original compiles the tree that
    `ast.parse(stripped, mode="eval")` returned, which is the same code) and evaluated like the spec's
-   `evaluate` (upstream-notes §1.4):
+   `evaluate` (the original's src/aorta/probe/sandbox.py (ROCm/aorta)):
      * `peak_vram_mib` None -> 0;
      * globals `{"__builtins__": {}, "math": math, "float": float, "int": int, "len": len}`;
      * locals `{"capture": dict(capture), "exit_code", "walltime_sec", "peak_vram_mib"}`.

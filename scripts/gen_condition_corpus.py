@@ -1598,7 +1598,7 @@ HOSTILE = [
     "'oom' in capture['msg']  # forbidden-node: ast.In is not in the allow-list (the docs explicitly point users at the regex field for substring matching)",
 ]
 
-# (condition, expected message) pairs from upstream-notes §1.5 and §1.7: a self-check of the oracle.
+# (condition, expected message) pairs from the original's src/aorta/probe/sandbox.py (ROCm/aorta) and §1.7: a self-check of the oracle.
 EXPECTED = [
     ("__import__('os').system('rm -rf /')", "condition: forbidden call: __import__('os').system"),
     ("(0).__class__.__bases__[0].__subclasses__()", "condition: forbidden call: 0 .__class__.__bases__[0].__subclasses__"),
@@ -2011,7 +2011,7 @@ def generate(seed: int, count: int, emit, stats: dict | None = None, syntax_only
 
 
 def self_check() -> None:
-    """Oracle sanity checks against the facts recorded in upstream-notes §1.5/§1.7."""
+    """Oracle sanity checks against the facts recorded in the original's src/aorta/probe/sandbox.py / tests/probe/test_sandbox.py (ROCm/aorta)"""
     bad = []
     for cond, msg in EXPECTED:
         v = verdict(cond)

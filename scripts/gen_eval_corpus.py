@@ -23,8 +23,8 @@ strings are still covered, built at run time from escapes in the condition). A s
 Layout of the output (the `origin` field says which generator made a record):
   * ~70% structured. First the fixed "core" (always in the same order; if N is smaller than the core,
     the output is its first N records):
-      spec:*        the spec's worked examples, the notes §1.7 seed tests with their inputs, the
-                    notes §1.4 semantics table, and the spec's rejected examples (valid: false)
+      spec:*        the spec's worked examples, the the original's tests/probe/test_sandbox.py (ROCm/aorta) seed tests with their inputs, the
+                    the original's src/aorta/probe/sandbox.py (ROCm/aorta) semantics table, and the spec's rejected examples (valid: false)
       matrix:*      type x operator matrices: every binary operator over representatives of every
                     type (int, bool, float, complex, None, str, bytes, Ellipsis, dict, callables,
                     module), a dense numeric matrix (int boundaries, huge ints, -0.0, subnormals,
@@ -326,7 +326,7 @@ def sec_spec(c: Corpus) -> None:
     c.add("exit_code == 137 and len(capture['msg']) > 0", {}, o, exit_code=0)
     for code in ["137", " 137 ", "+137", "137.0", "0x89", "١٣٧", "1_37", "13 7"]:
         c.add("int(capture['code']) == 137", {"code": code}, o)
-    o = "spec:test"  # notes §1.7
+    o = "spec:test"  # the original's tests/probe/test_sandbox.py (ROCm/aorta)
     c.add("capture['loss'] == 'nan'", {"loss": "nan"}, o)
     c.add("capture['loss'] == 'nan'", {"loss": "fine"}, o)
     c.add("int(capture['count']) > 10 and len(capture) > 0", {"count": "42", "other": "v"}, o)
@@ -338,7 +338,7 @@ def sec_spec(c: Corpus) -> None:
     c.add("(1 if exit_code != 0 else 0) or (walltime_sec > 0)", {}, o, exit_code=0, walltime_sec=0.0)
     c.add("exit_code == 999999999", {}, o)
     c.add("math.isinf(float(capture['x']))", {"x": "inf"}, o)
-    o = "spec:semantics"  # notes §1.4 table
+    o = "spec:semantics"  # the original's src/aorta/probe/sandbox.py (ROCm/aorta) table
     for cond, cap in [
         ("7/2", {}), ("-5//2", {}), ("5.5//2", {}), ("1/0", {}), ("1//0", {}), ("int(' 42 ')", {}),
         ("int('1_000')", {}), ("int('+7')", {}), ("int('٣')", {}), ("int('1.5')", {}), ("int('0x10')", {}),

@@ -1,5 +1,5 @@
 /**
- * Sweep plans: cell synthesis as the original's recipe builder does it (notes §4.2: names, slugs, duplicate and
+ * Sweep plans: cell synthesis as the original's recipe builder does it (the original's recipe_builder.py (ROCm/aorta): names, slugs, duplicate and
  * conflict rules, unknown mitigations) and the sweep keys (mitigations, stop_after, retain, retry) with the
  * loader's file:line:col errors.
  */
@@ -37,7 +37,7 @@ async function planError(text: string): Promise<RecipeError> {
   return err as RecipeError;
 }
 
-describe('slug (notes §4.2)', () => {
+describe('slug (the original's recipe_builder.py (ROCm/aorta))', () => {
   it.each([
     ['none', 'none'],
     ['tf32_off', 'tf32_off'],

@@ -1,5 +1,5 @@
 /*
- * Upstream Tier 4 / Tier 5 / recipe-level tests (upstream-notes §2), issue 4.
+ * Upstream Tier 4 / Tier 5 / recipe-level tests (the original's tier4_patterns.py and tier5_custom.py (ROCm/aorta)), issue 4.
  *
  * Every test the notes name in §2 is listed below with where our suite covers it. "here" means this file (the
  * upstream test was missing from our suite, or present only weakly, i.e. without the exact values upstream
@@ -105,7 +105,7 @@ import {
 /** Upstream's default call: exit 0, walltime 1.0, vram None. */
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
 
-/** The minimal probe recipe the upstream recipe tests use inline (notes §4.2). */
+/** The minimal probe recipe the upstream recipe tests use inline (the original's recipe_builder.py (ROCm/aorta)). */
 const MINIMAL_PROBE = 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
 
 /** A bare custom_patterns file from YAML flow mappings. */
@@ -136,7 +136,7 @@ function visible(r: ScanResult): Omit<ScanResult, 'tier_durations_ms' | 'detecto
 const ALLOWED_CATEGORIES =
   "['checkpoint_race', 'gpu_race', 'illegal_mem', 'launch_error', 'numeric_silent', 'oom_fragment', 'perf_regression', 'rccl_hang', 'thermal_throttle', 'tooling_gap', 'unknown']";
 
-describe('test_tier5.py: scan (notes §2.3)', () => {
+describe('test_tier5.py: scan (the original's tier5_custom.py (ROCm/aorta))', () => {
   it('test_required_for_pass_tracked', () => {
     // Upstream asserts on CustomScanResult.fired_required_ids; ours keeps that set on the Tier 5 firings
     // (`requiredForPass`), and the user sees it through meta:missing_pass_signal.
@@ -196,7 +196,7 @@ describe('test_tier5.py: scan (notes §2.3)', () => {
   });
 });
 
-describe('test_tier5.py: validate_custom_patterns (notes §2.2)', () => {
+describe('test_tier5.py: validate_custom_patterns (the original's tier5_custom.py (ROCm/aorta))', () => {
   it('test_validate_accepts_simple_recipe', () => {
     const r = loadRecipe(
       'custom_patterns:\n  - id: oom\n    match:\n      regex: out of memory\n    on_match: fail\n',
@@ -304,7 +304,7 @@ describe('test_tier5.py: validate_custom_patterns (notes §2.2)', () => {
   });
 });
 
-describe('test_recipe.py: custom_patterns at recipe level (notes §2.3, §4)', () => {
+describe('test_recipe.py: custom_patterns at recipe level (the original's tier5_custom.py / recipe_builder.py (ROCm/aorta))', () => {
   it('test_custom_patterns_accepted_in_probe_mode', () => {
     const r = loadRecipe(
       `${MINIMAL_PROBE}custom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n`,
@@ -329,7 +329,7 @@ describe('test_recipe.py: custom_patterns at recipe level (notes §2.3, §4)', (
 
   it('test_phase_2_fixture_loads_in_probe_mode', () => {
     // Upstream's probe_with_phase_2_keys.yaml is not stored; the notes say it has one custom pattern. Adapted: the
-    // minimal probe recipe plus the Phase-2 block documented in docs/probe-188/usage.md (notes §4.3), verbatim.
+    // minimal probe recipe plus the Phase-2 block documented in docs/probe-188/usage.md (the original's recipes/probe/example-probe-smoke.yaml (ROCm/aorta)), verbatim.
     const phase2 = [
       'hang_window_sec: 30                # how long each hang signal must hold',
       'hang_grace_period_at_start: 60     # wait before Tier 2 fires',
@@ -355,7 +355,7 @@ describe('test_recipe.py: custom_patterns at recipe level (notes §2.3, §4)', (
   });
 });
 
-describe('test_list_patterns.py (notes §4.4; §2.1: catalogue order is the listing order)', () => {
+describe('test_list_patterns.py (the original's cli/probe.py (ROCm/aorta); §2.1: catalogue order is the listing order)', () => {
   it('prints every detector id and every regex, in catalogue order; exit 0 without a recipe', async () => {
     const { code, out, err } = await cliInProcess(['patterns']);
     expect(code).toBe(0);

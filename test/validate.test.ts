@@ -18,7 +18,7 @@ const hostile = readFileSync(new URL('../fixtures/conditions/hostile.txt', impor
   .filter((line) => line.trim() !== '');
 
 // First error for every hostile line, derived by running the original walker under CPython 3.11
-// (upstream-notes §1.5).
+// (the original's src/aorta/probe/sandbox.py (ROCm/aorta)).
 const HOSTILE_FIRST_ERROR: [string, string][] = [
   ['Call', "condition: forbidden call: __import__('os').system"],
   ['Call', 'condition: forbidden call: 0 .__class__.__bases__[0].__subclasses__'],

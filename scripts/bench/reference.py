@@ -87,7 +87,7 @@ def evaluate(code, *, capture, exit_code, walltime_sec, peak_vram_mib):
 
 # --- recipe check (cold-start peer of `aorta-probe check`) -------------------------------------
 # The original loads recipes with PyYAML's safe_load, then validates custom_patterns in the
-# order of upstream-notes §2.2. This is that validation, reduced to the checks and not the exact
+# order of the original's tier5_custom.py (ROCm/aorta) This is that validation, reduced to the checks and not the exact
 # message texts (the benchmark times the work, the conformance lives in the test suite).
 AUTOPSY_CATEGORIES = {"rccl_hang", "thermal_throttle", "illegal_mem", "oom_fragment", "checkpoint_race",
                       "launch_error", "perf_regression", "unknown", "gpu_race", "numeric_silent", "tooling_gap"}

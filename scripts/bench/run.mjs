@@ -128,7 +128,7 @@ if (res.scanning) {
 }
 if (res.coldStart)
   N.push(
-    `Cold start: ${S.coldRuns} spawns per command, wall time from spawn to exit. The python3 recipe check is ${res.coldStart.pythonRecipeLoader} + the custom_patterns checks of upstream-notes §2.2 (re.compile, the walker) — the original's loader minus the rest of its recipe schema; ours is the full \`aorta-probe check\` (YAML with positions, schema, conditions, regexes on RE2).`,
+    `Cold start: ${S.coldRuns} spawns per command, wall time from spawn to exit. The python3 recipe check is ${res.coldStart.pythonRecipeLoader} + the custom_patterns checks of the original's tier5_custom.py (ROCm/aorta) (re.compile, the walker) — the original's loader minus the rest of its recipe schema; ours is the full \`aorta-probe check\` (YAML with positions, schema, conditions, regexes on RE2).`,
   );
 if (res.adversarial) {
   N.push(

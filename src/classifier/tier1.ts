@@ -1,5 +1,5 @@
 /**
- * Tier 1: what the process's exit says (notes §3.1, the original's `tier1_process.py` plus the newer
+ * Tier 1: what the process's exit says (the original's tier1_process.py (ROCm/aorta), the original's `tier1_process.py` plus the newer
  * `exec_failed`), and the runner's own `interrupted` (an operator stop; the original wrote no result then).
  *
  * Precedence, as the original: a command that never started → `exec_failed` alone (nothing else can be said);

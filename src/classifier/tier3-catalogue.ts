@@ -1,5 +1,5 @@
 /**
- * Tier 3's catalogue: kernel-log lines that say the GPU or its links failed (notes §3.3 for the AMD part), the
+ * Tier 3's catalogue: kernel-log lines that say the GPU or its links failed (the original's tier3_kernel.py (ROCm/aorta) for the AMD part), the
  * NVIDIA Xid events classified by NVIDIA's published meanings, and the two ids the GPU sampler feeds. Pure data
  * and matching (no I/O), so the loader, the playground and the runner share it.
  *
@@ -220,7 +220,7 @@ export function scanKernelLines(lines: readonly KernelLine[]): KernelScan {
   return { ids: TIER3_IDS.filter((id) => fired.has(id)), events };
 }
 
-/** The sampler's readings around a trial, as Tier 3 compares them (notes §3.3 `scan_amd_smi`). */
+/** The sampler's readings around a trial, as Tier 3 compares them (the original's tier3_kernel.py (ROCm/aorta) `scan_amd_smi`). */
 export interface GpuReadings {
   readonly vramBeforeMib: number | null;
   readonly vramAfterMib: number | null;

@@ -1,5 +1,5 @@
 /**
- * The three-way verdict of the newest original (notes §3.5, issue #230): every fired detector is either an
+ * The three-way verdict of the newest original (the original's verdict.py (ROCm/aorta), issue #230): every fired detector is either an
  * error (the trial could not say anything about the workload) or a failure; any failure wins over errors.
  */
 import { TIER1_EXEC_FAILED, TIER1_INTERRUPTED, TIER1_TIMEOUT } from './tier1.js';

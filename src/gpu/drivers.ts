@@ -55,7 +55,7 @@ function usable(r: ParseResult<DeviceReading>): ParseResult<DeviceReading> {
   return r;
 }
 
-/** APU carve-outs are at most a few GiB; the model then lives in GTT (notes §5.9). */
+/** APU carve-outs are at most a few GiB; the model then lives in GTT (docs/gpu.md). */
 const APU_MAX_VRAM_MIB = 4096;
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `loadRecipe`: the original `load_recipe` + `_validate_top_level` + the parts of
  * `build_probe_recipe_from_dict` whose values the scanner consumes, and `validate_custom_patterns`
- * (upstream-notes §2.2, §4.1–4.2). Every rejection carries the YAML `file:line:col`.
+ * (the original's tier5_custom.py and recipe_builder.py, ROCm/aorta). Every rejection carries the YAML `file:line:col`.
  */
 import { isScalar, type LineCounter } from 'yaml';
 import { SandboxError } from '../condition/errors.js';

@@ -1,6 +1,6 @@
 /**
  * `scanLog`: Tier 4 (built-in catalogue) and Tier 5 (recipe `custom_patterns`) over one log text, and the
- * two-tier verdict (notes §2.1, §2.3, §3.5; there is no Tier 1–3 here).
+ * two-tier verdict (the original's tier4_patterns.py / tier5_custom.py / verdict.py (ROCm/aorta); there is no Tier 1–3 here).
  *
  * Deliberate difference from the original (which evaluated a condition on the first match *per window* only):
  * a pattern fires at the **first match, in log order, whose condition holds**; a pattern without a condition fires

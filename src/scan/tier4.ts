@@ -1,5 +1,5 @@
 /**
- * Tier 4: the built-in log-pattern catalogue (the original's `tier4_patterns.py`, notes §2.1).
+ * Tier 4: the built-in log-pattern catalogue (the original's `tier4_patterns.py`, the original's tier4_patterns.py (ROCm/aorta)).
  *
  * Catalogue order is also the tie-break order when two detectors fire at the same log offset, and the
  * `--list-patterns` print order. The regexes are Python `re` syntax, compiled on RE2 by `src/regex/`.

@@ -1,6 +1,6 @@
 /**
  * The recipe keys only a sweep reads: `mitigations` (env bundles, ours), `stop_after` and `retain` (the
- * original's newest blocks, notes §4.3) and `retry` (ours). `loadRecipe` accepts these keys and validates the
+ * original's newest blocks, the original's recipes/probe/example-probe-smoke.yaml (ROCm/aorta)) and `retry` (ours). `loadRecipe` accepts these keys and validates the
  * rest of the recipe; this module validates them, with the loader's `file:line:col` errors, from the same text.
  */
 import type { LineCounter } from 'yaml';

@@ -1,5 +1,5 @@
 /**
- * `runTrial`: runs one trial command and classifies it (notes §3.6, the original's `SubprocessWorkload.run` plus
+ * `runTrial`: runs one trial command and classifies it (the original's workloads/_subprocess.py (ROCm/aorta), the original's `SubprocessWorkload.run` plus
  * its classifier): spawn → stream the combined output to the log file (and the terminal when asked) while scanning
  * it → exit code and monotonic walltime → Tier 1, Tier 4, Tier 5 → three-way verdict → `result.json`.
  *
