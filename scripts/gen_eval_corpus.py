@@ -23,7 +23,7 @@ strings are still covered, built at run time from escapes in the condition). A s
 Layout of the output (the `origin` field says which generator made a record):
   * ~70% structured. First the fixed "core" (always in the same order; if N is smaller than the core,
     the output is its first N records):
-      spec:*        the spec's worked examples, the the original's tests/probe/test_sandbox.py (ROCm/aorta) seed tests with their inputs, the
+      spec:*        the spec's worked examples, the original's tests/probe/test_sandbox.py (ROCm/aorta) seed tests with their inputs, the
                     the original's src/aorta/probe/sandbox.py (ROCm/aorta) semantics table, and the spec's rejected examples (valid: false)
       matrix:*      type x operator matrices: every binary operator over representatives of every
                     type (int, bool, float, complex, None, str, bytes, Ellipsis, dict, callables,

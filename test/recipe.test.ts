@@ -27,7 +27,7 @@ function patterns(...entries: string[]): string {
 
 const OK = `id: ok\n    match: {regex: x}`;
 
-describe('custom_patterns validation (the original's tier5_custom.py (ROCm/aorta)), in order', () => {
+describe('custom_patterns validation (the original tier5_custom.py (ROCm/aorta)), in order', () => {
   it('null custom_patterns yields no patterns', () => {
     expect(loadRecipe('custom_patterns: null\n', 'r.yaml').customPatterns).toEqual([]);
     expect(loadRecipe('custom_patterns:\n', 'r.yaml').customPatterns).toEqual([]);

@@ -30,7 +30,7 @@ function tier4(text: string, options = {}): string[] {
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/logs/${name}.txt`, import.meta.url), 'utf8');
 
-describe('Tier 4 catalogue (the original's tier4_patterns.py (ROCm/aorta))', () => {
+describe('Tier 4 catalogue (the original tier4_patterns.py (ROCm/aorta))', () => {
   it('BUILTIN_PATTERN_VERSION is the string "1"', () => {
     expect(BUILTIN_PATTERN_VERSION).toBe('1');
   });
@@ -156,7 +156,7 @@ describe('Tier 4 catalogue (the original's tier4_patterns.py (ROCm/aorta))', () 
   });
 });
 
-describe('Tier 5 custom patterns (the original's tier5_custom.py (ROCm/aorta))', () => {
+describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', () => {
   it('simple match fires a fail detector', () => {
     const r = scanLog(
       recipe('{id: oom_killer, match: {regex: oom_killer triggered}}'),

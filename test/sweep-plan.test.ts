@@ -37,7 +37,7 @@ async function planError(text: string): Promise<RecipeError> {
   return err as RecipeError;
 }
 
-describe('slug (the original's recipe_builder.py (ROCm/aorta))', () => {
+describe('slug (the original recipe_builder.py (ROCm/aorta))', () => {
   it.each([
     ['none', 'none'],
     ['tf32_off', 'tf32_off'],

@@ -68,7 +68,7 @@ describe('Tier 1', () => {
   });
 });
 
-describe('the verdict (the newest original, the original's verdict.py (ROCm/aorta))', () => {
+describe('the verdict (the newest original, the original verdict.py, ROCm/aorta)', () => {
   it('partitions errors from failures, keeping order', () => {
     expect(
       partitionDetectors(['tier1:timeout', 'tier1:exit_nonzero', 'tier1:exec_failed', 'tier4:nan_signature']),

@@ -136,7 +136,7 @@ function visible(r: ScanResult): Omit<ScanResult, 'tier_durations_ms' | 'detecto
 const ALLOWED_CATEGORIES =
   "['checkpoint_race', 'gpu_race', 'illegal_mem', 'launch_error', 'numeric_silent', 'oom_fragment', 'perf_regression', 'rccl_hang', 'thermal_throttle', 'tooling_gap', 'unknown']";
 
-describe('test_tier5.py: scan (the original's tier5_custom.py (ROCm/aorta))', () => {
+describe('test_tier5.py: scan (the original tier5_custom.py (ROCm/aorta))', () => {
   it('test_required_for_pass_tracked', () => {
     // Upstream asserts on CustomScanResult.fired_required_ids; ours keeps that set on the Tier 5 firings
     // (`requiredForPass`), and the user sees it through meta:missing_pass_signal.
@@ -196,7 +196,7 @@ describe('test_tier5.py: scan (the original's tier5_custom.py (ROCm/aorta))', ()
   });
 });
 
-describe('test_tier5.py: validate_custom_patterns (the original's tier5_custom.py (ROCm/aorta))', () => {
+describe('test_tier5.py: validate_custom_patterns (the original tier5_custom.py (ROCm/aorta))', () => {
   it('test_validate_accepts_simple_recipe', () => {
     const r = loadRecipe(
       'custom_patterns:\n  - id: oom\n    match:\n      regex: out of memory\n    on_match: fail\n',
@@ -304,7 +304,7 @@ describe('test_tier5.py: validate_custom_patterns (the original's tier5_custom.p
   });
 });
 
-describe('test_recipe.py: custom_patterns at recipe level (the original's tier5_custom.py / recipe_builder.py (ROCm/aorta))', () => {
+describe('test_recipe.py: custom_patterns at recipe level (the original tier5_custom.py / recipe_builder.py (ROCm/aorta))', () => {
   it('test_custom_patterns_accepted_in_probe_mode', () => {
     const r = loadRecipe(
       `${MINIMAL_PROBE}custom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n`,
@@ -355,7 +355,7 @@ describe('test_recipe.py: custom_patterns at recipe level (the original's tier5_
   });
 });
 
-describe('test_list_patterns.py (the original's cli/probe.py (ROCm/aorta); §2.1: catalogue order is the listing order)', () => {
+describe('test_list_patterns.py (the original cli/probe.py (ROCm/aorta); §2.1: catalogue order is the listing order)', () => {
   it('prints every detector id and every regex, in catalogue order; exit 0 without a recipe', async () => {
     const { code, out, err } = await cliInProcess(['patterns']);
     expect(code).toBe(0);

@@ -15,7 +15,9 @@ function detailed(text: string, v = vars()) {
   return compileCondition(text).evaluateDetailed(v);
 }
 
-describe('the spec worked examples and the original seed tests (the original's tests/probe/test_sandbox.py (ROCm/aorta))', { timeout: 120_000 }, () => {
+describe('the spec worked examples and the original seed tests (the original tests/probe/test_sandbox.py (ROCm/aorta))', {
+  timeout: 120_000,
+}, () => {
   it('loss NaN fires, a number does not', () => {
     const c = compileCondition("math.isnan(float(capture['loss']))");
     expect(c.evaluate(vars({ capture: { loss: 'nan' } }))).toBe(true);
