@@ -71,4 +71,4 @@ out.write(fmt_ranges('PY_SPACE', class_ranges(r'\s'), "Code points Python's `\\s
 flat = ';'.join(f'{c:x}:' + ','.join(f'{d:x}' for d in eq) for c, eq in sorted(fold.items()))
 out.write('/**\n * For each character whose IGNORECASE match set is not just itself: `c:d1,d2,…` (hex), the characters\n'
           " * `re.fullmatch('(?i)' + re.escape(c), d)` accepts, c included.\n */\n")
-out.write(f'export const PY_IGNORECASE_EQUIVALENTS = "{flat}";\n')
+out.write(f'export const PY_IGNORECASE_EQUIVALENTS: string = "{flat}";\n')
