@@ -77,6 +77,16 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     await poll(() => page.getAttribute('#verdict', 'data-verdict')).toBe('invalid');
     expect(await page.isVisible('#captures-box')).toBe(false);
     expect(await page.isVisible('#patterns-box')).toBe(false);
+    // A YAML indentation error is marked at the misindented key, not at column 1.
+    await pg(
+      page,
+      `p.setRecipe(${JSON.stringify('custom_patterns:\n  - id: a\n    match:\n      regex: x\n   on_match: fail\n')})`,
+    );
+    await poll(() => page.locator('#diagnostics li.diag.error').getAttribute('data-col')).toBe('4');
+    expect(await page.locator('#diagnostics li.diag.error').getAttribute('data-line')).toBe('5');
+    expect(await page.locator('.cm-lintRange-error').textContent()).toBe('on_match');
+    await page.selectOption('#example', 'rejected');
+    await pg(page, 'true');
     // The menu names the example only while the recipe is that example's.
     expect(await page.inputValue('#example')).toBe('rejected');
     await pg(

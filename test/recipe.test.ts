@@ -505,3 +505,24 @@ describe('hostile YAML', () => {
     expect(reject(`${'['.repeat(5000)}${']'.repeat(5000)}`).reason).toMatch(/^recipe r\.yaml: parse error \(/);
   });
 });
+
+describe('YAML indentation errors point at the misindented token, as PyYAML does', () => {
+  it.each([
+    // PyYAML: "expected <block end>, but found '<block mapping start>' ... line 5, column 4" (and column 7).
+    ['custom_patterns:\n  - id: a\n    match:\n      regex: x\n   on_match: fail\n', 5, 4, 12],
+    ['custom_patterns:\n  - id: a\n    match:\n        regex: x\n      condition: "1"\n', 5, 7, 16],
+  ])('%j → line %i, col %i', (text, line, col, endCol) => {
+    let err: unknown;
+    try {
+      loadRecipe(text, 'r.yaml');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(RecipeSchemaError);
+    expect([
+      (err as RecipeSchemaError).line,
+      (err as RecipeSchemaError).col,
+      (err as RecipeSchemaError).endCol,
+    ]).toEqual([line, col, endCol]);
+  });
+});

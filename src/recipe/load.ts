@@ -161,8 +161,17 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
     if (!(e instanceof TreeError)) throw e;
     // Positions straight from the offsets; the line counter may be incomplete after a failure.
     const lines = new LineCounterLite(text);
-    const a = lines.pos(e.offset);
-    const b = lines.pos(e.endOffset);
+    let a = lines.pos(e.offset);
+    let b = lines.pos(e.endOffset);
+    // An indentation error is reported at the start of the misindented line; point at its first token instead
+    // (where PyYAML points too), e.g. the key that is indented too little or too much.
+    const indent = a.col === 1 ? /^[ \t]+/.exec(text.slice(e.offset, text.indexOf('\n', e.offset) >>> 0)) : null;
+    if (indent !== null) {
+      const start = e.offset + indent[0].length;
+      const token = /^[^\s:]+/.exec(text.slice(start))?.[0].length ?? 1;
+      a = lines.pos(start);
+      b = lines.pos(start + token);
+    }
     let reason = e.reason;
     if (e.firstOffset !== undefined) {
       const f = lines.pos(e.firstOffset);
