@@ -136,6 +136,33 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     await page.close();
   }, 90_000);
 
+  it("lists the recipe's self-tests with pass/fail (a click goes to the sample) and shows each detector's category", async () => {
+    const { page, problems } = await open();
+    await page.selectOption('#example', 'nan-loss');
+    await pg(page, 'true'); // idle: the example's check and scan have answered
+    expect(await page.isVisible('#selftests-box')).toBe(false); // the example has no tests:
+    expect(await page.textContent('#detectors li[data-detector="tier4:nan_signature"] .category')).toBe(
+      'user · not transient',
+    );
+    expect(await page.textContent('#detectors li[data-detector="custom:nan_loss"] .category')).toBe(
+      'user · not transient · numeric_silent',
+    );
+    const recipe = readFileSync(join(REPO_ROOT, 'fixtures', 'recipes', 'self-tests-failing.yaml'), 'utf8');
+    await pg(page, `p.setRecipe(${JSON.stringify(recipe)})`);
+    await poll(() => page.locator('#selftests li').count()).toBe(2);
+    expect(await page.locator('#selftests li.pass').count()).toBe(1);
+    const failing = page.locator('#selftests li.fail');
+    expect(await failing.getAttribute('data-test')).toBe('expects the wrong verdict');
+    expect(await failing.textContent()).toContain('verdict: expected pass, got fail');
+    await failing.locator('button.where-link').click();
+    const line = Number(await failing.locator('button.where-link').getAttribute('data-line'));
+    expect(await page.evaluate(() => document.querySelector('#recipe-editor .cm-activeLine')?.textContent ?? '')).toBe(
+      recipe.split('\n')[line - 1],
+    );
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 90_000);
+
   it('"try in scratchpad" loads a match\'s captures and the scan\'s variables; the scratchpad shows every sub-expression', async () => {
     const { page, problems } = await open();
     await page.selectOption('#example', 'nan-loss');

@@ -15,6 +15,7 @@ import type {
   Response,
   ScanOut,
   ScratchOut,
+  SelfTestOut,
   ValueOut,
   Vars,
 } from './protocol.js';
@@ -281,6 +282,7 @@ async function runCheck(): Promise<void> {
       if (recipeView.state.doc === doc) {
         applyDiagnostics(r.diagnostics);
         patternInfos = r.patterns;
+        renderSelfTests(r.selfTests);
       }
     } else if (r.kind === 'fatal') reportError(`check: ${r.error}`);
   } catch (e) {
@@ -422,6 +424,23 @@ function captureTable(cap: Record<string, string>): HTMLElement {
   );
 }
 
+/** who · transient (· the pattern's category): how a retry system would treat this detector. */
+function categoryBadge(f: FiringOut): HTMLElement {
+  const text = [f.who, f.transient ? 'transient' : 'not transient', ...(f.category !== null ? [f.category] : [])].join(
+    ' · ',
+  );
+  return h(
+    'span',
+    {
+      class: 'category',
+      'data-who': f.who,
+      'data-transient': String(f.transient),
+      title: 'category: who, transient, pattern category',
+    },
+    text,
+  );
+}
+
 /** Where a match or firing is, as a person reads a log: its line (or, for a file not counted in lines, its byte). */
 const whereText = (line: number | null, offset: number): string => (line !== null ? `line ${line}` : `byte ${offset}`);
 
@@ -519,6 +538,8 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
       extra ? h('small', {}, ` ${extra}`) : null,
       ' ',
       lineButton(f.line, f.offset, firingLength.get(f.detectorId) ?? 0),
+      ' ',
+      categoryBadge(f),
     );
   detectors.replaceChildren(
     list(
@@ -606,6 +627,31 @@ function renderScratch(_expr: string, r: ScratchOut): void {
         );
       }),
     ),
+  );
+}
+
+/** The recipe's `tests:` samples with pass/fail; a click puts the cursor on the sample in the recipe. */
+function renderSelfTests(tests: SelfTestOut[]): void {
+  const box = $('selftests-box');
+  box.hidden = tests.length === 0;
+  $('selftests').replaceChildren(
+    ...tests.map((t) => {
+      const go = h('button', { type: 'button', class: 'where-link', 'data-line': String(t.line) }, `line ${t.line}`);
+      go.addEventListener('click', () => {
+        const pos = docPos(recipeView.state.doc, t.line, t.col);
+        recipeView.dispatch({ selection: { anchor: pos }, effects: EditorView.scrollIntoView(pos, { y: 'center' }) });
+        recipeView.focus();
+      });
+      return h(
+        'li',
+        { class: t.passed ? 'pass' : 'fail', 'data-test': t.name },
+        t.passed ? '✓ ' : '✗ ',
+        h('b', {}, t.name),
+        ' ',
+        go,
+        t.passed ? null : h('div', { class: 'small' }, t.mismatches.join('; ')),
+      );
+    }),
   );
 }
 

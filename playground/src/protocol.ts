@@ -76,6 +76,19 @@ export interface FiringOut {
   offset: number;
   /** 1-based line in the log. */
   line: number;
+  /** The detector's category: who is likely at fault, whether a retry may pass, the pattern's own category. */
+  who: 'user' | 'platform' | 'unknown';
+  transient: boolean;
+  category: string | null;
+}
+
+/** One of the recipe's `tests:` samples, run through the classifier. */
+export interface SelfTestOut {
+  name: string;
+  line: number;
+  col: number;
+  passed: boolean;
+  mismatches: string[];
 }
 
 export interface ScanOut {
@@ -114,7 +127,14 @@ export type Request =
 export type Response =
   /** ms: warm-up after the modules loaded; sinceStartMs: since the worker was created; re2LoadMs: the worker's `await ready()` (fetching and instantiating re2-wasm). */
   | { kind: 'ready'; ms: number; sinceStartMs: number; re2LoadMs: number; catalogue: CatalogueEntry[] }
-  | { kind: 'check'; seq: number; diagnostics: Diagnostic[]; patterns: PatternInfo[] | null; ms: number }
+  | {
+      kind: 'check';
+      seq: number;
+      diagnostics: Diagnostic[];
+      patterns: PatternInfo[] | null;
+      selfTests: SelfTestOut[];
+      ms: number;
+    }
   | { kind: 'scratch'; seq: number; result: ScratchOut; ms: number }
   | { kind: 'progress'; seq: number; done: number; total: number }
   | { kind: 'scan'; seq: number; ok: true; result: ScanOut; diagnostics: Diagnostic[] }

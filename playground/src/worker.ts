@@ -7,6 +7,7 @@
 import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url';
 import {
   compileCondition,
+  runSelfTests,
   lintRecipe,
   loadRecipe,
   ready,
@@ -19,6 +20,7 @@ import {
   type Recipe,
 } from '../../src/index.js';
 // Beyond the public API: the playground shows the engine's inner workings (AST node spans, scan windows, heap).
+import { categorize } from '../../src/classifier/classify.js';
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
 import { defaultRegexCache, heapProbe } from '../../src/regex/index.js';
 import {
@@ -33,6 +35,7 @@ import type {
   CatalogueEntry,
   Diagnostic,
   FiringOut,
+  SelfTestOut,
   MatchOut,
   PatternInfo,
   PatternResult,
@@ -165,6 +168,23 @@ function load(text: string): Loaded {
     return { ok: false, diagnostics: [toDiagnostic(e)] };
   }
   return { ok: true, recipe, diagnostics: lintDiagnostics(recipe, text) };
+}
+
+/** A detector's category, as result.json gives it (the recipe's overrides, else the built-in table). */
+function categoryOf(id: string, recipe: Recipe): Pick<FiringOut, 'who' | 'transient' | 'category'> {
+  const c = categorize(id, 'warn', recipe);
+  return { who: c.who, transient: c.transient, category: c.category };
+}
+
+/** The recipe's `tests:` samples, as `aorta-probe check` runs them. */
+function selfTests(recipe: Recipe): SelfTestOut[] {
+  return runSelfTests(recipe).map((t) => ({
+    name: t.name,
+    line: t.line,
+    col: t.col,
+    passed: t.passed,
+    mismatches: [...t.mismatches],
+  }));
 }
 
 function valueOut(r: DetailedResult): ValueOut {
@@ -309,6 +329,7 @@ async function scan(seq: number, recipeText: string, log: string | Blob, vars: V
       kind: f.kind,
       offset: f.offset,
       line: f.line,
+      ...categoryOf(f.detectorId, recipe),
     });
     const t5 = session.tier5Firings();
     const patterns: PatternResult[] = session
@@ -374,6 +395,7 @@ async function handle(req: Request): Promise<Response> {
         seq: req.seq,
         diagnostics: loaded.diagnostics,
         patterns: loaded.ok ? patternInfo(loaded.recipe) : null,
+        selfTests: loaded.ok ? selfTests(loaded.recipe) : [],
         ms: performance.now() - t0,
       };
     }
