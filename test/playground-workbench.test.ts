@@ -7,56 +7,21 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlaygroundServer } from '../src/cli/playground.js';
-import {
-  ensurePlaygroundBuilt,
-  launchChromium,
-  REPO_ROOT,
-  SKIP_BROWSER,
-  snapshotPlayground,
-  type LaunchedBrowser,
-} from './support/browser.js';
+import { REPO_ROOT, ServedPlayground, SKIP_BROWSER } from './support/browser.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const poll = <T>(fn: () => T | Promise<T>, timeout = 15_000) => expect.poll(fn, { timeout, interval: 50 });
 
 describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () => {
-  let browser: LaunchedBrowser;
-  let server: Server;
-  let url: string;
-  let pageDir: string;
-
-  beforeAll(async () => {
-    ensurePlaygroundBuilt();
-    pageDir = snapshotPlayground();
-    ({ server, url } = await startPlaygroundServer(pageDir, 0));
-    browser = await launchChromium();
-  }, 180_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    server?.closeAllConnections();
-    server?.close();
-    if (pageDir) rmSync(pageDir, { recursive: true, force: true });
-  });
-
-  async function open(hash = ''): Promise<{ page: Page; problems: string[] }> {
-    const page = await browser.context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    await page.goto(url + hash);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60_000 });
-    return { page, problems };
-  }
+  const playground = new ServedPlayground();
+  beforeAll(() => playground.start(), 180_000);
+  afterAll(() => playground.stop());
+  const open = (hash = '', opts: { firstVisit?: boolean } = {}) => playground.open(hash, opts);
 
   const pg = <T>(page: Page, fn: string): Promise<T> =>
     page.evaluate(`(async () => { const p = window.__playground; await p.idle(); return ${fn}; })()`) as Promise<T>;
@@ -112,7 +77,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     const rightBox = (await page.locator('#right').boundingBox())!;
     expect(tipBox.x + tipBox.width).toBeLessThanOrEqual(rightBox.x + 1);
     expect(tipBox.x).toBeGreaterThanOrEqual(leftBox.x - 1);
-    expect(problems).toEqual([]);
+    expect(problems.console).toEqual([]);
     await page.close();
   }, 90_000);
 
@@ -132,7 +97,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     // The first match's line button marks that match.
     await page.locator('.pattern[data-detector="custom:nan_loss"] .match').first().locator('button.where-link').click();
     await poll(() => page.locator('#log-editor .cm-hit').textContent()).toBe('loss=0.5');
-    expect(problems).toEqual([]);
+    expect(problems.console).toEqual([]);
     await page.close();
   }, 90_000);
 
@@ -159,7 +124,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     expect(await page.evaluate(() => document.querySelector('#recipe-editor .cm-activeLine')?.textContent ?? '')).toBe(
       recipe.split('\n')[line - 1],
     );
-    expect(problems).toEqual([]);
+    expect(problems.console).toEqual([]);
     await page.close();
   }, 90_000);
 
@@ -194,7 +159,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
       'int(walltime_sec)42 (int)',
       'exit_code + 1 > int(walltime_sec)False (bool) → does not fire',
     ]);
-    expect(problems).toEqual([]);
+    expect(problems.console).toEqual([]);
     await page.close();
   }, 90_000);
 
@@ -219,7 +184,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
       expect((await page.textContent('#results'))!.split('scanned').length - 1).toBe(1);
       await page.click('#use-editor-log');
       await poll(() => page.isVisible('#log-file-banner')).toBe(false);
-      expect(problems).toEqual([]);
+      expect(problems.console).toEqual([]);
       await page.close();
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -249,7 +214,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     await page.close();
     for (const h of ['', hash]) {
       // '' restores from local storage, `hash` from the link.
-      const again = await open(h);
+      const again = await open(h, { firstVisit: false });
       expect(await pg<string>(again.page, 'p.recipeText()')).toContain('id: mine');
       expect(await again.page.inputValue('#var-exit')).toBe('7');
       expect(await again.page.inputValue('#scratch-expr')).toBe('exit_code == 7');
@@ -257,10 +222,10 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
       await poll(() =>
         again.page.locator('#detectors li[data-detector="custom:mine"] button.where-link').textContent(),
       ).toBe('line 2');
-      expect(again.problems).toEqual([]);
+      expect(again.problems.console).toEqual([]);
       await again.page.close();
     }
-    expect(problems).toEqual([]);
+    expect(problems.console).toEqual([]);
   }, 90_000);
 
   it('every control is reachable by keyboard, and axe-core finds no serious or critical violation', async () => {
@@ -314,7 +279,7 @@ describe.skipIf(SKIP_BROWSER)('playground workbench in headless Chromium', () =>
     console.log('axe-core violations:', JSON.stringify(result));
     expect(result.filter((v) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'playground-workbench.png'), fullPage: true });
-    expect(problems).toEqual([]);
+    expect(problems.console).toEqual([]);
     await page.close();
   }, 90_000);
 });

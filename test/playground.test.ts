@@ -4,26 +4,13 @@
  * A screenshot of the main view is saved to test-artifacts/playground.png.
  */
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlaygroundServer } from '../src/cli/playground.js';
-import {
-  ensurePlaygroundBuilt,
-  launchChromium,
-  REPO_ROOT,
-  SKIP_BROWSER,
-  snapshotPlayground,
-  type LaunchedBrowser,
-} from './support/browser.js';
+import { REPO_ROOT, ServedPlayground, SKIP_BROWSER } from './support/browser.js';
 
 const ARTIFACTS = join(REPO_ROOT, 'test-artifacts');
-
-interface PageProblems {
-  console: string[];
-}
 
 /** Timings measured here, printed at the end (and kept in test-artifacts/playground-timings.json). */
 const timings: Record<string, number> = {};
@@ -32,46 +19,23 @@ const timings: Record<string, number> = {};
 const poll = <T>(fn: () => T | Promise<T>, timeout = 15_000) => expect.poll(fn, { timeout, interval: 50 });
 
 describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
-  let browser: LaunchedBrowser;
-  let server: Server;
-  let url: string;
-  let pageDir: string;
+  const playground = new ServedPlayground();
 
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    ensurePlaygroundBuilt();
-    pageDir = snapshotPlayground();
-    ({ server, url } = await startPlaygroundServer(pageDir, 0));
-    browser = await launchChromium();
+    await playground.start();
   }, 180_000);
 
   afterAll(async () => {
-    await browser?.close();
-    server?.closeAllConnections();
-    server?.close();
-    if (pageDir) rmSync(pageDir, { recursive: true, force: true });
+    await playground.stop();
     mkdirSync(ARTIFACTS, { recursive: true });
     if (Object.keys(timings).length > 0)
       writeFileSync(join(ARTIFACTS, 'playground-timings.json'), `${JSON.stringify(timings, null, 2)}\n`);
     console.log('playground timings (ms):', JSON.stringify(timings));
   });
 
-  /** Opens the page and waits until it is interactive; collects console errors and page errors. */
-  async function open(hash = ''): Promise<{ page: Page; problems: PageProblems; loadMs: number }> {
-    const page = await browser.context.newPage();
-    const problems: PageProblems = { console: [] };
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.console.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.console.push(`pageerror: ${e.message}`));
-    page.on('crash', () => problems.console.push('page crashed'));
-    // Each test starts as a first visit: no session kept in local storage from an earlier test's page.
-    await page.addInitScript(() => localStorage.removeItem('aorta-probe.playground.session'));
-    const t0 = Date.now();
-    await page.goto(url + hash);
-    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60_000 });
-    return { page, problems, loadMs: Date.now() - t0 };
-  }
+  /** Opens the page as a first visit and waits until it is interactive; collects console errors and page errors. */
+  const open = (hash = '') => playground.open(hash);
 
   const pg = <T>(page: Page, fn: string): Promise<T> =>
     page.evaluate(`(async () => { const p = window.__playground; return ${fn}; })()`) as Promise<T>;

@@ -8,7 +8,9 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from '
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { Server } from 'node:http';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startPlaygroundServer } from '../../src/cli/playground.js';
 import { resolveChromium, type ChromiumChoice } from './chromium.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -99,4 +101,54 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** A page the tests opened, with the console errors, warnings and page errors it reported. */
+export interface OpenedPage {
+  page: Page;
+  problems: { console: string[] };
+  loadMs: number;
+}
+
+/**
+ * The playground as the browser suites use it: a private snapshot of the built page, served on a free port, and a
+ * fresh Chromium. `open()` loads it and waits until it is interactive; each page starts as a first visit (no
+ * session kept in local storage by an earlier page).
+ */
+export class ServedPlayground {
+  #browser: LaunchedBrowser | null = null;
+  #server: Server | null = null;
+  #pageDir: string | null = null;
+  #url = '';
+
+  async start(): Promise<void> {
+    ensurePlaygroundBuilt();
+    this.#pageDir = snapshotPlayground();
+    ({ server: this.#server, url: this.#url } = await startPlaygroundServer(this.#pageDir, 0));
+    this.#browser = await launchChromium();
+  }
+
+  async stop(): Promise<void> {
+    await this.#browser?.close();
+    this.#server?.closeAllConnections();
+    this.#server?.close();
+    if (this.#pageDir) rmSync(this.#pageDir, { recursive: true, force: true });
+  }
+
+  async open(hash = '', opts: { firstVisit?: boolean } = {}): Promise<OpenedPage> {
+    if (this.#browser === null) throw new Error('ServedPlayground.open before start');
+    const page = await this.#browser.context.newPage();
+    const problems = { console: [] as string[] };
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.console.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.console.push(`pageerror: ${e.message}`));
+    page.on('crash', () => problems.console.push('page crashed'));
+    if (opts.firstVisit !== false)
+      await page.addInitScript(() => localStorage.removeItem('aorta-probe.playground.session'));
+    const t0 = Date.now();
+    await page.goto(this.#url + hash);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60_000 });
+    return { page, problems, loadMs: Date.now() - t0 };
+  }
 }
