@@ -47,7 +47,10 @@ describe('a 1 GiB log is scanned as a stream in bounded memory', () => {
     expect(result.verdict).toBe('fail');
     expect(result.failure_detectors_fired).toEqual(['tier4:nan_signature', 'custom:loss', 'custom:fatal']);
     expect(result.capture).toEqual({ loss: 'nan', why: 'allreduce timed out on rank 3' });
-    // Loaded whole, the text alone would be 1 GiB; the scanner holds one window and one chunk.
-    expect(peak - rss0).toBeLessThan(100 * 2 ** 20);
+    // Loaded whole, the text alone would be 1 GiB; the scanner holds one window and one chunk. The growth is
+    // bounded but not constant: it depends on when V8 collects the young generation, and with the other test files
+    // running beside it one CI run measured 134 MiB where others stay under 100. The bound proves the scan does not
+    // grow with the log; the tight RSS figure is the benchmark's (npm run bench).
+    expect(peak - rss0).toBeLessThan(192 * 2 ** 20);
   }, 180_000);
 });
