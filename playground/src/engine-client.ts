@@ -30,8 +30,6 @@ export class EngineClient {
   ready!: Promise<ReadyInfo>;
   /** Called for errors not tied to a request (worker script errors). */
   onError: (message: string) => void = () => {};
-  /** Called after the worker was replaced because its engine aborted (requests in flight were cancelled). */
-  onRestarted: (reason: string) => void = () => {};
   restarts = 0;
 
   constructor(readonly label: string) {
@@ -64,11 +62,6 @@ export class EngineClient {
         re2LoadMs: msg.re2LoadMs,
         catalogue: msg.catalogue,
       });
-      return;
-    }
-    if (msg.kind === 'poisoned') {
-      this.restart();
-      this.onRestarted(msg.reason);
       return;
     }
     const p = this.#pending.get(msg.seq);

@@ -68,28 +68,6 @@ const checker = new EngineClient('checker');
 const scanner = new EngineClient('scanner');
 checker.onError = reportError;
 scanner.onError = reportError;
-// A worker whose re2-wasm aborted is replaced; redo what it was asked (the page shows the reason).
-const abortTimes: number[] = [];
-/** Whether to redo the work after an abort: not when the same input keeps aborting the engine (3 in 30 s). */
-function retryAfterAbort(reason: string): boolean {
-  const now = performance.now();
-  abortTimes.push(now);
-  const recent = abortTimes.filter((t) => now - t < 30_000).length;
-  $('engine-status').textContent =
-    recent >= 3
-      ? `the engine aborted ${recent} times on this input (${reason}); edit the recipe or log to retry`
-      : `engine restarted after an abort: ${reason}`;
-  return recent < 3;
-}
-checker.onRestarted = (reason) => {
-  if (!retryAfterAbort(reason)) return;
-  scheduleCheck();
-  scheduleScratch();
-};
-scanner.onRestarted = (reason) => {
-  if (retryAfterAbort(reason)) scheduleScan();
-};
-
 type LogSource = { kind: 'text' } | { kind: 'file'; file: File };
 let logSource: LogSource = { kind: 'text' };
 

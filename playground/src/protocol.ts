@@ -140,6 +140,4 @@ export type Response =
   | { kind: 'scan'; seq: number; ok: true; result: ScanOut; diagnostics: Diagnostic[] }
   | { kind: 'scan'; seq: number; ok: false; diagnostics: Diagnostic[]; error: string | null }
   | { kind: 'heap'; seq: number; heap: HeapInfo }
-  | { kind: 'fatal'; seq: number; error: string }
-  /** The worker's re2-wasm engine aborted and refuses further work; the page replaces the worker. */
-  | { kind: 'poisoned'; reason: string };
+  | { kind: 'fatal'; seq: number; error: string };
