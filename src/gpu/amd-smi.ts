@@ -190,3 +190,64 @@ export function parseAmdSmiVersion(stdout: string): string | null {
     /\bAMD-SMI\s+(\d[^\s|]*)/.exec(stdout);
   return m === null ? null : m[1]!;
 }
+
+/**
+ * A plain number as amd-smi prints counters and percentages: a bare number, `{"value": n, "unit": …}`, or a
+ * numeric string (`"37 %"`); `null` for N/A or anything else. Negative or non-finite readings are unknown.
+ */
+function reading(v: Json): number | null {
+  if (isObject(v) && 'value' in v) v = v['value'];
+  if (typeof v === 'string') {
+    const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(v);
+    v = m === null ? null : Number(m[1]);
+  }
+  return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+}
+
+/**
+ * Parses `amd-smi metric -u --json`: each GPU's `usage.gfx_activity` in percent (bare number on 6.0,
+ * `{"value", "unit": "%"}` later), keyed like the memory reading (`gpu<N>`); `null` where N/A.
+ */
+export function parseAmdSmiUsage(stdout: string): ParseResult<Map<string, number | null>> {
+  const sel = selectRecords(stdout);
+  if (!sel.ok) return sel;
+  return {
+    ok: true,
+    value: new Map(sel.value.map((rec) => [`gpu${rec['gpu'] as number}`, reading(at(rec, ['usage', 'gfx_activity']))])),
+  };
+}
+
+/**
+ * The thermal accumulators of `amd-smi metric --throttle --json` (MI300 and later; `N/A` elsewhere). Their
+ * sum only ever grows while the GPU is held back for temperature, so a rise across the trial is a thermal
+ * throttle. Newer builds print a list per partition (XCP); its entries are summed.
+ */
+const THERMAL_ACCUMULATORS = ['socket_thermal_accumulated', 'vr_thermal_accumulated', 'hbm_thermal_accumulated'];
+
+function accumulated(v: Json): number | null {
+  if (Array.isArray(v)) {
+    let sum: number | null = null;
+    for (const e of v) {
+      const r = reading(e);
+      if (r !== null) sum = (sum ?? 0) + r;
+    }
+    return sum;
+  }
+  return reading(v);
+}
+
+/** Parses `amd-smi metric --throttle --json`: per GPU, the sum of its thermal accumulators, `null` when all are N/A. */
+export function parseAmdSmiThrottle(stdout: string): ParseResult<Map<string, number | null>> {
+  const sel = selectRecords(stdout);
+  if (!sel.ok) return sel;
+  const out = new Map<string, number | null>();
+  for (const rec of sel.value) {
+    let sum: number | null = null;
+    for (const key of THERMAL_ACCUMULATORS) {
+      const r = accumulated(at(rec, ['throttle', key]));
+      if (r !== null) sum = (sum ?? 0) + r;
+    }
+    out.set(`gpu${rec['gpu'] as number}`, sum);
+  }
+  return { ok: true, value: out };
+}

@@ -2,13 +2,24 @@
  * What the sampler asks each tool, and how each answer becomes the sampler's common readings.
  * The sampler itself knows nothing about amd-smi or nvidia-smi.
  */
-import { parseAmdSmiMetricMemory, parseAmdSmiProcess, parseAmdSmiVersion, type AmdGpuMemory } from './amd-smi.js';
+import {
+  parseAmdSmiMetricMemory,
+  parseAmdSmiProcess,
+  parseAmdSmiThrottle,
+  parseAmdSmiUsage,
+  parseAmdSmiVersion,
+  type AmdGpuMemory,
+} from './amd-smi.js';
 import type { GpuToolName } from './find-tool.js';
 import {
   NVIDIA_APPS_QUERY_ARGS,
   NVIDIA_GPU_QUERY_ARGS,
+  NVIDIA_THROTTLE_QUERY_ARGS,
+  NVIDIA_UTIL_QUERY_ARGS,
   parseNvidiaSmiComputeApps,
   parseNvidiaSmiGpuQuery,
+  parseNvidiaSmiThrottle,
+  parseNvidiaSmiUtilization,
 } from './nvidia-smi.js';
 import { fail, type ParseResult } from './parse-result.js';
 
@@ -35,10 +46,20 @@ export interface Query<T> {
   parse(stdout: string): ParseResult<T>;
 }
 
+/** One number per GPU key (the keys of `DeviceReading.usedMib`); `null`: N/A for that GPU. */
+export type PerGpuReading = Map<string, number | null>;
+
 export interface ToolDriver {
   tool: GpuToolName;
   device: Query<DeviceReading>;
   processes: Query<ProcessEntry[]>;
+  /**
+   * Health readings, separate calls so that a tool build without them (old amd-smi, pre-535 nvidia
+   * drivers) loses only these signals, never the memory samples: utilization in percent per tick (Tier 2's
+   * GPU-idle signal), and a cumulative thermal-throttle counter before and after the trial (Tier 3).
+   */
+  utilization: Query<PerGpuReading>;
+  throttle: Query<PerGpuReading>;
   /** A separate version call (amd-smi), made once during the run; nvidia-smi's comes with `device`. */
   version: Query<string | null> | null;
 }
@@ -94,6 +115,12 @@ export const AMD_SMI_DRIVER: ToolDriver = {
         procs.map((p) => ({ gpu: `gpu${p.gpu}`, pid: p.pid, mib: p.vramMib })),
       ),
   },
+  utilization: { args: ['metric', '-u', '--json'], label: 'amd-smi metric -u --json', parse: parseAmdSmiUsage },
+  throttle: {
+    args: ['metric', '--throttle', '--json'],
+    label: 'amd-smi metric --throttle --json',
+    parse: parseAmdSmiThrottle,
+  },
   version: {
     args: ['version'],
     label: 'amd-smi version',
@@ -123,6 +150,16 @@ export const NVIDIA_SMI_DRIVER: ToolDriver = {
       mapResult(parseNvidiaSmiComputeApps(stdout), (apps) =>
         apps.map((a) => ({ gpu: a.gpuUuid ?? '?', pid: a.pid, mib: a.usedMib })),
       ),
+  },
+  utilization: {
+    args: NVIDIA_UTIL_QUERY_ARGS,
+    label: 'nvidia-smi --query-gpu=utilization.gpu',
+    parse: parseNvidiaSmiUtilization,
+  },
+  throttle: {
+    args: NVIDIA_THROTTLE_QUERY_ARGS,
+    label: 'nvidia-smi --query-gpu=clocks_event_reasons_counters',
+    parse: parseNvidiaSmiThrottle,
   },
   version: null,
 };

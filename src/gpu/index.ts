@@ -1,7 +1,13 @@
 /** GPU memory sampler: peak VRAM of a trial from amd-smi or nvidia-smi, and the parsers it uses. */
 export { GpuSampler } from './sampler.js';
-export type { GpuSamplerOptions, GpuSummary, GpuToolChoice } from './sampler.js';
-export { parseAmdSmiMetricMemory, parseAmdSmiProcess, parseAmdSmiVersion } from './amd-smi.js';
+export type { GpuHealthReadings, GpuSamplerOptions, GpuSummary, GpuToolChoice } from './sampler.js';
+export {
+  parseAmdSmiMetricMemory,
+  parseAmdSmiProcess,
+  parseAmdSmiThrottle,
+  parseAmdSmiUsage,
+  parseAmdSmiVersion,
+} from './amd-smi.js';
 export type { AmdGpuMemory, AmdProcessVram } from './amd-smi.js';
 export {
   parseNvidiaSmiGpuQuery,

@@ -91,3 +91,57 @@ export function parseNvidiaSmiComputeApps(stdout: string): ParseResult<NvidiaCom
   }
   return { ok: true, value: out };
 }
+
+/** Per GPU: the percent of time a kernel ran over the last sample period (Tier 2's GPU-idle signal). */
+export const NVIDIA_UTIL_QUERY_ARGS: readonly string[] = [
+  '--query-gpu=index,uuid,utilization.gpu',
+  '--format=csv,noheader,nounits',
+];
+
+/**
+ * Per GPU: microseconds the clocks were held back by software and hardware thermal slowdown since the
+ * driver loaded (cumulative counters, driver 535 and later; older drivers reject the fields, which leaves
+ * the thermal signal unavailable rather than failing the memory queries, which are separate calls).
+ */
+export const NVIDIA_THROTTLE_QUERY_ARGS: readonly string[] = [
+  '--query-gpu=index,uuid,clocks_event_reasons_counters.sw_thermal_slowdown,clocks_event_reasons_counters.hw_thermal_slowdown',
+  '--format=csv,noheader,nounits',
+];
+
+/** `"37"`, `"37 %"`, `"1200 us"`: the number; unknown forms and negatives are `null`. */
+function counter(field: string): number | null {
+  const t = text(field);
+  if (t === null) return null;
+  const m = /^(\d+(?:\.\d+)?)\s*(?:%|us)?$/.exec(t);
+  return m === null ? null : Number(m[1]);
+}
+
+/** GPU key as the memory reading has it: the uuid, else `index<N>`. */
+function gpuKey(index: string, uuid: string): string {
+  return text(uuid) ?? `index${index}`;
+}
+
+/** Parses {@link NVIDIA_UTIL_QUERY_ARGS}: per GPU key, utilization in percent (`null` where N/A). */
+export function parseNvidiaSmiUtilization(stdout: string): ParseResult<Map<string, number | null>> {
+  const r = rows(stdout, 3, 'index, uuid, utilization.gpu');
+  if (!r.ok) return r;
+  if (r.value.length === 0) return fail('no-records', 'printed no GPU line');
+  return {
+    ok: true,
+    value: new Map((r.value as [string, string, string][]).map(([i, u, pct]) => [gpuKey(i, u), counter(pct)])),
+  };
+}
+
+/** Parses {@link NVIDIA_THROTTLE_QUERY_ARGS}: per GPU key, the two thermal counters summed (`null` when both N/A). */
+export function parseNvidiaSmiThrottle(stdout: string): ParseResult<Map<string, number | null>> {
+  const r = rows(stdout, 4, 'index, uuid, sw_thermal_slowdown, hw_thermal_slowdown');
+  if (!r.ok) return r;
+  if (r.value.length === 0) return fail('no-records', 'printed no GPU line');
+  const out = new Map<string, number | null>();
+  for (const [i, u, sw, hw] of r.value as [string, string, string, string][]) {
+    const a = counter(sw);
+    const b = counter(hw);
+    out.set(gpuKey(i, u), a === null && b === null ? null : (a ?? 0) + (b ?? 0));
+  }
+  return { ok: true, value: out };
+}

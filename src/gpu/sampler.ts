@@ -13,7 +13,14 @@
  *   of its processes; otherwise the device increase over the baseline, summed over GPUs, each GPU
  *   clamped at 0 (so memory freed by someone else on one GPU does not hide the trial's use of another).
  */
-import { driverFor, type DeviceReading, type ProcessEntry, type Query, type ToolDriver } from './drivers.js';
+import {
+  driverFor,
+  type DeviceReading,
+  type PerGpuReading,
+  type ProcessEntry,
+  type Query,
+  type ToolDriver,
+} from './drivers.js';
 import { findTool, type GpuToolName } from './find-tool.js';
 import { excerpt } from './parse-result.js';
 import { readProcessTree } from './proc-tree.js';
@@ -35,6 +42,25 @@ export interface GpuSamplerOptions {
    * sweep's `--gpus`). Default: every device. Device memory and per-process memory on other GPUs are ignored.
    */
   devices?: readonly string[];
+  /**
+   * Also read the health signals (default false): GPU utilization every tick, and the thermal-throttle
+   * counter and device VRAM before the trial and after its exit. The trial runner turns it on for Tier 2's
+   * GPU-idle signal and Tier 3's `vram_growth` / `thermal_throttle`. A failed health call is not a memory
+   * warning: that signal is unavailable, and `health()` says why.
+   */
+  health?: boolean;
+}
+
+/** The readings around a trial (see `GpuSamplerOptions.health`); a `null` reading was unavailable. */
+export interface GpuHealthReadings {
+  /** Device used VRAM summed over the sampled GPUs that were read both times, before the spawn and after the exit. */
+  readonly vramBeforeMib: number | null;
+  readonly vramAfterMib: number | null;
+  /** The tool's cumulative thermal-throttle counter summed over the sampled GPUs, before and after. */
+  readonly throttleBefore: number | null;
+  readonly throttleAfter: number | null;
+  /** Why a signal is unavailable, one line each (e.g. the tool rejected the throttle query). */
+  readonly unavailable: readonly string[];
 }
 
 export interface GpuSummary {
@@ -88,6 +114,16 @@ export class GpuSampler {
   private readonly processes: QueryState = { consecutiveFailures: 0, disabled: false };
   private versionAsked = false;
 
+  private readonly readHealth: boolean;
+  private readonly utilization: QueryState = { consecutiveFailures: 0, disabled: false };
+  /** The latest utilization (busiest sampled GPU) and when its call ended. */
+  private latestUtil: { pct: number; atMs: number } | null = null;
+  private throttleBefore: PerGpuReading | null = null;
+  private throttleAfter: PerGpuReading | null = null;
+  private vramAfter: Map<string, number> | null = null;
+  /** Why health signals are unavailable, keyed like `warnings`: one line per distinct problem. */
+  private readonly healthProblems = new Map<string, string>();
+
   private rootPid: number | null = null;
   private stopping = false;
   private readonly abort = new AbortController();
@@ -102,8 +138,10 @@ export class GpuSampler {
     callTimeoutMs: number,
     env: NodeJS.ProcessEnv,
     devices: readonly string[] | null = null,
+    readHealth = false,
   ) {
     this.devices = devices;
+    this.readHealth = readHealth;
     this.driver = driver;
     this.toolPath = toolPath;
     this.intervalMs = intervalMs;
@@ -132,7 +170,15 @@ export class GpuSampler {
     for (const tool of candidates) {
       const path = await findTool(tool, env);
       if (path === null) continue;
-      const sampler = new GpuSampler(driverFor(tool), path, intervalMs, callTimeoutMs, env, options.devices ?? null);
+      const sampler = new GpuSampler(
+        driverFor(tool),
+        path,
+        intervalMs,
+        callTimeoutMs,
+        env,
+        options.devices ?? null,
+        options.health === true,
+      );
       await sampler.takeBaseline();
       return sampler;
     }
@@ -178,7 +224,88 @@ export class GpuSampler {
       await Promise.race([this.loopDone, new Promise<void>((r) => (guard = setTimeout(r, this.callTimeoutMs)))]);
       clearTimeout(guard);
     }
+    if (this.readHealth && this.driver !== null && this.rootPid !== null) await this.readAfter();
     return this.summarize();
+  }
+
+  /**
+   * The readings after the exit, for Tier 3: device VRAM (what the trial left allocated) and the throttle
+   * counter. Each is one call bounded by `callTimeoutMs`, made after the polling loop ended.
+   */
+  private async readAfter(): Promise<void> {
+    const driver = this.driver!;
+    const after = new AbortController();
+    const dev = await this.run(driver.device, after.signal);
+    if (dev.ok) {
+      const used = new Map<string, number>();
+      for (const [gpu, mib] of dev.value.usedMib)
+        if (mib !== null && this.selects(gpu, dev.value) && mib <= MAX_PLAUSIBLE_MIB) used.set(gpu, mib);
+      this.vramAfter = used;
+    } else {
+      this.healthProblem(dev.key, `VRAM after the exit: ${dev.message}`);
+    }
+    if (this.throttleBefore !== null) this.throttleAfter = await this.readPerGpu(driver.throttle, after.signal);
+  }
+
+  /** A health query: its per-GPU values, or `null` with the problem recorded. */
+  private async readPerGpu(q: Query<PerGpuReading>, signal: AbortSignal): Promise<PerGpuReading | null> {
+    const r = await this.run(q, signal);
+    if (r.ok) return r.value;
+    if (r.key !== 'aborted') this.healthProblem(r.key, r.message);
+    return null;
+  }
+
+  private healthProblem(key: string, message: string): void {
+    if (!this.healthProblems.has(key)) this.healthProblems.set(key, message);
+  }
+
+  /**
+   * The latest utilization of the busiest sampled GPU in percent, or `null`: not asked for (`health`), not
+   * read yet, N/A, or older than two ticks plus a call timeout (a stale reading must not look idle).
+   */
+  utilizationPct(): number | null {
+    if (this.latestUtil === null) return null;
+    const maxAge = 2 * this.intervalMs + this.callTimeoutMs;
+    return performance.now() - this.latestUtil.atMs <= maxAge ? this.latestUtil.pct : null;
+  }
+
+  /**
+   * After `stop()`: the readings around the trial, or why there are none (no tool, `health` not asked for).
+   * VRAM is compared over the GPUs read both before and after.
+   */
+  health(): GpuHealthReadings | string {
+    if (this.driver === null) return [...this.warnings.values()][0] ?? 'no GPU tool';
+    if (!this.readHealth) return 'health readings were not asked for';
+    let vramBeforeMib: number | null = null;
+    let vramAfterMib: number | null = null;
+    if (this.baseline !== null && this.vramAfter !== null) {
+      for (const [gpu, before] of this.baseline) {
+        const after = this.vramAfter.get(gpu);
+        if (after === undefined) continue;
+        vramBeforeMib = (vramBeforeMib ?? 0) + before;
+        vramAfterMib = (vramAfterMib ?? 0) + after;
+      }
+      if (vramBeforeMib === null) this.healthProblem('vram-gpus', 'VRAM: no GPU was read both before and after');
+    } else if (this.baseline === null) {
+      this.healthProblem('vram-before', 'VRAM before the spawn could not be read');
+    }
+    const throttle = (r: PerGpuReading | null): number | null => {
+      if (r === null) return null;
+      let sum: number | null = null;
+      for (const [gpu, v] of r) if (v !== null && this.selects(gpu)) sum = (sum ?? 0) + v;
+      return sum;
+    };
+    const throttleBefore = throttle(this.throttleBefore);
+    const throttleAfter = throttle(this.throttleAfter);
+    if (this.throttleBefore !== null && throttleBefore === null)
+      this.healthProblem('throttle-na', `${this.driver.throttle.label} reported N/A for every sampled GPU`);
+    return {
+      vramBeforeMib: vramBeforeMib === null ? null : Math.round(vramBeforeMib),
+      vramAfterMib: vramAfterMib === null ? null : Math.round(vramAfterMib),
+      throttleBefore,
+      throttleAfter,
+      unavailable: [...this.healthProblems.values()],
+    };
   }
 
   private summarize(): GpuSummary {
@@ -241,6 +368,7 @@ export class GpuSampler {
     for (const [gpu, used] of reading.usedMib)
       if (used !== null && this.selects(gpu, reading) && this.plausible(used, gpu)) baseline.set(gpu, used);
     if (baseline.size > 0) this.baseline = baseline;
+    if (this.readHealth) this.throttleBefore = await this.readPerGpu(driver.throttle, this.abort.signal);
   }
 
   private async loop(): Promise<void> {
@@ -250,7 +378,7 @@ export class GpuSampler {
       if (ok && !this.versionAsked && this.driver!.version !== null && !this.stopping) {
         // Once per run, after a sample rather than before the trial, so it never delays the trial.
         this.versionAsked = true;
-        const v = await this.run(this.driver!.version);
+        const v = await this.run(this.driver!.version, this.abort.signal);
         if (v.ok && v.value !== null) this.toolVersion = v.value;
       }
       if (this.stopping) break;
@@ -293,7 +421,24 @@ export class GpuSampler {
       }
     }
     if (ok && !this.stopping) this.samples++;
+    if (this.readHealth && !this.utilization.disabled && !this.stopping) await this.readUtilization();
     return ok;
+  }
+
+  /** One utilization call; three failures in a row give the signal up for the run, as for memory. */
+  private async readUtilization(): Promise<void> {
+    const r = await this.run(this.driver!.utilization, this.abort.signal);
+    if (this.stopping) return;
+    if (!r.ok) {
+      if (r.key === 'aborted') return;
+      this.healthProblem(`util|${r.key}`, `GPU utilization: ${r.message}`);
+      if (++this.utilization.consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) this.utilization.disabled = true;
+      return;
+    }
+    this.utilization.consecutiveFailures = 0;
+    let busiest: number | null = null;
+    for (const [gpu, pct] of r.value) if (pct !== null && this.selects(gpu)) busiest = Math.max(busiest ?? 0, pct);
+    this.latestUtil = busiest === null ? null : { pct: busiest, atMs: performance.now() };
   }
 
   /** A reading past MAX_PLAUSIBLE_MIB is a tool bug (2^64 from an unsigned underflow), not memory: dropped. */
@@ -337,7 +482,7 @@ export class GpuSampler {
 
   /** Runs a memory query, counting and warning on failure; `null` when it gave nothing usable. */
   private async query<T>(q: Query<T>, state: QueryState): Promise<T | null> {
-    const r = await this.run(q);
+    const r = await this.run(q, this.abort.signal);
     if (r.ok) {
       state.consecutiveFailures = 0;
       return r.value;
@@ -354,14 +499,17 @@ export class GpuSampler {
    * the kind of failure, not the query: a hung or crashing tool fails both queries, and that is one
    * problem, reported once (with the first query that hit it).
    */
-  private async run<T>(q: Query<T>): Promise<{ ok: true; value: T } | { ok: false; key: string; message: string }> {
+  private async run<T>(
+    q: Query<T>,
+    signal: AbortSignal,
+  ): Promise<{ ok: true; value: T } | { ok: false; key: string; message: string }> {
     const tool = this.driver!.tool;
     let res: ToolRunResult;
     try {
       res = await runTool(this.toolPath!, q.args, {
         env: this.env,
         timeoutMs: this.callTimeoutMs,
-        signal: this.abort.signal,
+        signal,
       });
     } catch (e) {
       // spawn() can throw synchronously (e.g. E2BIG, EAGAIN); that is a failed call like any other.

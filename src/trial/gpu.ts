@@ -3,7 +3,7 @@
  * started on the child's pid, stopped after the exit. Whatever the sampler does — throw, hang in a call — must not
  * delay or change the trial, so every call here is guarded and a failure becomes a warning in the summary.
  */
-import type { GpuSummary, GpuToolChoice } from '../gpu/index.js';
+import type { GpuHealthReadings, GpuSummary, GpuToolChoice } from '../gpu/index.js';
 
 export type { GpuSummary, GpuToolChoice };
 
@@ -16,14 +16,11 @@ export interface GpuOptions {
   readonly devices?: readonly string[];
 }
 
-/** Device readings Tier 3 compares: before the spawn and after the exit (null: not read). */
-export interface GpuHealth {
-  readonly vramBeforeMib: number | null;
-  readonly vramAfterMib: number | null;
-  /** A cumulative thermal-throttle event counter, before and after. */
-  readonly throttleBefore: number | null;
-  readonly throttleAfter: number | null;
-}
+/**
+ * Device readings Tier 3 compares: before the spawn and after the exit (null: not read). The sampler's own type;
+ * an injected sampler may leave out `unavailable`.
+ */
+export type GpuHealth = Omit<GpuHealthReadings, 'unavailable'> & { readonly unavailable?: readonly string[] };
 
 /**
  * What the runner needs of a sampler (the `GpuSampler` class satisfies it; tests may inject their own). The two
@@ -35,8 +32,8 @@ export interface GpuSamplerLike {
   stop(): Promise<GpuSummary>;
   /** Latest GPU utilization in percent (the busiest GPU), or null when unknown. */
   utilizationPct?(): number | null;
-  /** After stop(): the readings around the trial. */
-  health?(): GpuHealth | null;
+  /** After stop(): the readings around the trial, or why there are none. */
+  health?(): GpuHealth | string | null;
 }
 
 export type GpuSamplerFactory = (options: GpuOptions) => Promise<GpuSamplerLike>;
@@ -64,6 +61,7 @@ export const defaultGpuSamplerFactory: GpuSamplerFactory = async (options) => {
     intervalMs: options.intervalMs,
     env: options.env,
     devices: options.devices,
+    health: true,
   });
 };
 

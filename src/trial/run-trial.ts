@@ -267,7 +267,10 @@ async function runTier3(
   }
   const health = gpu.health();
   if (typeof health === 'string') record.disabled_reasons.push(`GPU: ${health}`);
-  else for (const id of gpuHealthIds(health, vramGrowth)) ids.add(id);
+  else {
+    for (const why of health.unavailable ?? []) record.disabled_reasons.push(`GPU: ${why}`);
+    for (const id of gpuHealthIds(health, vramGrowth)) ids.add(id);
+  }
   return { ids: [...ids], record };
 }
 
