@@ -107,6 +107,51 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
     }
   });
 
+  it("--task exits with the trial's status as run has it, the recipe's exit_codes: included", async () => {
+    const mapped = join(root, 'mapped.yaml');
+    writeFileSync(
+      mapped,
+      `schema_version: 1
+mode: probe
+ticket: CLI-2
+trials: 1
+mitigation_axis: [none]
+diagnostic_axis: [none]
+custom_patterns:
+  - id: rccl_timeout
+    match: {regex: "RCCL watchdog timeout"}
+    category: rccl_hang
+exit_codes:
+  category: {transient: 75}
+`,
+    );
+    const out = join(root, 'mapped');
+    const run = (cmd: string) =>
+      cli([
+        'sweep',
+        '--recipe',
+        mapped,
+        '--out',
+        out,
+        '--gpu-tool',
+        'none',
+        '--quiet',
+        '--task',
+        '0',
+        '--',
+        'sh',
+        '-c',
+        cmd,
+      ]);
+    expect((await run('echo RCCL watchdog timeout; exit 1')).code).toBe(75);
+    const rec = JSON.parse(readFileSync(join(out, 'CLI-2', 'none-none', 'trial_0', 'result.json'), 'utf8')) as {
+      exit_status: unknown;
+    };
+    expect(rec.exit_status).toEqual({ status: 75, reason: 'category:transient' });
+    expect((await run('exit 1')).code).toBe(1);
+    expect((await run('true')).code).toBe(0);
+  });
+
   it.each([
     [
       ['sweep', '--out', 'x', '--', 'true'],

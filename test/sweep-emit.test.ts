@@ -141,6 +141,62 @@ describe('--emit k8s', () => {
     expect((docs[1]!.metadata as { name: string }).name).toBe('aorta-probe-gpu-42');
   });
 
+  it("builds the pod failure policy from the recipe's exit_codes: transient/platform statuses rerun (counted), others fail the index", async () => {
+    const text = `schema_version: 1
+mode: probe
+ticket: GPU-43
+trials: 1
+mitigation_axis: [none]
+diagnostic_axis: [none]
+custom_patterns:
+  - id: flake
+    match: {regex: "NCCL flake"}
+  - id: rccl_timeout
+    match: {regex: "RCCL watchdog timeout"}
+    category: rccl_hang
+detector_categories:
+  custom:flake: {who: platform, transient: false}
+exit_codes:
+  detector: {custom:flake: 70, custom:rccl_timeout: 71, tier4:python_traceback: 7}
+  category: {transient: 75, platform: 75, user: 4}
+  verdict: {error: 5}
+`;
+    const path = join(root, 'exit-codes.yaml');
+    writeFileSync(path, text);
+    const p = await loadSweepPlan(path);
+    const emitted = emitK8s(p, {
+      probeCommand: ['aorta-probe'],
+      recipe: `${CONFIG_MOUNT}/exit-codes.yaml`,
+      mitigationsFiles: [],
+      outDir: '/results',
+      passThrough: [],
+      argv: ['python', 'train.py'],
+      image: 'registry.example/train:1',
+      pvc: 'sweep-results',
+      files: [{ name: 'exit-codes.yaml', text }],
+    });
+    const on = (values: number[]) => ({ containerName: 'trial', operator: 'In', values });
+    // custom:flake is platform (its override), rccl_hang is transient, a Python traceback is the user's.
+    expect((emitted.job as unknown as Job).spec.podFailurePolicy.rules).toEqual([
+      { action: 'FailJob', onExitCodes: on([2]) },
+      { action: 'FailIndex', onExitCodes: on([1, 3, 4, 5, 7]) },
+      { action: 'Count', onExitCodes: on([70, 71, 75]) },
+      { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
+    ]);
+    expect(validJob(emitted.job)).toBe(true);
+    const script = emitSlurm(p, {
+      probeCommand: ['aorta-probe'],
+      recipe: path,
+      mitigationsFiles: [],
+      outDir: '/shared/runs',
+      passThrough: [],
+      argv: ['true'],
+    });
+    expect(script).toContain(
+      "# Task exit status: 0 pass, 1 fail, 3 error, 2 usage or recipe error; from the recipe's exit_codes: 70, 71, 75 transient or platform failure; 4, 5, 7 other failure.\n",
+    );
+  });
+
   it('the schema check can fail: a misspelt field or a wrong enum is rejected', async () => {
     const { docs } = await k8s();
     const bad = structuredClone(docs[1]) as unknown as Job & { spec: Record<string, unknown> };

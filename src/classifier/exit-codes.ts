@@ -8,7 +8,7 @@
  * failure or error that has a mapping; (3) `verdict`; (4) the default.
  */
 import type { ExitCodeMap } from '../recipe/types.js';
-import type { FiredDetector } from './classify.js';
+import { type CategorySource, categorize, type FiredDetector } from './classify.js';
 import type { Verdict } from './verdict.js';
 
 export const DEFAULT_EXIT_STATUS: Readonly<Record<Verdict, number>> = { pass: 0, fail: 1, error: 3 };
@@ -40,4 +40,30 @@ export function resolveExitStatus(
   const v = map.verdict.get(verdict);
   if (v !== undefined) return { status: v, reason: `verdict:${verdict}` };
   return { status: DEFAULT_EXIT_STATUS[verdict], reason: 'default' };
+}
+
+/**
+ * Which exit statuses of `run` (and of a sweep task) call for a rerun, for schedulers that act on the status
+ * alone (the Kubernetes Job's `podFailurePolicy`). Retryable: a status the recipe maps from `category:
+ * transient` or `platform`, or from a detector whose category is transient or platform — infrastructure
+ * trouble another attempt (on another node) may not meet. Final: the default fail/error statuses and every
+ * other mapped status — the trial's own failure, which a rerun would repeat. A status mapped both ways is
+ * retryable: a counted rerun is bounded, a wrongly final status loses the answer.
+ */
+export function exitStatusClasses(
+  map: ExitCodeMap | null,
+  recipe: CategorySource | null,
+): { readonly retryable: readonly number[]; readonly final: readonly number[] } {
+  const retry = new Set<number>();
+  const final = new Set<number>([DEFAULT_EXIT_STATUS.fail, DEFAULT_EXIT_STATUS.error]);
+  if (map !== null) {
+    for (const [id, s] of map.detector) {
+      const c = categorize(id, 'failure', recipe);
+      (c.transient || c.who === 'platform' ? retry : final).add(s);
+    }
+    for (const [who, s] of map.category) (who === 'transient' || who === 'platform' ? retry : final).add(s);
+    for (const s of map.verdict.values()) final.add(s);
+  }
+  const sorted = (xs: Iterable<number>): number[] => [...xs].sort((a, b) => a - b);
+  return { retryable: sorted(retry), final: sorted([...final].filter((s) => !retry.has(s))) };
 }

@@ -3,8 +3,8 @@
  * line, Ctrl-C, and the text report at the end.
  *
  * Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error or unusable recipe, 130 stopped
- * by Ctrl-C (128+N for signal N). With --task/--task-env: the task's verdict as `run` has it (0 pass, 1 fail,
- * 3 error). With --emit or --dry-run: 0.
+ * by Ctrl-C (128+N for signal N). With --task/--task-env: the task's exit status as `run` has it (0 pass, 1 fail,
+ * 3 error, or the recipe's `exit_codes:` mapping). With --emit or --dry-run: 0.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
@@ -466,10 +466,9 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
   }
   if (summary.interrupted && stoppedBy !== null)
     return 128 + ((constants.signals as Record<string, number | undefined>)[stoppedBy] ?? 2);
-  if (task !== undefined) {
-    const v = summary.trials[0]?.verdict ?? 'error';
-    return TASK_EXIT[v];
-  }
+  // One task: its trial's status as `run` would exit, so the recipe's exit_codes: reach the scheduler
+  // (the Job's podFailurePolicy is built from the same map).
+  if (task !== undefined) return summary.trials[0]?.exitStatus ?? TASK_EXIT.error;
   return summary.counts.fail + summary.counts.error > 0 ? 1 : 0;
 }
 

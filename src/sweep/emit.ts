@@ -5,6 +5,7 @@
  * `stop_after` needs to see other tasks' verdicts and does not apply on a cluster.
  */
 import { stringify } from 'yaml';
+import { exitStatusClasses } from '../classifier/exit-codes.js';
 import { slug } from './cells.js';
 import type { SweepPlan } from './plan.js';
 import { shellJoin } from './shell.js';
@@ -70,7 +71,7 @@ export function emitSlurm(plan: SweepPlan, o: SlurmOptions): string {
     '# Submit, then report once every task has ended:',
     `#   jobid=$(sbatch --parsable THIS_SCRIPT)`,
     `#   sbatch --dependency=afterany:$jobid --wrap ${shellJoin([shellJoin([...o.probeCommand, 'report', o.outDir])])}`,
-    `# Task exit status: ${TASK_EXIT.pass} pass, ${TASK_EXIT.fail} fail, ${TASK_EXIT.error} error, ${TASK_EXIT.usage} usage or recipe error.`,
+    `# Task exit status: ${TASK_EXIT.pass} pass, ${TASK_EXIT.fail} fail, ${TASK_EXIT.error} error, ${TASK_EXIT.usage} usage or recipe error${exitCodesNote(plan)}.`,
     '# task  cell/trial  environment',
     taskTable(plan, '#'),
     'set -euo pipefail',
@@ -78,6 +79,17 @@ export function emitSlurm(plan: SweepPlan, o: SlurmOptions): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** The recipe's own `exit_codes:` statuses, for the script's header: what else a task's status can mean. */
+function exitCodesNote(plan: SweepPlan): string {
+  const c = exitStatusClasses(plan.recipe.exitCodes, plan.recipe);
+  const own = (xs: readonly number[]) => xs.filter((s) => s !== TASK_EXIT.fail && s !== TASK_EXIT.error);
+  const parts = [
+    ...(c.retryable.length === 0 ? [] : [`${c.retryable.join(', ')} transient or platform failure`]),
+    ...(own(c.final).length === 0 ? [] : [`${own(c.final).join(', ')} other failure`]),
+  ];
+  return parts.length === 0 ? '' : `; from the recipe's exit_codes: ${parts.join('; ')}`;
 }
 
 export interface K8sOptions extends TaskCommandOptions {
@@ -111,19 +123,20 @@ export function dnsLabel(s: string): string {
 }
 
 /**
- * The pod failure policy: a usage or recipe error fails the Job at once (every index would repeat it); a trial
- * that ran and failed or erred fails its index without a rerun (its result.json is the answer, and `retry:` has
- * already run inside the pod); an eviction or preemption is rerun without counting. Anything else (the node
- * died, the container was OOM-killed) is counted against `backoffLimitPerIndex`.
+ * The pod failure policy, from the exit statuses a task can end with (`exitStatusClasses`: the defaults plus the
+ * recipe's `exit_codes:` map). A usage or recipe error fails the Job at once (every index would repeat it). A
+ * trial that ran and failed for its own reasons fails its index without a rerun (its result.json is the answer,
+ * and `retry:` has already run inside the pod). A status the recipe maps from transient or platform causes is
+ * rerun, counted against `backoffLimitPerIndex` so that a node that keeps failing cannot loop. An eviction or
+ * preemption is rerun without counting. Anything else (the node died, the container was OOM-killed) is counted.
  */
-export function podFailurePolicy(): object {
+export function podFailurePolicy(classes: ReturnType<typeof exitStatusClasses>): object {
+  const onExitCodes = (values: readonly number[]) => ({ containerName: CONTAINER, operator: 'In', values });
   return {
     rules: [
-      { action: 'FailJob', onExitCodes: { containerName: CONTAINER, operator: 'In', values: [TASK_EXIT.usage] } },
-      {
-        action: 'FailIndex',
-        onExitCodes: { containerName: CONTAINER, operator: 'In', values: [TASK_EXIT.fail, TASK_EXIT.error] },
-      },
+      { action: 'FailJob', onExitCodes: onExitCodes([TASK_EXIT.usage]) },
+      ...(classes.final.length === 0 ? [] : [{ action: 'FailIndex', onExitCodes: onExitCodes(classes.final) }]),
+      ...(classes.retryable.length === 0 ? [] : [{ action: 'Count', onExitCodes: onExitCodes(classes.retryable) }]),
       { action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget', status: 'True' }] },
     ],
   };
@@ -155,7 +168,7 @@ export function emitK8s(
       completions: plan.tasks.length,
       parallelism: o.parallel ?? 1,
       backoffLimitPerIndex: o.backoffLimitPerIndex ?? 1,
-      podFailurePolicy: podFailurePolicy(),
+      podFailurePolicy: podFailurePolicy(exitStatusClasses(plan.recipe.exitCodes, plan.recipe)),
       template: {
         metadata: { labels: { 'app.kubernetes.io/name': 'aorta-probe' } },
         spec: {

@@ -64,6 +64,8 @@ export interface SweepTrial {
   readonly task: SweepTask;
   readonly dir: string;
   readonly verdict: Verdict;
+  /** The final attempt's exit status as `run` has it (0/1/3, or the recipe's `exit_codes:` mapping). */
+  readonly exitStatus: number;
   readonly attempts: readonly AttemptSummary[];
   readonly devices: readonly string[] | null;
   readonly interrupted: boolean;
@@ -194,6 +196,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
         task,
         dir,
         verdict: result.verdict,
+        exitStatus: result.exit_status.status,
         attempts,
         devices,
         interrupted: result.interrupted,
