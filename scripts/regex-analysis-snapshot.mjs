@@ -12,21 +12,58 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
+/** A literal set as comparable text: case-insensitive strings lower-cased (their spelling does not matter). */
+const folded = (set) =>
+  set === null ? null : set.clauses.map((c) => c.map((s) => (set.caseInsensitive ? s.toLowerCase() : s)));
+
+/**
+ * Whether `after` filters at least as much as `before`: each clause of `before` is implied by one of `after`
+ * (every string of that clause contains a string of the old one), compared case-insensitively unless `after`
+ * is case-sensitive (a case-sensitive check skips more windows).
+ */
+function atLeastAsStrong(before, after) {
+  if (before === null) return true;
+  if (after === null) return false;
+  if (after.caseInsensitive && !before.caseInsensitive) return false;
+  const fold = (s) => (before.caseInsensitive ? s.toLowerCase() : s);
+  return before.clauses.every((old) =>
+    after.clauses.some((clause) => clause.every((s) => old.some((o) => fold(s).includes(fold(o))))),
+  );
+}
+
 function diff(beforeFile, afterFile) {
   const load = (f) => new Map(JSON.parse(readFileSync(f, 'utf8')).map((r) => [`${r.flags}\u0000${r.pattern}`, r]));
   const before = load(beforeFile);
   const after = load(afterFile);
-  const counts = { patterns: before.size, literalsChanged: 0, fastChanged: 0, missing: 0 };
+  const counts = { patterns: before.size, missing: 0, literals: {}, fast: {} };
+  const count = (what, kind) => {
+    counts[what][kind] = (counts[what][kind] ?? 0) + 1;
+  };
   for (const [key, b] of before) {
     const a = after.get(key);
     if (a === undefined) {
       counts.missing++;
       continue;
     }
-    for (const what of ['literals', 'fast']) {
-      if (JSON.stringify(a[what]) === JSON.stringify(b[what])) continue;
-      counts[what === 'literals' ? 'literalsChanged' : 'fastChanged']++;
-      console.log(JSON.stringify({ pattern: b.pattern, flags: b.flags, what, before: b[what], after: a[what] }));
+    if (JSON.stringify(a.error) !== JSON.stringify(b.error)) count('fast', 'error changed');
+    if (JSON.stringify(a.literals) !== JSON.stringify(b.literals)) {
+      const kind =
+        JSON.stringify(folded(a.literals)) === JSON.stringify(folded(b.literals)) &&
+        a.literals.caseInsensitive === b.literals.caseInsensitive
+          ? 'same modulo case'
+          : b.literals === null
+            ? 'new (was none)'
+            : atLeastAsStrong(b.literals, a.literals)
+              ? 'stronger'
+              : 'WEAKER';
+      count('literals', kind);
+      if (kind !== 'same modulo case')
+        console.log(JSON.stringify({ kind, ...b, literals: undefined, before: b.literals, after: a.literals }));
+    }
+    if (a.fast !== b.fast) {
+      const kind = b.fast === null ? 'now eligible' : a.fast === null ? 'NO LONGER ELIGIBLE' : 'JS SOURCE CHANGED';
+      count('fast', kind);
+      console.log(JSON.stringify({ kind, pattern: b.pattern, flags: b.flags, before: b.fast, after: a.fast }));
     }
   }
   console.log(JSON.stringify(counts));

@@ -3,7 +3,7 @@ import { compileRegex, searchRegex, translatePythonRegex } from '../src/regex/in
 import { requiredLiterals, windowMayMatch } from '../src/regex/literals.js';
 import { rng } from './support/rng.js';
 
-const lits = (p: string, flags = '') => requiredLiterals(translatePythonRegex(p).source, flags);
+const lits = (p: string, flags = '') => requiredLiterals(translatePythonRegex(p, flags).tree);
 
 describe('required literals', () => {
   it.each([
@@ -121,7 +121,7 @@ describe('prefilter differential', () => {
       } catch {
         continue; // not a valid pattern (e.g. a repeated quantifier); nothing to filter
       }
-      const set = requiredLiterals(translatePythonRegex(pattern).source, flags);
+      const set = re.literals; // what the scanner's prefilter uses
       for (let j = 0; j < 10; j++) {
         let text = '';
         const len = Math.floor(next() * 12);

@@ -50,6 +50,11 @@ export function intersects(a: CharSet, b: CharSet): boolean {
   return false;
 }
 
+/** Whether every member of `a` is in `b`. */
+export function isSubset(a: CharSet, b: CharSet): boolean {
+  return a.every(([lo, hi]) => b.some(([l, h]) => l <= lo && hi <= h));
+}
+
 export function contains(set: CharSet, cp: number): boolean {
   let lo = 0;
   let hi = set.length - 1;

@@ -8,7 +8,9 @@
  */
 import { compileProgram, type Re2Program } from './engine.js';
 import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './errors.js';
+import type { RegexTree } from './ast.js';
 import { fastPathRegExp } from './fast-path.js';
+import { requiredLiterals, type LiteralSet } from './literals.js';
 import { mayMatchNewline } from './newline.js';
 import { hintForRe2Error, translatePythonRegex, type RegexNote, type TranslatedPattern } from './syntax.js';
 
@@ -83,6 +85,7 @@ interface Entry {
   lineLocal: boolean;
   /** The V8 RegExp equivalent of the pattern when it is in fast-path.ts's safe subset, else null. */
   fast: RegExp | null;
+  literals: LiteralSet | null;
   refs: number;
   deleted: boolean;
 }
@@ -110,6 +113,8 @@ export class RegexHandle {
    * the match functions then use it instead of re2-wasm. Shared by every lease: set `lastIndex` before each exec.
    */
   readonly fast: RegExp | null;
+  /** Literals every match contains (literals.ts, the scanner's prefilter), or null when none can be proven. */
+  readonly literals: LiteralSet | null;
 
   /** @internal use compileRegex / RegexCache.compile */
   constructor(entry: Entry, cache: RegexCache) {
@@ -122,6 +127,7 @@ export class RegexHandle {
     this.groupNames = entry.groupNames;
     this.lineLocal = entry.lineLocal;
     this.fast = entry.fast;
+    this.literals = entry.literals;
   }
 
   get disposed(): boolean {
@@ -237,7 +243,8 @@ export class RegexCache {
         raw,
         groupNames,
         lineLocal: !mayMatchNewline(translated.tree),
-        fast: fastPath(source, norm, count),
+        fast: fastPath(translated.tree, count),
+        literals: requiredLiterals(translated.tree),
         refs: 1,
         deleted: false,
       };
@@ -298,9 +305,9 @@ export class RegexCache {
 /** The process-wide cache used by `compileRegex`. */
 export const defaultRegexCache = new RegexCache({ maxIdle: 256 });
 
-/** The fast-path RegExp, kept only if it has exactly RE2's capture groups (a cross-check of the two parsers). */
-function fastPath(source: string, flags: string, groups: number): RegExp | null {
-  const re = fastPathRegExp(source, flags);
+/** The fast-path RegExp, kept only if it has exactly RE2's capture groups (a cross-check of its JS spelling). */
+function fastPath(tree: RegexTree, groups: number): RegExp | null {
+  const re = fastPathRegExp(tree);
   if (re === null) return null;
   const probe = new RegExp(`${re.source}|`, 'u').exec('');
   return probe !== null && probe.length - 1 === groups ? re : null;

@@ -1,39 +1,78 @@
 /**
  * A native fast path for a safe subset of patterns: V8's own RegExp, used only where it provably returns what
- * RE2 returns, in time linear in the text.
+ * RE2 returns, in time linear in the text. A pass over the regex tree (ast.ts).
  *
  * Why: every re2-wasm call costs 4–5 µs before any matching (embind copies the subject byte by byte, builds the
  * result object property by property), so a pattern that matches every line of a log — each match needs its
  * captures to evaluate a condition — cannot scan faster than ~30 MB/s through re2-wasm. V8's RegExp finds the
  * same matches in ~0.1 µs each.
  *
- * Why it is safe — two properties are checked on the pattern's syntax, and anything outside the subset (or
- * anything this parser does not understand) stays on RE2:
+ * Why it is safe — two properties are checked on the tree, and anything outside the subset stays on RE2, with
+ * the rule it breaks (`FastPathRule`, named after the step below):
  *
- *  1. **Same meaning.** The subset is: literal characters, `.`, character classes (ranges, `\d \w \s` and their
- *     negations, escapes), the quantifiers `* + ? {n} {n,} {n,m}` (greedy or lazy) on single characters only,
- *     capturing / non-capturing groups without quantifiers, alternation, and `\b \B`. No flags, no anchors, no
- *     Unicode classes. Each is translated to an explicit code-point class (`.` becomes `[^\n]`; `\d \w \s` become
- *     RE2's ASCII sets) and compiled with the `u` flag, so both engines see the same code points. Both engines
- *     are leftmost-first with the same greedy/lazy preferences, and with no quantified groups every capture is
- *     unambiguous. A text with a lone surrogate (RE2 reads it as U+FFFD) is left to RE2.
+ *  1. **Same meaning.** The subset is: literal characters, `.`, character classes, the quantifiers
+ *     `* + ? {n} {n,} {n,m}` (greedy or lazy) on single characters only (1-quantified-group), capturing /
+ *     non-capturing groups without quantifiers, alternation, and `\b \B`. No flag in force on any node
+ *     (1-flags: IGNORECASE, DOTALL, flag groups), no anchors (1-anchor: they depend on where the search
+ *     window starts), no class that matches nothing (1-empty-class). Each character item is written as the
+ *     explicit code-point class the tree holds for it (members.ts: what RE2 is given, by translate.ts, to
+ *     match) and compiled with the `u` flag, so both engines see the same code points. Both engines are
+ *     leftmost-first with the same greedy/lazy preferences, and with no quantified groups every capture is
+ *     unambiguous. A text with a lone surrogate (RE2 reads it as U+FFFD) is left to RE2 (match.ts).
  *  2. **Linear time.** A backtracking engine is slow only when it can re-scan the same text many times. In the
  *     subset: (a) every variable-length item except a final one is followed by a mandatory item whose first
- *     characters it cannot match, so backing off a repetition fails at once, position by position; (b) no item
- *     of that kind can match a character that can start a match, so no attempt starts inside a run another
- *     attempt already scanned; (c) a final variable item always succeeds once reached, and the next search
- *     resumes after the match; (d) the alternatives tried at one position are bounded (≤ 16 in product).
- *     So each character is examined a bounded number of times: linear in the text, whatever the input.
+ *     characters it cannot match, so backing off a repetition fails at once, position by position
+ *     (2a-backoff; a choice's alternatives must be fixed-length, non-empty and assertion-free for its first
+ *     characters to be known, 2a-choice; `x{0}` outside a choice is not modelled, 2a-zero-repeat); (b) no
+ *     item of that kind can match a character that can start a match (2b-restart), so no attempt starts
+ *     inside a run another attempt already scanned, which needs every alternative to start with a mandatory
+ *     item (2b-start); (c) a final variable item always succeeds once reached, and the next search resumes
+ *     after the match — only assertions after a repetition could still fail (2c-assertion-after-run);
+ *     (d) the alternatives tried at one position are bounded (≤ 16 in product, 2d-branching). So each
+ *     character is examined a bounded number of times: linear in the text, whatever the input.
  *
  * The differential test in test/regex-fast-path.test.ts checks (1) against re2-wasm on generated patterns and
  * texts.
  */
+import type { Node, RegexTree } from './ast.js';
+import { intersects, union, type CharSet } from './charset.js';
+import { classMembers, dotMembers, literalMembers } from './members.js';
 
-/** Inclusive code-point ranges, sorted, non-overlapping, non-adjacent. */
-type CharSet = readonly (readonly [number, number])[];
+/** Why a pattern stays on RE2: the step of the module comment's proof it cannot be shown to satisfy. */
+export type FastPathRule =
+  | '1-flags'
+  | '1-anchor'
+  | '1-quantified-group'
+  | '1-empty-class'
+  | '2a-backoff'
+  | '2a-choice'
+  | '2a-zero-repeat'
+  | '2b-restart'
+  | '2b-start'
+  | '2c-assertion-after-run'
+  | '2d-branching';
 
+export type FastPathVerdict =
+  | { readonly ok: true; readonly source: string }
+  | {
+      readonly ok: false;
+      readonly rule: FastPathRule;
+      /** UTF-16 offset in the pattern of the node that breaks it. */
+      readonly at: number;
+    };
+
+interface Rejection {
+  readonly rule: FastPathRule;
+  readonly at: number;
+}
+
+const reject = (rule: FastPathRule, at: number): Rejection => ({ rule, at });
+const rejected = (x: object): x is Rejection => 'rule' in x;
+
+/** A character item: one set, repeated min..max times. */
 interface SetItem {
   readonly k: 'set';
+  readonly at: number;
   readonly set: CharSet;
   readonly min: number;
   readonly max: number; // Infinity for unbounded
@@ -41,297 +80,123 @@ interface SetItem {
 }
 interface GroupItem {
   readonly k: 'group';
+  readonly at: number;
   readonly capture: boolean;
   readonly alts: readonly Seq[];
 }
 interface AssertItem {
   readonly k: 'assert';
+  readonly at: number;
   readonly word: boolean; // \b (true) or \B
 }
 type Item = SetItem | GroupItem | AssertItem;
 type Seq = readonly Item[];
 
-/** Thrown inside the parser for "not in the subset"; never escapes this module. */
-class Unsupported extends Error {}
-
-const MAX_CP = 0x10ffff;
-const DIGIT: CharSet = [[0x30, 0x39]];
-const WORD: CharSet = [
-  [0x30, 0x39],
-  [0x41, 0x5a],
-  [0x5f, 0x5f],
-  [0x61, 0x7a],
-];
-const SPACE: CharSet = [
-  [0x09, 0x0a],
-  [0x0c, 0x0d],
-  [0x20, 0x20],
-]; // RE2's \s: [\t\n\f\r ]
-const NOT_NEWLINE: CharSet = [
-  [0, 9],
-  [11, MAX_CP],
-];
 /** Bound on the alternatives a backtracking engine may try at one position (property 2d). */
 const MAX_BRANCHING = 16;
 
-function normalise(ranges: readonly (readonly [number, number])[]): CharSet {
-  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
-  const out: [number, number][] = [];
-  for (const [lo, hi] of sorted) {
-    const last = out[out.length - 1];
-    if (last !== undefined && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
-    else out.push([lo, hi]);
+// Step 1: the subset, read off the tree.
+
+/** The set a single-character node matches, or why it is outside the subset. */
+function charSet(node: Node): CharSet | Rejection | null {
+  switch (node.k) {
+    case 'literal':
+      return node.ci ? reject('1-flags', node.start) : literalMembers(node);
+    case 'dot':
+      return node.dotAll ? reject('1-flags', node.start) : dotMembers(node);
+    case 'class': {
+      if (node.ci) return reject('1-flags', node.start);
+      const set = classMembers(node);
+      return set.length === 0 ? reject('1-empty-class', node.start) : set;
+    }
+    default:
+      return null;
+  }
+}
+
+function item(node: Node): Item | Rejection {
+  const set = charSet(node);
+  if (set !== null) return rejected(set) ? set : { k: 'set', at: node.start, set, min: 1, max: 1, lazy: false };
+  switch (node.k) {
+    case 'repeat': {
+      const sub = charSet(node.sub);
+      if (sub === null) return reject('1-quantified-group', node.start); // ambiguous captures, nested loops
+      if (rejected(sub)) return sub;
+      return { k: 'set', at: node.start, set: sub, min: node.min, max: node.max, lazy: node.lazy };
+    }
+    case 'assert':
+      if (node.what === 'word-boundary' || node.what === 'not-word-boundary')
+        return { k: 'assert', at: node.start, word: node.what === 'word-boundary' };
+      return reject('1-anchor', node.start);
+    case 'global-flags':
+      return reject('1-flags', node.start);
+    case 'group': {
+      if (node.flags !== null) return reject('1-flags', node.start);
+      const alts = alternatives(node.body);
+      return rejected(alts) ? alts : { k: 'group', at: node.start, capture: node.index > 0, alts };
+    }
+    default: {
+      // A sequence or alternation in an item's place (the parser nests them only in groups) is a plain group.
+      const alts = alternatives(node);
+      return rejected(alts) ? alts : { k: 'group', at: node.start, capture: false, alts };
+    }
+  }
+}
+
+function sequence(node: Node): Seq | Rejection {
+  const nodes = node.k === 'concat' ? node.items : node.k === 'empty' ? [] : [node];
+  const out: Item[] = [];
+  for (const n of nodes) {
+    const it = item(n);
+    if (rejected(it)) return it;
+    out.push(it);
   }
   return out;
 }
 
-function complement(set: CharSet): CharSet {
-  const out: [number, number][] = [];
-  let next = 0;
-  for (const [lo, hi] of set) {
-    if (lo > next) out.push([next, lo - 1]);
-    next = hi + 1;
+function alternatives(node: Node): Seq[] | Rejection {
+  const out: Seq[] = [];
+  for (const alt of node.k === 'alt' ? node.alts : [node]) {
+    const seq = sequence(alt);
+    if (rejected(seq)) return seq;
+    out.push(seq);
   }
-  if (next <= MAX_CP) out.push([next, MAX_CP]);
   return out;
 }
 
-const union = (a: CharSet, b: CharSet): CharSet => normalise([...a, ...b]);
-
-function intersects(a: CharSet, b: CharSet): boolean {
-  let i = 0;
-  let j = 0;
-  while (i < a.length && j < b.length) {
-    const x = a[i]!;
-    const y = b[j]!;
-    if (x[1] < y[0]) i++;
-    else if (y[1] < x[0]) j++;
-    else return true;
-  }
-  return false;
-}
-
-/** Recursive-descent parser for the subset, over RE2 syntax (the translated source). */
-class Parser {
-  i = 0;
-  readonly cps: number[];
-
-  constructor(source: string) {
-    this.cps = Array.from(source, (c) => c.codePointAt(0)!);
-  }
-
-  peek(): number | undefined {
-    return this.cps[this.i];
-  }
-
-  parseAlts(): Seq[] {
-    const alts: Seq[] = [this.parseSeq()];
-    while (this.peek() === 0x7c /* | */) {
-      this.i++;
-      alts.push(this.parseSeq());
-    }
-    return alts;
-  }
-
-  parseSeq(): Seq {
-    const items: Item[] = [];
-    for (;;) {
-      const c = this.peek();
-      if (c === undefined || c === 0x7c || c === 0x29 /* ) */) return items;
-      items.push(this.parseItem());
-    }
-  }
-
-  parseItem(): Item {
-    const c = this.cps[this.i++]!;
-    let set: CharSet;
-    switch (c) {
-      case 0x28: {
-        // (
-        let capture = true;
-        if (this.peek() === 0x3f /* ? */) {
-          const next = this.cps[this.i + 1];
-          if (next === 0x3a /* : */) {
-            capture = false;
-            this.i += 2;
-          } else if (next === 0x50 /* P */ && this.cps[this.i + 2] === 0x3c /* < */) {
-            const close = this.cps.indexOf(0x3e /* > */, this.i + 3);
-            if (close < 0) throw new Unsupported();
-            this.i = close + 1;
-          } else throw new Unsupported(); // inline flags and anything else
-        }
-        const alts = this.parseAlts();
-        if (this.cps[this.i++] !== 0x29) throw new Unsupported();
-        if (this.isQuantifier()) throw new Unsupported(); // quantified groups: ambiguous captures, nested loops
-        return { k: 'group', capture, alts };
-      }
-      case 0x2e: // .
-        set = NOT_NEWLINE;
-        break;
-      case 0x5b: // [
-        set = this.parseClass();
-        break;
-      case 0x5c: {
-        // backslash
-        const d = this.cps[this.i];
-        if (d === 0x62 /* b */ || d === 0x42 /* B */) {
-          this.i++;
-          if (this.isQuantifier()) throw new Unsupported();
-          return { k: 'assert', word: d === 0x62 };
-        }
-        set = this.parseEscape();
-        break;
-      }
-      case 0x5e:
-      case 0x24:
-      case 0x29:
-      case 0x5d:
-      case 0x7b:
-      case 0x7d:
-      case 0x2a:
-      case 0x2b:
-      case 0x3f:
-        throw new Unsupported(); // anchors, stray brackets and quantifiers
-      default:
-        set = [[c, c]];
-    }
-    if (set.length === 0) throw new Unsupported(); // a class that matches nothing
-    return this.parseQuantifier(set);
-  }
-
-  isQuantifier(): boolean {
-    const c = this.peek();
-    return c === 0x2a || c === 0x2b || c === 0x3f || c === 0x7b;
-  }
-
-  parseQuantifier(set: CharSet): SetItem {
-    let min = 1;
-    let max = 1;
-    const c = this.peek();
-    if (c === 0x2a) [min, max] = [0, Infinity];
-    else if (c === 0x2b) [min, max] = [1, Infinity];
-    else if (c === 0x3f) [min, max] = [0, 1];
-    else if (c === 0x7b) {
-      const rest = String.fromCodePoint(...this.cps.slice(this.i, this.i + 16));
-      const m = /^\{(\d{1,4})(,(\d{0,4}))?\}/.exec(rest);
-      if (m === null) throw new Unsupported(); // RE2 would read "{" literally; keep that case on RE2
-      min = Number(m[1]);
-      max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-      this.i += m[0].length - 1;
-    } else return { k: 'set', set, min, max, lazy: false };
-    this.i++;
-    let lazy = false;
-    if (this.peek() === 0x3f) {
-      lazy = true;
-      this.i++;
-    }
-    if (this.isQuantifier()) throw new Unsupported();
-    return { k: 'set', set, min, max, lazy };
-  }
-
-  /** After a backslash: a single character or one of the \d \w \s families (\b is handled by the caller). */
-  parseEscape(): CharSet {
-    const d = this.cps[this.i++];
-    if (d === undefined) throw new Unsupported();
-    switch (d) {
-      case 0x64:
-        return DIGIT; // d
-      case 0x44:
-        return complement(DIGIT);
-      case 0x77:
-        return WORD; // w
-      case 0x57:
-        return complement(WORD);
-      case 0x73:
-        return SPACE; // s
-      case 0x53:
-        return complement(SPACE);
-      case 0x6e:
-        return [[10, 10]]; // n
-      case 0x74:
-        return [[9, 9]]; // t
-      case 0x72:
-        return [[13, 13]]; // r
-      case 0x66:
-        return [[12, 12]]; // f
-      case 0x76:
-        return [[11, 11]]; // v
-      case 0x61:
-        return [[7, 7]]; // a
-      case 0x78: {
-        // x
-        const rest = String.fromCodePoint(...this.cps.slice(this.i, this.i + 10));
-        const m = /^(?:\{([0-9A-Fa-f]{1,6})\}|([0-9A-Fa-f]{2}))/.exec(rest);
-        if (m === null) throw new Unsupported();
-        const cp = parseInt((m[1] ?? m[2])!, 16);
-        if (cp > MAX_CP) throw new Unsupported();
-        this.i += m[0].length;
-        return [[cp, cp]];
-      }
-      default:
-        // Escaped punctuation is the character itself; letters and digits mean something else (or nothing).
-        if (d < 0x80 && !/[0-9A-Za-z]/.test(String.fromCharCode(d))) return [[d, d]];
-        throw new Unsupported();
-    }
-  }
-
-  parseClass(): CharSet {
-    let negated = false;
-    if (this.peek() === 0x5e) {
-      negated = true;
-      this.i++;
-    }
-    const ranges: (readonly [number, number])[] = [];
-    let first = true;
-    for (;;) {
-      const c = this.cps[this.i];
-      if (c === undefined) throw new Unsupported();
-      if (c === 0x5d && !first) {
-        this.i++;
-        break;
-      }
-      first = false;
-      if (c === 0x5b && this.cps[this.i + 1] === 0x3a) throw new Unsupported(); // [:posix:]
-      const lo = this.classAtom();
-      if (this.peek() === 0x2d /* - */ && this.cps[this.i + 1] !== 0x5d && this.cps[this.i + 1] !== undefined) {
-        if (lo.length !== 1 || lo[0]![0] !== lo[0]![1]) throw new Unsupported(); // `\d-z`
-        this.i++;
-        const hi = this.classAtom();
-        if (hi.length !== 1 || hi[0]![0] !== hi[0]![1] || hi[0]![0] < lo[0]![0]) throw new Unsupported();
-        ranges.push([lo[0]![0], hi[0]![0]]);
-      } else ranges.push(...lo);
-    }
-    const set = normalise(ranges);
-    return negated ? complement(set) : set;
-  }
-
-  classAtom(): CharSet {
-    const c = this.cps[this.i++]!;
-    if (c === 0x5c) return this.parseEscape();
-    return [[c, c]];
-  }
-}
+// Step 2: linear time.
 
 /** An item as the linear-time analysis sees it, after inlining single-alternative groups. */
 type Flat =
-  | { readonly k: 'var' | 'fixed'; readonly set: CharSet; readonly min: number }
-  | { readonly k: 'choice'; readonly first: CharSet; readonly branches: number }
-  | { readonly k: 'assert' };
+  | { readonly k: 'var' | 'fixed'; readonly at: number; readonly set: CharSet; readonly min: number }
+  | { readonly k: 'choice'; readonly at: number; readonly first: CharSet; readonly branches: number }
+  | { readonly k: 'assert'; readonly at: number };
 
-/** Items of a group alternative that must be fixed-length (used inside a choice); returns its first set. */
-function fixedFirst(seq: Seq): CharSet {
+/** The first set of a choice's alternative, which must be fixed-length (2a-choice). */
+function fixedFirst(seq: Seq, at: number): CharSet | Rejection {
   let first: CharSet | null = null;
   for (const it of seq) {
-    if (it.k === 'assert') throw new Unsupported();
+    if (it.k === 'assert') return reject('2a-choice', it.at);
     if (it.k === 'set') {
-      if (it.min !== it.max) throw new Unsupported();
+      if (it.min !== it.max) return reject('2a-choice', it.at);
       if (first === null && it.min > 0) first = it.set;
     } else {
-      const firsts = it.alts.map(fixedFirst);
-      if (first === null) first = firsts.reduce(union);
+      const firsts = choiceFirst(it.alts, it.at);
+      if (rejected(firsts)) return firsts;
+      if (first === null) first = firsts;
     }
   }
-  if (first === null) throw new Unsupported(); // an empty alternative would make the group optional
+  // An empty alternative would make the group optional.
+  return first ?? reject('2a-choice', at);
+}
+
+function choiceFirst(alts: readonly Seq[], at: number): CharSet | Rejection {
+  let first: CharSet = [];
+  for (const alt of alts) {
+    const f = fixedFirst(alt, at);
+    if (rejected(f)) return f;
+    first = union(first, f);
+  }
   return first;
 }
 
@@ -341,37 +206,39 @@ function branchesOf(seq: Seq): number {
   return n;
 }
 
-function flatten(seq: Seq, out: Flat[]): void {
+function flatten(seq: Seq, out: Flat[]): Rejection | null {
   for (const it of seq) {
-    if (it.k === 'assert') out.push({ k: 'assert' });
+    if (it.k === 'assert') out.push({ k: 'assert', at: it.at });
     else if (it.k === 'set') {
-      if (it.max === 0) throw new Unsupported(); // `x{0}` matches nothing; keep it simple
-      out.push({ k: it.min === it.max ? 'fixed' : 'var', set: it.set, min: it.min });
-    } else if (it.alts.length === 1) flatten(it.alts[0]!, out);
-    else
-      out.push({
-        k: 'choice',
-        first: it.alts.map(fixedFirst).reduce(union),
-        branches: it.alts.reduce((s, a) => s + branchesOf(a), 0),
-      });
+      if (it.max === 0) return reject('2a-zero-repeat', it.at); // `x{0}` matches nothing; keep it simple
+      out.push({ k: it.min === it.max ? 'fixed' : 'var', at: it.at, set: it.set, min: it.min });
+    } else if (it.alts.length === 1) {
+      const r = flatten(it.alts[0]!, out);
+      if (r !== null) return r;
+    } else {
+      const first = choiceFirst(it.alts, it.at);
+      if (rejected(first)) return first;
+      out.push({ k: 'choice', at: it.at, first, branches: it.alts.reduce((s, a) => s + branchesOf(a), 0) });
+    }
   }
+  return null;
 }
 
-/** Checks property 2 of the module comment; throws Unsupported when it cannot be shown. */
-function checkLinear(alts: readonly Seq[]): void {
+/** Property 2 of the module comment, or the first step that cannot be shown. */
+function checkLinear(alts: readonly Seq[], at: number): Rejection | null {
   let starts: CharSet = [];
   let backedOff: CharSet = [];
   let branching = 0;
   for (const alt of alts) {
     const flat: Flat[] = [];
-    flatten(alt, flat);
+    const r = flatten(alt, flat);
+    if (r !== null) return r;
     branching += branchesOf(alt);
-    const consuming = flat.filter((f) => f.k !== 'assert');
-    const head = consuming[0];
-    if (head === undefined) throw new Unsupported();
+    const head = flat.find((f) => f.k !== 'assert');
+    if (head === undefined) return reject('2b-start', alt[0]?.at ?? at);
     if (head.k === 'choice') starts = union(starts, head.first);
     else if (head.min >= 1) starts = union(starts, head.set);
-    else throw new Unsupported(); // an optional first item: matches could start anywhere
+    else return reject('2b-start', head.at); // an optional first item: matches could start anywhere
     for (let i = 0; i < flat.length; i++) {
       const f = flat[i]!;
       if (f.k !== 'var') continue;
@@ -379,15 +246,18 @@ function checkLinear(alts: readonly Seq[]): void {
       let j = i + 1;
       while (j < flat.length && flat[j]!.k === 'assert') j++;
       const next = flat[j];
-      if (next === undefined) throw new Unsupported(); // only assertions follow: they may fail after the run
+      if (next === undefined) return reject('2c-assertion-after-run', f.at); // they may fail after the run
       const nextFirst = next.k === 'choice' ? next.first : next.k !== 'assert' && next.min >= 1 ? next.set : null;
-      if (nextFirst === null || intersects(f.set, nextFirst)) throw new Unsupported(); // (a)
+      if (nextFirst === null || intersects(f.set, nextFirst)) return reject('2a-backoff', f.at);
       backedOff = union(backedOff, f.set);
     }
   }
-  if (intersects(starts, backedOff)) throw new Unsupported(); // (b)
-  if (branching > MAX_BRANCHING) throw new Unsupported(); // (d)
+  if (intersects(starts, backedOff)) return reject('2b-restart', at);
+  if (branching > MAX_BRANCHING) return reject('2d-branching', at);
+  return null;
 }
+
+// The JS spelling.
 
 function classSource(set: CharSet): string {
   const hex = (cp: number) => `\\u{${cp.toString(16)}}`;
@@ -410,26 +280,22 @@ function seqSource(seq: Seq): string {
   return s;
 }
 
-/**
- * The JS source (for the `u` flag) of an RE2 pattern that is in the safe subset, or null. `source` is the pattern
- * as handed to RE2 (after translation from Python syntax), `flags` the normalised RE2 flags.
- */
-export function fastPathSource(source: string, flags: string): string | null {
-  if (flags !== '') return null;
-  try {
-    const p = new Parser(source);
-    const alts = p.parseAlts();
-    if (p.i !== p.cps.length) return null;
-    checkLinear(alts);
-    return alts.map(seqSource).join('|');
-  } catch (e) {
-    if (e instanceof Unsupported) return null;
-    throw e;
-  }
+/** Whether the parsed pattern is in the safe subset: its JS source (for the `u` flag), or the rule it breaks. */
+export function fastPathVerdict(tree: RegexTree): FastPathVerdict {
+  const alts = alternatives(tree.root);
+  const r = rejected(alts) ? alts : checkLinear(alts, tree.root.start);
+  if (r !== null) return { ok: false, rule: r.rule, at: r.at };
+  return { ok: true, source: (alts as Seq[]).map(seqSource).join('|') };
+}
+
+/** The JS source (for the `u` flag) of a parsed pattern in the safe subset, or null. */
+export function fastPathSource(tree: RegexTree): string | null {
+  const v = fastPathVerdict(tree);
+  return v.ok ? v.source : null;
 }
 
 /** `fastPathSource` compiled with the `g` and `u` flags, or null. */
-export function fastPathRegExp(source: string, flags: string): RegExp | null {
-  const js = fastPathSource(source, flags);
+export function fastPathRegExp(tree: RegexTree): RegExp | null {
+  const js = fastPathSource(tree);
   return js === null ? null : new RegExp(js, 'gu');
 }

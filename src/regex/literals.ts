@@ -1,13 +1,15 @@
 /**
- * The literal prefilter: from a pattern (RE2 syntax, as `translatePythonRegex` produces it) derive
- * clauses of strings — every match contains, for each clause, one of its strings. A window of log
- * text that fails a clause cannot match, so the scanner may skip it without calling RE2. Patterns
- * for which nothing can be proven get `null` and always run.
+ * The literal prefilter: a pass over the regex tree (ast.ts) that derives clauses of strings — every match
+ * contains, for each clause, one of its strings. A window of log text that fails a clause cannot match, so
+ * the scanner may skip it without calling RE2. Patterns for which nothing can be proven get `null` and
+ * always run.
  *
  * Soundness is what matters (a wrong set would lose matches); a weak set only costs speed. So
  * the analysis is conservative: anything it does not fully understand yields "no guarantee".
  */
-import { CASE_INSENSITIVE_I_SOURCE } from './translate.js';
+import { walk, type Class, type Literal, type Node, type RegexTree } from './ast.js';
+import { caseEquivalents, hasCased, isCased, isSubset } from './charset.js';
+import { classMembers, literalMembers } from './members.js';
 
 export interface LiteralSet {
   /**
@@ -16,7 +18,7 @@ export interface LiteralSet {
    * [["loss is nan", "loss nan", "loss=nan"]].
    */
   readonly clauses: readonly (readonly string[])[];
-  /** Compare case-insensitively (the pattern has `i` somewhere, or was compiled with it). */
+  /** Compare case-insensitively (IGNORECASE changes what some character or class of the pattern matches). */
   readonly caseInsensitive: boolean;
 }
 
@@ -48,202 +50,111 @@ function cross(a: readonly string[], b: readonly string[]): string[] | null {
   return [...out];
 }
 
-class LiteralParser {
-  private i = 0;
-  /** Set when an `i` flag appears anywhere: all literals are then compared case-insensitively. */
-  sawCaseInsensitive = false;
+/** A node that guarantees no literal and matches no known string (`.`, most classes, assertions, a flag group). */
+const NOTHING: Parsed = { req: [], exact: null };
 
-  constructor(private readonly p: string) {}
+/** How a quantifier bounds its atom's repetitions, as far as required literals care. */
+type Times = 'one' | 'at-least-one' | 'zero-or-one' | 'optional';
 
-  /** alternation: concat ('|' concat)* — (A1 ∧ A2) ∨ (B1 ∧ B2) distributes to (Ai ∪ Bj) clauses. */
-  alternation(): Parsed {
-    const first = this.concat();
-    let acc: Req = first.req;
-    let exact: string[] | null = first.exact === null ? null : [...first.exact];
-    while (this.p[this.i] === '|') {
-      this.i++;
-      const b = this.concat();
-      const out: string[][] = [];
-      for (const x of acc) {
-        for (const y of b.req) {
-          const union = [...new Set([...x, ...y])];
-          if (union.length <= MAX_LITERALS_PER_CLAUSE) out.push(union);
-        }
-      }
-      acc = best(out);
-      exact = exact === null || b.exact === null ? null : [...new Set([...exact, ...b.exact])];
-      if (exact !== null && exact.length > MAX_EXACT) exact = null;
-    }
-    return { req: acc, exact };
-  }
-
-  /** concat: (atom quantifier?)* — every required part's clauses; runs of exact parts multiply out. */
-  private concat(): Parsed {
-    const clauses: (readonly string[])[] = [];
-    let run: string[] = [''];
-    let whole = true; // the run covers the whole concatenation so far (its exact set is `run`)
-    const flush = () => {
-      // A string containing another of the clause is redundant: drop it ("x" covers "xyz").
-      if (run.every((x) => x !== '')) clauses.push(run.filter((x) => !run.some((y) => y !== x && x.includes(y))));
-      run = [''];
-    };
-    while (this.i < this.p.length && this.p[this.i] !== '|' && this.p[this.i] !== ')') {
-      const atom = this.atom();
-      const q = this.quantifier();
-      const part =
-        atom.exact === null ? null : q === 'one' ? atom.exact : q === 'zero-or-one' ? [...atom.exact, ''] : null;
-      const grown = part === null ? null : cross(run, part);
-      if (grown !== null) {
-        run = grown;
-        continue;
-      }
-      flush();
-      whole = false;
-      // A quantifier with a minimum of one keeps the atom's requirements; zero loses them.
-      if (q === 'one' || q === 'at-least-one') clauses.push(...atom.req);
-      if (part !== null) run = [...part]; // a part too big to multiply starts the next run
-    }
-    const exact = whole ? run : null;
-    flush();
-    return { req: best(clauses), exact };
-  }
-
-  /** Returns 'one' (no quantifier), 'at-least-one', 'zero-or-one' (`?`) or 'optional' (minimum 0). */
-  private quantifier(): 'one' | 'at-least-one' | 'zero-or-one' | 'optional' {
-    const c = this.p[this.i];
-    let kind: 'one' | 'at-least-one' | 'zero-or-one' | 'optional' = 'one';
-    if (c === '*' || c === '?') {
-      kind = c === '?' ? 'zero-or-one' : 'optional';
-      this.i++;
-    } else if (c === '+') {
-      kind = 'at-least-one';
-      this.i++;
-    } else if (c === '{') {
-      const m = /^\{(\d*)(,(\d*))?\}/.exec(this.p.slice(this.i));
-      if (m === null || m[1] === '') return 'one'; // RE2 reads a malformed brace as a literal '{'
-      this.i += m[0].length;
-      kind = Number(m[1]) >= 1 ? 'at-least-one' : 'optional';
-      if (kind === 'at-least-one' && m[2] === undefined && m[1] === '1') kind = 'one'; // {1}
-    } else {
-      return 'one';
-    }
-    if (this.p[this.i] === '?' || this.p[this.i] === '+') this.i++; // lazy (RE2 has no possessive)
-    return kind;
-  }
-
-  private atom(): Parsed {
-    const c = this.p[this.i]!;
-    if (c === '(') return this.group();
-    if (c === '[') {
-      this.skipClass();
-      return { req: [], exact: null };
-    }
-    if (c === '\\') return this.escape();
-    this.i++;
-    if (c === '.' || c === '^' || c === '$') return { req: [], exact: null };
-    // A plain character, possibly astral (two UTF-16 units).
-    const code = c.charCodeAt(0);
-    if (code >= 0xd800 && code <= 0xdbff && this.i < this.p.length) {
-      const pair = c + this.p[this.i]!;
-      this.i++;
-      return { req: [[pair]], exact: [pair] };
-    }
-    return { req: [[c]], exact: [c] };
-  }
-
-  private group(): Parsed {
-    if (this.p.startsWith(CASE_INSENSITIVE_I_SOURCE, this.i)) {
-      // The translator's spelling of a case-insensitive i (Python's (?i)i also matches İ and ı): the literal
-      // "i", compared case-insensitively with those two added (see clauseRegex).
-      this.i += CASE_INSENSITIVE_I_SOURCE.length;
-      this.sawCaseInsensitive = true;
-      return { req: [['i']], exact: ['i'] };
-    }
-    this.i++; // (
-    if (this.p[this.i] === '?') {
-      const rest = this.p.slice(this.i);
-      const named = /^\?P<[A-Za-z_][A-Za-z0-9_]*>/.exec(rest);
-      const flags = /^\?([imsU-]*)(:|\))/.exec(rest);
-      if (named !== null) {
-        this.i += named[0].length;
-      } else if (flags !== null) {
-        if (flags[1]!.includes('i')) this.sawCaseInsensitive = true;
-        this.i += flags[0].length;
-        // `(?i)` alone sets flags for the rest of the group; it matches nothing itself (and ends an exact run,
-        // as the flag changes what the following characters match).
-        if (flags[2] === ')') return { req: [], exact: null };
-      } else {
-        throw new Unsupported();
-      }
-    }
-    const inner = this.alternation();
-    if (this.p[this.i] !== ')') throw new Unsupported();
-    this.i++;
-    return inner;
-  }
-
-  private escape(): Parsed {
-    this.i++; // backslash
-    const c = this.p[this.i];
-    if (c === undefined) throw new Unsupported();
-    this.i++;
-    // Classes, anchors and Unicode properties guarantee no literal.
-    if ('dDwWsSbBAzC'.includes(c)) return { req: [], exact: null };
-    if (c === 'p' || c === 'P') {
-      if (this.p[this.i] === '{') this.skipTo('}');
-      else this.i++;
-      return { req: [], exact: null };
-    }
-    if (c === 'x') {
-      let hex: string;
-      if (this.p[this.i] === '{') {
-        const end = this.p.indexOf('}', this.i);
-        if (end < 0) throw new Unsupported();
-        hex = this.p.slice(this.i + 1, end);
-        this.i = end + 1;
-      } else {
-        hex = this.p.slice(this.i, this.i + 2);
-        this.i += 2;
-      }
-      if (!/^[0-9A-Fa-f]+$/.test(hex)) throw new Unsupported();
-      const ch = String.fromCodePoint(parseInt(hex, 16));
-      return { req: [[ch]], exact: [ch] };
-    }
-    const simple: Record<string, string> = { n: '\n', t: '\t', r: '\r', f: '\f', v: '\v', a: '\x07' };
-    if (simple[c] !== undefined) return { req: [[simple[c]!]], exact: [simple[c]!] };
-    if (/[0-9]/.test(c)) throw new Unsupported(); // octal: rare, not worth modelling
-    if (/[A-Za-z]/.test(c)) throw new Unsupported(); // an escape we do not model
-    return { req: [[c]], exact: [c] }; // an escaped punctuation character is itself
-  }
-
-  /** Skips a character class, `]` first and `[:name:]` included. */
-  private skipClass(): void {
-    this.i++; // [
-    if (this.p[this.i] === '^') this.i++;
-    if (this.p[this.i] === ']') this.i++;
-    while (this.i < this.p.length && this.p[this.i] !== ']') {
-      if (this.p[this.i] === '\\') this.i += 2;
-      else if (this.p.startsWith('[:', this.i)) {
-        const end = this.p.indexOf(':]', this.i + 2);
-        this.i = end < 0 ? this.i + 1 : end + 2;
-      } else this.i++;
-    }
-    if (this.i >= this.p.length) throw new Unsupported();
-    this.i++;
-  }
-
-  private skipTo(ch: string): void {
-    const end = this.p.indexOf(ch, this.i);
-    if (end < 0) throw new Unsupported();
-    this.i = end + 1;
-  }
-
-  atEnd(): boolean {
-    return this.i >= this.p.length;
-  }
+function times(min: number, max: number): Times {
+  if (min === 1 && max === 1) return 'one';
+  if (min === 0 && max === 1) return 'zero-or-one';
+  return min >= 1 ? 'at-least-one' : 'optional';
 }
 
-class Unsupported extends Error {}
+/** alternation: (A1 ∧ A2) ∨ (B1 ∧ B2) distributes to (Ai ∪ Bj) clauses. */
+function alternation(node: Node): Parsed {
+  const [head, ...rest] = node.k === 'alt' ? node.alts : [node];
+  const first = concat(head!);
+  let acc: Req = first.req;
+  let exact: string[] | null = first.exact === null ? null : [...first.exact];
+  for (const alt of rest) {
+    const b = concat(alt);
+    const out: string[][] = [];
+    for (const x of acc) {
+      for (const y of b.req) {
+        const union = [...new Set([...x, ...y])];
+        if (union.length <= MAX_LITERALS_PER_CLAUSE) out.push(union);
+      }
+    }
+    acc = best(out);
+    exact = exact === null || b.exact === null ? null : [...new Set([...exact, ...b.exact])];
+    if (exact !== null && exact.length > MAX_EXACT) exact = null;
+  }
+  return { req: acc, exact };
+}
+
+/** concat: every required part's clauses; runs of exact parts multiply out. */
+function concat(node: Node): Parsed {
+  const items = node.k === 'concat' ? node.items : node.k === 'empty' ? [] : [node];
+  const clauses: (readonly string[])[] = [];
+  let run: string[] = [''];
+  let whole = true; // the run covers the whole concatenation so far (its exact set is `run`)
+  const flush = () => {
+    // A string containing another of the clause is redundant: drop it ("x" covers "xyz").
+    if (run.every((x) => x !== '')) clauses.push(run.filter((x) => !run.some((y) => y !== x && x.includes(y))));
+    run = [''];
+  };
+  for (const n of items) {
+    const [sub, q] = n.k === 'repeat' ? [atom(n.sub), times(n.min, n.max)] : [atom(n), 'one' as const];
+    const part = sub.exact === null ? null : q === 'one' ? sub.exact : q === 'zero-or-one' ? [...sub.exact, ''] : null;
+    const grown = part === null ? null : cross(run, part);
+    if (grown !== null) {
+      run = grown;
+      continue;
+    }
+    flush();
+    whole = false;
+    // A quantifier with a minimum of one keeps the atom's requirements; zero loses them.
+    if (q === 'one' || q === 'at-least-one') clauses.push(...sub.req);
+    if (part !== null) run = [...part]; // a part too big to multiply starts the next run
+  }
+  const exact = whole ? run : null;
+  flush();
+  return { req: best(clauses), exact };
+}
+
+/**
+ * The string a one-character node stands for in a clause, or null. A node matching one code point is that
+ * character. Under IGNORECASE the set is checked with simple case folding (windowMayMatch), which covers
+ * Python's equivalents only for ASCII letters (and, by clauseRegex, `İ ı` for `i`): so a case-insensitive node
+ * counts when its members are the equivalents of an ASCII letter (`(?i)ı` and `(?i)[İ]` count as `i`, `ſ` as
+ * `s`, the Kelvin sign as `k`); `(?i)é` does not.
+ */
+function nodeString(node: Literal | Class): string | null {
+  const members = node.k === 'literal' ? literalMembers(node) : classMembers(node);
+  const [lo, hi] = members[0] ?? [-1, -1];
+  if (members.length === 1 && lo === hi) return String.fromCodePoint(lo);
+  if (!node.ci) return null;
+  if (node.k === 'literal' && node.cp < 0x80) return String.fromCodePoint(node.cp);
+  return lo >= 0 && lo < 0x80 && isSubset(members, caseEquivalents(lo)) ? String.fromCodePoint(lo).toLowerCase() : null;
+}
+
+/** Whether IGNORECASE changes what the node matches (then the set must be compared case-insensitively). */
+function needsCaseFolding(node: Node): boolean {
+  if (node.k === 'literal') return node.ci && isCased(node.cp);
+  return node.k === 'class' && node.ci && hasCased(node.positive);
+}
+
+function atom(node: Node): Parsed {
+  switch (node.k) {
+    case 'literal':
+    case 'class': {
+      const c = nodeString(node);
+      return c === null ? NOTHING : { req: [[c]], exact: [c] };
+    }
+    case 'group':
+      return alternation(node.body);
+    case 'concat':
+    case 'alt':
+    case 'empty':
+      return alternation(node); // only inside groups, in practice
+    default:
+      // A repeat here would be a repeated repeat, which Python rejects; `.`, assertions and a global flag group
+      // (which ends an exact run: it changes what the following characters match) match no known string.
+      return NOTHING;
+  }
+}
 
 /** How selective a clause is: its shortest literal's length (longer is rarer in a log). */
 function score(clause: readonly string[]): number {
@@ -252,7 +163,10 @@ function score(clause: readonly string[]): number {
   return min;
 }
 
-/** At most MAX_CLAUSES clauses, the most selective first; no duplicates. */
+/**
+ * At most MAX_CLAUSES clauses, the most selective first; no duplicates. When some must go, a clause with
+ * fewer strings beats one with as short a shortest string (["s"] is rarer than ["a", "k", "s"]).
+ */
 function best(clauses: readonly (readonly string[])[]): Req {
   const seen = new Set<string>();
   const unique = clauses.filter((c) => {
@@ -261,30 +175,27 @@ function best(clauses: readonly (readonly string[])[]): Req {
     seen.add(key);
     return true;
   });
-  return unique.sort((a, b) => score(b) - score(a)).slice(0, MAX_CLAUSES);
+  const ranked = unique.sort((a, b) => score(b) - score(a));
+  if (ranked.length <= MAX_CLAUSES) return ranked;
+  const keep = new Set([...ranked].sort((a, b) => score(b) - score(a) || a.length - b.length).slice(0, MAX_CLAUSES));
+  return ranked.filter((c) => keep.has(c));
 }
 
 /**
- * The required literals of a pattern in RE2 syntax, or null when none can be proven.
- * `flags` are the compile flags (an `i` makes the set case-insensitive).
+ * The required literals of a parsed pattern, or null when none can be proven. The set is case-insensitive when
+ * IGNORECASE (compile flag, global or scoped flag group) changes what some character or class matches.
  */
-export function requiredLiterals(re2Pattern: string, flags = ''): LiteralSet | null {
-  try {
-    const parser = new LiteralParser(re2Pattern);
-    let clauses = parser.alternation().req;
-    if (!parser.atEnd()) return null;
-    const caseInsensitive = flags.includes('i') || parser.sawCaseInsensitive;
-    // A clause that could be satisfied by an empty string, or that a case-insensitive compare
-    // cannot check soundly, is dropped (a weaker filter, never a wrong one).
-    clauses = clauses.filter(
-      (c) => c.length > 0 && c.every((s) => s.length > 0 && (!caseInsensitive || foldsSafely(s))),
-    );
-    if (clauses.length === 0) return null;
-    return { clauses, caseInsensitive };
-  } catch (e) {
-    if (e instanceof Unsupported) return null;
-    throw e;
-  }
+export function requiredLiterals(tree: RegexTree): LiteralSet | null {
+  let caseInsensitive = false;
+  walk(tree.root, (n) => {
+    caseInsensitive ||= needsCaseFolding(n);
+  });
+  // A clause that could be satisfied by an empty string, or that a case-insensitive compare
+  // cannot check soundly, is dropped (a weaker filter, never a wrong one).
+  const clauses = alternation(tree.root).req.filter(
+    (c) => c.length > 0 && c.every((s) => s.length > 0 && (!caseInsensitive || foldsSafely(s))),
+  );
+  return clauses.length === 0 ? null : { clauses, caseInsensitive };
 }
 
 /**

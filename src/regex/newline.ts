@@ -8,14 +8,14 @@
  */
 import { walk, type RegexTree } from './ast.js';
 import { contains } from './charset.js';
-import { classMembers, literalMembers } from './translate.js';
+import { classMembers, dotMembers, literalMembers } from './members.js';
 
 const NL = 0x0a;
 
 export function mayMatchNewline(tree: RegexTree): boolean {
   let nl = false;
   walk(tree.root, (n) => {
-    if (n.k === 'dot') nl ||= n.dotAll;
+    if (n.k === 'dot') nl ||= contains(dotMembers(n), NL);
     else if (n.k === 'literal') nl ||= contains(literalMembers(n), NL);
     else if (n.k === 'class') nl ||= contains(classMembers(n), NL);
   });

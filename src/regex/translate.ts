@@ -12,7 +12,8 @@
  *   meaning, except `$` without MULTILINE: see `notes`).
  */
 import type { Class, Literal, Node, RegexTree } from './ast.js';
-import { caseClosure, caseEquivalents, complement, hasCased, isCased, MAX_CP, type CharSet } from './charset.js';
+import { complement, isCased, MAX_CP, type CharSet } from './charset.js';
+import { classMembers, literalMembers } from './members.js';
 
 /** ASCII letters whose IGNORECASE partners are the same in RE2 and in Python (checked by the corpus test). */
 const RE2_FOLDS_LIKE_PYTHON = /^[A-HJ-Za-hj-z]$/;
@@ -33,17 +34,6 @@ function setSource(set: CharSet): string {
   const [body, negate] = other.length > 0 && other.length < set.length ? [other, '^'] : [set, ''];
   const parts = body.map(([lo, hi]) => (lo === hi ? charSource(lo) : `${charSource(lo)}-${charSource(hi)}`));
   return `[${negate}${parts.join('')}]`;
-}
-
-/** The code points a class node matches in Python, IGNORECASE applied. */
-export function classMembers(node: Class): CharSet {
-  const positive = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
-  return node.negated ? complement(positive) : positive;
-}
-
-/** The code points a literal node matches in Python, IGNORECASE applied. */
-export function literalMembers(node: Literal): CharSet {
-  return node.ci ? caseEquivalents(node.cp) : [[node.cp, node.cp]];
 }
 
 function literalSource(node: Literal): string {
@@ -112,6 +102,3 @@ function source(node: Node): string {
 export function re2Source(tree: RegexTree): string {
   return source(tree.root);
 }
-
-/** How a case-insensitive `i` (or `I`) is written; the prefilter (literals.ts) reads it back as that literal. */
-export const CASE_INSENSITIVE_I_SOURCE = literalSource({ k: 'literal', start: 0, end: 0, cp: 0x69, ci: true });

@@ -18,10 +18,8 @@
 import {
   matchAll,
   MAX_SUBJECT_UTF8_BYTES,
-  requiredLiterals,
   utf8ByteLength,
   windowMayMatch,
-  type LiteralSet,
   type RegexHandle,
   type RegexMatch,
 } from '../regex/index.js';
@@ -194,19 +192,16 @@ export class WindowedMatcher {
   static prefilter = true;
   /** Absolute UTF-16 offset where the next search starts. */
   #next = 0;
-  /** Literals every match contains (the prefilter), or null when none can be proven. */
-  readonly #literals: LiteralSet | null;
 
-  constructor(readonly regex: RegexHandle) {
-    this.#literals = requiredLiterals(regex.source, regex.flags);
-  }
+  constructor(readonly regex: RegexHandle) {}
 
   *matchesIn(w: ScanWindow): Generator<AbsoluteMatch> {
     const from = Math.max(w.from, this.#next - w.base);
     if (from > w.text.length) return;
     if (!w.last && from >= w.ownEnd) return;
     // The prefilter: a window holding none of the pattern's literals cannot match; skip RE2.
-    if (WindowedMatcher.prefilter && this.#literals !== null && !windowMayMatch(this.#literals, w.text, from)) return;
+    const literals = this.regex.literals;
+    if (WindowedMatcher.prefilter && literals !== null && !windowMayMatch(literals, w.text, from)) return;
     for (const m of matchAll(this.regex, w.text, from)) {
       if (!w.last && m.index >= w.ownEnd) return; // the next window owns it (and sees more of what follows)
       if (m.end > m.index) this.#next = w.base + m.end;

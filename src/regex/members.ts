@@ -1,0 +1,29 @@
+/**
+ * The code points each consuming node of the regex tree matches in Python, IGNORECASE and DOTALL applied.
+ *
+ * The one place a node's meaning becomes a character set: translation writes these sets for RE2, the fast
+ * path for V8, newline analysis asks whether "\n" is in them. The set algebra and Python's tables are
+ * charset.ts's.
+ */
+import type { Class, Dot, Literal } from './ast.js';
+import { caseClosure, caseEquivalents, complement, hasCased, MAX_CP, single, type CharSet } from './charset.js';
+
+const NL = 0x0a;
+const ANY: CharSet = [[0, MAX_CP]];
+const NOT_NEWLINE: CharSet = complement(single(NL));
+
+/** The code points a literal node matches in Python, IGNORECASE applied. */
+export function literalMembers(node: Literal): CharSet {
+  return node.ci ? caseEquivalents(node.cp) : single(node.cp);
+}
+
+/** The code points a class node matches in Python, IGNORECASE applied. */
+export function classMembers(node: Class): CharSet {
+  const positive = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
+  return node.negated ? complement(positive) : positive;
+}
+
+/** The code points `.` matches: all but "\n", or all under DOTALL. */
+export function dotMembers(node: Dot): CharSet {
+  return node.dotAll ? ANY : NOT_NEWLINE;
+}
