@@ -39,12 +39,8 @@ const NOTE_TEXT: Record<RegexNoteKind, string> = {
     '$ without MULTILINE matches only at the end of the text in RE2 (Python also matches before a final "\\n")',
 };
 
-/**
- * Checks `pattern` (Python `re` syntax, compiled with `flags`, letters from "ims") and returns the RE2 spelling
- * plus notes, or throws `RegexSyntaxError`. RE2 itself still validates the result (see `compileRegex`).
- */
-export function translatePythonRegex(pattern: string, flags = ''): TranslatedPattern {
-  const tree = parsePythonRegex(pattern, flags);
+/** The notes pass: which documented differences the pattern meets, and where its end-of-text `$`s are. */
+function notesOf(tree: RegexTree): Pick<TranslatedPattern, 'notes' | 'endOfTextDollars'> {
   const dollars: number[] = [];
   let asciiWord = false;
   walk(tree.root, (n) => {
@@ -57,12 +53,16 @@ export function translatePythonRegex(pattern: string, flags = ''): TranslatedPat
   const kinds: RegexNoteKind[] = [];
   if (asciiWord) kinds.push('ascii-classes');
   if (endOfTextDollars.length > 0) kinds.push('dollar-final-newline');
-  return {
-    source: re2Source(tree),
-    notes: kinds.map((kind) => ({ kind, message: NOTE_TEXT[kind] })),
-    endOfTextDollars,
-    tree,
-  };
+  return { notes: kinds.map((kind) => ({ kind, message: NOTE_TEXT[kind] })), endOfTextDollars };
+}
+
+/**
+ * Checks `pattern` (Python `re` syntax, compiled with `flags`, letters from "ims") and returns the RE2 spelling
+ * plus notes, or throws `RegexSyntaxError`. RE2 itself still validates the result (see `compileRegex`).
+ */
+export function translatePythonRegex(pattern: string, flags = ''): TranslatedPattern {
+  const tree = parsePythonRegex(pattern, flags);
+  return { source: re2Source(tree), ...notesOf(tree), tree };
 }
 
 /** A hint for an error message RE2 produced (RE2 gives no offsets, only a message). */

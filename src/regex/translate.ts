@@ -11,7 +11,7 @@
  * - `\Z` (end of text) is RE2's `\z`; `^ $ .` and the flag groups are written as is (RE2 gives them Python's
  *   meaning, except `$` without MULTILINE: see `notes`).
  */
-import type { Class, Literal, Node, RegexTree } from './ast.js';
+import type { Assertion, Class, Group, Literal, Node, RegexTree, Repeat } from './ast.js';
 import { complement, isCased, MAX_CP, type CharSet } from './charset.js';
 import { classMembers, literalMembers } from './members.js';
 
@@ -49,14 +49,36 @@ function classSource(node: Class): string {
   return node.ci ? `(?-i:${set})` : set;
 }
 
-function repeatOp(min: number, max: number): string {
-  if (min === 0 && max === Infinity) return '*';
-  if (min === 1 && max === Infinity) return '+';
-  if (min === 0 && max === 1) return '?';
-  if (max === Infinity) return `{${min},}`;
-  return min === max ? `{${min}}` : `{${min},${max}}`;
+/** RE2 gives each assertion Python's meaning; only end of text is spelled differently. */
+const ASSERTION_SOURCE: Readonly<Record<Assertion['what'], string>> = {
+  'line-start': '^',
+  'line-end': '$',
+  'text-start': '\\A',
+  'text-end': '\\z',
+  'word-boundary': '\\b',
+  'not-word-boundary': '\\B',
+};
+
+function groupSource(node: Group): string {
+  let open = '(?:';
+  if (node.name !== null) open = `(?P<${node.name}>`;
+  else if (node.index > 0) open = '(';
+  else if (node.flags !== null) open = `(?${node.flags.on}${node.flags.off === '' ? '' : `-${node.flags.off}`}:`;
+  return `${open}${source(node.body)})`;
 }
 
+function repeatSource(node: Repeat): string {
+  const { min, max } = node;
+  let op: string;
+  if (min === 0 && max === Infinity) op = '*';
+  else if (min === 1 && max === Infinity) op = '+';
+  else if (min === 0 && max === 1) op = '?';
+  else if (max === Infinity) op = `{${min},}`;
+  else op = min === max ? `{${min}}` : `{${min},${max}}`;
+  return `${source(node.sub)}${op}${node.lazy ? '?' : ''}`;
+}
+
+/** One writer per node kind. */
 function source(node: Node): string {
   switch (node.k) {
     case 'empty':
@@ -68,29 +90,13 @@ function source(node: Node): string {
     case 'class':
       return classSource(node);
     case 'assert':
-      return {
-        'line-start': '^',
-        'line-end': '$',
-        'text-start': '\\A',
-        'text-end': '\\z',
-        'word-boundary': '\\b',
-        'not-word-boundary': '\\B',
-      }[node.what];
+      return ASSERTION_SOURCE[node.what];
     case 'global-flags':
       return `(?${node.on})`;
-    case 'group': {
-      const open =
-        node.name !== null
-          ? `(?P<${node.name}>`
-          : node.index > 0
-            ? '('
-            : node.flags !== null
-              ? `(?${node.flags.on}${node.flags.off === '' ? '' : `-${node.flags.off}`}:`
-              : '(?:';
-      return `${open}${source(node.body)})`;
-    }
+    case 'group':
+      return groupSource(node);
     case 'repeat':
-      return `${source(node.sub)}${repeatOp(node.min, node.max)}${node.lazy ? '?' : ''}`;
+      return repeatSource(node);
     case 'concat':
       return node.items.map(source).join('');
     case 'alt':
