@@ -1,8 +1,9 @@
 /**
  * The regex syntax tree: a Python-`re` pattern parsed once (src/regex/parse.ts), with its meaning resolved.
  *
- * Every analysis is a pass over this tree — translation to RE2 (translate.ts), newline analysis (newline.ts),
- * the lint's group analysis (src/lint/regex-groups.ts) — so none of them re-reads pattern text. Nodes carry
+ * Every analysis is a pass over this tree — translation to RE2 (translate.ts), its notes (syntax.ts), newline
+ * analysis (newline.ts), the literal prefilter (literals.ts), the fast path (fast-path.ts), the lint's group
+ * analysis (src/lint/regex-groups.ts) — so none of them re-reads pattern text, nor the translated RE2 text. Nodes carry
  * UTF-16 offsets into the pattern as written (`start` inclusive, `end` exclusive) for messages and the lint.
  *
  * Meaning is resolved at parse time: a character class holds the code points Python matches (its escapes,
@@ -117,6 +118,16 @@ export interface RegexTree {
   readonly groups: readonly Group[];
   /** Some flag group turns MULTILINE on (the lint's end-of-text `$` list is then left empty, conservatively). */
   readonly setsMultiline: boolean;
+}
+
+/** The alternatives of a node in an alternative's place: an alternation's, or the node alone. */
+export function alternativesOf(node: Node): readonly Node[] {
+  return node.k === 'alt' ? node.alts : [node];
+}
+
+/** The items of an alternative: a concatenation's, none for an empty one, or the node alone. */
+export function itemsOf(node: Node): readonly Node[] {
+  return node.k === 'concat' ? node.items : node.k === 'empty' ? [] : [node];
 }
 
 /** Calls `visit` on `node` and every node under it, parents first. */

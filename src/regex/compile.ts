@@ -219,16 +219,7 @@ export class RegexCache {
     this.#compiled++;
     let ok = false;
     try {
-      if (!raw.ok()) {
-        const message = raw.error();
-        throw new RegexSyntaxError({
-          kind: 're2',
-          pattern,
-          offset: -1,
-          detail: message,
-          hint: hintForRe2Error(message),
-        });
-      }
+      if (!raw.ok()) throw re2Rejection(pattern, raw.error());
       const names = raw.groupNames();
       // The embind class does not expose NumberOfCapturingGroups(); the tree numbers groups as RE2 does.
       const count = Math.max(translated.tree.groups.length, ...names.keys());
@@ -302,6 +293,11 @@ export class RegexCache {
   }
 }
 
+/** RE2's own rejection of a pattern, with a hint where its message has one. */
+function re2Rejection(pattern: string, message: string): RegexSyntaxError {
+  return new RegexSyntaxError({ kind: 're2', pattern, offset: -1, detail: message, hint: hintForRe2Error(message) });
+}
+
 /** The process-wide cache used by `compileRegex`. */
 export const defaultRegexCache = new RegexCache({ maxIdle: 256 });
 
@@ -330,16 +326,7 @@ function translateOrRe2Error(pattern: string, flags: string): TranslatedPattern 
       throw err;
     }
     try {
-      if (!raw.ok()) {
-        const message = raw.error();
-        throw new RegexSyntaxError({
-          kind: 're2',
-          pattern,
-          offset: -1,
-          detail: message,
-          hint: hintForRe2Error(message),
-        });
-      }
+      if (!raw.ok()) throw re2Rejection(pattern, raw.error());
     } finally {
       raw.delete();
     }

@@ -34,7 +34,7 @@
  * The differential test in test/regex-fast-path.test.ts checks (1) against re2-wasm on generated patterns and
  * texts.
  */
-import type { Node, RegexTree } from './ast.js';
+import { alternativesOf, itemsOf, type Node, type RegexTree } from './ast.js';
 import { intersects, union, type CharSet } from './charset.js';
 import { classMembers, dotMembers, literalMembers } from './members.js';
 
@@ -143,26 +143,19 @@ function item(node: Node): Item | Rejection {
   }
 }
 
-function sequence(node: Node): Seq | Rejection {
-  const nodes = node.k === 'concat' ? node.items : node.k === 'empty' ? [] : [node];
-  const out: Item[] = [];
-  for (const n of nodes) {
-    const it = item(n);
-    if (rejected(it)) return it;
-    out.push(it);
+/** `f` of each of `xs`, or the first rejection. */
+function each<A, B extends object>(xs: readonly A[], f: (x: A) => B | Rejection): B[] | Rejection {
+  const out: B[] = [];
+  for (const x of xs) {
+    const y = f(x);
+    if (rejected(y)) return y;
+    out.push(y);
   }
   return out;
 }
 
-function alternatives(node: Node): Seq[] | Rejection {
-  const out: Seq[] = [];
-  for (const alt of node.k === 'alt' ? node.alts : [node]) {
-    const seq = sequence(alt);
-    if (rejected(seq)) return seq;
-    out.push(seq);
-  }
-  return out;
-}
+const alternatives = (node: Node): Seq[] | Rejection =>
+  each(alternativesOf(node), (alt): Seq | Rejection => each(itemsOf(alt), item));
 
 // Step 2: linear time.
 

@@ -7,7 +7,7 @@
  * Soundness is what matters (a wrong set would lose matches); a weak set only costs speed. So
  * the analysis is conservative: anything it does not fully understand yields "no guarantee".
  */
-import { walk, type Class, type Literal, type Node, type RegexTree } from './ast.js';
+import { alternativesOf, itemsOf, walk, type Class, type Literal, type Node, type RegexTree } from './ast.js';
 import { caseEquivalents, hasCased, isCased, isSubset } from './charset.js';
 import { classMembers, literalMembers } from './members.js';
 
@@ -64,7 +64,7 @@ function times(min: number, max: number): Times {
 
 /** alternation: (A1 ∧ A2) ∨ (B1 ∧ B2) distributes to (Ai ∪ Bj) clauses. */
 function alternation(node: Node): Parsed {
-  const [head, ...rest] = node.k === 'alt' ? node.alts : [node];
+  const [head, ...rest] = alternativesOf(node);
   const first = concat(head!);
   let acc: Req = first.req;
   let exact: string[] | null = first.exact === null ? null : [...first.exact];
@@ -86,7 +86,6 @@ function alternation(node: Node): Parsed {
 
 /** concat: every required part's clauses; runs of exact parts multiply out. */
 function concat(node: Node): Parsed {
-  const items = node.k === 'concat' ? node.items : node.k === 'empty' ? [] : [node];
   const clauses: (readonly string[])[] = [];
   let run: string[] = [''];
   let whole = true; // the run covers the whole concatenation so far (its exact set is `run`)
@@ -95,7 +94,7 @@ function concat(node: Node): Parsed {
     if (run.every((x) => x !== '')) clauses.push(run.filter((x) => !run.some((y) => y !== x && x.includes(y))));
     run = [''];
   };
-  for (const n of items) {
+  for (const n of itemsOf(node)) {
     const [sub, q] = n.k === 'repeat' ? [atom(n.sub), times(n.min, n.max)] : [atom(n), 'one' as const];
     const part = sub.exact === null ? null : q === 'one' ? sub.exact : q === 'zero-or-one' ? [...sub.exact, ''] : null;
     const grown = part === null ? null : cross(run, part);
