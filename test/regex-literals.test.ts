@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { compileRegex, searchRegex, translatePythonRegex } from '../src/regex/index.js';
+import { compileRegex, searchRegex } from '../src/regex/index.js';
 import { requiredLiterals, windowMayMatch } from '../src/regex/literals.js';
 import { rng } from './support/rng.js';
 
-const lits = (p: string, flags = '') => requiredLiterals(translatePythonRegex(p, flags).tree);
+const lits = (p: string, flags = '') => requiredLiterals(p, flags);
 
 describe('required literals', () => {
   it.each([

@@ -10,7 +10,7 @@ import { compileProgram, type Re2Program } from './engine.js';
 import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './errors.js';
 import type { RegexTree } from './ast.js';
 import { fastPathRegExp } from './fast-path.js';
-import { requiredLiterals, type LiteralSet } from './literals.js';
+import { literalsOf, type LiteralSet } from './literals.js';
 import { mayMatchNewline } from './newline.js';
 import { hintForRe2Error, translatePythonRegex, type RegexNote, type TranslatedPattern } from './syntax.js';
 
@@ -235,7 +235,7 @@ export class RegexCache {
         groupNames,
         lineLocal: !mayMatchNewline(translated.tree),
         fast: fastPath(translated.tree, count),
-        literals: requiredLiterals(translated.tree),
+        literals: literalsOf(translated.tree),
         refs: 1,
         deleted: false,
       };

@@ -10,6 +10,7 @@
 import { alternativesOf, itemsOf, walk, type Class, type Literal, type Node, type RegexTree } from './ast.js';
 import { caseEquivalents, hasCased, isCased, isSubset } from './charset.js';
 import { classMembers, literalMembers } from './members.js';
+import { parsePythonRegex } from './parse.js';
 
 export interface LiteralSet {
   /**
@@ -181,10 +182,11 @@ function best(clauses: readonly (readonly string[])[]): Req {
 }
 
 /**
- * The required literals of a parsed pattern, or null when none can be proven. The set is case-insensitive when
- * IGNORECASE (compile flag, global or scoped flag group) changes what some character or class matches.
+ * The required literals of a parsed pattern (the pass `compileRegex` runs: `RegexHandle.literals`), or null when
+ * none can be proven. The set is case-insensitive when IGNORECASE (compile flag, global or scoped flag group)
+ * changes what some character or class matches.
  */
-export function requiredLiterals(tree: RegexTree): LiteralSet | null {
+export function literalsOf(tree: RegexTree): LiteralSet | null {
   let caseInsensitive = false;
   walk(tree.root, (n) => {
     caseInsensitive ||= needsCaseFolding(n);
@@ -195,6 +197,14 @@ export function requiredLiterals(tree: RegexTree): LiteralSet | null {
     (c) => c.length > 0 && c.every((s) => s.length > 0 && (!caseInsensitive || foldsSafely(s))),
   );
   return clauses.length === 0 ? null : { clauses, caseInsensitive };
+}
+
+/**
+ * The required literals of `pattern` (Python `re` syntax) compiled with `flags` (letters from "ims"), or null when
+ * none can be proven; throws `RegexSyntaxError` for a pattern `compileRegex` rejects at parse time.
+ */
+export function requiredLiterals(pattern: string, flags = ''): LiteralSet | null {
+  return literalsOf(parsePythonRegex(pattern, flags));
 }
 
 /**
