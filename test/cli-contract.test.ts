@@ -14,7 +14,7 @@ import { validateXML } from 'xmllint-wasm';
 import { loadRecipe } from '../src/recipe/index.js';
 import { githubAnnotations, type Annotation } from '../src/report/github.js';
 import { scanLog, scanStream } from '../src/scan/index.js';
-import { closest } from '../src/cli/suggest.js';
+import { closest } from '../src/text/suggest.js';
 import { parseNumber } from '../src/cli/args.js';
 import { progressText } from '../src/cli/scan.js';
 import { cliInProcess as cli } from './support/run-cli.js';

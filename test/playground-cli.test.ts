@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   DEFAULT_PLAYGROUND_PORT,
   parsePlaygroundArgs,
-  PlaygroundUsageError,
   runPlayground,
   startPlaygroundServer,
 } from '../src/cli/playground.js';
 import { runCli } from '../src/cli/run.js';
+import { UsageError } from '../src/cli/args.js';
 
 function get(url: string, method = 'GET'): Promise<{ status: number; type: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
@@ -58,7 +58,7 @@ describe('parsePlaygroundArgs', () => {
       ['--host', 'x'],
       ['extra'],
     ]) {
-      expect(() => parsePlaygroundArgs(args), args.join(' ')).toThrow(PlaygroundUsageError);
+      expect(() => parsePlaygroundArgs(args), args.join(' ')).toThrow(UsageError);
     }
   });
 
@@ -73,7 +73,7 @@ describe('parsePlaygroundArgs', () => {
     expect(await runCli(['playground', '--help'], io)).toBe(0);
     expect(o).toContain('Usage: aorta-probe playground [--port N]');
     expect(await runCli(['playground', '--port', 'nope'], io)).toBe(2);
-    expect(e).toContain('playground: --port needs an integer');
+    expect(e).toContain("aorta-probe: playground: --port must be an integer from 0 to 65535, got 'nope'\n");
     expect(await runCli(['--help'], io)).toBe(0);
     expect(o).toContain('playground [--port N]');
   });

@@ -14,11 +14,10 @@ import { loadRecipe } from '../recipe/index.js';
 import { formatSelfTestFailure, runSelfTests, type SelfTestOutcome } from '../classifier/self-test.js';
 import { githubAnnotations, type Annotation } from '../report/github.js';
 import { sarifLog, type SarifFinding } from '../report/sarif.js';
-import { parseCommandArgs, UsageError } from './args.js';
+import { parseCommandArgs, pickFormat, UsageError } from './args.js';
 import { EXIT, worstExit } from './exit-codes.js';
 import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from './json-output.js';
 import { readInput, STDIN_NAME } from './recipe-file.js';
-import { pickFormat } from './scan.js';
 import { paletteFor } from './tty.js';
 
 export const CHECK_USAGE = `Usage: aorta-probe check RECIPE... [--format text|json|sarif|github] [--strict]
@@ -70,8 +69,6 @@ export interface CheckIo {
   writeError(text: string): Promise<void>;
 }
 
-/** Kept as a name for callers; every command's usage error is the one UsageError. */
-export class CheckUsageError extends UsageError {}
 
 export interface CheckArgs {
   files: string[];

@@ -14,7 +14,7 @@ import { packageInfo } from '../trial/package-info.js';
 import { runTrial } from '../trial/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import { formatTrial, shownPath } from './run-trial.js';
-import { UsageError } from './args.js';
+import { atMost, parseCommandArgs, UsageError, type OptionSpecs } from './args.js';
 import { paletteFor } from './tty.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
@@ -40,8 +40,6 @@ Exit status: 0 when the demo ran (both verdicts are 'fail' by design), 1 when th
 are missing or broken, 2 on a usage error.
 `;
 
-/** Kept as a name for callers; every command's usage error is the one UsageError. */
-export class DemoUsageError extends UsageError {}
 
 export interface DemoArgs {
   readonly help: boolean;
@@ -50,24 +48,19 @@ export interface DemoArgs {
   readonly out: string | null;
 }
 
+export const DEMO_OPTIONS = {
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  out: { type: 'string', metavar: 'DIR' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+
 export function parseDemoArgs(args: readonly string[]): DemoArgs {
-  let json = false;
-  let quiet = false;
-  let out: string | null = null;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '-h' || a === '--help') return { help: true, json, quiet, out };
-    if (a === '--json') json = true;
-    else if (a === '--quiet') quiet = true;
-    else if (a === '--out' || a.startsWith('--out=')) {
-      if (out !== null) throw new DemoUsageError('--out is given more than once');
-      const v = a === '--out' ? args[++i] : a.slice('--out='.length);
-      if (v === undefined || v === '') throw new DemoUsageError("option '--out' needs a value");
-      out = v;
-    } else if (a.startsWith('-')) throw new DemoUsageError(`unknown option '${a}'`);
-    else throw new DemoUsageError(`unexpected argument '${a}'`);
-  }
-  return { help: false, json, quiet, out };
+  const { values: v, positionals } = parseCommandArgs(args, DEMO_OPTIONS);
+  const help = v.help === true;
+  if (!help) atMost(positionals, 0, 'demo takes no arguments');
+  if (v.out === '') throw new UsageError("option '--out' needs a value (--out DIR)");
+  return { help, json: v.json === true, quiet: v.quiet === true, out: v.out ?? null };
 }
 
 export interface DemoIo {

@@ -11,7 +11,7 @@
 import type { ConditionVars, DetailedResult } from '../condition/evaluate.js';
 
 import { parseNumber, UsageError } from './args.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 
 export { UsageError };
 

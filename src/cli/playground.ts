@@ -3,7 +3,7 @@
  * `npm run build`) from the installed package on 127.0.0.1 only, prints its URL and runs until interrupted.
  * No network access is needed: the page, its engine worker and re2-wasm's files are all local.
  */
-import { UsageError } from './args.js';
+import { atMost, parseCommandArgs, parseNumber, type OptionSpecs } from './args.js';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -23,37 +23,23 @@ Options:
   -h, --help     Show this help and exit.
 `;
 
-/** Kept as a name for callers; every command's usage error is the one UsageError. */
-export class PlaygroundUsageError extends UsageError {}
 
 export interface PlaygroundArgs {
   help: boolean;
   port: number;
 }
 
+export const PLAYGROUND_OPTIONS = {
+  port: { type: 'string', metavar: 'N' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+
 export function parsePlaygroundArgs(args: readonly string[]): PlaygroundArgs {
-  let port: number | null = null;
-  let help = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (a === '-h' || a === '--help') {
-      help = true;
-      continue;
-    }
-    let value: string | undefined;
-    if (a === '--port') value = args[++i];
-    else if (a.startsWith('--port=')) value = a.slice('--port='.length);
-    else if (a.startsWith('-')) throw new PlaygroundUsageError(`unknown option '${a}'`);
-    else throw new PlaygroundUsageError(`unexpected argument '${a}'`);
-    if (port !== null) throw new PlaygroundUsageError('--port given twice');
-    if (value === undefined || !/^\d+$/.test(value) || Number(value) > 65535) {
-      throw new PlaygroundUsageError(
-        `--port needs an integer from 0 to 65535, got ${value === undefined ? 'nothing' : `'${value}'`}`,
-      );
-    }
-    port = Number(value);
-  }
-  return { help, port: port ?? DEFAULT_PLAYGROUND_PORT };
+  const { values: v, positionals } = parseCommandArgs(args, PLAYGROUND_OPTIONS);
+  const help = v.help === true;
+  if (!help) atMost(positionals, 0, 'playground takes no arguments');
+  const port = v.port === undefined ? DEFAULT_PLAYGROUND_PORT : parseNumber('--port', v.port, { integer: true, min: 0, max: 65535 });
+  return { help, port };
 }
 
 /** The built page's directory in this package (dist/playground), found from this module (src/ or dist/src/). */

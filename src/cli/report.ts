@@ -5,7 +5,7 @@
  * Exit status: 0 the report was written (whatever the verdicts), 1 no usable result.json was found, 2 usage error.
  */
 import { writeFileSync } from 'node:fs';
-import { UsageError } from './args.js';
+import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from './args.js';
 import type { Writable } from 'node:stream';
 import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../report/index.js';
 
@@ -25,8 +25,6 @@ directory above trial_<n>/, else _unknown_. Files that are not usable records ar
 Exit status: 0 report written, 1 no usable result.json found, 2 usage error.
 `;
 
-/** report's usage errors are the CLI's one UsageError (short usage, exit 2, the JSON error object). */
-export class ReportUsageError extends UsageError {}
 
 export interface ReportArgs {
   readonly help: boolean;
@@ -35,39 +33,18 @@ export interface ReportArgs {
   readonly out: string | null;
 }
 
+export const REPORT_OPTIONS = {
+  format: { type: 'string', metavar: 'F' },
+  out: { type: 'string', metavar: 'FILE' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+
 export function parseReportArgs(args: readonly string[]): ReportArgs {
-  if (args.includes('-h') || args.includes('--help')) return { help: true, paths: [], format: 'text', out: null };
-  const paths: string[] = [];
-  let format: ReportFormat | null = null;
-  let out: string | null = null;
-  let optionsEnded = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (optionsEnded || !arg.startsWith('-') || arg === '-') {
-      paths.push(arg);
-      continue;
-    }
-    if (arg === '--') {
-      optionsEnded = true;
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (name !== '--format' && name !== '--out') throw new ReportUsageError(`unknown option '${name}'`);
-    const value = eq !== -1 ? arg.slice(eq + 1) : args[++i];
-    if (value === undefined) throw new ReportUsageError(`option '${name}' needs a value`);
-    if (name === '--format') {
-      if (format !== null) throw new ReportUsageError('--format is given more than once');
-      if (!(REPORT_FORMATS as readonly string[]).includes(value))
-        throw new ReportUsageError(`--format must be one of ${REPORT_FORMATS.join(', ')}, got '${value}'`);
-      format = value as ReportFormat;
-    } else {
-      if (out !== null) throw new ReportUsageError('--out is given more than once');
-      out = value;
-    }
-  }
-  if (paths.length === 0) throw new ReportUsageError('no DIR or FILE given');
-  return { help: false, paths, format: format ?? 'text', out };
+  const { values: v, positionals: paths } = parseCommandArgs(args, REPORT_OPTIONS);
+  if (v.help === true) return { help: true, paths: [], format: 'text', out: null };
+  const format = pickFormat(REPORT_FORMATS, v.format, undefined);
+  if (paths.length === 0) throw new UsageError('no DIR or FILE given');
+  return { help: false, paths, format, out: v.out ?? null };
 }
 
 export interface ReportIo {

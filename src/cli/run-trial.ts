@@ -6,11 +6,10 @@
  * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
  * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
  */
-import { parseCommandArgs, parseNumber, UsageError } from './args.js';
+import { parseCommandArgs, parseNumber, pickFormat, UsageError } from './args.js';
 import { githubAnnotations } from '../report/github.js';
 import { junitXml } from '../report/junit.js';
 import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
-import { pickFormat } from './scan.js';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine } from './json-output.js';
 import { mkdirSync } from 'node:fs';
@@ -73,8 +72,6 @@ Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,
 other statuses for a fail or an error (docs/classifier.md).
 `;
 
-/** Kept as a name for callers; every command's usage error is the one UsageError. */
-export class RunUsageError extends UsageError {}
 
 export interface RunArgs {
   readonly help: boolean;
@@ -138,7 +135,7 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
     );
     const command = own.find((a, i) => !a.startsWith('-') && !takesValue.has(own[i - 1] ?? ''));
     if (command !== undefined) {
-      throw new RunUsageError(
+      throw new UsageError(
         `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${command}'). ${SYNOPSIS}`,
       );
     }
@@ -146,7 +143,7 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   const { values: v, positionals } = parseCommandArgs(args, RUN_OPTIONS, { rest: true });
   const first = positionals[0];
   if (first !== undefined) {
-    throw new RunUsageError(
+    throw new UsageError(
       sep === -1
         ? `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${first}'). ${SYNOPSIS}`
         : `unexpected argument '${first}' before '--'`,
@@ -154,7 +151,7 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   }
   const gpuTool = v['gpu-tool'] ?? 'auto';
   if (!(GPU_TOOLS as readonly string[]).includes(gpuTool))
-    throw new RunUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
+    throw new UsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
   const result: RunArgs = {
     help: false,
     recipe: v.recipe ?? null,
@@ -171,13 +168,13 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
     argv: sep === -1 ? [] : args.slice(sep + 1),
   };
   if (sep === -1)
-    throw new RunUsageError(
+    throw new UsageError(
       `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. ${SYNOPSIS}`,
     );
-  if (result.argv.length === 0) throw new RunUsageError(`no command after '--'. ${SYNOPSIS}`);
+  if (result.argv.length === 0) throw new UsageError(`no command after '--'. ${SYNOPSIS}`);
   const argv0 = result.argv[0]!;
   if (argv0.startsWith('-')) {
-    throw new RunUsageError(
+    throw new UsageError(
       `the command starts with '${argv0}', which looks like an option. Put aorta-probe's options before '--' and the command after it. ${SYNOPSIS}`,
     );
   }

@@ -20,7 +20,7 @@ import type { ReportArgs } from './report.js';
 import { UsageError, usageShort } from './args.js';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine } from './json-output.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../text/suggest.js';
 import { isTty } from './tty.js';
 
 export interface CliIo {

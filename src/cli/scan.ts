@@ -12,7 +12,7 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { githubAnnotations } from '../report/github.js';
 import { junitXml } from '../report/junit.js';
-import { atMost, parseCommandArgs, parseNumber, usageShort, UsageError } from './args.js';
+import { atMost, parseCommandArgs, parseNumber, pickFormat, usageShort, UsageError } from './args.js';
 import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
 import { EXIT, verdictExit } from './exit-codes.js';
 import { errorRecord, jsonLine, ReadError, roundMs } from './json-output.js';
@@ -82,20 +82,6 @@ export interface ScanArgs {
   log: string;
   vars: ScanVars;
   format: ScanFormat;
-}
-
-/** `--format` and `--json` together: one answer (json wins only when they agree). */
-export function pickFormat<F extends string>(
-  formats: readonly F[],
-  format: string | undefined,
-  json: boolean | undefined,
-): F {
-  if (format !== undefined && !(formats as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be one of ${formats.join(', ')}, got '${format}'`);
-  }
-  if (json === true && format !== undefined && format !== 'json')
-    throw new UsageError(`--json contradicts --format ${format}`);
-  return (json === true ? 'json' : (format ?? 'text')) as F;
 }
 
 export function parseScanArgs(args: readonly string[]): ScanArgs {

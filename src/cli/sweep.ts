@@ -85,8 +85,6 @@ Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error o
 130 interrupted by Ctrl-C (a second Ctrl-C kills the running trials). --task: 0 pass, 1 fail, 3 error.
 `;
 
-/** sweep's usage errors are the CLI's one UsageError (short usage, exit 2, the JSON error object). */
-export class SweepUsageError extends UsageError {}
 
 export interface SweepArgs {
   readonly help: boolean;
@@ -149,14 +147,14 @@ const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 function positiveInt(name: string, v: string, min = 1): number {
   if (!/^\d+$/.test(v) || Number(v) < min)
-    throw new SweepUsageError(`${name} must be an integer >= ${min}, got '${v}'`);
+    throw new UsageError(`${name} must be an integer >= ${min}, got '${v}'`);
   return Number(v);
 }
 
 function positiveSeconds(name: string, v: string): number {
   const n = Number(v);
   if (!DECIMAL.test(v) || !Number.isFinite(n) || n <= 0)
-    throw new SweepUsageError(`${name} must be a positive number of seconds, got '${v}'`);
+    throw new UsageError(`${name} must be a positive number of seconds, got '${v}'`);
   return n;
 }
 
@@ -179,7 +177,7 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
       continue;
     }
     if (!arg.startsWith('-')) {
-      throw new SweepUsageError(
+      throw new UsageError(
         sep === -1
           ? `missing '--' separator: the command must come after a literal '--' (got '${arg}'). ${SYNOPSIS}`
           : `unexpected argument '${arg}' before '--'`,
@@ -187,12 +185,12 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
     }
     const eq = arg.indexOf('=');
     const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (!VALUE_OPTIONS.includes(name)) throw new SweepUsageError(`unknown option '${name}'`);
-    if (values.has(name) && !REPEATABLE.includes(name)) throw new SweepUsageError(`${name} is given more than once`);
+    if (!VALUE_OPTIONS.includes(name)) throw new UsageError(`unknown option '${name}'`);
+    if (values.has(name) && !REPEATABLE.includes(name)) throw new UsageError(`${name} is given more than once`);
     const value = eq !== -1 ? arg.slice(eq + 1) : own[++i];
-    if (value === undefined) throw new SweepUsageError(`option '${name}' needs a value`);
+    if (value === undefined) throw new UsageError(`option '${name}' needs a value`);
     if (eq === -1 && value.startsWith('--') && name !== '--sbatch') {
-      throw new SweepUsageError(
+      throw new UsageError(
         `${name}: value '${value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '${name} $VAR' where $VAR is unset)`,
       );
     }
@@ -202,46 +200,46 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   const one = (n: string): string | undefined => values.get(n)?.[0];
   const recipe = one('--recipe');
   const out = one('--out');
-  if (recipe === undefined) throw new SweepUsageError(`missing option '--recipe'. ${SYNOPSIS}`);
-  if (out === undefined) throw new SweepUsageError(`missing option '--out'. ${SYNOPSIS}`);
+  if (recipe === undefined) throw new UsageError(`missing option '--recipe'. ${SYNOPSIS}`);
+  if (out === undefined) throw new UsageError(`missing option '--out'. ${SYNOPSIS}`);
   const emit = one('--emit');
   if (emit !== undefined && emit !== 'slurm' && emit !== 'k8s')
-    throw new SweepUsageError(`--emit must be slurm or k8s, got '${emit}'`);
+    throw new UsageError(`--emit must be slurm or k8s, got '${emit}'`);
   const gpuTool = one('--gpu-tool') ?? 'auto';
   if (!(GPU_TOOLS as readonly string[]).includes(gpuTool))
-    throw new SweepUsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
+    throw new UsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
   let gpus: string[] | undefined;
   const gpuText = one('--gpus');
   if (gpuText !== undefined) {
     try {
       gpus = parseGpuList(gpuText);
     } catch (err) {
-      throw new SweepUsageError((err as Error).message);
+      throw new UsageError((err as Error).message);
     }
   }
   const gpuEnvText = one('--gpu-env');
   const gpuEnv = gpuEnvText?.split(',').map((s) => s.trim());
   for (const v of gpuEnv ?? [])
     if (!GPU_ENV_VARS.includes(v))
-      throw new SweepUsageError(`--gpu-env: '${v}' is not one of ${GPU_ENV_VARS.join(', ')}`);
+      throw new UsageError(`--gpu-env: '${v}' is not one of ${GPU_ENV_VARS.join(', ')}`);
   const gpusPerTrialText = one('--gpus-per-trial');
   const gpusPerTrial = gpusPerTrialText === undefined ? undefined : positiveInt('--gpus-per-trial', gpusPerTrialText);
   const parallel = one('--parallel') === undefined ? 1 : positiveInt('--parallel', one('--parallel')!);
   if (gpus !== undefined && gpusPerTrial !== undefined && gpusPerTrial > gpus.length) {
-    throw new SweepUsageError(`--gpus-per-trial ${gpusPerTrial} is more than the ${gpus.length} devices in --gpus`);
+    throw new UsageError(`--gpus-per-trial ${gpusPerTrial} is more than the ${gpus.length} devices in --gpus`);
   }
   const task = one('--task') === undefined ? undefined : positiveInt('--task', one('--task')!, 0);
   const taskEnv = one('--task-env');
   if (task !== undefined && taskEnv !== undefined)
-    throw new SweepUsageError('--task and --task-env exclude each other');
+    throw new UsageError('--task and --task-env exclude each other');
   if (emit === 'k8s' && (one('--image') === undefined || one('--pvc') === undefined))
-    throw new SweepUsageError('--emit k8s needs --image and --pvc');
+    throw new UsageError('--emit k8s needs --image and --pvc');
   const argv = sep === -1 ? [] : args.slice(sep + 1);
   if (sep === -1)
-    throw new SweepUsageError(`missing '--' separator: the command must come after a literal '--'. ${SYNOPSIS}`);
-  if (argv.length === 0) throw new SweepUsageError(`no command after '--'. ${SYNOPSIS}`);
+    throw new UsageError(`missing '--' separator: the command must come after a literal '--'. ${SYNOPSIS}`);
+  if (argv.length === 0) throw new UsageError(`no command after '--'. ${SYNOPSIS}`);
   if (argv[0]!.startsWith('-'))
-    throw new SweepUsageError(
+    throw new UsageError(
       `the command starts with '${argv[0]}', which looks like an option. Put aorta-probe's options before '--' and the command after it.`,
     );
   const probeCommand = one('--probe-command')
