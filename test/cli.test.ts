@@ -935,7 +935,8 @@ function evalUsageError(message: string): string {
     `aorta-probe: eval: ${message}\n\n` +
     'Usage: aorta-probe eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]\n' +
     '       aorta-probe eval --jsonl\n' +
-    "Run 'aorta-probe eval --help' for the options and the output format.\n"
+    '       aorta-probe eval --disasm EXPR\n' +
+    "See 'aorta-probe eval --help'.\n"
   );
 }
 
@@ -958,6 +959,8 @@ describe('aorta-probe eval EXPR: command-line errors (in-process runCli)', () =>
       "unexpected argument '--exit-code' (the expression is one argument: quote it)",
     ],
     [['exit_code', '--capture'], "option '--capture' needs a value (--capture NAME=VALUE)"],
+    [['exit_code', '--exit-cod', '1'], "unknown option '--exit-cod' (did you mean '--exit-code'?)"],
+    [['exit_code', '-walltime', '1'], "unknown option '-walltime' (did you mean '--walltime'?)"],
     [['exit_code', '--peak-vram'], "option '--peak-vram' needs a value (--peak-vram MIB)"],
     [['exit_code', '--capture', 'loss'], "--capture needs NAME=VALUE, got 'loss'"],
     [['exit_code', '--capture', '=nan'], "--capture needs a non-empty NAME in NAME=VALUE, got '=nan'"],

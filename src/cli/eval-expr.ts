@@ -10,146 +10,135 @@
  */
 import type { ConditionVars, DetailedResult } from '../condition/evaluate.js';
 
-import { parseNumber, UsageError } from './args.js';
-import { didYouMean } from '../text/suggest.js';
+import { parseCommandArgs, parseNumber, UsageError, type OptionSpecs } from './args.js';
 
 export { UsageError };
 
+const EVAL_SYNOPSIS = `Usage: aorta-probe eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
+       aorta-probe eval --jsonl
+       aorta-probe eval --disasm EXPR
+`;
+
+export const EVAL_USAGE = `${EVAL_SYNOPSIS}
+With EXPR: checks the condition against the sandbox rules, evaluates it once and prints
+  value: <Python repr of the value>
+  type:  <Python type name>
+  fired: yes|no
+or, when evaluating raised an exception (which means the condition did not fire),
+  error: <exception class, e.g. KeyError>
+  fired: no
+A rejected condition's SandboxError message goes to stderr instead (exit status 1).
+
+  --capture NAME=VALUE   A named regex capture, capture['NAME'] == 'VALUE'. Repeatable; the
+                         value may contain '='. Default: no captures.
+  --exit-code N          exit_code, an integer (negative: killed by a signal). Default: 0.
+  --walltime SECONDS     walltime_sec, a finite number. Default: 0.0.
+  --peak-vram MIB        peak_vram_mib, an integer. Default: unavailable (null, which the
+                         condition sees as 0).
+Each option may be given once (--capture once per NAME), as '--exit-code 3' or '--exit-code=3'.
+An expression that starts with '-' goes after '--', which ends the options.
+
+With --jsonl: reads JSON Lines on stdin, one object per line:
+  {"condition": str, "capture": {str: str}, "exit_code": int,
+   "walltime_sec": number, "peak_vram_mib": int|null}
+and writes exactly one JSON line per input line (blank lines included) to stdout, in order:
+  {"valid": true, "fired": bool, "value": {"type": str, "repr": str}}
+  {"valid": true, "fired": false, "exception": "<exception class>"}
+  {"valid": false, "error": {"type": "SandboxError", "message": str, "detail": str,
+                             "file": null, "line": int, "col": int, "node": str|null}}
+  {"valid": false, "error": {"type": "InputError", "message": str, "detail": str,
+                             "file": null, "line": <input line>, "col": 1, "node": null}}
+A SandboxError's line/col point into the condition; an InputError's line is the input line.
+
+With --disasm: prints the bytecode EXPR compiles to, one instruction a line (index, stack
+depth before it, opcode, argument, what the argument means); see docs/bytecode.md.
+
+Options:
+  --json         EXPR form: print the condition's --jsonl record instead (one line).
+  --jsonl        JSON Lines in and out; takes no EXPR and no variable options.
+  --disasm       Print EXPR's bytecode instead of evaluating it.
+  -h, --help     Show this help and exit.
+
+Exit status:
+  EXPR form: 0 when the condition was evaluated (fired or not, exception or not),
+    1 when it was rejected, 2 on a usage error, 3 on an internal error.
+  --jsonl form: 0 when the input was read to the end (rejected conditions and malformed
+    lines are answered on stdout, not by the exit status), 2 on a usage error, 3 on an
+    I/O or internal error.
+
+Examples:
+  aorta-probe eval "math.isnan(float(capture['loss']))" --capture loss=nan
+  aorta-probe eval "exit_code == 137 or exit_code == -9" --exit-code -9
+  aorta-probe eval --jsonl < fixtures/demo/conditions.jsonl
+`;
+
 export type EvalArgs =
-  | { mode: 'help' }
-  | { mode: 'jsonl' }
-  | { mode: 'disasm'; condition: string }
-  | { mode: 'expr'; condition: string; vars: ConditionVars; json: boolean };
+  | { help: true; mode: 'help' }
+  | { help: false; mode: 'jsonl' }
+  | { help: false; mode: 'disasm'; condition: string }
+  | { help: false; mode: 'expr'; condition: string; vars: ConditionVars; json: boolean };
 
-const VALUE_OPTIONS = ['--capture', '--exit-code', '--walltime', '--peak-vram'] as const;
-type ValueOption = (typeof VALUE_OPTIONS)[number];
+export const EVAL_OPTIONS = {
+  capture: { type: 'string', multiple: true, metavar: 'NAME=VALUE' },
+  'exit-code': { type: 'string', metavar: 'N' },
+  walltime: { type: 'string', metavar: 'SECONDS' },
+  'peak-vram': { type: 'string', metavar: 'MIB' },
+  json: { type: 'boolean' },
+  jsonl: { type: 'boolean' },
+  disasm: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
 
-function isValueOption(name: string): name is ValueOption {
-  return (VALUE_OPTIONS as readonly string[]).includes(name);
-}
+/** The options that set a variable: none of them goes with --jsonl or --disasm. */
+const VARIABLE_OPTIONS = ['capture', 'exit-code', 'walltime', 'peak-vram'] as const;
 
 /** Parses the arguments after `eval`. Throws a UsageError for anything malformed. */
 export function parseEvalArgs(args: readonly string[]): EvalArgs {
-  let jsonl = false;
-  let disasm = false;
-  let json = false;
-  let condition: string | undefined;
+  const { values: v, positionals } = parseCommandArgs(args, EVAL_OPTIONS);
+  if (v.help === true) return { help: true, mode: 'help' };
+  if (positionals.length > 1)
+    throw new UsageError(`unexpected argument '${positionals[1]}' (the expression is one argument: quote it)`);
+  const condition = positionals[0];
   const capture: Record<string, string> = Object.create(null);
-  let exitCode: number | undefined;
-  let walltime: number | undefined;
-  let peakVram: number | undefined;
-  let varOptionSeen: string | undefined;
-
-  const positional = (arg: string): void => {
-    if (condition !== undefined)
-      throw new UsageError(`unexpected argument '${arg}' (the expression is one argument: quote it)`);
-    condition = arg;
-  };
-
-  let optionsEnded = false;
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (optionsEnded || arg === '-' || !arg.startsWith('-')) {
-      positional(arg);
-      continue;
-    }
-    if (arg === '--') {
-      optionsEnded = true;
-      continue;
-    }
-    if (arg === '-h' || arg === '--help') return { mode: 'help' };
-    if (arg === '--jsonl') {
-      jsonl = true;
-      continue;
-    }
-    if (arg === '--disasm') {
-      disasm = true;
-      continue;
-    }
-    if (arg === '--json') {
-      json = true;
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (!isValueOption(name)) {
-      throw new UsageError(
-        eq !== -1 && (name === '--jsonl' || name === '--json' || name === '--disasm')
-          ? `option '${name}' takes no value`
-          : `unknown option '${name}'${didYouMean(name, [...VALUE_OPTIONS, '--jsonl', '--json', '--disasm', '--help'])}`,
-      );
-    }
-    let value: string;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else if (i + 1 < args.length) value = args[++i]!;
-    else throw new UsageError(`option '${name}' needs a value (${name} ${metavar(name)})`);
-    varOptionSeen ??= name;
-
-    switch (name) {
-      case '--capture': {
-        const sep = value.indexOf('=');
-        if (sep === -1) throw new UsageError(`--capture needs NAME=VALUE, got '${value}'`);
-        const key = value.slice(0, sep);
-        if (key === '') throw new UsageError(`--capture needs a non-empty NAME in NAME=VALUE, got '${value}'`);
-        if (Object.hasOwn(capture, key)) throw new UsageError(`--capture '${key}' is given more than once`);
-        capture[key] = value.slice(sep + 1);
-        break;
-      }
-      case '--exit-code':
-        if (exitCode !== undefined) throw new UsageError(`--exit-code is given more than once`);
-        exitCode = parseInteger(name, value);
-        break;
-      case '--walltime':
-        if (walltime !== undefined) throw new UsageError(`--walltime is given more than once`);
-        walltime = parseNumber(name, value, { unit: 'seconds' });
-        break;
-      case '--peak-vram':
-        if (peakVram !== undefined) throw new UsageError(`--peak-vram is given more than once`);
-        peakVram = parseInteger(name, value);
-        break;
-    }
+  for (const value of v.capture ?? []) {
+    const sep = value.indexOf('=');
+    if (sep === -1) throw new UsageError(`--capture needs NAME=VALUE, got '${value}'`);
+    const key = value.slice(0, sep);
+    if (key === '') throw new UsageError(`--capture needs a non-empty NAME in NAME=VALUE, got '${value}'`);
+    if (Object.hasOwn(capture, key)) throw new UsageError(`--capture '${key}' is given more than once`);
+    capture[key] = value.slice(sep + 1);
   }
-
-  if (jsonl) {
-    if (disasm) throw new UsageError('--disasm takes an EXPR, not --jsonl');
-    if (json) throw new UsageError('--jsonl already writes JSON: drop --json');
+  // In the order given, so that the message names the first one.
+  const varOptionSeen = args
+    .map((a) => a.replace(/=.*$/s, ''))
+    .find((a) => (VARIABLE_OPTIONS as readonly string[]).some((o) => a === `--${o}`));
+  if (v.jsonl === true) {
+    if (v.disasm === true) throw new UsageError('--disasm takes an EXPR, not --jsonl');
+    if (v.json === true) throw new UsageError('--jsonl already writes JSON: drop --json');
     if (condition !== undefined)
       throw new UsageError(`--jsonl reads the conditions from stdin: unexpected argument '${condition}'`);
     if (varOptionSeen !== undefined)
       throw new UsageError(`--jsonl reads the variables from stdin: '${varOptionSeen}' cannot be used with it`);
-    return { mode: 'jsonl' };
+    return { help: false, mode: 'jsonl' };
   }
+  const exitCode = v['exit-code'] === undefined ? 0 : parseNumber('--exit-code', v['exit-code'], { integer: true });
+  const walltime = v.walltime === undefined ? 0 : parseNumber('--walltime', v.walltime, { unit: 'seconds' });
+  const peakVram = v['peak-vram'] === undefined ? null : parseNumber('--peak-vram', v['peak-vram'], { integer: true });
   if (condition === undefined) throw new UsageError('missing expression (or --jsonl)');
-  if (disasm) {
+  if (v.disasm === true) {
     if (varOptionSeen !== undefined)
       throw new UsageError(
         `--disasm prints the bytecode, which no variable changes: '${varOptionSeen}' cannot be used with it`,
       );
-    return { mode: 'disasm', condition };
+    return { help: false, mode: 'disasm', condition };
   }
   return {
+    help: false,
     mode: 'expr',
     condition,
-    vars: { capture, exit_code: exitCode ?? 0, walltime_sec: walltime ?? 0, peak_vram_mib: peakVram ?? null },
-    json,
+    vars: { capture, exit_code: exitCode, walltime_sec: walltime, peak_vram_mib: peakVram },
+    json: v.json === true,
   };
-}
-
-function metavar(name: ValueOption): string {
-  switch (name) {
-    case '--capture':
-      return 'NAME=VALUE';
-    case '--exit-code':
-      return 'N';
-    case '--walltime':
-      return 'SECONDS';
-    case '--peak-vram':
-      return 'MIB';
-  }
-}
-
-function parseInteger(name: string, value: string): number {
-  return parseNumber(name, value, { integer: true });
 }
 
 /**

@@ -80,71 +80,10 @@ warnings with --strict), 2 usage error, unreadable input or a recipe that does n
 3 verdict error or an I/O failure.
 `;
 
-const COMMANDS = ['eval', 'check', 'scan', 'patterns', 'run', 'demo', 'playground', 'help'] as const;
+const COMMANDS = ['eval', 'check', 'scan', 'patterns', 'run', 'sweep', 'report', 'demo', 'playground', 'help'] as const;
 
 /** What a usage error of the program itself (no or an unknown command) shows after its message. */
 const TOP_SHORT = `Usage: ${PROGRAM} <command> [options]\nCommands: ${COMMANDS.join(', ')}\nSee '${PROGRAM} --help'.\n`;
-
-const EVAL_SYNOPSIS = `Usage: ${PROGRAM} eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
-       ${PROGRAM} eval --jsonl
-`;
-
-/** Shown after an `eval` usage error: the synopsis and where the details are. */
-export const EVAL_USAGE_SHORT = `${EVAL_SYNOPSIS}Run '${PROGRAM} eval --help' for the options and the output format.
-`;
-
-export const EVAL_USAGE = `${EVAL_SYNOPSIS}
-With EXPR: checks the condition against the sandbox rules, evaluates it once and prints
-  value: <Python repr of the value>
-  type:  <Python type name>
-  fired: yes|no
-or, when evaluating raised an exception (which means the condition did not fire),
-  error: <exception class, e.g. KeyError>
-  fired: no
-A rejected condition's SandboxError message goes to stderr instead (exit status 1).
-
-  --capture NAME=VALUE   A named regex capture, capture['NAME'] == 'VALUE'. Repeatable; the
-                         value may contain '='. Default: no captures.
-  --exit-code N          exit_code, an integer (negative: killed by a signal). Default: 0.
-  --walltime SECONDS     walltime_sec, a finite number. Default: 0.0.
-  --peak-vram MIB        peak_vram_mib, an integer. Default: unavailable (null, which the
-                         condition sees as 0).
-Each option may be given once (--capture once per NAME), as '--exit-code 3' or '--exit-code=3'.
-An expression that starts with '-' goes after '--', which ends the options.
-
-With --jsonl: reads JSON Lines on stdin, one object per line:
-  {"condition": str, "capture": {str: str}, "exit_code": int,
-   "walltime_sec": number, "peak_vram_mib": int|null}
-and writes exactly one JSON line per input line (blank lines included) to stdout, in order:
-  {"valid": true, "fired": bool, "value": {"type": str, "repr": str}}
-  {"valid": true, "fired": false, "exception": "<exception class>"}
-  {"valid": false, "error": {"type": "SandboxError", "message": str, "detail": str,
-                             "file": null, "line": int, "col": int, "node": str|null}}
-  {"valid": false, "error": {"type": "InputError", "message": str, "detail": str,
-                             "file": null, "line": <input line>, "col": 1, "node": null}}
-A SandboxError's line/col point into the condition; an InputError's line is the input line.
-
-With --disasm: prints the bytecode EXPR compiles to, one instruction a line (index, stack
-depth before it, opcode, argument, what the argument means); see docs/bytecode.md.
-
-Options:
-  --json         EXPR form: print the condition's --jsonl record instead (one line).
-  --jsonl        JSON Lines in and out; takes no EXPR and no variable options.
-  --disasm       Print EXPR's bytecode instead of evaluating it.
-  -h, --help     Show this help and exit.
-
-Exit status:
-  EXPR form: 0 when the condition was evaluated (fired or not, exception or not),
-    1 when it was rejected, 2 on a usage error, 3 on an internal error.
-  --jsonl form: 0 when the input was read to the end (rejected conditions and malformed
-    lines are answered on stdout, not by the exit status), 2 on a usage error, 3 on an
-    I/O or internal error.
-
-Examples:
-  ${PROGRAM} eval "math.isnan(float(capture['loss']))" --capture loss=nan
-  ${PROGRAM} eval "exit_code == 137 or exit_code == -9" --exit-code -9
-  ${PROGRAM} eval --jsonl < fixtures/demo/conditions.jsonl
-`;
 
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
@@ -212,32 +151,30 @@ function asksForJson(args: readonly string[]): boolean {
 }
 
 async function evalCommand(args: readonly string[], io: CliIo): Promise<number> {
-  const { parseEvalArgs } = await import('./eval-expr.js');
-  let parsed: EvalArgs;
-  try {
-    parsed = parseEvalArgs(args);
-  } catch (err) {
-    if (err instanceof UsageError)
-      return usageError(io, `eval: ${err.message}`, EVAL_USAGE_SHORT, asksForJson(args), err);
-    throw err;
-  }
-  if (parsed.mode === 'help') {
-    await writeAll(io.stdout, EVAL_USAGE);
-    return 0;
-  }
-  if (parsed.mode === 'expr') return evalExpression(parsed.condition, parsed.vars, parsed.json, io);
-  if (parsed.mode === 'disasm') return disasmExpression(parsed.condition, io);
-
-  const { evalJsonl } = await import('./eval-jsonl.js');
-  const summary = await evalJsonl(io.stdin, io.stdout, {
-    onInternalError: (err, line) => {
-      io.stderr.write(`${PROGRAM}: internal error on input line ${line}: ${describeInternalError(err)}\n`);
+  const m = await import('./eval-expr.js');
+  return runSubcommand<EvalArgs>(
+    {
+      name: 'eval',
+      usage: m.EVAL_USAGE,
+      parse: m.parseEvalArgs,
+      run: async (a) => {
+        if (a.mode === 'expr') return evalExpression(a.condition, a.vars, a.json, io);
+        if (a.mode === 'disasm') return disasmExpression(a.condition, io);
+        const { evalJsonl } = await import('./eval-jsonl.js');
+        const summary = await evalJsonl(io.stdin, io.stdout, {
+          onInternalError: (err, line) => {
+            io.stderr.write(`${PROGRAM}: internal error on input line ${line}: ${describeInternalError(err)}\n`);
+          },
+        });
+        return summary.internalErrors > 0 ? EXIT.error : EXIT.ok;
+      },
     },
-  });
-  return summary.internalErrors > 0 ? EXIT.error : EXIT.ok;
+    args,
+    io,
+  );
 }
 
-/** What every subcommand but eval has in common: parse, a usage error (exit 2) or --help, then run. */
+/** What every subcommand has in common: parse, a usage error (exit 2) or --help, then run. */
 interface Subcommand<A extends { help: boolean }> {
   readonly name: string;
   readonly usage: string;
