@@ -211,16 +211,16 @@ describe('aorta-probe run', () => {
   it.each([
     [
       ['node', '-e', '0'],
-      "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got 'node'). Usage: aorta-probe run [options] -- CMD [ARGS...]",
+      "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got 'node')",
     ],
     [
       ['--json'],
-      "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. Usage: aorta-probe run [options] -- CMD [ARGS...]",
+      "aorta-probe: run: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end",
     ],
-    [['--json', '--'], "aorta-probe: run: no command after '--'. Usage: aorta-probe run [options] -- CMD [ARGS...]"],
+    [['--json', '--'], "aorta-probe: run: no command after '--'"],
     [
       ['--', '--json', 'x'],
-      "aorta-probe: run: the command starts with '--json', which looks like an option. Put aorta-probe's options before '--' and the command after it. Usage: aorta-probe run [options] -- CMD [ARGS...]",
+      "aorta-probe: run: the command starts with '--json', which looks like an option. Put aorta-probe's options before '--' and the command after it",
     ],
     [['--bogus', '--', 'x'], "aorta-probe: run: unknown option '--bogus'"],
     [['--timeout', '0', '--', 'x'], "aorta-probe: run: --timeout must be a positive number of seconds, got '0'"],

@@ -155,11 +155,11 @@ exit_codes:
   it.each([
     [
       ['sweep', '--out', 'x', '--', 'true'],
-      "aorta-probe: sweep: missing option '--recipe'. Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]",
+      "aorta-probe: sweep: missing option '--recipe'",
     ],
     [
       ['sweep', '--recipe', 'r', '--out', 'x', '--parallel', '0', '--', 'true'],
-      "aorta-probe: sweep: --parallel must be an integer >= 1, got '0'",
+      "aorta-probe: sweep: --parallel must be a positive integer, got '0'",
     ],
     [
       ['sweep', '--recipe', 'r', '--out', 'x', '--gpus', '0,1', '--gpus-per-trial', '3', '--', 'true'],
@@ -175,7 +175,7 @@ exit_codes:
     ],
     [
       ['sweep', '--recipe', 'r', '--out', 'x', 'true'],
-      "aorta-probe: sweep: missing '--' separator: the command must come after a literal '--' (got 'true'). Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]",
+      "aorta-probe: sweep: missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got 'true')",
     ],
   ])('usage error %j', async (args, first) => {
     const r = await cli(args);

@@ -126,18 +126,61 @@ function describeParseError(e: unknown, options: OptionSpecs): string {
   return m.replace(/\.$/, '');
 }
 
+/** An option with a fixed set of values (`--gpu-tool`, `--emit`, `--format`): the value, or a UsageError listing them. */
+export function pickOne<T extends string>(option: string, choices: readonly T[], value: string): T {
+  if (!(choices as readonly string[]).includes(value))
+    throw new UsageError(`${option} must be one of ${choices.join(', ')}, got '${value}'`);
+  return value as T;
+}
+
 /** `--format` and `--json` together: one answer (json wins only when they agree). */
 export function pickFormat<F extends string>(
   formats: readonly F[],
   format: string | undefined,
   json: boolean | undefined,
 ): F {
-  if (format !== undefined && !(formats as readonly string[]).includes(format)) {
-    throw new UsageError(`--format must be one of ${formats.join(', ')}, got '${format}'`);
-  }
+  if (format !== undefined) pickOne('--format', formats, format);
   if (json === true && format !== undefined && format !== 'json')
     throw new UsageError(`--json contradicts --format ${format}`);
   return (json === true ? 'json' : (format ?? 'text')) as F;
+}
+
+/**
+ * `run` and `sweep`: aorta-probe's options, a literal `--`, then the trial's command as it is. The command line is
+ * checked for the separator before the options are (`run node -e 0` is "missing '--'", not "unknown option '-e'").
+ * Null for `-h`/`--help` before the `--`.
+ */
+export function parseWithCommand<O extends OptionSpecs>(
+  args: readonly string[],
+  options: O,
+): (Parsed<O> & { readonly command: readonly string[] }) | null {
+  const sep = args.indexOf('--');
+  const own = sep === -1 ? args : args.slice(0, sep);
+  if (own.includes('-h') || own.includes('--help')) return null;
+  const missing = (got: string | undefined): UsageError =>
+    new UsageError(
+      `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end${got === undefined ? '' : ` (got '${got}')`}`,
+    );
+  if (sep === -1) {
+    const takesValue = new Set(
+      Object.entries(options)
+        .filter(([, o]) => o.type === 'string')
+        .map(([n]) => `--${n}`),
+    );
+    const word = own.find((a, i) => !a.startsWith('-') && !takesValue.has(own[i - 1] ?? ''));
+    if (word !== undefined) throw missing(word);
+  }
+  const parsed = parseCommandArgs(args, options, { rest: true });
+  const first = parsed.positionals[0];
+  if (first !== undefined) throw sep === -1 ? missing(first) : new UsageError(`unexpected argument '${first}' before '--'`);
+  if (sep === -1) throw missing(undefined);
+  const argv0 = parsed.rest[0];
+  if (argv0 === undefined) throw new UsageError("no command after '--'");
+  if (argv0.startsWith('-'))
+    throw new UsageError(
+      `the command starts with '${argv0}', which looks like an option. Put aorta-probe's options before '--' and the command after it`,
+    );
+  return { ...parsed, command: parsed.rest };
 }
 
 /** At most `max` positionals (`what` names them in the message). */

@@ -6,7 +6,7 @@
  * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
  * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
  */
-import { parseCommandArgs, parseNumber, pickFormat, UsageError } from './args.js';
+import { parseNumber, parseWithCommand, pickFormat, pickOne, type OptionSpecs } from './args.js';
 import { githubAnnotations } from '../report/github.js';
 import { junitXml } from '../report/junit.js';
 import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
@@ -91,28 +91,26 @@ export interface RunArgs {
 const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
 export const RUN_FORMATS = ['text', 'json', 'junit', 'github'] as const;
 export type RunFormat = (typeof RUN_FORMATS)[number];
-const RUN_OPTIONS = {
-  recipe: { type: 'string' },
-  out: { type: 'string' },
-  timeout: { type: 'string' },
-  'gpu-tool': { type: 'string' },
-  'gpu-interval': { type: 'string' },
-  format: { type: 'string' },
+export const RUN_OPTIONS = {
+  recipe: { type: 'string', metavar: 'RECIPE' },
+  out: { type: 'string', metavar: 'DIR' },
+  timeout: { type: 'string', metavar: 'SECONDS' },
+  'gpu-tool': { type: 'string', metavar: 'TOOL' },
+  'gpu-interval': { type: 'string', metavar: 'SECONDS' },
+  format: { type: 'string', metavar: 'FORMAT' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
-  'disable-detector': { type: 'string', multiple: true },
+  'disable-detector': { type: 'string', multiple: true, metavar: 'TIER[:ID]' },
   help: { type: 'boolean', short: 'h' },
-} as const;
-const SYNOPSIS = 'Usage: aorta-probe run [options] -- CMD [ARGS...]';
+} as const satisfies OptionSpecs;
 
 function positiveSeconds(name: string, value: string): number {
   return parseNumber(name, value, { positive: true, unit: 'seconds' });
 }
 
 export function parseRunArgs(args: readonly string[]): RunArgs {
-  const sep = args.indexOf('--');
-  const own = sep === -1 ? args : args.slice(0, sep);
-  if (own.includes('-h') || own.includes('--help')) {
+  const parsed = parseWithCommand(args, RUN_OPTIONS);
+  if (parsed === null) {
     return {
       help: true,
       recipe: null,
@@ -126,33 +124,8 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
       disableDetectors: [],
     };
   }
-  if (sep === -1) {
-    // `run node -e 0`: say what is missing before complaining about the command's own options.
-    const takesValue = new Set(
-      Object.entries(RUN_OPTIONS)
-        .filter(([, o]) => o.type === 'string')
-        .map(([n]) => `--${n}`),
-    );
-    const command = own.find((a, i) => !a.startsWith('-') && !takesValue.has(own[i - 1] ?? ''));
-    if (command !== undefined) {
-      throw new UsageError(
-        `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${command}'). ${SYNOPSIS}`,
-      );
-    }
-  }
-  const { values: v, positionals } = parseCommandArgs(args, RUN_OPTIONS, { rest: true });
-  const first = positionals[0];
-  if (first !== undefined) {
-    throw new UsageError(
-      sep === -1
-        ? `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end (got '${first}'). ${SYNOPSIS}`
-        : `unexpected argument '${first}' before '--'`,
-    );
-  }
-  const gpuTool = v['gpu-tool'] ?? 'auto';
-  if (!(GPU_TOOLS as readonly string[]).includes(gpuTool))
-    throw new UsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
-  const result: RunArgs = {
+  const v = parsed.values;
+  return {
     help: false,
     recipe: v.recipe ?? null,
     out: v.out ?? null,
@@ -160,25 +133,13 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
     timeoutSec: v.timeout === undefined ? null : positiveSeconds('--timeout', v.timeout),
     format: pickFormat(RUN_FORMATS, v.format, v.json),
     quiet: v.quiet === true,
-    gpuTool: gpuTool as GpuToolChoice,
+    gpuTool: pickOne('--gpu-tool', GPU_TOOLS, v['gpu-tool'] ?? 'auto'),
     gpuIntervalMs:
       v['gpu-interval'] === undefined
         ? undefined
         : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
-    argv: sep === -1 ? [] : args.slice(sep + 1),
+    argv: parsed.command,
   };
-  if (sep === -1)
-    throw new UsageError(
-      `missing '--' separator: the command must come after a literal '--', so aorta-probe knows where its own options end. ${SYNOPSIS}`,
-    );
-  if (result.argv.length === 0) throw new UsageError(`no command after '--'. ${SYNOPSIS}`);
-  const argv0 = result.argv[0]!;
-  if (argv0.startsWith('-')) {
-    throw new UsageError(
-      `the command starts with '${argv0}', which looks like an option. Put aorta-probe's options before '--' and the command after it. ${SYNOPSIS}`,
-    );
-  }
-  return result;
 }
 
 export interface RunIo {

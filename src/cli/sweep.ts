@@ -12,7 +12,7 @@ import { basename, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
 import { RecipeSchemaError } from '../condition/errors.js';
-import { UsageError } from './args.js';
+import { parseNumber, parseWithCommand, pickOne, UsageError, type OptionSpecs } from './args.js';
 import { strRepr } from '../condition/repr.js';
 import type { GpuToolChoice } from '../gpu/index.js';
 import { aggregateResults, formatReport, readResults } from '../report/index.js';
@@ -116,164 +116,106 @@ export interface SweepArgs {
   readonly passThrough: readonly string[];
 }
 
-const VALUE_OPTIONS = [
-  '--recipe',
-  '--out',
-  '--trials',
-  '--ticket',
-  '--mitigations-file',
-  '--parallel',
-  '--gpus',
-  '--gpus-per-trial',
-  '--gpu-env',
-  '--timeout',
-  '--gpu-tool',
-  '--gpu-interval',
-  '--emit',
-  '--emit-to',
-  '--probe-command',
-  '--sbatch',
-  '--image',
-  '--pvc',
-  '--gpu-resource',
-  '--task',
-  '--task-env',
-];
-const REPEATABLE = ['--mitigations-file', '--sbatch'];
-const PASS_THROUGH = ['--trials', '--ticket', '--timeout', '--gpu-tool', '--gpu-interval'];
+export const SWEEP_OPTIONS = {
+  recipe: { type: 'string', metavar: 'RECIPE' },
+  out: { type: 'string', metavar: 'DIR' },
+  trials: { type: 'string', metavar: 'N' },
+  ticket: { type: 'string', metavar: 'NAME' },
+  'mitigations-file': { type: 'string', multiple: true, metavar: 'F' },
+  parallel: { type: 'string', metavar: 'K' },
+  gpus: { type: 'string', metavar: 'LIST' },
+  'gpus-per-trial': { type: 'string', metavar: 'G' },
+  'gpu-env': { type: 'string', metavar: 'VARS' },
+  timeout: { type: 'string', metavar: 'SECONDS' },
+  'gpu-tool': { type: 'string', metavar: 'TOOL' },
+  'gpu-interval': { type: 'string', metavar: 'SECONDS' },
+  quiet: { type: 'boolean' },
+  'dry-run': { type: 'boolean' },
+  emit: { type: 'string', metavar: 'slurm|k8s' },
+  'emit-to': { type: 'string', metavar: 'FILE' },
+  'probe-command': { type: 'string', metavar: 'WORDS' },
+  // `--sbatch --partition=gpu`: the value is an sbatch option.
+  sbatch: { type: 'string', multiple: true, metavar: 'OPTION', optionLikeValue: true },
+  image: { type: 'string', metavar: 'IMAGE' },
+  pvc: { type: 'string', metavar: 'CLAIM' },
+  'gpu-resource': { type: 'string', metavar: 'NAME' },
+  task: { type: 'string', metavar: 'N' },
+  'task-env': { type: 'string', metavar: 'VAR' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies OptionSpecs;
+/** The options as given that a cluster task must repeat. */
+const PASS_THROUGH = ['trials', 'ticket', 'timeout', 'gpu-tool', 'gpu-interval'] as const;
 const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
-const SYNOPSIS = 'Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]';
-const DECIMAL = /^[+]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+const EMITTERS = ['slurm', 'k8s'] as const;
 
-function positiveInt(name: string, v: string, min = 1): number {
-  if (!/^\d+$/.test(v) || Number(v) < min)
-    throw new UsageError(`${name} must be an integer >= ${min}, got '${v}'`);
-  return Number(v);
-}
-
-function positiveSeconds(name: string, v: string): number {
-  const n = Number(v);
-  if (!DECIMAL.test(v) || !Number.isFinite(n) || n <= 0)
-    throw new UsageError(`${name} must be a positive number of seconds, got '${v}'`);
-  return n;
-}
+const positiveInt = (name: string, v: string): number => parseNumber(name, v, { integer: true, positive: true });
+const positiveSeconds = (name: string, v: string): number =>
+  parseNumber(name, v, { positive: true, unit: 'seconds' });
 
 export function parseSweepArgs(args: readonly string[]): SweepArgs {
-  const sep = args.indexOf('--');
-  const own = sep === -1 ? args : args.slice(0, sep);
-  if (own.includes('-h') || own.includes('--help')) return { ...emptyArgs(), help: true };
-  const values = new Map<string, string[]>();
-  const passThrough: string[] = [];
-  let quiet = false;
-  let dryRun = false;
-  for (let i = 0; i < own.length; i++) {
-    const arg = own[i]!;
-    if (arg === '--quiet') {
-      quiet = true;
-      continue;
-    }
-    if (arg === '--dry-run') {
-      dryRun = true;
-      continue;
-    }
-    if (!arg.startsWith('-')) {
-      throw new UsageError(
-        sep === -1
-          ? `missing '--' separator: the command must come after a literal '--' (got '${arg}'). ${SYNOPSIS}`
-          : `unexpected argument '${arg}' before '--'`,
-      );
-    }
-    const eq = arg.indexOf('=');
-    const name = eq === -1 ? arg : arg.slice(0, eq);
-    if (!VALUE_OPTIONS.includes(name)) throw new UsageError(`unknown option '${name}'`);
-    if (values.has(name) && !REPEATABLE.includes(name)) throw new UsageError(`${name} is given more than once`);
-    const value = eq !== -1 ? arg.slice(eq + 1) : own[++i];
-    if (value === undefined) throw new UsageError(`option '${name}' needs a value`);
-    if (eq === -1 && value.startsWith('--') && name !== '--sbatch') {
-      throw new UsageError(
-        `${name}: value '${value}' looks like another option. Did you forget to set a variable or to quote the value? (common cause: '${name} $VAR' where $VAR is unset)`,
-      );
-    }
-    values.set(name, [...(values.get(name) ?? []), value]);
-    if (PASS_THROUGH.includes(name)) passThrough.push(name, value);
-  }
-  const one = (n: string): string | undefined => values.get(n)?.[0];
-  const recipe = one('--recipe');
-  const out = one('--out');
-  if (recipe === undefined) throw new UsageError(`missing option '--recipe'. ${SYNOPSIS}`);
-  if (out === undefined) throw new UsageError(`missing option '--out'. ${SYNOPSIS}`);
-  const emit = one('--emit');
-  if (emit !== undefined && emit !== 'slurm' && emit !== 'k8s')
-    throw new UsageError(`--emit must be slurm or k8s, got '${emit}'`);
-  const gpuTool = one('--gpu-tool') ?? 'auto';
-  if (!(GPU_TOOLS as readonly string[]).includes(gpuTool))
-    throw new UsageError(`--gpu-tool must be one of ${GPU_TOOLS.join(', ')}, got '${gpuTool}'`);
+  const parsed = parseWithCommand(args, SWEEP_OPTIONS);
+  if (parsed === null) return { ...emptyArgs(), help: true };
+  const v = parsed.values;
+  const passThrough = PASS_THROUGH.flatMap((n) => (v[n] === undefined ? [] : [`--${n}`, v[n]]));
+  const recipe = v.recipe;
+  const out = v.out;
+  if (recipe === undefined) throw new UsageError("missing option '--recipe'");
+  if (out === undefined) throw new UsageError("missing option '--out'");
+  const emit = v.emit === undefined ? undefined : pickOne('--emit', EMITTERS, v.emit);
+  const gpuTool = pickOne('--gpu-tool', GPU_TOOLS, v['gpu-tool'] ?? 'auto');
   let gpus: string[] | undefined;
-  const gpuText = one('--gpus');
-  if (gpuText !== undefined) {
+  if (v.gpus !== undefined) {
     try {
-      gpus = parseGpuList(gpuText);
+      gpus = parseGpuList(v.gpus);
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
   }
-  const gpuEnvText = one('--gpu-env');
-  const gpuEnv = gpuEnvText?.split(',').map((s) => s.trim());
-  for (const v of gpuEnv ?? [])
-    if (!GPU_ENV_VARS.includes(v))
-      throw new UsageError(`--gpu-env: '${v}' is not one of ${GPU_ENV_VARS.join(', ')}`);
-  const gpusPerTrialText = one('--gpus-per-trial');
-  const gpusPerTrial = gpusPerTrialText === undefined ? undefined : positiveInt('--gpus-per-trial', gpusPerTrialText);
-  const parallel = one('--parallel') === undefined ? 1 : positiveInt('--parallel', one('--parallel')!);
+  const gpuEnv = v['gpu-env']?.split(',').map((s) => s.trim());
+  for (const e of gpuEnv ?? [])
+    if (!GPU_ENV_VARS.includes(e))
+      throw new UsageError(`--gpu-env: '${e}' is not one of ${GPU_ENV_VARS.join(', ')}`);
+  const gpusPerTrial =
+    v['gpus-per-trial'] === undefined ? undefined : positiveInt('--gpus-per-trial', v['gpus-per-trial']);
+  const parallel = v.parallel === undefined ? 1 : positiveInt('--parallel', v.parallel);
   if (gpus !== undefined && gpusPerTrial !== undefined && gpusPerTrial > gpus.length) {
     throw new UsageError(`--gpus-per-trial ${gpusPerTrial} is more than the ${gpus.length} devices in --gpus`);
   }
-  const task = one('--task') === undefined ? undefined : positiveInt('--task', one('--task')!, 0);
-  const taskEnv = one('--task-env');
-  if (task !== undefined && taskEnv !== undefined)
-    throw new UsageError('--task and --task-env exclude each other');
-  if (emit === 'k8s' && (one('--image') === undefined || one('--pvc') === undefined))
+  const task = v.task === undefined ? undefined : parseNumber('--task', v.task, { integer: true, min: 0 });
+  const taskEnv = v['task-env'];
+  if (task !== undefined && taskEnv !== undefined) throw new UsageError('--task and --task-env exclude each other');
+  if (emit === 'k8s' && (v.image === undefined || v.pvc === undefined))
     throw new UsageError('--emit k8s needs --image and --pvc');
-  const argv = sep === -1 ? [] : args.slice(sep + 1);
-  if (sep === -1)
-    throw new UsageError(`missing '--' separator: the command must come after a literal '--'. ${SYNOPSIS}`);
-  if (argv.length === 0) throw new UsageError(`no command after '--'. ${SYNOPSIS}`);
-  if (argv[0]!.startsWith('-'))
-    throw new UsageError(
-      `the command starts with '${argv[0]}', which looks like an option. Put aorta-probe's options before '--' and the command after it.`,
-    );
-  const probeCommand = one('--probe-command')
-    ?.split(/\s+/)
-    .filter((w) => w !== '');
+  const probeCommand = v['probe-command']?.split(/\s+/).filter((w) => w !== '');
   return {
     help: false,
     recipe,
     out,
-    trials: one('--trials') === undefined ? undefined : positiveInt('--trials', one('--trials')!),
-    ticket: one('--ticket'),
-    mitigationsFiles: values.get('--mitigations-file') ?? [],
+    trials: v.trials === undefined ? undefined : positiveInt('--trials', v.trials),
+    ticket: v.ticket,
+    mitigationsFiles: v['mitigations-file'] ?? [],
     parallel,
     gpus,
     gpusPerTrial,
     gpuEnv,
-    timeoutSec: one('--timeout') === undefined ? undefined : positiveSeconds('--timeout', one('--timeout')!),
-    gpuTool: gpuTool as GpuToolChoice,
+    timeoutSec: v.timeout === undefined ? undefined : positiveSeconds('--timeout', v.timeout),
+    gpuTool,
     gpuIntervalMs:
-      one('--gpu-interval') === undefined
+      v['gpu-interval'] === undefined
         ? undefined
-        : Math.round(positiveSeconds('--gpu-interval', one('--gpu-interval')!) * 1000),
-    quiet,
-    dryRun,
+        : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
+    quiet: v.quiet === true,
+    dryRun: v['dry-run'] === true,
     emit,
-    emitTo: one('--emit-to'),
+    emitTo: v['emit-to'],
     probeCommand,
-    sbatch: values.get('--sbatch') ?? [],
-    image: one('--image'),
-    pvc: one('--pvc'),
-    gpuResource: one('--gpu-resource'),
+    sbatch: v.sbatch ?? [],
+    image: v.image,
+    pvc: v.pvc,
+    gpuResource: v['gpu-resource'],
     task,
     taskEnv,
-    argv,
+    argv: parsed.command,
     passThrough,
   };
 }
@@ -337,14 +279,17 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
   let task = args.task;
   if (args.taskEnv !== undefined) {
     const v = env[args.taskEnv];
-    if (v === undefined || !/^\d+$/.test(v)) {
+    try {
+      if (v === undefined) throw new UsageError('not set');
+      task = parseNumber(`$${args.taskEnv}`, v, { integer: true, min: 0 });
+    } catch (err) {
+      if (!(err instanceof UsageError)) throw err;
       await write(
         io.stderr,
-        `aorta-probe sweep: --task-env ${args.taskEnv}: the variable is ${v === undefined ? 'not set' : `'${v}', not a task index`}\n`,
+        `aorta-probe sweep: --task-env ${args.taskEnv}: ${v === undefined ? 'the variable is not set' : err.message}\n`,
       );
       return TASK_EXIT.usage;
     }
-    task = Number(v);
   }
   let plan: SweepPlan;
   try {
