@@ -303,7 +303,29 @@ describe('aorta-probe run', () => {
     const r = await run('--out', join(file, 'sub'), '--gpu-tool', 'none', '--', 'node', '-e', '0');
     expect(r.code).toBe(2);
     expect(r.out).toBe('');
-    expect(r.err).toMatch(new RegExp(`^aorta-probe run: cannot create the output directory ${file}/sub: ENOTDIR`));
+    const message = `cannot create the output directory ${file}/sub: ENOTDIR: not a directory, mkdir '${file}/sub'`;
+    expect(r.err).toBe(`aorta-probe run: ${message}\n`);
+    const j = await run('--json', '--out', join(file, 'sub'), '--gpu-tool', 'none', '--', 'node', '-e', '0');
+    expect(j.code).toBe(2);
+    expect(j.err).toBe(`aorta-probe run: ${message}\n`);
+    expect(JSON.parse(j.out)).toEqual({
+      error: {
+        type: 'TrialOutputError',
+        message,
+        detail: message,
+        file: join(file, 'sub'),
+        line: null,
+        col: null,
+        node: null,
+      },
+    });
+  });
+
+  it('an unknown --disable-detector: exit status 2, the error object with --json', async () => {
+    const r = await run('--json', '--disable-detector', 'custom:nope', '--gpu-tool', 'none', '--', 'node', '-e', '0');
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.out)).toMatchObject({ error: { type: 'UsageError', file: null } });
+    expect(r.err).toMatch(/^aorta-probe run: --disable-detector: /);
   });
 
   it('a reader that goes away (EPIPE on stdout) stops the display, not the trial: result.json and the exit status stand', async () => {

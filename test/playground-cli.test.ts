@@ -1,5 +1,6 @@
 /** `aorta-probe playground`: argument parsing and the localhost static server over the built page (no browser). */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,9 +43,9 @@ function rawGet(base: string, path: string): Promise<number> {
 
 describe('parsePlaygroundArgs', () => {
   it('takes --port N / --port=N and --help', () => {
-    expect(parsePlaygroundArgs([])).toEqual({ help: false, port: DEFAULT_PLAYGROUND_PORT });
-    expect(parsePlaygroundArgs(['--port', '0'])).toEqual({ help: false, port: 0 });
-    expect(parsePlaygroundArgs(['--port=9000'])).toEqual({ help: false, port: 9000 });
+    expect(parsePlaygroundArgs([])).toEqual({ help: false, port: DEFAULT_PLAYGROUND_PORT, json: false });
+    expect(parsePlaygroundArgs(['--port', '0'])).toEqual({ help: false, port: 0, json: false });
+    expect(parsePlaygroundArgs(['--port=9000'])).toEqual({ help: false, port: 9000, json: false });
     expect(parsePlaygroundArgs(['-h']).help).toBe(true);
   });
 
@@ -123,7 +124,7 @@ describe('playground static server', () => {
     let printed = '';
     let errors = '';
     const done = runPlayground(
-      { help: false, port: 0 },
+      { help: false, port: 0, json: false },
       {
         write: async (t) => {
           printed += t;
@@ -148,5 +149,24 @@ describe('playground static server', () => {
     expect(page.body).toContain('aorta-probe playground');
     stop();
     expect(await done).toBe(0);
+  });
+
+  it('playground --json prints {"url"} on one line (schemas/playground.schema.json)', async () => {
+    let stop!: () => void;
+    const stopped = new Promise<void>((r) => (stop = r));
+    let printed = '';
+    const done = runPlayground(
+      { help: false, port: 0, json: true },
+      { write: async (t) => void (printed += t), writeError: async () => {}, stopped },
+    );
+    for (let i = 0; i < 100 && printed === ''; i++) await new Promise((r) => setTimeout(r, 20));
+    const ajv = new Ajv({ strict: false });
+    ajv.addSchema(JSON.parse(readFileSync('schemas/error.schema.json', 'utf8')));
+    const validate = ajv.compile(JSON.parse(readFileSync('schemas/playground.schema.json', 'utf8')));
+    expect(printed).toMatch(/^\{"(url|error)":.*\}\n$/);
+    const doc = JSON.parse(printed) as { url?: string };
+    expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);
+    stop();
+    expect(await done).toBe(doc.url === undefined ? 1 : 0);
   });
 });

@@ -14,7 +14,7 @@ import { loadRecipe } from '../recipe/index.js';
 import { formatSelfTestFailure, runSelfTests, type SelfTestOutcome } from '../classifier/self-test.js';
 import { githubAnnotations, type Annotation } from '../report/github.js';
 import { sarifLog, type SarifFinding } from '../report/sarif.js';
-import { parseCommandArgs, pickFormat, UsageError } from './args.js';
+import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from './args.js';
 import { EXIT, worstExit } from './exit-codes.js';
 import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from './json-output.js';
 import { readInput, STDIN_NAME } from './recipe-file.js';
@@ -54,12 +54,12 @@ Examples:
 export const CHECK_FORMATS = ['text', 'json', 'sarif', 'github'] as const;
 export type CheckFormat = (typeof CHECK_FORMATS)[number];
 
-const CHECK_OPTIONS = {
-  format: { type: 'string' },
+export const CHECK_OPTIONS = {
+  format: { type: 'string', metavar: 'FORMAT' },
   json: { type: 'boolean' },
   strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
-} as const;
+} as const satisfies OptionSpecs;
 
 export interface CheckIo {
   stdin?: Readable;

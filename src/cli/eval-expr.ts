@@ -11,6 +11,7 @@
 import type { ConditionVars, DetailedResult } from '../condition/evaluate.js';
 
 import { parseCommandArgs, parseNumber, UsageError, type OptionSpecs } from './args.js';
+import { NO_PALETTE, type Palette } from './tty.js';
 
 export { UsageError };
 
@@ -146,9 +147,12 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
  *   value: <repr>        or    error: <ExceptionClass>
  *   type:  <type name>         fired: no
  *   fired: yes|no
+ * On a terminal (or with FORCE_COLOR) as the other commands colour a verdict: `fired: yes` bold green, `no` dim,
+ * an exception yellow.
  */
-export function formatDetailed(result: DetailedResult): string {
-  if ('error' in result) return `error: ${result.error}\nfired: no\n`;
+export function formatDetailed(result: DetailedResult, c: Palette = NO_PALETTE): string {
+  const fired = (yes: boolean): string => (yes ? c.bold(c.green('yes')) : c.dim('no'));
+  if ('error' in result) return `error: ${c.yellow(result.error)}\nfired: ${fired(false)}\n`;
   const repr = result.value.repr ?? '(repr() raises ValueError: more than 4300 digits)';
-  return `value: ${repr}\ntype:  ${result.value.type}\nfired: ${result.fired ? 'yes' : 'no'}\n`;
+  return `value: ${c.bold(repr)}\ntype:  ${result.value.type}\nfired: ${fired(result.fired)}\n`;
 }

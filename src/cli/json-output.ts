@@ -9,6 +9,7 @@
 import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
 import { RecipeError, RecipeSandboxError } from '../recipe/index.js';
 import { UsageError } from './args.js';
+import { TrialOutputError } from '../trial/out-files.js';
 
 export interface ErrorRecord {
   /** The error's class: UsageError, ReadError, RecipeError, SandboxError, RegexError, …, InternalError. */
@@ -94,10 +95,15 @@ export function errorRecord(err: unknown, file: string | null = null): ErrorReco
       col: null,
       node: null,
     };
-  if (err instanceof UsageError)
-    return { type: err.name, message: err.message, detail: err.message, file: null, line: null, col: null, node: null };
+  if (err instanceof TrialOutputError) return positionlessError(err.name, err.message, err.path);
+  if (err instanceof UsageError) return positionlessError(err.name, err.message);
   const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
   return { type: 'InternalError', message, detail: message, file, line: null, col: null, node: null };
+}
+
+/** An error about no position in a file (a usage error, a directory that cannot be made, a port in use). */
+export function positionlessError(type: string, message: string, file: string | null = null): ErrorRecord {
+  return { type, message, detail: message, file, line: null, col: null, node: null };
 }
 
 /** Milliseconds to 3 decimals (µs): what every JSON duration shows. */

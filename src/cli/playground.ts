@@ -4,6 +4,7 @@
  * No network access is needed: the page, its engine worker and re2-wasm's files are all local.
  */
 import { atMost, parseCommandArgs, parseNumber, type OptionSpecs } from './args.js';
+import { jsonLine, positionlessError } from './json-output.js';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 export const DEFAULT_PLAYGROUND_PORT = 8177;
 
-export const PLAYGROUND_USAGE = `Usage: aorta-probe playground [--port N]
+export const PLAYGROUND_USAGE = `Usage: aorta-probe playground [--port N] [--json]
 
 Serves the browser playground (recipe editor with live diagnostics, log classification,
 condition scratchpad) on http://127.0.0.1:N/ and prints the URL. Only localhost can connect;
@@ -20,6 +21,8 @@ no network access is needed. Stop it with Ctrl-C.
 
 Options:
   --port N       Port to listen on (default ${DEFAULT_PLAYGROUND_PORT}; 0 picks a free port).
+  --json         Print {"url": str} (schemas/playground.schema.json), or {"error": ...} when it
+                 cannot serve, on one line instead of the text.
   -h, --help     Show this help and exit.
 `;
 
@@ -27,10 +30,12 @@ Options:
 export interface PlaygroundArgs {
   help: boolean;
   port: number;
+  json: boolean;
 }
 
 export const PLAYGROUND_OPTIONS = {
   port: { type: 'string', metavar: 'N' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -39,7 +44,7 @@ export function parsePlaygroundArgs(args: readonly string[]): PlaygroundArgs {
   const help = v.help === true;
   if (!help) atMost(positionals, 0, 'playground takes no arguments');
   const port = v.port === undefined ? DEFAULT_PLAYGROUND_PORT : parseNumber('--port', v.port, { integer: true, min: 0, max: 65535 });
-  return { help, port };
+  return { help, port, json: v.json === true };
 }
 
 /** The built page's directory in this package (dist/playground), found from this module (src/ or dist/src/). */
@@ -125,22 +130,22 @@ export interface PlaygroundIo {
 /** Runs the command; resolves with the exit status once the server has stopped. */
 export async function runPlayground(args: PlaygroundArgs, io: PlaygroundIo): Promise<number> {
   const root = playgroundRoot();
-  if (root === null) {
-    await io.writeError(
-      'aorta-probe: playground: the page is not built (dist/playground/index.html is missing); run `npm run build`\n',
-    );
+  const cannot = async (message: string): Promise<number> => {
+    await io.writeError(`aorta-probe: playground: ${message}\n`);
+    if (args.json) await io.write(jsonLine({ error: positionlessError('ServeError', message) }));
     return 1;
-  }
+  };
+  if (root === null)
+    return cannot('the page is not built (dist/playground/index.html is missing); run `npm run build`');
   let started: { server: Server; url: string };
   try {
     started = await startPlaygroundServer(root, args.port);
   } catch (err) {
-    await io.writeError(
-      `aorta-probe: playground: cannot listen on 127.0.0.1:${args.port}: ${err instanceof Error ? err.message : String(err)}\n`,
-    );
-    return 1;
+    return cannot(`cannot listen on 127.0.0.1:${args.port}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  await io.write(`aorta-probe playground: ${started.url}\n(serving ${root} on localhost only; press Ctrl-C to stop)\n`);
+  if (args.json) await io.write(jsonLine({ url: started.url }));
+  else
+    await io.write(`aorta-probe playground: ${started.url}\n(serving ${root} on localhost only; press Ctrl-C to stop)\n`);
   const stopped =
     io.stopped ??
     new Promise<void>((resolve) => {

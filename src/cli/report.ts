@@ -19,6 +19,7 @@ directory above trial_<n>/, else _unknown_. Files that are not usable records ar
 
   --format F     text (default), json, junit (JUnit XML: a testsuite per cell, a testcase per
                  trial), markdown, or html (one self-contained page with pictures).
+  --json         The same as --format json.
   --out FILE     Write the report to FILE instead of standard output.
   -h, --help     Show this help and exit.
 
@@ -36,13 +37,14 @@ export interface ReportArgs {
 export const REPORT_OPTIONS = {
   format: { type: 'string', metavar: 'F' },
   out: { type: 'string', metavar: 'FILE' },
+  json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
 export function parseReportArgs(args: readonly string[]): ReportArgs {
   const { values: v, positionals: paths } = parseCommandArgs(args, REPORT_OPTIONS);
   if (v.help === true) return { help: true, paths: [], format: 'text', out: null };
-  const format = pickFormat(REPORT_FORMATS, v.format, undefined);
+  const format = pickFormat(REPORT_FORMATS, v.format, v.json);
   if (paths.length === 0) throw new UsageError('no DIR or FILE given');
   return { help: false, paths, format, out: v.out ?? null };
 }

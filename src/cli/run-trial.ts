@@ -6,13 +6,12 @@
  * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
  * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
  */
-import { parseNumber, parseWithCommand, pickFormat, pickOne, type OptionSpecs } from './args.js';
+import { parseNumber, parseWithCommand, pickFormat, pickOne, UsageError, type OptionSpecs } from './args.js';
 import { githubAnnotations } from '../report/github.js';
 import { junitXml } from '../report/junit.js';
 import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine } from './json-output.js';
-import { mkdirSync } from 'node:fs';
 import { constants } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -20,7 +19,14 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { loadRecipeFile } from './recipe-file.js';
 import type { GpuToolChoice } from '../gpu/index.js';
-import { runTrial, TrialOptionsError, TrialOutputError, type TrialOutcome, type TrialResult } from '../trial/index.js';
+import {
+  prepareOutDir,
+  runTrial,
+  TrialOptionsError,
+  TrialOutputError,
+  type TrialOutcome,
+  type TrialResult,
+} from '../trial/index.js';
 import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 
@@ -173,21 +179,25 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     }
     recipe = loaded.recipe;
   }
+  // A command that cannot start its trial: the one message on stderr, and with --json the error object too.
+  const refuse = async (err: UsageError | TrialOutputError | TrialOptionsError): Promise<number> => {
+    await writeQuietly(io.stderr, `aorta-probe run: ${err.message}\n`);
+    if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(err) }));
+    return EXIT.usage;
+  };
   // Checked against the recipe: a custom:ID must name one of its patterns.
   for (const token of args.disableDetectors) {
     if ((TIER_NAMES as readonly string[]).includes(token)) continue;
     const reason = unknownDetectorReason(token, recipe?.customPatterns.map((p) => p.id) ?? []);
-    if (reason !== null) {
-      io.stderr.write(`aorta-probe run: --disable-detector: ${reason}\n`);
-      return 2;
-    }
+    if (reason !== null) return refuse(new UsageError(`--disable-detector: ${reason}`));
   }
   const outDir = args.out ?? defaultOutDir();
+  // Before the trial's clock starts, so that an unusable --out is found before anything runs.
   try {
-    mkdirSync(outDir, { recursive: true });
+    prepareOutDir(outDir);
   } catch (err) {
-    io.stderr.write(`aorta-probe run: cannot create the output directory ${outDir}: ${(err as Error).message}\n`);
-    return 2;
+    if (err instanceof TrialOutputError) return refuse(err);
+    throw err;
   }
   const env = io.env ?? process.env;
   const echo = args.quiet ? null : args.format !== 'text' ? io.stderr : io.stdout;
@@ -234,10 +244,12 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   } catch (err) {
     // An unusable --out is a usage error found before the trial started; failing to write afterwards is an I/O
     // error (exit 3), never the "fail" status.
-    if (err instanceof TrialOutputError || err instanceof TrialOptionsError) {
-      io.stderr.write(`aorta-probe run: ${err.message}\n`);
-      return err instanceof TrialOutputError && !err.beforeStart ? 3 : 2;
+    if (err instanceof TrialOutputError && !err.beforeStart) {
+      await writeQuietly(io.stderr, `aorta-probe run: ${err.message}\n`);
+      if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(err) }));
+      return EXIT.error;
     }
+    if (err instanceof TrialOutputError || err instanceof TrialOptionsError) return refuse(err);
     throw err;
   } finally {
     process.off('SIGINT', onSignal);

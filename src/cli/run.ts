@@ -21,7 +21,7 @@ import { UsageError, usageShort } from './args.js';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine } from './json-output.js';
 import { didYouMean } from '../text/suggest.js';
-import { isTty } from './tty.js';
+import { isTty, paletteFor } from './tty.js';
 
 export interface CliIo {
   stdin: Readable;
@@ -358,7 +358,10 @@ async function evalExpression(condition: string, vars: ConditionVars, json: bool
     await writeAll(io.stderr, `${PROGRAM}: internal error: ${describeInternalError(err)}\n`);
     return EXIT.error;
   }
-  await writeAll(io.stdout, json ? jsonLine(records.evaluatedResult(result)) : formatDetailed(result));
+  await writeAll(
+    io.stdout,
+    json ? jsonLine(records.evaluatedResult(result)) : formatDetailed(result, paletteFor(io.stdout)),
+  );
   return EXIT.ok;
 }
 

@@ -12,7 +12,7 @@ import { strRepr } from '../condition/repr.js';
 import type { Recipe } from '../recipe/index.js';
 import { githubAnnotations } from '../report/github.js';
 import { junitXml } from '../report/junit.js';
-import { atMost, parseCommandArgs, parseNumber, pickFormat, usageShort, UsageError } from './args.js';
+import { atMost, parseCommandArgs, parseNumber, pickFormat, usageShort, UsageError, type OptionSpecs } from './args.js';
 import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
 import { EXIT, verdictExit } from './exit-codes.js';
 import { errorRecord, jsonLine, ReadError, roundMs } from './json-output.js';
@@ -67,14 +67,14 @@ export const SCAN_FORMATS = ['text', 'json', 'junit', 'github'] as const;
 export type ScanFormat = (typeof SCAN_FORMATS)[number];
 
 export const SCAN_OPTIONS = {
-  recipe: { type: 'string' },
-  'exit-code': { type: 'string' },
-  walltime: { type: 'string' },
-  'peak-vram': { type: 'string' },
-  format: { type: 'string' },
+  recipe: { type: 'string', metavar: 'RECIPE' },
+  'exit-code': { type: 'string', metavar: 'N' },
+  walltime: { type: 'string', metavar: 'SECONDS' },
+  'peak-vram': { type: 'string', metavar: 'MIB' },
+  format: { type: 'string', metavar: 'FORMAT' },
   json: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
-} as const;
+} as const satisfies OptionSpecs;
 
 export interface ScanArgs {
   help: boolean;
@@ -285,11 +285,11 @@ Examples:
   aorta-probe patterns --json
 `;
 
-const PATTERNS_OPTIONS = {
+export const PATTERNS_OPTIONS = {
   json: { type: 'boolean' },
   version: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
-} as const;
+} as const satisfies OptionSpecs;
 
 export function runPatterns(args: readonly string[]): { code: number; out: string; err: string } {
   let v: { json?: boolean; version?: boolean; help?: boolean };
