@@ -134,7 +134,7 @@ describe('recipe keys: defaults and rejections', () => {
       /^9:41 recipe\.tests\[0\]\.expect\.detectors: unknown detector 'tier4:nan'/,
     );
     expect(reason('tests:\n  - name: a\n    logs: x\n')).toBe(
-      "8:5 recipe.tests[0]: unknown keys ['logs']; allowed: ['exit_code', 'expect', 'log', 'name', 'peak_vram_mib', 'walltime_sec']",
+      "8:5 recipe.tests[0]: unknown key 'logs'; did you mean 'log'?",
     );
   });
 

@@ -397,7 +397,7 @@ describe('top level', () => {
     );
     expect(loadRecipe(`${PROBE}hang_grace_period_at_start: 0\n`, 'p.yaml').hangGracePeriodAtStart).toBe(0);
     expect(reject(`${PROBE}confound: {baseline_cel: x}\n`).reason).toBe(
-      "recipe.confound: unknown keys ['baseline_cel']; allowed: ['baseline_cell', 'threshold']",
+      "recipe.confound: unknown key 'baseline_cel'; did you mean 'baseline_cell'?",
     );
   });
 });

@@ -178,7 +178,7 @@ describe('the plan', () => {
     ],
     [
       'stop_after: {event: 1}',
-      "recipe.stop_after: unknown keys ['event']; allowed: ['event_verdict', 'events', 'max_trials']",
+      "recipe.stop_after: unknown key 'event'; did you mean 'events'?",
     ],
     ['retain: {on_fail: logs}', "recipe.retain.on_fail: must be one of 'full', 'log', 'summary', 'none', got 'logs'"],
     ['retain: {on_skip: none}', "recipe.retain: unknown keys ['on_skip']; allowed: ['on_error', 'on_fail', 'on_pass']"],

@@ -10,7 +10,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { RecipeSchemaError } from '../condition/errors.js';
 import { formatWarning, lintRecipe, type LintWarning } from '../lint/index.js';
-import { loadRecipe } from '../recipe/index.js';
+import { loadRecipe, RecipeError } from '../recipe/index.js';
 import { formatSelfTestFailure, runSelfTests, type SelfTestOutcome } from '../classifier/self-test.js';
 import { githubAnnotations, type Annotation } from '../report/github.js';
 import { sarifLog, type SarifFinding } from '../report/sarif.js';
@@ -106,6 +106,8 @@ interface Checked {
   /** The text output's message for an invalid or unreadable file. */
   readonly message: string | null;
   readonly failedTests: readonly SelfTestOutcome[];
+  /** The loader's correction for the error's span (a misspelt key), for SARIF's `fix`. */
+  readonly errorFix: { readonly endCol: number; readonly replacement: string } | null;
 }
 
 async function checkOne(path: string, strict: boolean, stdin: Readable | undefined): Promise<Checked> {
@@ -120,6 +122,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
       code: EXIT.usage,
       message: `aorta-probe check: ${e.message}`,
       failedTests: [],
+      errorFix: null,
     };
   }
   try {
@@ -146,7 +149,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
       error: null,
     };
     const code = failedTests.length > 0 || (strict && warnings.length > 0) ? EXIT.fail : EXIT.ok;
-    return { record, code, message: null, failedTests };
+    return { record, code, message: null, failedTests, errorFix: null };
   } catch (err) {
     if (!(err instanceof RecipeSchemaError)) throw err;
     return {
@@ -161,6 +164,10 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
       code: EXIT.fail,
       message: err.message,
       failedTests: [],
+      errorFix:
+        err instanceof RecipeError && err.suggestion !== null
+          ? { endCol: err.endCol, replacement: err.suggestion }
+          : null,
     };
   }
 }
@@ -175,7 +182,7 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
       break;
     case 'sarif':
       await io.write(
-        `${JSON.stringify(sarifLog({ name: 'aorta-probe', version: await version(), informationUri: 'https://www.npmjs.com/package/aorta-probe' }, records.flatMap(findings)), null, 2)}\n`,
+        `${JSON.stringify(sarifLog({ name: 'aorta-probe', version: await version(), informationUri: 'https://www.npmjs.com/package/aorta-probe' }, results.flatMap(findings)), null, 2)}\n`,
       );
       break;
     case 'github':
@@ -216,7 +223,7 @@ async function version(): Promise<string> {
   return (await import('../trial/package-info.js')).packageInfo().version;
 }
 
-function findings(r: CheckedFile): SarifFinding[] {
+function findings({ record: r, errorFix }: Checked): SarifFinding[] {
   const out: SarifFinding[] = [];
   const e = r.error;
   if (e !== null)
@@ -227,6 +234,13 @@ function findings(r: CheckedFile): SarifFinding[] {
       file: e.file ?? r.file,
       line: e.line ?? 1,
       col: e.col ?? 1,
+      ...(errorFix === null || e.line === null
+        ? {}
+        : {
+            endLine: e.line,
+            endCol: errorFix.endCol,
+            fix: { description: `Replace with ${errorFix.replacement}`, replacement: errorFix.replacement },
+          }),
     });
   for (const w of r.warnings) {
     out.push({

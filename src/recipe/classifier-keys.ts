@@ -3,6 +3,7 @@
  * (`tier3_vram_growth`), `disable_detectors` / `disable_detector_tiers`, `detector_categories`, `exit_codes`
  * and the `tests:` self-test samples. Each rejection names the key path and is positioned at the node.
  */
+import { unknownKeysReason, type UnknownKeysWording } from './unknown-keys.js';
 import { strRepr } from '../condition/repr.js';
 import type { FilePos } from './errors.js';
 import { reprNode, type PyNode } from './tree.js';
@@ -26,7 +27,7 @@ import {
 
 /** What this module needs of the loader's context. */
 export interface KeyContext {
-  fail(reason: string, at: PyNode | { start: number; end: number }): never;
+  fail(reason: string, at: PyNode | { start: number; end: number }, suggestion?: string | null): never;
   pos(at: { start: number; end: number }): FilePos;
 }
 
@@ -120,21 +121,17 @@ function loadExitCodes(ctx: KeyContext, node: PyNode, patterns: readonly CustomP
     } else if (key === 'category') {
       const allowed = [...WHO_VALUES, 'transient'];
       for (const e of stringKeys(ctx, value, `${path}.category`)) {
-        if (!allowed.includes(e.key))
-          ctx.fail(`${path}.category: unknown key ${strRepr(e.key)}; allowed: ${listRepr(allowed)}`, e.keyNode);
+        if (!allowed.includes(e.key)) rejectKey(ctx, `${path}.category`, e, allowed, { listed: allowed });
         category.set(e.key as Who | 'transient', exitStatus(ctx, e.value, `${path}.category.${e.key}`));
       }
     } else if (key === 'verdict') {
       for (const e of stringKeys(ctx, value, `${path}.verdict`)) {
         if (e.key !== 'fail' && e.key !== 'error')
-          ctx.fail(
-            `${path}.verdict: unknown key ${strRepr(e.key)}; allowed: ['error', 'fail'] (a pass always exits 0)`,
-            e.keyNode,
-          );
+          rejectKey(ctx, `${path}.verdict`, e, ['error', 'fail'], { note: '(a pass always exits 0)' });
         verdict.set(e.key, exitStatus(ctx, e.value, `${path}.verdict.${e.key}`));
       }
     } else {
-      ctx.fail(`${path}: unknown key ${strRepr(key)}; allowed: ['category', 'detector', 'verdict']`, keyNode);
+      rejectKey(ctx, path, { key, keyNode }, ['category', 'detector', 'verdict']);
     }
   }
   return { detector, category, verdict };
@@ -152,8 +149,7 @@ function loadCategories(
     const p = `${path}[${strRepr(key)}]`;
     const fields = stringKeys(ctx, value, p);
     const unknown = fields.find((f) => f.key !== 'who' && f.key !== 'transient');
-    if (unknown !== undefined)
-      ctx.fail(`${p}: unknown key ${strRepr(unknown.key)}; allowed: ['transient', 'who']`, unknown.keyNode);
+    if (unknown !== undefined) rejectKey(ctx, p, unknown, ['transient', 'who']);
     const base = BUILTIN_DETECTORS.get(key) ?? { who: 'unknown' as Who, transient: false };
     let { who, transient } = base;
     const w = dictGet(value, 'who');
@@ -172,6 +168,18 @@ function loadCategories(
   return out;
 }
 
+/** One key that `allowed` lacks, in the words of src/recipe/unknown-keys.ts. */
+function rejectKey(
+  ctx: KeyContext,
+  path: string,
+  e: { key: string; keyNode: PyNode },
+  allowed: readonly string[],
+  wording: UnknownKeysWording = {},
+): never {
+  const r = unknownKeysReason(path, [{ name: e.key, repr: strRepr(e.key) }], allowed, { one: true, ...wording });
+  return ctx.fail(r.reason, e.keyNode, r.suggestion);
+}
+
 const TEST_KEYS = ['exit_code', 'expect', 'log', 'name', 'peak_vram_mib', 'walltime_sec'];
 const EXPECT_KEYS = ['capture', 'detectors', 'verdict'];
 
@@ -183,11 +191,14 @@ function loadTests(ctx: KeyContext, node: PyNode, patterns: readonly CustomPatte
     const path = `recipe.tests[${i}]`;
     const fields = stringKeys(ctx, entry, path);
     const unknown = fields.filter((f) => !TEST_KEYS.includes(f.key));
-    if (unknown.length > 0)
-      ctx.fail(
-        `${path}: unknown keys ${listRepr(unknown.map((u) => u.key).sort())}; allowed: ${listRepr(TEST_KEYS)}`,
-        unknown[0]!.keyNode,
+    if (unknown.length > 0) {
+      const r = unknownKeysReason(
+        path,
+        unknown.map((u) => ({ name: u.key, repr: strRepr(u.key) })),
+        TEST_KEYS,
       );
+      ctx.fail(r.reason, unknown[0]!.keyNode, r.suggestion);
+    }
     const name = dictGet(entry, 'name');
     if (name === undefined || name.kind !== 'str' || name.value === '')
       ctx.fail(`${path}.name: must be a non-empty string`, name ?? entry);
@@ -211,8 +222,7 @@ function loadTests(ctx: KeyContext, node: PyNode, patterns: readonly CustomPatte
       ctx.fail(`${path}.expect: missing (a mapping with 'verdict' and optional 'detectors', 'capture')`, entry);
     const ef = stringKeys(ctx, expect, `${path}.expect`);
     const eu = ef.find((f) => !EXPECT_KEYS.includes(f.key));
-    if (eu !== undefined)
-      ctx.fail(`${path}.expect: unknown key ${strRepr(eu.key)}; allowed: ${listRepr(EXPECT_KEYS)}`, eu.keyNode);
+    if (eu !== undefined) rejectKey(ctx, `${path}.expect`, eu, EXPECT_KEYS);
     const v = dictGet(expect, 'verdict');
     if (v === undefined || v.kind !== 'str' || !['pass', 'fail', 'error'].includes(v.value as string)) {
       ctx.fail(

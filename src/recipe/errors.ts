@@ -23,10 +23,13 @@ export class RecipeError extends RecipeSchemaError {
   override readonly endCol: number;
   /** The original system's one-line message (`recipe.custom_patterns[0].id: must be ...`). */
   override readonly reason: string;
+  /** Replacement text for the span at line:col..endCol, when the loader knows one (a misspelt key's correction). */
+  readonly suggestion: string | null;
 
-  constructor(reason: string, file: string, pos: FilePos, text: string | undefined) {
+  constructor(reason: string, file: string, pos: FilePos, text: string | undefined, suggestion: string | null = null) {
     super(formatPositioned(reason, file, pos, text));
     this.reason = reason;
+    this.suggestion = suggestion;
     this.file = file;
     this.line = pos.line;
     this.col = pos.col;

@@ -13,6 +13,7 @@ import { sha256Hex } from './sha256.js';
 import { DEFAULT_CLASSIFIER_KEYS, dictGet as get, loadClassifierKeys } from './classifier-keys.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
+import { unknownKeysReason, type UnknownKeysWording } from './unknown-keys.js';
 import { mapScalarValue } from './scalar-map.js';
 import { parseYaml, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
 import {
@@ -83,8 +84,8 @@ class Ctx {
     readonly lc: LineCounter,
   ) {}
 
-  fail(reason: string, at: PyNode | { start: number; end: number }): never {
-    throw new RecipeError(reason, this.file, spanPos(this.text, this.lc, at.start, at.end), this.text);
+  fail(reason: string, at: PyNode | { start: number; end: number }, suggestion: string | null = null): never {
+    throw new RecipeError(reason, this.file, spanPos(this.text, this.lc, at.start, at.end), this.text, suggestion);
   }
 
   pos(at: { start: number; end: number }): FilePos {
@@ -101,14 +102,19 @@ function keyName(k: PyNode): string {
   return k.kind === 'str' ? (k.value as string) : reprNode(k);
 }
 
-/** Sorted unknown keys as Python prints them, and the first one in document order. */
-function unknownKeys(d: PyNode, allowed: readonly string[]): { repr: string; first: PyNode } | null {
+/** Fails on the keys of `d` that `allowed` lacks (src/recipe/unknown-keys.ts words it), at the first one. */
+function rejectUnknownKeys(
+  ctx: Ctx,
+  d: PyNode,
+  path: string,
+  allowed: readonly string[],
+  wording: UnknownKeysWording = {},
+): void {
   const unknown = (d.entries ?? []).filter((e) => !(e.key.kind === 'str' && allowed.includes(e.key.value as string)));
-  if (unknown.length === 0) return null;
-  const sorted = unknown
-    .map((e) => e.key)
-    .sort((a, b) => (keyName(a) < keyName(b) ? -1 : keyName(a) > keyName(b) ? 1 : 0));
-  return { repr: `[${sorted.map((k) => reprNode(k)).join(', ')}]`, first: unknown[0]!.key };
+  if (unknown.length === 0) return;
+  const keys = unknown.map((e) => ({ name: e.key.kind === 'str' ? (e.key.value as string) : null, repr: reprNode(e.key) }));
+  const r = unknownKeysReason(path, keys, allowed, wording);
+  ctx.fail(r.reason, unknown[0]!.key, r.suggestion);
 }
 
 /**
@@ -251,10 +257,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
     mode = modeNode.value as RecipeMode;
   }
   // 4. Unknown keys.
-  const unknown = unknownKeys(root, VALID_TOP_LEVEL);
-  if (unknown !== null) {
-    ctx.fail(`recipe: unknown top-level keys ${unknown.repr}; allowed: ${listRepr(VALID_TOP_LEVEL)}`, unknown.first);
-  }
+  rejectUnknownKeys(ctx, root, 'recipe', VALID_TOP_LEVEL, { plural: 'top-level keys' });
   // 5. Mode-specific keys.
   if (mode === 'probe') {
     const triageOnly = keys.filter((k) => TRIAGE_ONLY_KEYS.includes(k));
@@ -365,9 +368,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
   const conf = get(root, 'confound');
   if (conf !== undefined && conf.kind !== 'NoneType') {
     if (conf.kind !== 'dict') ctx.fail(`recipe.confound: must be a mapping, got ${conf.typeName}`, conf);
-    const uk = unknownKeys(conf, ['baseline_cell', 'threshold']);
-    if (uk !== null)
-      ctx.fail(`recipe.confound: unknown keys ${uk.repr}; allowed: ['baseline_cell', 'threshold']`, uk.first);
+    rejectUnknownKeys(ctx, conf, 'recipe.confound', ['baseline_cell', 'threshold']);
     const th = get(conf, 'threshold');
     if (
       th !== undefined &&
@@ -451,8 +452,7 @@ function validateOne(
   options: LoadRecipeOptions,
 ): CustomPattern {
   if (entry.kind !== 'dict') ctx.fail(`${path}: must be a mapping, got ${entry.typeName}`, entry);
-  const uk = unknownKeys(entry, PATTERN_KEYS);
-  if (uk !== null) ctx.fail(`${path}: unknown keys ${uk.repr}; allowed: ${listRepr(PATTERN_KEYS)}`, uk.first);
+  rejectUnknownKeys(ctx, entry, path, PATTERN_KEYS);
   const idNode = get(entry, 'id');
   if (idNode === undefined || idNode.kind !== 'str' || idNode.value === '') {
     ctx.fail(`${path}.id: must be a non-empty string`, idNode ?? entry);
@@ -469,8 +469,7 @@ function validateOne(
       match ?? entry,
     );
   }
-  const muk = unknownKeys(match, MATCH_KEYS);
-  if (muk !== null) ctx.fail(`${path}.match: unknown keys ${muk.repr}; allowed: ${listRepr(MATCH_KEYS)}`, muk.first);
+  rejectUnknownKeys(ctx, match, `${path}.match`, MATCH_KEYS);
   const regexNode = get(match, 'regex');
   if (regexNode === undefined || regexNode.kind !== 'str' || regexNode.value === '') {
     ctx.fail(`${path}.match.regex: must be a non-empty string`, regexNode ?? match);

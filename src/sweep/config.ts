@@ -4,9 +4,9 @@
  * rest of the recipe; this module validates them, with the loader's `file:line:col` errors, from the same text.
  */
 import type { LineCounter } from 'yaml';
-import { strRepr } from '../condition/repr.js';
 import { RecipeError } from '../recipe/index.js';
 import { parseYaml, reprNode, spanPos, type PyNode } from '../recipe/tree.js';
+import { unknownKeysReason } from '../recipe/unknown-keys.js';
 import { VERDICTS } from '../report/read-results.js';
 import type { Verdict } from '../trial/index.js';
 
@@ -52,8 +52,8 @@ class Doc {
     readonly file: string,
     readonly lc: LineCounter,
   ) {}
-  fail(reason: string, at: PyNode): never {
-    throw new RecipeError(reason, this.file, spanPos(this.text, this.lc, at.start, at.end), this.text);
+  fail(reason: string, at: PyNode, suggestion: string | null = null): never {
+    throw new RecipeError(reason, this.file, spanPos(this.text, this.lc, at.start, at.end), this.text, suggestion);
   }
 }
 
@@ -78,15 +78,17 @@ function isInt(n: PyNode): boolean {
   return n.kind === 'int';
 }
 
-/** The unknown keys of a mapping, sorted as Python prints them; null when there are none. */
+/** Fails on the keys of a mapping that `allowed` lacks (src/recipe/unknown-keys.ts words it). */
 function rejectUnknown(doc: Doc, node: PyNode, path: string, allowed: readonly string[]): void {
   const bad = node.entries!.filter((e) => !allowed.some((a) => keyIs(e.key, a)));
   if (bad.length === 0) return;
-  const names = bad.map((e) => reprNode(e.key)).sort();
-  doc.fail(
-    `${path}: unknown keys [${names.join(', ')}]; allowed: [${allowed.map((a) => strRepr(a)).join(', ')}]`,
-    bad[0]!.key,
+  const r = unknownKeysReason(
+    path,
+    bad.map((e) => ({ name: e.key.kind === 'str' ? (e.key.value as string) : null, repr: reprNode(e.key) })),
+    allowed,
+    { listed: allowed },
   );
+  doc.fail(r.reason, bad[0]!.key, r.suggestion);
 }
 
 /** An env value as the child sees it: YAML scalars become the text Python's `str()` gives them. */
