@@ -5,7 +5,7 @@
  */
 import type { CellSummary, SweepReport } from './aggregate.js';
 import { mib, seconds } from './format-text.js';
-import { xmlEscape as esc } from './format-junit.js';
+import { xmlText as esc } from './xml.js';
 import { shownPath } from './paths.js';
 import type { TrialRecord } from './read-results.js';
 

@@ -1,10 +1,87 @@
 /**
- * JUnit XML (the Surefire dialect CI servers read: Jenkins, GitLab, GitHub test reporters), from plain data so every
- * command that reports outcomes (scan, run, a sweep's report) writes the same document: one `<testsuite>` per
- * invocation, one `<testcase>` per log or trial, `<failure>` for a `fail` verdict, `<error>` for `error`.
- * Validated in the tests against the Jenkins xUnit plugin's junit-10.xsd.
+ * JUnit XML (the Surefire dialect CI servers read: Jenkins, GitLab, GitHub test reporters): the one writer of its
+ * elements, for every output that has them — `scan` and `run` (a testsuite per invocation, a testcase per log or
+ * trial: `junitXml`) and `report --format junit` (a testsuite per cell, a testcase per trial: format-junit.ts).
+ * `<failure>` stands for a `fail` verdict, `<error>` for `error`. Validated in the tests against the Jenkins xUnit
+ * plugin's junit-10.xsd and the Ant junit.xsd.
  */
+import { xmlDocument, type XmlAttrs, type XmlElement } from './xml.js';
 
+/** Seconds as xs:decimal with millisecond precision, no trailing zeros (`1.25`, `16`, `0.004`). */
+export function junitSeconds(t: number): string {
+  return String(Math.round(t * 1000) / 1000);
+}
+
+export interface JUnitOutcome {
+  readonly verdict: 'fail' | 'error';
+  /** The `<failure>`/`<error>` attributes, in the order the output wants them (`message`, `type`). */
+  readonly attrs: XmlAttrs;
+  readonly body: string;
+}
+
+export function junitTestcase(
+  name: string,
+  classname: string,
+  seconds: number,
+  outcome: JUnitOutcome | null,
+  systemOut = '',
+): XmlElement {
+  const children: XmlElement[] = [];
+  if (outcome !== null)
+    children.push({ tag: outcome.verdict === 'fail' ? 'failure' : 'error', attrs: outcome.attrs, text: outcome.body });
+  if (systemOut !== '') children.push({ tag: 'system-out', text: systemOut });
+  return { tag: 'testcase', attrs: { name, classname, time: junitSeconds(seconds) }, children };
+}
+
+export interface JUnitCounts {
+  readonly tests: number;
+  readonly failures: number;
+  readonly errors: number;
+  readonly seconds: number;
+}
+
+/** `<testsuite>`; `extra` attributes (timestamp, id, package) after the counts, `properties` before the cases. */
+export function junitTestsuite(
+  name: string,
+  counts: JUnitCounts,
+  cases: readonly XmlElement[],
+  extra: XmlAttrs = {},
+  properties: readonly (readonly [string, string | number])[] = [],
+): XmlElement {
+  const props: XmlElement[] =
+    properties.length === 0
+      ? []
+      : [{ tag: 'properties', children: properties.map(([n, v]) => ({ tag: 'property', attrs: { name: n, value: v } })) }];
+  return {
+    tag: 'testsuite',
+    attrs: {
+      name,
+      tests: counts.tests,
+      failures: counts.failures,
+      errors: counts.errors,
+      skipped: 0,
+      time: junitSeconds(counts.seconds),
+      ...extra,
+    },
+    children: [...props, ...cases],
+  };
+}
+
+export function junitDocument(name: string, counts: JUnitCounts, suites: readonly XmlElement[]): string {
+  return xmlDocument({
+    tag: 'testsuites',
+    attrs: {
+      name,
+      tests: counts.tests,
+      failures: counts.failures,
+      errors: counts.errors,
+      time: junitSeconds(counts.seconds),
+    },
+    children: suites,
+  });
+}
+
+/** One log or trial of a `scan` or `run`. */
 export interface JUnitCase {
   readonly name: string;
   readonly classname: string;
@@ -25,44 +102,24 @@ export interface JUnitSuite {
   readonly cases: readonly JUnitCase[];
 }
 
-/**
- * XML 1.0 text: markup characters escaped, and the characters XML 1.0 cannot carry at all (C0 controls other than
- * tab/LF/CR, lone surrogates, U+FFFE/U+FFFF) replaced by U+FFFD, since a log may contain anything.
- */
-export function xmlText(s: string): string {
-  return s
-    .replace(
-      /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
-      '\ufffd',
-    )
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;');
-}
-
-/** An attribute value (also escapes quotes and keeps line ends as character references, which attributes drop). */
-const attr = (s: string): string =>
-  xmlText(s).replace(/"/g, '&quot;').replace(/\n/g, '&#10;').replace(/\r/g, '&#13;').replace(/\t/g, '&#9;');
-
-/** Seconds with millisecond precision, as Surefire writes `time`. */
-const seconds = (t: number): string => (Math.round(t * 1000) / 1000).toFixed(3);
-
+/** `scan` and `run`: one testsuite for the invocation, a testcase per log or trial. */
 export function junitXml(suite: JUnitSuite): string {
-  const failures = suite.cases.filter((c) => c.outcome === 'fail').length;
-  const errors = suite.cases.filter((c) => c.outcome === 'error').length;
-  const total = suite.cases.reduce((s, c) => s + c.time, 0);
-  let out = '<?xml version="1.0" encoding="UTF-8"?>\n';
-  out += `<testsuites name="${attr(suite.name)}" tests="${suite.cases.length}" failures="${failures}" errors="${errors}" time="${seconds(total)}">\n`;
-  out += `  <testsuite name="${attr(suite.name)}" tests="${suite.cases.length}" failures="${failures}" errors="${errors}" skipped="0" time="${seconds(total)}" timestamp="${attr(suite.timestamp)}">\n`;
-  for (const c of suite.cases) {
-    out += `    <testcase name="${attr(c.name)}" classname="${attr(c.classname)}" time="${seconds(c.time)}">\n`;
-    if (c.outcome !== 'pass') {
-      const tag = c.outcome === 'fail' ? 'failure' : 'error';
-      out += `      <${tag} type="${c.outcome}" message="${attr(c.message)}">${xmlText(c.details)}</${tag}>\n`;
-    }
-    if (c.systemOut !== '') out += `      <system-out>${xmlText(c.systemOut)}</system-out>\n`;
-    out += '    </testcase>\n';
-  }
-  out += '  </testsuite>\n</testsuites>\n';
-  return out;
+  const counts: JUnitCounts = {
+    tests: suite.cases.length,
+    failures: suite.cases.filter((c) => c.outcome === 'fail').length,
+    errors: suite.cases.filter((c) => c.outcome === 'error').length,
+    seconds: suite.cases.reduce((s, c) => s + c.time, 0),
+  };
+  const cases = suite.cases.map((c) =>
+    junitTestcase(
+      c.name,
+      c.classname,
+      c.time,
+      c.outcome === 'pass'
+        ? null
+        : { verdict: c.outcome, attrs: { type: c.outcome, message: c.message }, body: c.details },
+      c.systemOut,
+    ),
+  );
+  return junitDocument(suite.name, counts, [junitTestsuite(suite.name, counts, cases, { timestamp: suite.timestamp })]);
 }
