@@ -37,7 +37,10 @@ function flagsIn(text: string): string[] {
   return [...new Set(own.match(/(?<![\w-])--[a-z][a-z0-9-]*/g) ?? [])].sort();
 }
 
-const accepted = (options: OptionSpecs): string[] => Object.keys(options).map((n) => `--${n}`).sort();
+const accepted = (options: OptionSpecs): string[] =>
+  Object.keys(options)
+    .map((n) => `--${n}`)
+    .sort();
 
 describe('--help names exactly the options the parser accepts', () => {
   it.each(COMMANDS)('%s', (_name, usage, options) => {
@@ -54,7 +57,8 @@ describe('--help names exactly the options the parser accepts', () => {
       // The command's synopsis: its line and the continuation lines indented deeper than the names.
       let end = start + 1;
       while (end < lines.length && /^ {4,}\S/.test(lines[end]!) && !/^ {17}/.test(lines[end]!)) end++;
-      for (const f of flagsIn(lines.slice(start, end).join('\n'))) expect(accepted(options), `${name} ${f}`).toContain(f);
+      for (const f of flagsIn(lines.slice(start, end).join('\n')))
+        expect(accepted(options), `${name} ${f}`).toContain(f);
     }
   });
 
@@ -67,7 +71,8 @@ describe('one number grammar: sign, digits, fraction and exponent where a number
   const eval_ = (flag: string, v: string) => () => parseEvalArgs(['True', flag, v]);
   const scan = (flag: string, v: string) => () => parseScanArgs([flag, v, 'x.log']);
   const run = (flag: string, v: string) => () => parseRunArgs([flag, v, '--', 'true']);
-  const sweep = (flag: string, v: string) => () => parseSweepArgs(['--recipe', 'r', '--out', 'o', flag, v, '--', 'true']);
+  const sweep = (flag: string, v: string) => () =>
+    parseSweepArgs(['--recipe', 'r', '--out', 'o', flag, v, '--', 'true']);
   const playground = (flag: string, v: string) => () => parsePlaygroundArgs([flag, v]);
   type Case = [string, (flag: string, v: string) => () => unknown, string, string[], [string, string][]];
   // [command, parse, flag, accepted texts, [refused text, what the message says it must be]]
@@ -191,13 +196,16 @@ describe('the same usage error from every command', () => {
   });
 
   // sweep has no --json (its output is the text report of DIR; `report --json DIR` is the JSON).
-  it.each(cases.filter(([n]) => n !== 'sweep'))('%s --json: the error object on stdout', async (_name, args, message) => {
-    const r = await cli([...args.slice(0, 1), '--json', ...args.slice(1)]);
-    expect(r.code).toBe(2);
-    expect(JSON.parse(r.out)).toEqual({
-      error: { type: 'UsageError', message, detail: message, file: null, line: null, col: null, node: null },
-    });
-  });
+  it.each(cases.filter(([n]) => n !== 'sweep'))(
+    '%s --json: the error object on stdout',
+    async (_name, args, message) => {
+      const r = await cli([...args.slice(0, 1), '--json', ...args.slice(1)]);
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.out)).toEqual({
+        error: { type: 'UsageError', message, detail: message, file: null, line: null, col: null, node: null },
+      });
+    },
+  );
 
   it('a short usage is a few lines, never the whole help', async () => {
     for (const [name, usage] of COMMANDS) {
@@ -226,8 +234,12 @@ describe('eval EXPR colours its result like the other commands', () => {
     expect((await cli(['eval', 'exit_code == 0'])).out).toBe(
       'value: \x1b[1mTrue\x1b[22m\ntype:  bool\nfired: \x1b[1m\x1b[32myes\x1b[39m\x1b[22m\n',
     );
-    expect((await cli(['eval', 'exit_code'])).out).toBe('value: \x1b[1m0\x1b[22m\ntype:  int\nfired: \x1b[2mno\x1b[22m\n');
-    expect((await cli(['eval', "capture['x']"])).out).toBe('error: \x1b[33mKeyError\x1b[39m\nfired: \x1b[2mno\x1b[22m\n');
+    expect((await cli(['eval', 'exit_code'])).out).toBe(
+      'value: \x1b[1m0\x1b[22m\ntype:  int\nfired: \x1b[2mno\x1b[22m\n',
+    );
+    expect((await cli(['eval', "capture['x']"])).out).toBe(
+      'error: \x1b[33mKeyError\x1b[39m\nfired: \x1b[2mno\x1b[22m\n',
+    );
   });
 
   it('NO_COLOR, or not a terminal: plain', async () => {

@@ -153,10 +153,7 @@ exit_codes:
   });
 
   it.each([
-    [
-      ['sweep', '--out', 'x', '--', 'true'],
-      "aorta-probe: sweep: missing option '--recipe'",
-    ],
+    [['sweep', '--out', 'x', '--', 'true'], "aorta-probe: sweep: missing option '--recipe'"],
     [
       ['sweep', '--recipe', 'r', '--out', 'x', '--parallel', '0', '--', 'true'],
       "aorta-probe: sweep: --parallel must be a positive integer, got '0'",

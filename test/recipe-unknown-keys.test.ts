@@ -119,7 +119,9 @@ describe('check shows the one line, and SARIF carries the suggested key as a fix
   it('text', async () => {
     const r = await cli(['check', file]);
     expect(r.code).toBe(1);
-    expect(r.out.split('\n')[0]).toBe(`${file}:6:1: recipe: unknown key 'custom_pattern'; did you mean 'custom_patterns'?`);
+    expect(r.out.split('\n')[0]).toBe(
+      `${file}:6:1: recipe: unknown key 'custom_pattern'; did you mean 'custom_patterns'?`,
+    );
   });
 
   it('sarif', async () => {

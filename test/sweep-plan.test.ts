@@ -176,10 +176,7 @@ describe('the plan', () => {
       'stop_after: {events: 1, max_trials: 3, event_verdict: flaky}',
       "recipe.stop_after.event_verdict: must be 'fail', 'pass' or 'error', got 'flaky'",
     ],
-    [
-      'stop_after: {event: 1}',
-      "recipe.stop_after: unknown key 'event'; did you mean 'events'?",
-    ],
+    ['stop_after: {event: 1}', "recipe.stop_after: unknown key 'event'; did you mean 'events'?"],
     ['retain: {on_fail: logs}', "recipe.retain.on_fail: must be one of 'full', 'log', 'summary', 'none', got 'logs'"],
     ['retain: {on_skip: none}', "recipe.retain: unknown keys ['on_skip']; allowed: ['on_error', 'on_fail', 'on_pass']"],
     ['retry: {max: 1}', "recipe.retry: missing required key 'on'"],

@@ -120,7 +120,8 @@ function describeParseError(e: unknown, options: OptionSpecs): string {
   if (err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
     const name = /'(--?[\w-]+)/.exec(m)?.[1];
     const spec = name === undefined ? undefined : options[name.replace(/^--?/, '')];
-    if (m.includes('argument missing')) return `option '${name}' needs a value${spec?.metavar === undefined ? '' : ` (${name} ${spec.metavar})`}`;
+    if (m.includes('argument missing'))
+      return `option '${name}' needs a value${spec?.metavar === undefined ? '' : ` (${name} ${spec.metavar})`}`;
     if (m.includes('does not take an argument')) return `option '${name}' takes no value`;
   }
   return m.replace(/\.$/, '');
@@ -172,7 +173,8 @@ export function parseWithCommand<O extends OptionSpecs>(
   }
   const parsed = parseCommandArgs(args, options, { rest: true });
   const first = parsed.positionals[0];
-  if (first !== undefined) throw sep === -1 ? missing(first) : new UsageError(`unexpected argument '${first}' before '--'`);
+  if (first !== undefined)
+    throw sep === -1 ? missing(first) : new UsageError(`unexpected argument '${first}' before '--'`);
   if (sep === -1) throw missing(undefined);
   const argv0 = parsed.rest[0];
   if (argv0 === undefined) throw new UsageError("no command after '--'");

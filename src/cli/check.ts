@@ -69,7 +69,6 @@ export interface CheckIo {
   writeError(text: string): Promise<void>;
 }
 
-
 export interface CheckArgs {
   files: string[];
   format: CheckFormat;

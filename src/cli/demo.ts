@@ -40,7 +40,6 @@ Exit status: 0 when the demo ran (both verdicts are 'fail' by design), 1 when th
 are missing or broken, 2 on a usage error.
 `;
 
-
 export interface DemoArgs {
   readonly help: boolean;
   readonly json: boolean;

@@ -26,7 +26,6 @@ Options:
   -h, --help     Show this help and exit.
 `;
 
-
 export interface PlaygroundArgs {
   help: boolean;
   port: number;
@@ -43,7 +42,10 @@ export function parsePlaygroundArgs(args: readonly string[]): PlaygroundArgs {
   const { values: v, positionals } = parseCommandArgs(args, PLAYGROUND_OPTIONS);
   const help = v.help === true;
   if (!help) atMost(positionals, 0, 'playground takes no arguments');
-  const port = v.port === undefined ? DEFAULT_PLAYGROUND_PORT : parseNumber('--port', v.port, { integer: true, min: 0, max: 65535 });
+  const port =
+    v.port === undefined
+      ? DEFAULT_PLAYGROUND_PORT
+      : parseNumber('--port', v.port, { integer: true, min: 0, max: 65535 });
   return { help, port, json: v.json === true };
 }
 
@@ -145,7 +147,9 @@ export async function runPlayground(args: PlaygroundArgs, io: PlaygroundIo): Pro
   }
   if (args.json) await io.write(jsonLine({ url: started.url }));
   else
-    await io.write(`aorta-probe playground: ${started.url}\n(serving ${root} on localhost only; press Ctrl-C to stop)\n`);
+    await io.write(
+      `aorta-probe playground: ${started.url}\n(serving ${root} on localhost only; press Ctrl-C to stop)\n`,
+    );
   const stopped =
     io.stopped ??
     new Promise<void>((resolve) => {

@@ -26,7 +26,6 @@ directory above trial_<n>/, else _unknown_. Files that are not usable records ar
 Exit status: 0 report written, 1 no usable result.json found, 2 usage error.
 `;
 
-
 export interface ReportArgs {
   readonly help: boolean;
   readonly paths: readonly string[];

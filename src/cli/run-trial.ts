@@ -78,7 +78,6 @@ Exit status: 0 pass, 1 fail, 2 usage error or invalid recipe, 3 verdict error,
 other statuses for a fail or an error (docs/classifier.md).
 `;
 
-
 export interface RunArgs {
   readonly help: boolean;
   readonly recipe: string | null;

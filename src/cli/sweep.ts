@@ -85,7 +85,6 @@ Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error o
 130 interrupted by Ctrl-C (a second Ctrl-C kills the running trials). --task: 0 pass, 1 fail, 3 error.
 `;
 
-
 export interface SweepArgs {
   readonly help: boolean;
   readonly recipe: string;
@@ -149,8 +148,7 @@ const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'n
 const EMITTERS = ['slurm', 'k8s'] as const;
 
 const positiveInt = (name: string, v: string): number => parseNumber(name, v, { integer: true, positive: true });
-const positiveSeconds = (name: string, v: string): number =>
-  parseNumber(name, v, { positive: true, unit: 'seconds' });
+const positiveSeconds = (name: string, v: string): number => parseNumber(name, v, { positive: true, unit: 'seconds' });
 
 export function parseSweepArgs(args: readonly string[]): SweepArgs {
   const parsed = parseWithCommand(args, SWEEP_OPTIONS);
@@ -173,8 +171,7 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   }
   const gpuEnv = v['gpu-env']?.split(',').map((s) => s.trim());
   for (const e of gpuEnv ?? [])
-    if (!GPU_ENV_VARS.includes(e))
-      throw new UsageError(`--gpu-env: '${e}' is not one of ${GPU_ENV_VARS.join(', ')}`);
+    if (!GPU_ENV_VARS.includes(e)) throw new UsageError(`--gpu-env: '${e}' is not one of ${GPU_ENV_VARS.join(', ')}`);
   const gpusPerTrial =
     v['gpus-per-trial'] === undefined ? undefined : positiveInt('--gpus-per-trial', v['gpus-per-trial']);
   const parallel = v.parallel === undefined ? 1 : positiveInt('--parallel', v.parallel);

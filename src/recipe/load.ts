@@ -112,7 +112,10 @@ function rejectUnknownKeys(
 ): void {
   const unknown = (d.entries ?? []).filter((e) => !(e.key.kind === 'str' && allowed.includes(e.key.value as string)));
   if (unknown.length === 0) return;
-  const keys = unknown.map((e) => ({ name: e.key.kind === 'str' ? (e.key.value as string) : null, repr: reprNode(e.key) }));
+  const keys = unknown.map((e) => ({
+    name: e.key.kind === 'str' ? (e.key.value as string) : null,
+    repr: reprNode(e.key),
+  }));
   const r = unknownKeysReason(path, keys, allowed, wording);
   ctx.fail(r.reason, unknown[0]!.key, r.suggestion);
 }

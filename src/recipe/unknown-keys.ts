@@ -45,7 +45,10 @@ export function unknownKeysReason(
   const note = wording.note === undefined ? '' : ` ${wording.note}`;
   if (suggested.every((s) => s.close !== null)) {
     if (sorted.length === 1)
-      return { reason: `${path}: unknown key ${sorted[0]!.key.repr}; did you mean ${strRepr(suggestion!)}?`, suggestion };
+      return {
+        reason: `${path}: unknown key ${sorted[0]!.key.repr}; did you mean ${strRepr(suggestion!)}?`,
+        suggestion,
+      };
     const each = sorted.map((s) => `${s.key.repr} (did you mean ${strRepr(s.close!)}?)`).join(', ');
     return { reason: `${path}: unknown keys ${each}`, suggestion };
   }

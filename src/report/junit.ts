@@ -51,7 +51,12 @@ export function junitTestsuite(
   const props: XmlElement[] =
     properties.length === 0
       ? []
-      : [{ tag: 'properties', children: properties.map(([n, v]) => ({ tag: 'property', attrs: { name: n, value: v } })) }];
+      : [
+          {
+            tag: 'properties',
+            children: properties.map(([n, v]) => ({ tag: 'property', attrs: { name: n, value: v } })),
+          },
+        ];
   return {
     tag: 'testsuite',
     attrs: {
