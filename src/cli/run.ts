@@ -60,12 +60,12 @@ Commands:
                  Run CMD over the recipe's cells (mitigation x diagnostic env bundles),
                  N trials each, K at a time, each on its own GPUs; retry, stop_after,
                  retain; or write a Slurm array script / Kubernetes Indexed Job instead.
-  report DIR... [--format text|json|junit|markdown|html]
+  report DIR... [--format text|json|junit|markdown|html] [--json] [--out FILE]
                  Aggregate result.json files per cell: verdicts, flaky cells, detectors,
                  wall time and peak VRAM.
   demo [--json] [--quiet]
                  Check, scan and run the bundled example (a training job that goes NaN).
-  playground [--port N]
+  playground [--port N] [--json]
                  Serve the browser playground (live recipe diagnostics, log classification,
                  condition scratchpad) on localhost and print its URL.
   help [COMMAND] Show this help, or a command's.
