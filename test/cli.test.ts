@@ -877,7 +877,8 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
       "aorta-probe: eval: unknown option '--frobnicate'\n\n" +
         'Usage: aorta-probe eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]\n' +
         '       aorta-probe eval --jsonl\n' +
-        "Run 'aorta-probe eval --help' for the options and the output format.\n",
+        '       aorta-probe eval --disasm EXPR\n' +
+        "See 'aorta-probe eval --help'.\n",
     );
   });
 
