@@ -73,6 +73,18 @@ describe('exit-code table: 0 pass/valid, 1 fail/invalid, 2 usage/unreadable/reci
     ['run usage', ['run', 'true'], 2],
     ['demo usage', ['demo', '--bogus'], 2],
     ['playground usage', ['playground', '--port', 'x'], 2],
+    ['sweep usage', ['sweep', '--recipe', GOOD, '--out', 'o', '--trials', '0', '--', 'true'], 2],
+    ['sweep unreadable recipe', ['sweep', '--recipe', 'nope.yaml', '--out', 'o', '--dry-run', '--', 'true'], 2],
+    [
+      'sweep dry run',
+      ['sweep', '--recipe', 'fixtures/recipes/retry-exit-codes.yaml', '--out', 'o', '--dry-run', '--', 'true'],
+      0,
+    ],
+    ['sweep recipe that does not load', ['sweep', '--recipe', GOOD, '--out', 'o', '--dry-run', '--', 'true'], 2],
+    ['report usage', ['report'], 2],
+    ['report without results', ['report', 'fixtures/logs'], 1],
+    ['eval --disasm', ['eval', '--disasm', 'exit_code == 0'], 0],
+    ['eval --disasm rejected', ['eval', '--disasm', 'exit_code ** 2'], 1],
     ['unknown command', ['chek'], 2],
     ['help', ['help', 'scan'], 0],
     ['version', ['-V'], 0],
@@ -211,6 +223,24 @@ describe('JSON contract: stdout holds only JSON, valid against schemas/', () => 
       .trimEnd()
       .split('\n');
     for (const l of lines) expectValid('eval', JSON.parse(l));
+  });
+
+  it('usage errors of every command with --json: the error object, valid against error.schema.json', async () => {
+    for (const args of [
+      ['eval', '--json', '--exit-code', 'x', 'True'],
+      ['demo', '--json', '--bogus'],
+      ['playground', '--json', '--port', '70000'],
+      ['report', '--json'],
+      ['run', '--json', '--timeout', '-1', '--', 'true'],
+    ]) {
+      const r = await cli(args);
+      expect(r.code, args.join(' ')).toBe(2);
+      const doc = onlyJson(r.out) as { error: { type: string } };
+      expect(ajv.validate('https://aorta-probe.invalid/schemas/error.schema.json', doc.error), args.join(' ')).toBe(
+        true,
+      );
+      expect(doc.error.type).toBe('UsageError');
+    }
   });
 
   it('patterns --json, patterns --version --json and --version --json', async () => {
