@@ -211,9 +211,10 @@ QUIRKS = {
             "a: 1 # \t\n", "a: 'x\n\ty'\n", "a: {b:\t1}\n", "a: [\t1]\n", "? a\t\n: 1\n", "a\t: 1\n", "a :\t1\n",
             "a: |\n  x\n\ty\n", "a: |\n  x\n\t\n  y\n", "a: |\n  x\n  \t\n  y\n", "a: |\t\n  x\n", "a: |\n \tx\n",
             "a: |\n\t x\n", "a: >\n  x\n  \ty\n", "%YAML\t1.1\n---\na: 1\n", "---\t\na: 1\n", "a: 1 #\tc\n",
-            "\t# c\na: 1\n", "a: 1\n\t\nb: 2\n"],
+            "\t# c\na: 1\n", "a: 1\n\t\nb: 2\n", "a: |2\n  \tx\n", "a: |2\n \tx\n", "a: >\n  x\n\n\t\n  y\n",
+            "a: 'x'  # \tc\n", "[a, # \tc\n b]\n"],
     # in a flow collection `?` and a leading `:` are indicators; `-` before `,` `]` `}` is a plain `-`
-    "flow": ["[?a]\n", "{?a: 1}\n", "[?a: 1]\n", "[?'a']\n", "[?-a]\n", "[? a]\n", "[?1]\n", "{?a}\n", "[?a, b]\n",
+    "flow": ["[?a]\n", "{?a: 1}\n", "[?a: 1]\n", "[?'a']\n", "[?&x a]\n", "[?-a]\n", "[? a]\n", "[?1]\n", "{?a}\n", "[?a, b]\n",
              "{?a: 1, ?b}\n", "[a?b]\n", "{a?b: 1}\n", "[a ?b]\n", "{a: b?}\n", "[-]\n", "[-, a]\n", "[a, -]\n",
              "{a: -}\n", "{-: a}\n", "[ -, b]\n", "[-,-]\n", "{? -: x}\n", "[-a]\n", "[a-]\n", "[--]\n", "[ - ]\n",
              "[:a]\n", "{:a}\n", "[a, :b]\n", "{a: :b}\n", "{a::b}\n", "[a :b]\n", "{: 1}\n", "[: 1]\n",
@@ -227,17 +228,20 @@ QUIRKS = {
     # flatten_mapping: merged keys first (a list merges in reverse), the mapping's own values win
     "merge": ["a: &x {p: 1}\nb: {<<: *x, p: 2, q: 3}\n", "a: &x {p: 1, q: 1}\nc: &y {q: 2, r: 2}\nb:\n  r: 3\n  <<: [*x, *y]\n",
               "a: &x {p: 1}\nb:\n  <<: *x\n  <<: {p: 2, z: 1}\n", "a: &x [1]\nb:\n  <<: *x\n", "a: &x {p: 1}\nb:\n  <<: [*x, 1]\n",
-              "b:\n  <<: {1: a}\n  1.0: b\n", "b:\n  <<: {true: a}\n  1: b\n", "b:\n  <<: [{a: 1}, {a: 2, b: 2}]\n  c: 3\n"],
+              "b:\n  <<: {1: a}\n  1.0: b\n", "b:\n  <<: {true: a}\n  1: b\n", "b:\n  <<: [{a: 1}, {a: 2, b: 2}]\n  c: 3\n",
+              "!!str <<: 1\n", "? <<\n: {a: 1}\n", "a: &x {p: 1}\nb: !!set {<<: *x, q}\n", "<<: {a: 1}\n<<: {a: 2}\n"],
     # a quoted scalar may continue at any indentation, up to a document marker
     "quoted": ["v: 'a\nb'\n", 'v: "a\nb"\n', "a:\n  b: 'x\ny'\n  c: 1\n", "- 'a\nb'\n- c\n", "v: 'a\n---\nb'\n",
-               "v: 'a\n...\nb'\n", 'v: "a\\\r\nb"\n', 'v: "a\\\nb"\n', "[ 'a\nb' ]\n"],
+               "v: 'a\n...\nb'\n", 'v: "a\\\r\nb"\n', 'v: "a\\\nb"\n', "[ 'a\nb' ]\n",
+               "'a\nb': 1\n", "? 'a\nb'\n: 1\n", "a:\n  - 'x\ny'\n  - z\n", "a:\n  b:\n    'x\n  y': 1\n"],
     # directives: 1.x only, once each, before `---`; `...` cannot open the stream, and repeats are skipped
     "document": ["%YAML 1.2\n---\na: yes\nb: 0o7\nc: 1e5\nd: 2001-1-1\n", "%YAML 1.1 # c\n---\na: 1\n",
                  "%YAML  1.1\n---\na: 1\n", "%YAML 1.1\n", "%YAML 1.1\n...\n", "%YAML 2.0\na: 1\n", "%YAML 1.9\n---\na: 1\n",
                  "%YAML 10.1\n---\na: 1\n", "%YAML 01.1\n---\na: 1\n", "%TAG !e! tag:e,2000:\n%TAG !e! tag:f,2000:\n---\na: 1\n",
                  "%YAML 1.1\n---\na: 1\n...\n%YAML 2.0\n---\nb: 1\n", "a: 1\n...\n%YAML 1.1\n", "a: 1\n...\n# c\n",
                  "a: 1\n... # c\n...\n", "--- x\n...\n# c\n...\n", "# c\n...\n", "\n...\na: 1\n", "--- x\n...\n...\n",
-                 "a: 1\n---\n", "a: 1\n--- b\n", "a: 1\n...\n---\n"],
+                 "a: 1\n---\n", "a: 1\n--- b\n", "a: 1\n...\n---\n", "%YAML 1.1\n---\n",
+                 "%YAML 1.1\n--- # c\na: 1\n", "\ufeff%YAML 1.1\n---\na: 1\n"],
     # CR alone and NEL are line breaks read as LF; LS and PS are kept in values
     "break": ["a: 1\rb: 2\r", "a: |\r  x\r  y\rb: 1\r", "a: 'x\r  y'\r", 'a: "x\\\r  y"\r', "a: 1\x85b: 2\x85",
               "a: |\x85  x\x85  y\x85", "v: a\x85b\n", "v: 'a\x85b'\n", "v: a\u2028b\n", "v: 'a\u2028b'\n",

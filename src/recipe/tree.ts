@@ -12,6 +12,7 @@ import {
   isSeq,
   LineCounter,
   parseDocument,
+  Schema,
   type CST,
   type Document,
   type Node as YNode,
@@ -127,9 +128,12 @@ const PARSE_OPTIONS = {
   strict: true,
 } as const;
 
+/** PyYAML's types on `yaml`'s 1.1 schema, built once: building a schema costs more than parsing a small file. */
+const PY_SCHEMA = new Schema({ schema: 'yaml-1.1', customTags: pyYamlTags, resolveKnownTags: false });
+
 /** `yaml`'s composer over the CST as PyYAML reads it (`pyyaml-syntax.ts`), with PyYAML's scalar types. */
 function composePyYaml(text: string, lineCounter: LineCounter): Document.Parsed {
-  const composer = new Composer({ ...PARSE_OPTIONS, version: '1.1', schema: 'yaml-1.1', customTags: pyYamlTags });
+  const composer = new Composer({ ...PARSE_OPTIONS, version: '1.1', schema: PY_SCHEMA });
   let doc: Document.Parsed | undefined;
   let second: Document.Parsed | undefined;
   for (const d of composer.compose(pyYamlCst(text, lineCounter.addNewLine), true, text.length)) {
