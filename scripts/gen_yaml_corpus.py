@@ -66,6 +66,12 @@ def enc(v):
 def oracle(text: str) -> dict:
     try:
         value = yaml.load(text, Loader=yaml.SafeLoader)  # what yaml.safe_load does
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        rec = {"ok": False, "value": None, "error": type(exc).__name__ + ": " + str(exc).split("\n")[0]}
+        if mark is not None:  # where PyYAML points: 1-based line and column (code points)
+            rec["line"], rec["col"] = mark.line + 1, mark.column + 1
+        return rec
     except yaml.YAMLError as exc:
         return {"ok": False, "value": None, "error": type(exc).__name__ + ": " + str(exc).split("\n")[0]}
     except Exception as exc:  # a constructor crash (impossible date, `!!bool y`, `!!timestamp x`): not loadable

@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-import { parseYaml, reprNode } from '../src/recipe/tree.js';
+import { parseYaml, pyYamlText, reprNode, TreeError } from '../src/recipe/tree.js';
 import { encodeNode } from './support/yaml-encode.js';
 
 interface GoldenYaml {
@@ -20,6 +20,9 @@ interface GoldenYaml {
   value: unknown;
   error: string | null;
   repr?: string;
+  /** Where PyYAML's error points (1-based), when it has a mark. */
+  line?: number;
+  col?: number;
 }
 
 const lines = readFileSync(new URL('../fixtures/yaml/golden-yaml.jsonl', import.meta.url), 'utf8')
@@ -81,6 +84,27 @@ describe('YAML parity with PyYAML safe_load (fixtures/yaml/golden-yaml.jsonl)', 
     expect(diffs, diffs.slice(0, 20).join('\n')).toEqual([]);
     expect(counts.agree + counts.deviation).toBe(records.length);
   }, 60_000); // 2,667 parses: a few seconds, more on a loaded machine
+
+  it('a parse error is on the line PyYAML points at, or the next or previous one', () => {
+    const far: string[] = [];
+    let checked = 0;
+    for (const rec of records) {
+      // With LS/PS in the text our rejection comes first, and PyYAML counts those as line breaks.
+      if (rec.ok || rec.line === undefined || /[\u2028\u2029]/.test(rec.yaml)) continue;
+      try {
+        parseYaml(rec.yaml, false);
+      } catch (e) {
+        if (!(e instanceof TreeError)) throw e;
+        const text = pyYamlText(rec.yaml);
+        const line = text.slice(0, e.offset).split('\n').length;
+        checked++;
+        if (Math.abs(line - rec.line) > 1)
+          far.push(`${JSON.stringify(rec.yaml)}: PyYAML line ${rec.line}, ours ${line} (${e.reason})`);
+      }
+    }
+    expect(far).toEqual([]);
+    expect(checked).toBeGreaterThan(200);
+  });
 
   it('every deliberate rejection class still occurs in the corpus', () => {
     const seen = new Set<RegExp>();
