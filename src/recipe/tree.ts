@@ -180,11 +180,13 @@ export function parseYaml(input: string, json: boolean): ParsedYaml {
     throw new TreeError(`could not determine a constructor for the tag '${tag}'`, tagWarning.pos[0], tagWarning.pos[1]);
   }
   if (doc.contents === null) return { root: null, lineCounter, text };
-  const builder = new Builder();
+  const builder = new Builder(text);
   return { root: builder.build(doc.contents as YNode, 0), lineCounter, text };
 }
 
 class Builder {
+  constructor(private readonly text: string) {}
+
   private readonly done = new Map<YNode, PyNode>();
   private readonly inProgress = new Set<YNode>();
   private readonly sizes = new Map<PyNode, number>();
@@ -222,8 +224,13 @@ class Builder {
     if (node.anchor) {
       const first = this.anchors.get(node.anchor);
       if (first !== undefined) {
-        const [s, e] = rangeOf(node);
-        throw new TreeError(`found duplicate anchor '${node.anchor}'`, s, e, rangeOf(first)[0]);
+        const at = this.anchorOffset(node, node.anchor);
+        throw new TreeError(
+          `found duplicate anchor '${node.anchor}'`,
+          at,
+          at + node.anchor.length + 1,
+          this.anchorOffset(first, node.anchor),
+        );
       }
       this.anchors.set(node.anchor, node);
     }
@@ -232,6 +239,13 @@ class Builder {
     this.inProgress.delete(node);
     this.done.set(node, out);
     return out;
+  }
+
+  /** Where `&name` is written: before the node, perhaps with a tag between (PyYAML points there). */
+  private anchorOffset(node: YNode, name: string): number {
+    const start = rangeOf(node)[0];
+    const at = this.text.lastIndexOf(`&${name}`, start);
+    return at < 0 ? start : at;
   }
 
   /** Values in `n` once aliases are expanded, memoised; iterative, so a long list costs no stack. */
