@@ -24,10 +24,9 @@ export class SyntaxDifference extends Error {
   }
 }
 
-/** The `yaml` 2.9 lexer state this module reads or wraps (private in its typings). */
+/** The `yaml` 2.9 lexer state this module wraps (private in its typings). */
 interface LexerInternals {
   indentNext: number;
-  flowLevel: number;
   parseQuotedScalar(): Generator<string, string>;
 }
 
@@ -186,7 +185,6 @@ function* flowLexemes(type: string | null, lexeme: string, at: number, source: s
     );
   }
   yield '?'; // the explicit-key indicator, then the rest as the key's plain scalar
-
   yield CST.SCALAR;
   yield lexeme.slice(1);
 }
