@@ -491,7 +491,7 @@ describe('hostile YAML', () => {
         expect(r.col).toBeGreaterThanOrEqual(1);
       }
     }
-  });
+  }, 30_000); // 400 loads: about 3 s alone, past the 5 s default on a loaded machine
 
   it('a whitespace-only condition points at the scalar', () => {
     const e = reject(patterns('{id: a, match: {regex: x, condition: "   "}}'));

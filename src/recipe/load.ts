@@ -15,7 +15,7 @@ import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
 import { unknownKeysReason, type UnknownKeysWording } from './unknown-keys.js';
 import { mapScalarValue } from './scalar-map.js';
-import { parseYaml, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
+import { parseYaml, pyYamlText, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
 import {
   AUTOPSY_CATEGORIES,
   ON_MATCH_VALUES,
@@ -166,9 +166,11 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
     const parsed = parseYaml(text, json);
     root = parsed.root;
     lc = parsed.lineCounter;
+    text = parsed.text; // CR alone and NEL read as LF, as PyYAML reads them; offsets are unchanged
   } catch (e) {
     if (!(e instanceof TreeError)) throw e;
     // Positions straight from the offsets; the line counter may be incomplete after a failure.
+    if (!json) text = pyYamlText(text);
     const lines = new LineCounterLite(text);
     let a = lines.pos(e.offset);
     let b = lines.pos(e.endOffset);

@@ -5,21 +5,34 @@
  * excessive nesting are rejected.
  */
 import {
+  Composer,
   isAlias,
   isMap,
-  isPair,
   isScalar,
   isSeq,
   LineCounter,
   parseDocument,
+  Schema,
+  type CST,
   type Document,
   type Node as YNode,
+  type Pair,
   type Scalar,
-  type ScalarTag,
-  type Tags,
 } from 'yaml';
 import { floatRepr, strRepr } from '../condition/repr.js';
 import type { FilePos } from './errors.js';
+import {
+  MERGE_TAG,
+  OMAP_TAG,
+  PAIRS_TAG,
+  pyYamlTags,
+  resolvePlain,
+  SET_TAG,
+  UnconstructedScalar,
+  type PyScalar,
+} from './pyyaml-scalars.js';
+import { SyntaxDifference, pyYamlCst } from './pyyaml-syntax.js';
+import { PyTimestamp } from './timestamp.js';
 
 export type PyKind = 'NoneType' | 'bool' | 'int' | 'float' | 'str' | 'list' | 'dict' | 'other';
 
@@ -32,8 +45,9 @@ export interface PyNode {
   readonly kind: PyKind;
   /** `type(v).__name__`. */
   readonly typeName: string;
-  /** Scalar value: null, boolean, bigint (int), number (float), string; otherwise undefined. */
-  readonly value: null | boolean | bigint | number | string | Date | Uint8Array | undefined;
+  /** Scalar value: null, boolean, bigint (int), number (float), string, date/datetime, bytes; otherwise undefined. */
+  readonly value: null | boolean | bigint | number | string | PyTimestamp | Uint8Array | undefined;
+  /** List items; a tuple's two items (`!!omap`, `!!pairs`). */
   readonly items?: readonly PyNode[];
   /** Dict entries in insertion order (merge keys applied, later explicit keys win). */
   readonly entries?: readonly PyEntry[];
@@ -61,94 +75,14 @@ export class TreeError extends Error {
   }
 }
 
-/** PyYAML's YAML 1.1 booleans: `yaml` also takes `y`/`n`, PyYAML does not. */
-const PY_TRUE = /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/;
-const PY_FALSE = /^(?:no|No|NO|false|False|FALSE|off|Off|OFF)$/;
-
-/**
- * PyYAML's YAML 1.1 int and float resolvers (`resolver.py`), which `yaml`'s 1.1 schema widens: a
- * float needs a dot and a signed exponent (`1e5`, `1.0e5`, `1e400` are strings), `.5` takes no
- * sign (`-.5` is a string), a leading `0` makes an int octal (`08` is a string), sexagesimal needs
- * a non-zero first digit (`0:0` is a string).
- */
-const PY_INT =
-  /^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$/;
-const PY_FLOAT =
-  /^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$/;
-const INT_TAG = 'tag:yaml.org,2002:int';
-const FLOAT_TAG = 'tag:yaml.org,2002:float';
-
-/** Splits PyYAML's sign and sexagesimal digits: `-1:30` → [-1, [1, 30]]. */
-function sexagesimal(text: string): [number, string[]] {
-  const sign = text.startsWith('-') ? -1 : 1;
-  return [sign, text.replace(/^[-+]/, '').split(':')];
-}
-
-/** `SafeConstructor.construct_yaml_int`. */
-function constructInt(source: string): bigint {
-  const value = source.replace(/_/g, '');
-  const [sign, parts] = sexagesimal(value);
-  const body = parts.join(':');
-  const s = BigInt(sign);
-  if (body === '0') return 0n;
-  if (body.startsWith('0b')) return s * BigInt(`0b${body.slice(2) || '0'}`);
-  if (body.startsWith('0x')) return s * BigInt(`0x${body.slice(2) || '0'}`);
-  if (body.startsWith('0')) return s * BigInt(`0o${body.slice(1) || '0'}`);
-  if (parts.length > 1) return s * parts.reduce((acc, d) => acc * 60n + BigInt(d), 0n);
-  return s * BigInt(body);
-}
-
-/** `SafeConstructor.construct_yaml_float` (explicit `!!float 1` included). */
-function constructFloat(source: string): number {
-  const value = source.replace(/_/g, '').toLowerCase();
-  const [sign, parts] = sexagesimal(value);
-  const body = parts.join(':');
-  if (body === '.inf') return sign * Infinity;
-  if (body === '.nan') return NaN;
-  if (parts.length > 1) return sign * parts.reduce((acc, d) => acc * 60 + Number(d), 0);
-  const f = Number(body);
-  if (Number.isNaN(f) && !/^(?:nan|inf|infinity)$/.test(body))
-    throw new Error(`could not convert string to float: '${source}'`);
-  return sign * f;
-}
-
-function pyYamlTags(tags: Tags): Tags {
-  const out: Tags = [];
-  for (const t of tags) {
-    if (typeof t !== 'string' && (t.tag === INT_TAG || t.tag === FLOAT_TAG)) {
-      if (t.tag === INT_TAG && t.format === undefined && !out.some((x) => typeof x !== 'string' && x.tag === INT_TAG)) {
-        out.push({
-          tag: INT_TAG,
-          default: true,
-          test: PY_INT,
-          resolve: (src: string) => constructInt(src),
-        } as ScalarTag);
-        out.push({
-          tag: FLOAT_TAG,
-          default: true,
-          test: PY_FLOAT,
-          resolve: (src: string) => constructFloat(src),
-        } as ScalarTag);
-      }
-      continue;
-    }
-    if (typeof t === 'string' || t.tag !== 'tag:yaml.org,2002:bool' || !('test' in t) || t.test === undefined) {
-      out.push(t);
-      continue;
-    }
-    const wantTrue = t.test.test('true');
-    out.push({ ...t, test: wantTrue ? PY_TRUE : PY_FALSE } as ScalarTag);
-  }
-  return out;
-}
-
 /**
  * What PyYAML's reader refuses before parsing: characters outside its printable set, and the line
- * breaks it honours but `yaml` does not (a CR not followed by LF, NEL, LS, PS) — rejected here
- * rather than read differently (docs/deviations-yaml.md).
+ * breaks LS and PS, which it keeps in values where it folds LF — rejected here rather than read
+ * differently (docs/deviations-yaml.md). CR alone and NEL are line breaks that PyYAML reads as LF
+ * everywhere, so `pyYamlText` turns them into LF.
  */
 const PY_UNPRINTABLE = /[^\t\n\r\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/u;
-const OTHER_BREAK = /\r(?!\n)|[\x85\u2028\u2029]/;
+const OTHER_BREAK = /[\u2028\u2029]/;
 
 function checkCharacters(text: string): void {
   const bad = PY_UNPRINTABLE.exec(text);
@@ -162,40 +96,72 @@ function checkCharacters(text: string): void {
   }
   const br = OTHER_BREAK.exec(text);
   if (br !== null) {
-    const name =
-      br[0] === '\r' ? 'a CR without LF' : `U+${br[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`;
     throw new TreeError(
-      `unsupported line break (${name}): PyYAML reads it as a line break, use LF or CRLF`,
+      `unsupported line break (U+${br[0].charCodeAt(0).toString(16).toUpperCase()}): PyYAML reads it as a line break but keeps it in values; use LF or CRLF`,
       br.index,
       br.index + 1,
     );
   }
 }
 
+/**
+ * The recipe text with CR alone and NEL as LF, which is how PyYAML's scanner reads them. Each is
+ * one UTF-16 unit for one, so offsets, lines and columns are those of the original text.
+ */
+export function pyYamlText(text: string): string {
+  return /\r(?!\n)|\x85/.test(text) ? text.replace(/\r(?!\n)|\x85/g, '\n') : text;
+}
+
 export interface ParsedYaml {
   readonly root: PyNode | null;
   readonly lineCounter: LineCounter;
+  /** The text that offsets and the line counter refer to (`pyYamlText` of a YAML input). */
+  readonly text: string;
+}
+
+const PARSE_OPTIONS = {
+  intAsBigInt: true,
+  uniqueKeys: false,
+  merge: false,
+  keepSourceTokens: true,
+  prettyErrors: false,
+  strict: true,
+} as const;
+
+/** PyYAML's types on `yaml`'s 1.1 schema, built once: building a schema costs more than parsing a small file. */
+const PY_SCHEMA = new Schema({ schema: 'yaml-1.1', customTags: pyYamlTags, resolveKnownTags: false });
+
+/** `yaml`'s composer over the CST as PyYAML reads it (`pyyaml-syntax.ts`), with PyYAML's scalar types. */
+function composePyYaml(text: string, lineCounter: LineCounter): Document.Parsed {
+  const composer = new Composer({ ...PARSE_OPTIONS, version: '1.1', schema: PY_SCHEMA });
+  let doc: Document.Parsed | undefined;
+  let second: Document.Parsed | undefined;
+  for (const d of composer.compose(pyYamlCst(text, lineCounter.addNewLine), true, text.length)) {
+    if (doc === undefined) doc = d;
+    else second ??= d;
+  }
+  // The first document's own errors come first, as PyYAML composes it before looking further.
+  if (second !== undefined && doc!.errors.length === 0)
+    throw new TreeError(
+      'expected a single document in the stream, but found another document',
+      second.range[0],
+      second.range[0] + 1,
+    );
+  return doc!;
 }
 
 /** Parses one YAML document (PyYAML `safe_load` rejects streams of several). */
-export function parseYaml(text: string, json: boolean): ParsedYaml {
+export function parseYaml(input: string, json: boolean): ParsedYaml {
   const lineCounter = new LineCounter();
+  const text = json ? input : pyYamlText(input);
   if (!json) checkCharacters(text);
   let doc: Document.Parsed;
   try {
-    doc = parseDocument(text, {
-      version: json ? '1.2' : '1.1',
-      schema: json ? 'core' : 'yaml-1.1',
-      customTags: json ? undefined : pyYamlTags,
-      intAsBigInt: true,
-      uniqueKeys: false,
-      merge: false,
-      keepSourceTokens: true,
-      lineCounter,
-      prettyErrors: false,
-      strict: true,
-    });
+    doc = json
+      ? parseDocument(text, { ...PARSE_OPTIONS, version: '1.2', schema: 'core', lineCounter })
+      : composePyYaml(text, lineCounter);
   } catch (e) {
+    if (e instanceof SyntaxDifference) throw new TreeError(e.reason, e.offset, e.endOffset);
     if (e instanceof RangeError) throw new TreeError('document nesting too deep', 0, 1);
     throw e;
   }
@@ -213,12 +179,14 @@ export function parseYaml(text: string, json: boolean): ParsedYaml {
     const tag = /Unresolved tag: (\S+)/.exec(tagWarning.message)?.[1] ?? '?';
     throw new TreeError(`could not determine a constructor for the tag '${tag}'`, tagWarning.pos[0], tagWarning.pos[1]);
   }
-  if (doc.contents === null) return { root: null, lineCounter };
-  const builder = new Builder();
-  return { root: builder.build(doc.contents as YNode, 0), lineCounter };
+  if (doc.contents === null) return { root: null, lineCounter, text };
+  const builder = new Builder(text);
+  return { root: builder.build(doc.contents as YNode, 0), lineCounter, text };
 }
 
 class Builder {
+  constructor(private readonly text: string) {}
+
   private readonly done = new Map<YNode, PyNode>();
   private readonly inProgress = new Set<YNode>();
   private readonly sizes = new Map<PyNode, number>();
@@ -253,12 +221,31 @@ class Builder {
     }
     const cached = this.done.get(node);
     if (cached !== undefined) return cached;
-    if (node.anchor) this.anchors.set(node.anchor, node);
+    if (node.anchor) {
+      const first = this.anchors.get(node.anchor);
+      if (first !== undefined) {
+        const at = this.anchorOffset(node, node.anchor);
+        throw new TreeError(
+          `found duplicate anchor '${node.anchor}'`,
+          at,
+          at + node.anchor.length + 1,
+          this.anchorOffset(first, node.anchor),
+        );
+      }
+      this.anchors.set(node.anchor, node);
+    }
     this.inProgress.add(node);
     const out = this.buildNew(node, depth);
     this.inProgress.delete(node);
     this.done.set(node, out);
     return out;
+  }
+
+  /** Where `&name` is written: before the node, perhaps with a tag between (PyYAML points there). */
+  private anchorOffset(node: YNode, name: string): number {
+    const start = rangeOf(node)[0];
+    const at = this.text.lastIndexOf(`&${name}`, start);
+    return at < 0 ? start : at;
   }
 
   /** Values in `n` once aliases are expanded, memoised; iterative, so a long list costs no stack. */
@@ -277,56 +264,109 @@ class Builder {
     const [start, end] = rangeOf(node);
     if (isScalar(node)) return scalarNode(node, start, end);
     if (isSeq(node)) {
+      if (node.tag === OMAP_TAG || node.tag === PAIRS_TAG) return this.buildPairs(node.items as YNode[], node, depth);
       const items = node.items.map((it) => this.build(it as YNode, depth + 1));
       return { kind: 'list', typeName: 'list', value: undefined, items, start, end, node };
     }
     if (isMap(node)) {
-      const explicit: PyEntry[] = [];
-      const merged: PyEntry[] = [];
-      const seen = new Map<string, PyNode>();
-      for (const pair of node.items) {
-        if (!isPair(pair)) continue;
-        const keyNode = (pair.key ?? null) as YNode | null;
-        const valueNode = (pair.value ?? null) as YNode | null;
-        const isMerge =
-          keyNode !== null &&
-          isScalar(keyNode) &&
-          keyNode.type === 'PLAIN' &&
-          keyNode.source === '<<' &&
-          node.tag !== '!!set';
-        if (isMerge) {
-          const value = valueNode === null ? nullNode(rangeOf(keyNode)[1], node) : this.build(valueNode, depth + 1);
-          for (const src of value.kind === 'list' ? value.items! : [value]) {
-            if (src.kind !== 'dict')
-              throw new TreeError(`expected a mapping for merging, but found ${src.typeName}`, src.start, src.end);
-            for (const en of src.entries!) merged.push(en);
-          }
-          continue;
-        }
-        const key = keyNode === null ? nullNode(start, node) : this.build(keyNode, depth + 1);
-        const value = valueNode === null ? nullNode(key.end, node) : this.build(valueNode, depth + 1);
-        const id = hashKey(key);
-        const prev = seen.get(id);
-        if (prev !== undefined) {
-          throw new TreeError(`duplicate key ${reprNode(key)}`, key.start, key.end, prev.start);
-        }
-        seen.set(id, key);
-        explicit.push({ key, value });
-      }
-      const entries: PyEntry[] = [];
-      for (const en of merged)
-        if (!seen.has(hashKey(en.key))) {
-          seen.set(hashKey(en.key), en.key);
-          entries.push(en);
-        }
-      for (const en of explicit) entries.push(en);
-      const isSet = node.tag === 'tag:yaml.org,2002:set';
-      return isSet
+      const entries = this.buildMapping(node.items as Pair<YNode | null, YNode | null>[], node, depth);
+      return node.tag === SET_TAG
         ? { kind: 'other', typeName: 'set', value: undefined, entries, start, end, node }
         : { kind: 'dict', typeName: 'dict', value: undefined, entries, start, end, node };
     }
     throw new TreeError('unsupported YAML node', start, end);
   }
+
+  /**
+   * `SafeConstructor.flatten_mapping` + `construct_mapping`: merged entries (`<<: *x`, a list
+   * merging in reverse) go first, then the mapping's own; a later value for an equal key replaces
+   * the earlier one but the key keeps its first place, as in a Python dict.
+   */
+  private buildMapping(pairs: readonly Pair<YNode | null, YNode | null>[], node: YNode, depth: number): PyEntry[] {
+    const [start] = rangeOf(node);
+    const merged: PyEntry[] = [];
+    const explicit: PyEntry[] = [];
+    const seen = new Map<string, PyNode>();
+    for (const pair of pairs) {
+      const keyNode = pair.key;
+      const valueNode = pair.value;
+      checkEmptyKey(pair);
+      const special = keyNode !== null && isScalar(keyNode) ? scalarValue(keyNode, rangeOf(keyNode)) : undefined;
+      if (special instanceof UnconstructedScalar && special.tag === MERGE_TAG) {
+        const at = rangeOf(keyNode!)[1];
+        const value = valueNode === null ? nullNode(at, node) : this.build(valueNode, depth + 1);
+        const sources = value.kind === 'list' ? [...value.items!].reverse() : [value];
+        for (const src of sources) {
+          if (src.kind !== 'dict' && src.typeName !== 'set')
+            throw new TreeError(`expected a mapping for merging, but found ${src.typeName}`, src.start, src.end);
+          merged.push(...src.entries!);
+        }
+        continue;
+      }
+      const key =
+        keyNode === null
+          ? nullNode(start, node)
+          : special instanceof UnconstructedScalar // `=` as a key is the string '=' (flatten_mapping)
+            ? {
+                kind: 'str' as const,
+                typeName: 'str',
+                value: special.text,
+                start: rangeOf(keyNode)[0],
+                end: rangeOf(keyNode)[1],
+                node: keyNode,
+              }
+            : this.build(keyNode, depth + 1);
+      const value = valueNode === null ? nullNode(key.end, node) : this.build(valueNode, depth + 1);
+      const id = hashKey(key);
+      const prev = seen.get(id);
+      if (prev !== undefined) throw new TreeError(`duplicate key ${reprNode(key)}`, key.start, key.end, prev.start);
+      seen.set(id, key);
+      explicit.push({ key, value });
+    }
+    if (merged.length === 0) return explicit;
+    const dict = new Map<string, PyEntry>();
+    for (const en of [...merged, ...explicit]) {
+      const id = hashKey(en.key);
+      const prev = dict.get(id);
+      dict.set(id, prev === undefined ? en : { key: prev.key, value: en.value });
+    }
+    return [...dict.values()];
+  }
+
+  /** `construct_yaml_omap` / `construct_yaml_pairs`: a list of (key, value) tuples, keys unchecked. */
+  private buildPairs(items: readonly YNode[], node: YNode, depth: number): PyNode {
+    const [start, end] = rangeOf(node);
+    const tuples = items.map((it): PyNode => {
+      const [s, e] = rangeOf(it);
+      if (!isMap(it) || it.items.length !== 1) {
+        const found = isMap(it) ? 'a mapping of length 1' : 'a mapping';
+        throw new TreeError(`while constructing an ordered map, expected ${found}`, s, e);
+      }
+      const pair = it.items[0] as Pair<YNode | null, YNode | null>;
+      const k = pair.key === null ? nullNode(s, it) : this.build(pair.key, depth + 2);
+      const v = pair.value === null ? nullNode(k.end, it) : this.build(pair.value, depth + 2);
+      return { kind: 'other', typeName: 'tuple', value: undefined, items: [k, v], start: s, end: e, node: it };
+    });
+    return { kind: 'list', typeName: 'list', value: undefined, items: tuples, start, end, node };
+  }
+}
+
+/**
+ * A block-mapping entry with neither a key nor `?` (`: 1`): PyYAML's scanner finds a value
+ * indicator with no key before it, "expected <block end>, but found ':'". (`? : 1` and `&a : 1`
+ * have a key: empty, or an anchored empty node.)
+ */
+function checkEmptyKey(pair: Pair<YNode | null, YNode | null>): void {
+  const item = pair.srcToken as CST.CollectionItem | undefined;
+  if (item === undefined || (item.key !== null && item.key !== undefined)) return;
+  if (item.start.some((t) => t.type === 'explicit-key-ind' || t.type === 'anchor' || t.type === 'tag')) return;
+  const colon = item.sep?.find((t) => t.type === 'map-value-ind');
+  if (colon === undefined) return;
+  throw new TreeError(
+    "expected a mapping key before ':' (PyYAML: expected <block end>, but found ':')",
+    colon.offset,
+    colon.offset + 1,
+  );
 }
 
 function rangeOf(node: YNode): [number, number] {
@@ -338,13 +378,21 @@ function nullNode(at: number, node: YNode): PyNode {
   return { kind: 'NoneType', typeName: 'NoneType', value: null, start: at, end: at, node };
 }
 
-function scalarNode(node: Scalar, start: number, end: number): PyNode {
-  const v = node.value;
-  // PyYAML resolves plain `=` and `<<` (outside a merge key) to tags SafeLoader cannot construct.
-  if (node.type === 'PLAIN' && node.tag === undefined && (v === '=' || v === '<<')) {
-    const tag = v === '=' ? 'value' : 'merge';
-    throw new TreeError(`could not determine a constructor for the tag 'tag:yaml.org,2002:${tag}'`, start, end);
+/** The scalar's Python value: `!` resolves the text as if it were plain (PyYAML's composer). */
+function scalarValue(node: Scalar, [start, end]: [number, number]): unknown {
+  if (node.tag !== '!' || typeof node.value !== 'string') return node.value;
+  try {
+    return resolvePlain(node.value);
+  } catch (e) {
+    throw new TreeError(e instanceof Error ? e.message : String(e), start, end);
   }
+}
+
+function scalarNode(node: Scalar, start: number, end: number): PyNode {
+  const v = scalarValue(node, [start, end]) as PyScalar;
+  // `<<` and `=` (plain, or tagged !!merge / !!value) outside a mapping key: SafeLoader has no constructor.
+  if (v instanceof UnconstructedScalar)
+    throw new TreeError(`could not determine a constructor for the tag '${v.tag}'`, start, end);
   const base = { start, end, node };
   if (v === null || v === undefined) return { ...base, kind: 'NoneType', typeName: 'NoneType', value: null };
   if (typeof v === 'boolean') return { ...base, kind: 'bool', typeName: 'bool', value: v };
@@ -354,10 +402,7 @@ function scalarNode(node: Scalar, start: number, end: number): PyNode {
     return { ...base, kind: 'float', typeName: 'float', value: v };
   }
   if (typeof v === 'string') return { ...base, kind: 'str', typeName: 'str', value: v };
-  if (v instanceof Date) {
-    const dateOnly = /^\d{4}-\d\d?-\d\d?$/.test(String(node.source ?? '').trim());
-    return { ...base, kind: 'other', typeName: dateOnly ? 'date' : 'datetime', value: v };
-  }
+  if (v instanceof PyTimestamp) return { ...base, kind: 'other', typeName: v.typeName, value: v };
   if (v instanceof Uint8Array) return { ...base, kind: 'other', typeName: 'bytes', value: v };
   return { ...base, kind: 'other', typeName: typeof v, value: undefined };
 }
@@ -378,7 +423,9 @@ function hashKey(k: PyNode): string {
     case 'str':
       return `s:${k.value as string}`;
     case 'other':
-      if (k.value instanceof Date) return `d:${k.value.toISOString()}`;
+      if (k.value instanceof PyTimestamp) return k.value.hashKey();
+      if (k.value instanceof Uint8Array)
+        return `b:${Array.from(k.value, (b) => b.toString(16).padStart(2, '0')).join('')}`;
       break;
     default:
       break;
@@ -415,20 +462,13 @@ export function reprNode(n: PyNode, budget = { left: 2000 }): string {
     default:
       if (n.typeName === 'set')
         out = n.entries!.length === 0 ? 'set()' : `{${n.entries!.map((e) => reprNode(e.key, budget)).join(', ')}}`;
-      else if (n.value instanceof Date) out = dateRepr(n.value, n.typeName);
+      else if (n.typeName === 'tuple') out = `(${n.items!.map((c) => reprNode(c, budget)).join(', ')})`;
+      else if (n.value instanceof PyTimestamp) out = n.value.repr();
+      else if (n.value instanceof Uint8Array) out = `b${strRepr(Array.from(n.value), true)}`;
       else out = `<${n.typeName}>`;
   }
   budget.left -= out.length;
   return out;
-}
-
-function dateRepr(d: Date, typeName: string): string {
-  const parts = [d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate()];
-  if (typeName === 'date') return `datetime.date(${parts.join(', ')})`;
-  parts.push(d.getUTCHours(), d.getUTCMinutes());
-  if (d.getUTCSeconds() || d.getUTCMilliseconds()) parts.push(d.getUTCSeconds());
-  if (d.getUTCMilliseconds()) parts.push(d.getUTCMilliseconds() * 1000);
-  return `datetime.datetime(${parts.join(', ')})`;
 }
 
 /** Offset → 1-based line and code-point column. */

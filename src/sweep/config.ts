@@ -58,8 +58,8 @@ class Doc {
 }
 
 function parse(text: string, file: string): { doc: Doc; root: PyNode | null } {
-  const { root, lineCounter } = parseYaml(text, file.toLowerCase().endsWith('.json'));
-  return { doc: new Doc(text, file, lineCounter), root };
+  const parsed = parseYaml(text, file.toLowerCase().endsWith('.json'));
+  return { doc: new Doc(parsed.text, file, parsed.lineCounter), root: parsed.root };
 }
 
 function get(node: PyNode, key: string): PyNode | undefined {

@@ -1,5 +1,6 @@
 /** Encodes a recipe YAML value tree the way scripts/gen_yaml_corpus.py encodes PyYAML's values. */
 import { floatRepr } from '../../src/condition/repr.js';
+import { PyTimestamp } from '../../src/recipe/timestamp.js';
 import type { PyNode } from '../../src/recipe/tree.js';
 
 export type Tagged = readonly unknown[];
@@ -28,10 +29,8 @@ export function encodeNode(n: PyNode): Tagged {
       'set',
       n.entries!.map((e) => encodeNode(e.key)).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)),
     ];
+  if (n.typeName === 'tuple') return ['tuple', n.items!.map(encodeNode)];
   if (n.value instanceof Uint8Array) return ['bytes', Buffer.from(n.value).toString('hex')];
-  if (n.value instanceof Date) {
-    const iso = n.value.toISOString();
-    return n.typeName === 'date' ? ['date', iso.slice(0, 10)] : ['datetime', iso];
-  }
+  if (n.value instanceof PyTimestamp) return [n.typeName, n.value.isoformat()];
   return ['other', n.typeName];
 }
