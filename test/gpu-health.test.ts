@@ -199,12 +199,13 @@ describe('health readings in a trial (real sampler, fake tools)', () => {
     expect(result.verdict).toBe('fail');
   }, 30_000);
 
-  // A trial that prints nothing but keeps writing to /dev/null: output silent, I/O busy. With 1 s windows the
+  // A trial that prints nothing but keeps copying 64 KiB to /dev/null (far above the 4 KiB idle slack even on a
+  // loaded host): output silent, I/O busy. With 1 s windows the
   // third signal decides: GPU idle (utilization 3 %) makes it a hang; a busy GPU (90 %) does not.
   const QUIET_IO = [
     'sh',
     '-c',
-    'i=0; while [ $i -lt 30 ]; do echo 0123456789 > /dev/null; sleep 0.1; i=$((i+1)); done',
+    'i=0; while [ $i -lt 30 ]; do head -c 65536 /dev/zero > /dev/null; sleep 0.1; i=$((i+1)); done',
   ];
   const NV = (util: string): Record<string, string> => ({
     'query-gpu': fixture('nvidia-smi/query-gpu-2gpu.csv'),
