@@ -37,7 +37,7 @@ await build({
     chunkFileNames: 'chunk-[name]-[hash].js',
     // What every command loads (argument errors, exit codes, the JSON error object, TTY checks) in one chunk,
     // not one per module: each extra file is a resolve + open + compile on the `--version` path.
-    advancedChunks: {
+    codeSplitting: {
       groups: [
         {
           name: 'core',
