@@ -46,8 +46,9 @@ await build({
       ],
     },
     // Whitespace and comments out (the doc comments are half the bytes V8 has to scan at start-up); no
-    // mangling or compression, so class and function names (error types, stack traces) stay as written.
-    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true } },
+    // mangling or compression, so class and function names (error types, stack traces) stay as written. ASCII
+    // only (non-ASCII in literals escaped): a one-byte source is decoded and scanned faster than a two-byte one.
+    minify: { compress: false, mangle: false, codegen: { removeWhitespace: true, asciiOnly: true } },
     // The shebang stays the first line.
   },
 });
