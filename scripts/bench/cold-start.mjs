@@ -8,10 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { summarize } from './stats.mjs';
-import { PYTHON } from './child.mjs';
+import { BIN, PYTHON, ROOT } from './child.mjs';
 
-const ROOT = new URL('../../', import.meta.url).pathname;
-const BIN = join(ROOT, 'dist/src/cli/main.js');
 const DEMO_RECIPE = 'fixtures/demo/recipe.yaml';
 const DEMO_LOG = 'fixtures/demo/train.log';
 const EVAL_COND = 'exit_code == 0';

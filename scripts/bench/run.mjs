@@ -98,6 +98,8 @@ res.durationSec = (performance.now() - t0) / 1000;
 
 // Footnotes: what each peer is, and anything this run found that a reader must know.
 const N = res.notes;
+if (process.env.AORTA_BENCH_BIN)
+  N.push(`The whole-process rows ran AORTA_BENCH_BIN=${process.env.AORTA_BENCH_BIN}, not this tree's bin.`);
 N.push(
   'python3 reference (`scripts/bench/reference.py`): the spec\'s `validate_and_compile` (strip, 256-character cap, `ast.parse`, the default-deny `ast.walk` walker, 10⁹ int cap, `compile`) and its `evaluate` (`eval` with `{"__builtins__": {}, math, float, int, len}`, the four variables as locals, `bool()`, any exception → not fired), called once per evaluation. Run with the interpreter itself, not a version-manager shim.',
 );

@@ -8,14 +8,10 @@ import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeLog } from './logs.mjs';
-import { PYTHON, python, runJson } from './child.mjs';
+import { BIN, PYTHON, ROOT, python, runJson } from './child.mjs';
 import { CUSTOM_PATTERNS, EVERY_LINE_PATTERN, SCAN_VARS, recipeYaml, tier4Sources } from './patterns.mjs';
 import { ensureRg, rgArgs, shellLine } from './rg.mjs';
 import { summarize } from './stats.mjs';
-
-const ROOT = new URL('../../', import.meta.url).pathname;
-/** The bin itself (its shebang's node flags included), as npm's bin link runs it. */
-export const BIN = join(ROOT, 'dist/src/cli/main.js');
 
 const node = (spec) => runJson(process.execPath, ['scan-worker.mjs', JSON.stringify(spec)]);
 /** One spawn of `cmd` through whole_process.py: wall time and the child's own peak RSS. */
