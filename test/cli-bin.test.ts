@@ -43,7 +43,6 @@ describe('the aorta-probe bin', () => {
   it('is ASCII only (one-byte sources for V8) in every chunk', () => {
     const files = ['main.js', ...readdirSync(CLI_DIR).filter((f) => /^chunk-.*\.js$/.test(f))];
     expect(files.length).toBeGreaterThan(5);
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the test is for bytes outside ASCII
     const nonAscii = files.filter((f) => /[^\x00-\x7f]/.test(readFileSync(join(CLI_DIR, f), 'utf8')));
     expect(nonAscii).toEqual([]);
   });
