@@ -80,16 +80,12 @@ function wholeProcessTable(rows, lines) {
       `| ${r.log} (${sizeOf(r.bytes)}) | ${name} | ${mb(r.MBps)} | ${range(r.timeMs, (x) => dur(x * 1000))} | ${sig(r.maxRssMiB)} MiB | ${firedText(r.fired)} | ${ratio} | ${t} |`,
     );
   }
-  const cmds = [
-    ...new Map(
-      rows
-        .filter((r) => r.command)
-        .map((r) => [r.engine, r.command.replace(/\S*aorta-bench-(\w+)-\d+\.(log|yaml)/g, '$1.$2')]),
-    ),
-  ];
+  const generic = (cmd) =>
+    cmd.replace(/\S*aorta-bench-\w+-\d+\.log/g, 'LOG').replace(/\S*aorta-bench-recipe-\d+\.yaml/g, 'RECIPE');
+  const cmds = [...new Map(rows.filter((r) => r.command).map((r) => [r.engine, generic(r.command)]))];
   lines.push(
     '',
-    'Commands (the clean log shown; RECIPE is the 3 custom patterns of the warm rows as a `custom_patterns:` file):',
+    "Commands (LOG is the row's log; RECIPE is the warm rows' 3 custom patterns as a `custom_patterns:` file):",
     '',
   );
   for (const [engine, cmd] of cmds) lines.push(`- ${engine}: \`${cmd}\``);
