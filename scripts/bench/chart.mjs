@@ -13,6 +13,8 @@ const COLORS = {
   filtrex: '#9467bd',
   'V8 RegExp': '#d62728',
   're2-wasm naive': '#8c564b',
+  'ours, whole process': '#08306b',
+  rg: '#e377c2',
 };
 const colorOf = (s) => COLORS[s] ?? '#7f7f7f';
 const hatchId = (s) => `hatch-${colorOf(s).slice(1)}`;

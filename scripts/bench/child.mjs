@@ -4,6 +4,13 @@ import { spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 export const HERE = fileURLToPath(new URL('.', import.meta.url));
+export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * The `aorta-probe` bin the whole-process rows spawn (through its shebang, as npm's bin link runs it).
+ * AORTA_BENCH_BIN points at another build's, for before/after figures measured in the same moment.
+ */
+export const BIN = process.env.AORTA_BENCH_BIN || `${ROOT}dist/src/cli/main.js`;
 
 /**
  * The python3 interpreter itself, not a version-manager shim (pyenv's `python3` is a bash

@@ -38,13 +38,13 @@ const MiB = 2 ** 20;
 const S = args.quick
   ? {
       cond: { runs: 3, ms: 100 },
-      scan: { logBytes: 16 * MiB, bigBytes: 128 * MiB, repeats: { ours: 3, slow: 1, big: 1 } },
+      scan: { logBytes: 16 * MiB, bigBytes: 128 * MiB, repeats: { ours: 3, slow: 1, big: 1, whole: 3, bigWhole: 1 } },
       coldRuns: 10,
       adv: { runs: 2, capMs: 10_000 },
     }
   : {
       cond: { runs: 7, ms: 250 },
-      scan: { logBytes: 100 * MiB, bigBytes: 1024 * MiB, repeats: { ours: 7, slow: 3, big: 2 } },
+      scan: { logBytes: 100 * MiB, bigBytes: 1024 * MiB, repeats: { ours: 7, slow: 3, big: 2, whole: 5, bigWhole: 3 } },
       coldRuns: 15,
       adv: { runs: 5, capMs: 10_000 },
     };
@@ -98,6 +98,8 @@ res.durationSec = (performance.now() - t0) / 1000;
 
 // Footnotes: what each peer is, and anything this run found that a reader must know.
 const N = res.notes;
+if (process.env.AORTA_BENCH_BIN)
+  N.push(`The whole-process rows ran AORTA_BENCH_BIN=${process.env.AORTA_BENCH_BIN}, not this tree's bin.`);
 N.push(
   'python3 reference (`scripts/bench/reference.py`): the spec\'s `validate_and_compile` (strip, 256-character cap, `ast.parse`, the default-deny `ast.walk` walker, 10⁹ int cap, `compile`) and its `evaluate` (`eval` with `{"__builtins__": {}, math, float, int, len}`, the four variables as locals, `bool()`, any exception → not fired), called once per evaluation. Run with the interpreter itself, not a version-manager shim.',
 );
@@ -119,7 +121,7 @@ if (res.scanning) {
   );
   const fired = new Map();
   for (const r of res.scanning) {
-    if ((r.log !== 'clean' && r.log !== 'dirty') || r.error) continue;
+    if ((r.log !== 'clean' && r.log !== 'dirty') || r.error || !Array.isArray(r.fired)) continue; // rg counts lines
     const key = JSON.stringify(r.fired);
     if (!fired.has(r.log)) fired.set(r.log, key);
     else if (fired.get(r.log) !== key)

@@ -7,7 +7,8 @@
  * - durations are milliseconds rounded to 3 decimals.
  */
 import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
-import { RecipeError, RecipeSandboxError } from '../recipe/index.js';
+// The error classes alone: recipe/index.js would load the loader (yaml, the regex engine) into every command.
+import { RecipeError, RecipeSandboxError } from '../recipe/errors.js';
 import { UsageError } from './args.js';
 import { TrialOutputError } from '../trial/out-files.js';
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=1
 /** Entry point of the `aorta-probe` bin; everything else lives in run.ts. */
 import { runCli } from './run.js';
 
