@@ -119,6 +119,8 @@ export namespace vm {
   export let verifiedDepth: i32 = 0;
   /** Where programs start: everything above it belongs to the current program or evaluation. */
   export let baseMark: usize = 0;
+  /** Where evaluations start: everything above it belongs to the current evaluation. */
+  export let evalMark: usize = 0;
 
   // the variables of one evaluation
   export let exitCode: i64 = 0;
@@ -335,6 +337,7 @@ export function loadProgram(): i32 {
     }
   }
   vm.loaded = true;
+  vm.evalMark = __arena_mark();
   return V_OK;
 }
 
@@ -365,6 +368,41 @@ export function setInputs(words: usize, at: i32): i32 {
   vm.capStart = words + ((<usize>at) << 2);
   for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + ((<usize>at) << 2));
   return at;
+}
+
+/**
+ * The captures of one `evaluate` call, written by the host straight into memory (see
+ * evaluateOnce). Made at start-up, below every arena mark, so it is never released and its address
+ * never changes; a capture set that does not fit takes inputBuffer and setInputs instead.
+ */
+const SINGLE_INPUT_WORDS = 4096;
+const singleInput: usize = __alloc(SINGLE_INPUT_WORDS << 2);
+
+/** The single-call capture area's address and size in words. */
+export function singleInputBuffer(): usize {
+  return singleInput;
+}
+export function singleInputWords(): i32 {
+  return SINGLE_INPUT_WORDS;
+}
+
+/**
+ * One evaluation in one call, so `evaluate` crosses into the VM once: frees the last
+ * evaluation's memory, takes the scalars as arguments (a JS number crosses as an f64 with no
+ * conversion; `exit_code` and `peak_vram_mib` are safe integers, so the i64 is exact) and
+ * `nCaptures` key/value strs from the single input area, and runs. Returns 1 or 0 (the result's
+ * truthiness) or -E_* when it raised.
+ */
+export function evaluateOnce(exitCode: f64, walltime: f64, peakVram: f64, nCaptures: i32): i32 {
+  __arena_release(vm.evalMark);
+  vm.exitCode = <i64>exitCode;
+  vm.walltime = walltime;
+  vm.peakVram = <i64>peakVram;
+  vm.capCount = nCaptures;
+  vm.capStart = singleInput;
+  let e = run();
+  if (e != E_OK) return -e;
+  return truthy(vm.resultTag, vm.resultNum, vm.resultRef) ? 1 : 0;
 }
 
 // ---- small helpers ------------------------------------------------------------------------------

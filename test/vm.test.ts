@@ -115,6 +115,25 @@ describe('values, reprs and exceptions as CPython reports them', { timeout: 120_
   });
 });
 
+it('a single evaluation whose captures outgrow the single-call area gives the same results', () => {
+  // The area holds 4096 words: 2 length words, then one word per code point of key and value.
+  const fits = 'x'.repeat(4096 - 2 - 1);
+  const spills = 'y'.repeat(4096);
+  const c = compileCondition("len(capture['v']) + len(capture)");
+  const all = compileCondition('capture');
+  for (const value of [fits, spills, '😀'.repeat(3000), 'short', spills]) {
+    const v = vars({ capture: { v: value } });
+    const n = [...value].length;
+    expect(c.evaluate(v)).toBe(true);
+    expect(c.evaluateDetailed(v)).toEqual({ fired: true, value: { type: 'int', repr: String(n + 1) } });
+    expect(c.evaluateBatch([v])).toEqual([true]);
+    expect(all.evaluateDetailed(v)).toMatchObject({ fired: true, value: { type: 'dict' } });
+  }
+  expect(() => c.evaluate(vars({ capture: { v: spills, w: 5 as unknown as string } }))).toThrow(
+    "condition variable capture['w'] must be a string, got number",
+  );
+});
+
 describe('the sandbox', { timeout: 120_000 }, () => {
   it('imports nothing but env.abort', () => {
     expect(vmImports()).toEqual([{ module: 'env', name: 'abort', kind: 'function' }]);
