@@ -283,15 +283,17 @@ export const MAX_CONSTS = 1 << 16;
 /** An AssemblyScript object's payload size in bytes (rtSize) sits this many bytes before it. */
 export const OBJECT_SIZE_OFFSET = 4;
 /**
- * One variable set in an input buffer (words): exit_code (i64 low, high), walltime_sec (f64 bits
- * low, high), peak_vram_mib (i64 low, high), the capture count, then per capture its key and
- * value, each a str: a length word and one code point per word. A str result has the same layout.
+ * One variable set in an input buffer (words): exit_code, walltime_sec and peak_vram_mib as f64s
+ * (a JS number as it is: the two integers are safe integers, so exact), the capture count, a
+ * padding word, then per capture its key and value, each a str: a length word and one code point
+ * per word; then a padding word if needed, so every set, and so every f64, is 8-byte aligned. A
+ * str result has the same str layout.
  */
 export const INPUT_EXIT_CODE = 0;
 export const INPUT_WALLTIME_SEC = 2;
 export const INPUT_PEAK_VRAM_MIB = 4;
 export const INPUT_CAPTURE_COUNT = 6;
-export const INPUT_HEADER_WORDS = 7;
+export const INPUT_HEADER_WORDS = 8;
 
 // ---- the cost budget (see docs/bytecode.md) ----------------------------------------------------
 /**

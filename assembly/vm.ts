@@ -366,22 +366,20 @@ export function inputBuffer(words: i32): usize {
 }
 
 /**
- * Decodes one variable set at word offset `at` of an input buffer:
- * [exit_code lo, hi, walltime bits lo, hi, peak_vram lo, hi, nCaptures,
- *  then per capture: keyLen, key code points (1 per word), valueLen, value code points].
- * Returns the word offset after it.
+ * Decodes one variable set at word offset `at` (even) of an input buffer, in the contract's
+ * layout (Op.INPUT_*). Returns the word offset of the next set.
  */
 export function setInputs(words: usize, at: i32): i32 {
   let w = words + ((<usize>at) << 2);
-  vm.exitCode = load<i64>(w);
-  vm.walltime = load<f64>(w + 8);
-  vm.peakVram = load<i64>(w + 16);
-  let n = load<i32>(w + 24);
-  at += 7;
+  vm.exitCode = <i64>load<f64>(w + (Op.INPUT_EXIT_CODE << 2));
+  vm.walltime = load<f64>(w + (Op.INPUT_WALLTIME_SEC << 2));
+  vm.peakVram = <i64>load<f64>(w + (Op.INPUT_PEAK_VRAM_MIB << 2));
+  let n = load<i32>(w + (Op.INPUT_CAPTURE_COUNT << 2));
+  at += Op.INPUT_HEADER_WORDS;
   vm.capCount = n;
   vm.capStart = words + ((<usize>at) << 2);
   for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + ((<usize>at) << 2));
-  return at;
+  return (at + 1) & ~1;
 }
 
 /**

@@ -141,6 +141,29 @@ describe('what the compiler and the host do for speed keeps CPython semantics', 
     expect(detailed(text, vars(over))).toEqual({ fired: false, error: 'TypeError' });
   });
 
+  it('a batch of sets of every length keeps each set aligned and its own', () => {
+    // Sets of odd and even lengths, growing the host's scratch space past its first size.
+    const list = Array.from({ length: 600 }, (_, i) =>
+      vars({
+        exit_code: i,
+        walltime_sec: i / 2,
+        peak_vram_mib: i % 3 === 0 ? null : -i,
+        capture: { v: 'x'.repeat(i) },
+      }),
+    );
+    const c = compileCondition(
+      "len(capture['v']) == exit_code and walltime_sec + walltime_sec == exit_code and exit_code // 7 == (exit_code + 6) // 7",
+    );
+    expect(c.evaluateBatch(list)).toEqual(list.map((_, i) => i % 7 === 0));
+    const scalars = compileCondition('walltime_sec + walltime_sec == exit_code == -peak_vram_mib');
+    expect(scalars.evaluateBatch(list)).toEqual(list.map((_, i) => i % 3 !== 0 || i === 0));
+    // a Map's entries are checked even when the program reads none
+    const bad = vars({ capture: new Map([['k', 5 as unknown as string]]) });
+    expect(() => scalars.evaluateBatch([list[1]!, bad])).toThrow(
+      "condition variable [1].capture['k'] must be a string",
+    );
+  });
+
   it('a single evaluation whose captures outgrow the single-call area gives the same results', () => {
     // The area holds 4096 words: 2 length words, then one word per code point of key and value.
     const fits = 'x'.repeat(4096 - 2 - 1);

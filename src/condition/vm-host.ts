@@ -373,7 +373,8 @@ export class ConditionVM {
     return this.guarded(
       program,
       () => {
-        const result = new Array<boolean>(list.length);
+        // Filled in order with push: a packed array, where `new Array(n)` would be a holey one.
+        const result: boolean[] = [];
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
           const to = Math.min(list.length, from + BATCH_CHUNK);
           this.ex.arenaRelease(this.programMark);
@@ -381,7 +382,7 @@ export class ConditionVM {
           const out = this.ex.inputBuffer((to - from + 3) >> 2);
           this.ex.runBatch(ptr, to - from, out);
           const fired = new Uint8Array(this.ex.memory.buffer, out, to - from);
-          for (let i = from; i < to; i++) result[i] = fired[i - from] !== 0;
+          for (let i = 0; i < to - from; i++) result.push(fired[i] !== 0);
         }
         return result;
       },
@@ -448,17 +449,9 @@ function readString(mem: ArrayBuffer, ptr: number): string {
   return out;
 }
 
-const scratchF64 = new Float64Array(1);
-const scratchI32 = new Int32Array(scratchF64.buffer);
-
-/** An integer JS number as the (low, high) words of an i64. */
-function putI64(out: Int32Array, at: number, x: number): void {
-  out[at] = x | 0;
-  out[at + 1] = Math.floor(x / 4294967296) | 0;
-}
-
-/** Encoding scratch space, grown as needed and reused across calls. */
+/** Encoding scratch space, grown as needed and reused across calls, and its f64 view. */
 let scratch = new Int32Array(1024);
+let scratchF64 = new Float64Array(scratch.buffer);
 /**
  * Where encodeCapture writes: null for `scratch` (grown as needed), or a fixed region of linear
  * memory ending (exclusive) at word `targetEnd`, which refuses a capture set that does not fit.
@@ -482,9 +475,10 @@ function putEntry(k: string, value: string, at: number): number {
 
 function reserve(words: number): void {
   if (words <= scratch.length) return;
-  const bigger = new Int32Array(Math.max(words, scratch.length * 2));
+  const bigger = new Int32Array(Math.max(words + (words & 1), scratch.length * 2)); // even, for the f64 view
   bigger.set(scratch);
   scratch = bigger;
+  scratchF64 = new Float64Array(scratch.buffer);
 }
 
 /**
@@ -512,19 +506,32 @@ function encodeVars(
       throwVarsError(v, i, batch);
     reserve(at + Op.INPUT_HEADER_WORDS);
     const out = scratch;
-    putI64(out, at + Op.INPUT_EXIT_CODE, exit);
-    scratchF64[0] = wall;
-    out[at + Op.INPUT_WALLTIME_SEC] = scratchI32[0]!;
-    out[at + Op.INPUT_WALLTIME_SEC + 1] = scratchI32[1]!;
-    putI64(out, at + Op.INPUT_PEAK_VRAM_MIB, vram ?? 0);
+    // `at` is even (every set is padded to an even length), so the f64s are aligned.
+    const f = scratchF64;
+    f[(at + Op.INPUT_EXIT_CODE) >> 1] = exit;
+    f[(at + Op.INPUT_WALLTIME_SEC) >> 1] = wall;
+    f[(at + Op.INPUT_PEAK_VRAM_MIB) >> 1] = vram ?? 0;
     const countAt = at + Op.INPUT_CAPTURE_COUNT;
     at += Op.INPUT_HEADER_WORDS;
+    const cap = v.capture;
+    if (keys !== null && keys.length === 0 && typeof cap === 'object' && cap !== null && !Array.isArray(cap)) {
+      // The program reads no capture, and a plain object's entries need no check (a Map's
+      // entries are checked as they are read, so a Map takes encodeCapture).
+      if (!(cap instanceof Map)) {
+        out[countAt] = 0;
+        continue;
+      }
+    }
     try {
-      const r = encodeCapture(v.capture, at, keys)!; // the scratch target always has room
+      const r = encodeCapture(cap, at, keys)!; // the scratch target always has room
       at = r.at;
       scratch[countAt] = r.count;
     } catch (e) {
       throw batch ? atIndex(e, i) : e;
+    }
+    if ((at & 1) !== 0) {
+      reserve(at + 1); // the padding word that keeps the next set aligned
+      at++;
     }
   }
   return at;
