@@ -12,7 +12,7 @@
 // Jump arguments are absolute instruction indices (pair index, not word index), always forward.
 
 export const PROGRAM_MAGIC = 0x41505243; // "APRC"
-export const PROGRAM_VERSION = 2;
+export const PROGRAM_VERSION = 3;
 export const HEADER_WORDS = 5;
 
 // ---- opcodes -----------------------------------------------------------------------------------
@@ -34,7 +34,11 @@ export const OP_ROT_THREE = 15; // top moves below the next two
 export const OP_POP_TOP = 16; // discard top
 export const OP_RETURN = 17; // pop the result and stop
 export const OP_RAISE = 18; // stop with exception arg (E_*); modelled as pushing the value it stands for
-export const OP_COUNT = 19; // one past the last opcode
+// Superinstructions: the commonest shapes of a condition (a comparison with a literal) in one
+// dispatch. Their argument packs several fields (see ARG_CMP_CONST, ARG_VAR_CMP_CONST).
+export const OP_COMPARE_CONST = 19; // pop a, push a <cmp> consts[k]
+export const OP_LOAD_VAR_COMPARE_CONST = 20; // push var <cmp> consts[k]
+export const OP_COUNT = 21; // one past the last opcode
 
 // ---- argument kinds: what an instruction's argument means, and its range ----------------------
 export const ARG_NONE = 0; // must be 0
@@ -47,6 +51,11 @@ export const ARG_COMPARE_OP = 6; // CMP_*
 export const ARG_COUNT = 7; // number of call arguments, 0..MAX_CALL_ARGS
 export const ARG_TARGET = 8; // a later instruction index
 export const ARG_ERROR = 9; // E_* other than E_OK
+export const ARG_CMP_CONST = 10; // CMP_* | constant index << CMP_BITS
+export const ARG_VAR_CMP_CONST = 11; // CMP_* | VAR_* << CMP_BITS | constant index << (CMP_BITS + VAR_BITS)
+/** Field widths of the packed arguments: CMP_COUNT and VAR_COUNT fit, and MAX_CONSTS above both. */
+export const CMP_BITS = 3;
+export const VAR_BITS = 2;
 
 // ---- control flow after an instruction ---------------------------------------------------------
 export const FLOW_NEXT = 0; // falls through to the next instruction
@@ -79,6 +88,8 @@ export const OP_NAMES = [
   'POP_TOP',
   'RETURN',
   'RAISE',
+  'COMPARE_CONST',
+  'LOAD_VAR_COMPARE_CONST',
 ];
 export const OP_ARG_KINDS = [
   ARG_NONE,
@@ -100,10 +111,12 @@ export const OP_ARG_KINDS = [
   ARG_NONE,
   ARG_NONE,
   ARG_ERROR,
+  ARG_CMP_CONST,
+  ARG_VAR_CMP_CONST,
 ];
-export const OP_POPS = [0, 0, 0, 0, 2, 1, 2, 2, 1, 0, 1, 1, 1, 1, 2, 3, 1, 1, 0];
-export const OP_PUSHES = [0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 0, 0, 1];
-export const OP_JUMP_PUSHES = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0];
+export const OP_POPS = [0, 0, 0, 0, 2, 1, 2, 2, 1, 0, 1, 1, 1, 1, 2, 3, 1, 1, 0, 1, 0];
+export const OP_PUSHES = [0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 0, 0, 1, 1, 1];
+export const OP_JUMP_PUSHES = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 export const OP_FLOWS = [
   FLOW_STOP,
   FLOW_NEXT,
@@ -123,6 +136,8 @@ export const OP_FLOWS = [
   FLOW_NEXT,
   FLOW_NEXT,
   FLOW_STOP,
+  FLOW_NEXT,
+  FLOW_NEXT,
   FLOW_NEXT,
 ];
 
@@ -268,15 +283,17 @@ export const MAX_CONSTS = 1 << 16;
 /** An AssemblyScript object's payload size in bytes (rtSize) sits this many bytes before it. */
 export const OBJECT_SIZE_OFFSET = 4;
 /**
- * One variable set in an input buffer (words): exit_code (i64 low, high), walltime_sec (f64 bits
- * low, high), peak_vram_mib (i64 low, high), the capture count, then per capture its key and
- * value, each a str: a length word and one code point per word. A str result has the same layout.
+ * One variable set in an input buffer (words): exit_code, walltime_sec and peak_vram_mib as f64s
+ * (a JS number as it is: the two integers are safe integers, so exact), the capture count, a
+ * padding word, then per capture its key and value, each a str: a length word and one code point
+ * per word; then a padding word if needed, so every set, and so every f64, is 8-byte aligned. A
+ * str result has the same str layout.
  */
 export const INPUT_EXIT_CODE = 0;
 export const INPUT_WALLTIME_SEC = 2;
 export const INPUT_PEAK_VRAM_MIB = 4;
 export const INPUT_CAPTURE_COUNT = 6;
-export const INPUT_HEADER_WORDS = 7;
+export const INPUT_HEADER_WORDS = 8;
 
 // ---- the cost budget (see docs/bytecode.md) ----------------------------------------------------
 /**

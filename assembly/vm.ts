@@ -31,6 +31,7 @@ import { transformDecimalAndSpaceToAscii } from './pystr';
 import {
   ARG_BINARY_OP,
   ARG_BUILTIN,
+  ARG_CMP_CONST,
   ARG_COMPARE_OP,
   ARG_CONST,
   ARG_COUNT,
@@ -39,6 +40,7 @@ import {
   ARG_TARGET,
   ARG_UNARY_OP,
   ARG_VAR,
+  ARG_VAR_CMP_CONST,
   BUILTIN_KIND_MODULE,
   DEFAULT_COST_BUDGET,
   E_BUDGET,
@@ -119,6 +121,8 @@ export namespace vm {
   export let verifiedDepth: i32 = 0;
   /** Where programs start: everything above it belongs to the current program or evaluation. */
   export let baseMark: usize = 0;
+  /** Where evaluations start: everything above it belongs to the current evaluation. */
+  export let evalMark: usize = 0;
 
   // the variables of one evaluation
   export let exitCode: i64 = 0;
@@ -148,6 +152,9 @@ export namespace vm {
 
 // ---- verification -------------------------------------------------------------------------------
 
+const CMP_MASK = (1 << Op.CMP_BITS) - 1;
+const VAR_MASK = (1 << Op.VAR_BITS) - 1;
+
 /** Whether `arg` is in range for an instruction whose argument is of `kind` (Op.ARG_*). */
 function argumentInRange(kind: i32, arg: i32, nConsts: i32): bool {
   switch (kind) {
@@ -169,6 +176,15 @@ function argumentInRange(kind: i32, arg: i32, nConsts: i32): bool {
       return arg >= 0 && arg <= Op.MAX_CALL_ARGS;
     case ARG_ERROR:
       return arg > E_OK && arg < Op.E_COUNT;
+    case ARG_CMP_CONST:
+      return arg >= 0 && (arg & CMP_MASK) < Op.CMP_COUNT && arg >> Op.CMP_BITS < nConsts;
+    case ARG_VAR_CMP_CONST:
+      return (
+        arg >= 0 &&
+        (arg & CMP_MASK) < Op.CMP_COUNT &&
+        ((arg >> Op.CMP_BITS) & VAR_MASK) < Op.VAR_COUNT &&
+        arg >> (Op.CMP_BITS + Op.VAR_BITS) < nConsts
+      );
   }
   return true; // ARG_TARGET: checked against the code by the caller
 }
@@ -335,6 +351,7 @@ export function loadProgram(): i32 {
     }
   }
   vm.loaded = true;
+  vm.evalMark = __arena_mark();
   return V_OK;
 }
 
@@ -349,22 +366,55 @@ export function inputBuffer(words: i32): usize {
 }
 
 /**
- * Decodes one variable set at word offset `at` of an input buffer:
- * [exit_code lo, hi, walltime bits lo, hi, peak_vram lo, hi, nCaptures,
- *  then per capture: keyLen, key code points (1 per word), valueLen, value code points].
- * Returns the word offset after it.
+ * Decodes one variable set at word offset `at` (even) of an input buffer, in the contract's
+ * layout (Op.INPUT_*). Returns the word offset of the next set.
  */
 export function setInputs(words: usize, at: i32): i32 {
   let w = words + ((<usize>at) << 2);
-  vm.exitCode = load<i64>(w);
-  vm.walltime = load<f64>(w + 8);
-  vm.peakVram = load<i64>(w + 16);
-  let n = load<i32>(w + 24);
-  at += 7;
+  vm.exitCode = <i64>load<f64>(w + (Op.INPUT_EXIT_CODE << 2));
+  vm.walltime = load<f64>(w + (Op.INPUT_WALLTIME_SEC << 2));
+  vm.peakVram = <i64>load<f64>(w + (Op.INPUT_PEAK_VRAM_MIB << 2));
+  let n = load<i32>(w + (Op.INPUT_CAPTURE_COUNT << 2));
+  at += Op.INPUT_HEADER_WORDS;
   vm.capCount = n;
   vm.capStart = words + ((<usize>at) << 2);
   for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + ((<usize>at) << 2));
-  return at;
+  return (at + 1) & ~1;
+}
+
+/**
+ * The captures of one `evaluate` call, written by the host straight into memory (see
+ * evaluateOnce). Made at start-up, below every arena mark, so it is never released and its address
+ * never changes; a capture set that does not fit takes inputBuffer and setInputs instead.
+ */
+const SINGLE_INPUT_WORDS = 4096;
+const singleInput: usize = __alloc(SINGLE_INPUT_WORDS << 2);
+
+/** The single-call capture area's address and size in words. */
+export function singleInputBuffer(): usize {
+  return singleInput;
+}
+export function singleInputWords(): i32 {
+  return SINGLE_INPUT_WORDS;
+}
+
+/**
+ * One evaluation in one call, so `evaluate` crosses into the VM once: frees the last
+ * evaluation's memory, takes the scalars as arguments (a JS number crosses as an f64 with no
+ * conversion; `exit_code` and `peak_vram_mib` are safe integers, so the i64 is exact) and
+ * `nCaptures` key/value strs from the single input area, and runs. Returns 1 or 0 (the result's
+ * truthiness) or -E_* when it raised.
+ */
+export function evaluateOnce(exitCode: f64, walltime: f64, peakVram: f64, nCaptures: i32): i32 {
+  __arena_release(vm.evalMark);
+  vm.exitCode = <i64>exitCode;
+  vm.walltime = walltime;
+  vm.peakVram = <i64>peakVram;
+  vm.capCount = nCaptures;
+  vm.capStart = singleInput;
+  let e = run();
+  if (e != E_OK) return -e;
+  return truthy(vm.resultTag, vm.resultNum, vm.resultRef) ? 1 : 0;
 }
 
 // ---- small helpers ------------------------------------------------------------------------------
@@ -1262,34 +1312,60 @@ export function run(): i32 {
         unary(arg, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]));
         s = vm.sp;
         break;
-      case Op.OP_COMPARE: {
+      case Op.OP_COMPARE:
         s -= 2;
-        let at = unchecked(tags[s]);
-        let bt = unchecked(tags[s + 1]);
-        // Fast paths: int with int, and float with float or int, the commonest in conditions.
-        if (at == T_INT && bt == T_INT) {
-          let a = unchecked(nums[s]),
-            b = unchecked(nums[s + 1]);
-          unchecked((tags[s] = T_BOOL));
-          unchecked((nums[s] = compareOrdered(arg, a < b ? -1 : a > b ? 1 : 0) ? 1 : 0));
-          s++;
-          continue;
-        }
         if (
-          at == T_FLOAT &&
-          (bt == T_FLOAT || (bt == T_INT && unchecked(nums[s + 1]) > -TWO53 && unchecked(nums[s + 1]) < TWO53))
+          compareAt(
+            tags,
+            nums,
+            s,
+            arg,
+            unchecked(tags[s]),
+            unchecked(nums[s]),
+            unchecked(refs[s]),
+            unchecked(tags[s + 1]),
+            unchecked(nums[s + 1]),
+            unchecked(refs[s + 1]),
+          )
         ) {
-          let x = reinterpret<f64>(unchecked(nums[s]));
-          let y = bt == T_FLOAT ? reinterpret<f64>(unchecked(nums[s + 1])) : <f64>unchecked(nums[s + 1]);
-          unchecked((tags[s] = T_BOOL));
-          // NaN is unordered: only != holds.
-          let c = x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
-          unchecked((nums[s] = (c == 2 ? arg == Op.CMP_NE : compareOrdered(arg, c)) ? 1 : 0));
           s++;
           continue;
         }
-        vm.sp = s;
-        compare(arg, at, unchecked(nums[s]), unchecked(refs[s]), bt, unchecked(nums[s + 1]), unchecked(refs[s + 1]));
+        s = vm.sp;
+        break;
+      case Op.OP_COMPARE_CONST: {
+        s -= 1;
+        let k = arg >> Op.CMP_BITS;
+        let cmp = arg & CMP_MASK;
+        let ct = unchecked(vm.constTag[k]),
+          cn = unchecked(vm.constNum[k]),
+          cr = unchecked(vm.constRef[k]);
+        if (compareAt(tags, nums, s, cmp, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]), ct, cn, cr)) {
+          s++;
+          continue;
+        }
+        s = vm.sp;
+        break;
+      }
+      case Op.OP_LOAD_VAR_COMPARE_CONST: {
+        let k = arg >> (Op.CMP_BITS + Op.VAR_BITS);
+        let cmp = arg & CMP_MASK;
+        let v = (arg >> Op.CMP_BITS) & VAR_MASK;
+        let vt = T_INT,
+          vn: i64 = 0;
+        if (v == Op.VAR_EXIT_CODE) vn = vm.exitCode;
+        else if (v == Op.VAR_PEAK_VRAM_MIB) vn = vm.peakVram;
+        else if (v == Op.VAR_WALLTIME_SEC) {
+          vt = T_FLOAT;
+          vn = reinterpret<i64>(vm.walltime);
+        } else vt = T_DICT;
+        let ct = unchecked(vm.constTag[k]),
+          cn = unchecked(vm.constNum[k]),
+          cr = unchecked(vm.constRef[k]);
+        if (compareAt(tags, nums, s, cmp, vt, vn, 0, ct, cn, cr)) {
+          s++;
+          continue;
+        }
         s = vm.sp;
         break;
       }
@@ -1425,6 +1501,43 @@ export function run(): i32 {
   }
   // biome-ignore lint/correctness/noUnreachable: asc needs a return after the dispatch loop; the verifier guarantees every path ends in RETURN
   return E_OK;
+}
+
+/**
+ * `a <cmp> b` into stack slot `s`: int with int, and float with float or int (the commonest in
+ * conditions) inline, returning true; anything else through compare(), which pushes at vm.sp = s
+ * and may raise, returning false.
+ */
+// @ts-ignore: decorator
+@inline function compareAt(
+  tags: StaticArray<i32>,
+  nums: StaticArray<i64>,
+  s: i32,
+  cmp: i32,
+  at: i32,
+  an: i64,
+  ar: usize,
+  bt: i32,
+  bn: i64,
+  br: usize,
+): bool {
+  if (at == T_INT && bt == T_INT) {
+    unchecked((tags[s] = T_BOOL));
+    unchecked((nums[s] = compareOrdered(cmp, an < bn ? -1 : an > bn ? 1 : 0) ? 1 : 0));
+    return true;
+  }
+  if (at == T_FLOAT && (bt == T_FLOAT || (bt == T_INT && bn > -TWO53 && bn < TWO53))) {
+    let x = reinterpret<f64>(an);
+    let y = bt == T_FLOAT ? reinterpret<f64>(bn) : <f64>bn;
+    unchecked((tags[s] = T_BOOL));
+    // NaN is unordered: only != holds.
+    let c = x < y ? -1 : x > y ? 1 : x == y ? 0 : 2;
+    unchecked((nums[s] = (c == 2 ? cmp == Op.CMP_NE : compareOrdered(cmp, c)) ? 1 : 0));
+    return true;
+  }
+  vm.sp = s;
+  compare(cmp, at, an, ar, bt, bn, br);
+  return false;
 }
 
 /** Truthiness of a stack slot, with bools (what comparisons leave) decided inline. */

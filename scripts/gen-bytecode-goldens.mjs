@@ -29,6 +29,11 @@ export const CONDITIONS = [
   '(1 if exit_code != 0 else 0) or (walltime_sec > 0)',
   '0 < exit_code < 10',
   '0 <= exit_code <= walltime_sec < 100',
+  // a middle operand that is not a literal or a variable: evaluated once, kept under the result
+  "0 < int(capture['n']) < 10",
+  '1 < 2',
+  '100 >= peak_vram_mib',
+  "'nan' == capture",
   '7/2',
   '-5//2',
   '1 - 2 + 3',

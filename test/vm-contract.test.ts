@@ -51,6 +51,10 @@ describe('the compiler–VM contract is one set of facts (assembly/opcodes.ts)',
     expect(Op.CMP_NAMES).toHaveLength(Op.CMP_COUNT);
     expect(Op.ERROR_NAMES).toHaveLength(Op.E_COUNT);
     expect(Op.VERIFY_MESSAGES).toHaveLength(Op.V_COUNT);
+    // the packed arguments of the fused comparisons hold every operator, variable and constant index
+    expect(Op.CMP_COUNT).toBeLessThanOrEqual(1 << Op.CMP_BITS);
+    expect(Op.VAR_COUNT).toBeLessThanOrEqual(1 << Op.VAR_BITS);
+    expect(Op.MAX_CONSTS * 2 ** (Op.CMP_BITS + Op.VAR_BITS)).toBeLessThanOrEqual(2 ** 31);
     // a call the VM's CALL cannot take must be one no builtin accepts, or RAISE TypeError would be wrong
     expect(Math.max(...Op.BUILTIN_MAX_ARGS)).toBeLessThan(Op.MAX_CALL_ARGS);
   });
@@ -105,11 +109,9 @@ describe('the disassembler', () => {
     expect(r).toMatchObject({
       code: 0,
       out: [
-        '; 4 instructions, 1 constant, max stack 2',
-        '0000   0  LOAD_VAR                1  exit_code',
-        '0001   1  LOAD_CONST              0  137',
-        '0002   2  COMPARE                 0  Eq',
-        '0003   1  RETURN                  0',
+        '; 2 instructions, 1 constant, max stack 1',
+        '0000   0  LOAD_VAR_COMPARE_CONST    8  exit_code Eq 137',
+        '0001   1  RETURN                    0',
         '',
       ].join('\n'),
     });

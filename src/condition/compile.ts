@@ -20,6 +20,18 @@ const MATH_ATTRS = new Map(
 const BIN = indexOf(Op.BIN_NAMES);
 const UNARY = indexOf(Op.UNARY_NAMES);
 const CMP = indexOf(Op.CMP_NAMES);
+/** The comparison with its operands swapped: a < b is b > a (indexed by CMP_*). */
+const MIRRORED = [Op.CMP_EQ, Op.CMP_NE, Op.CMP_GT, Op.CMP_GE, Op.CMP_LT, Op.CMP_LE];
+
+/** A literal or a variable: loading it cannot raise and has no effects. */
+function isPlainOperand(e: Expr): boolean {
+  return e.type === 'Constant' || (e.type === 'Name' && VARS.has(e.id));
+}
+
+/** LOAD_VAR_COMPARE_CONST's argument (ARG_VAR_CMP_CONST). */
+function packVarCompareConst(v: number, cmp: number, k: number): number {
+  return cmp | (v << Op.CMP_BITS) | (k << (Op.CMP_BITS + Op.VAR_BITS));
+}
 
 /** Thrown when lowering meets a node the walker should have rejected: a bug, never user error. */
 export class CompileError extends Error {
@@ -164,31 +176,79 @@ class Compiler {
 
   /**
    * `a < b < c`: b is evaluated once and kept under the first result; a false link jumps to a
-   * cleanup that drops it, as CPython's compiler does.
+   * cleanup that drops it, as CPython's compiler does. When every middle operand is a literal or a
+   * variable, evaluating it twice is unobservable (it cannot raise, and has no effects), so the
+   * chain is compiled as `a < b and b < c`, whose links the fused instructions cover: the value is
+   * the same (the first false comparison's False, or the last comparison's bool).
    */
   private compare(e: Compare): void {
-    this.expr(e.left);
     const n = e.ops.length;
-    const cleanups: number[] = [];
-    for (let i = 0; i < n; i++) {
-      const op = CMP.get(e.ops[i]!.type);
-      if (op === undefined) throw new CompileError(`operator ${e.ops[i]!.type} reached the compiler`);
-      this.expr(e.comparators[i]!);
-      if (i < n - 1) {
-        this.emit(Op.OP_DUP_TOP, 0);
-        this.emit(Op.OP_ROT_THREE, 0);
-        this.emit(Op.OP_COMPARE, op);
-        cleanups.push(this.emit(Op.OP_JUMP_IF_FALSE_OR_POP, 0));
-      } else {
-        this.emit(Op.OP_COMPARE, op);
+    const cmps = e.ops.map((o) => {
+      const op = CMP.get(o.type);
+      if (op === undefined) throw new CompileError(`operator ${o.type} reached the compiler`);
+      return op;
+    });
+    if (n === 1 || e.comparators.slice(0, -1).every(isPlainOperand)) {
+      const exits: number[] = [];
+      let left = e.left;
+      for (let i = 0; i < n; i++) {
+        const right = e.comparators[i]!;
+        this.comparison(left, cmps[i]!, right);
+        if (i < n - 1) exits.push(this.emit(Op.OP_JUMP_IF_FALSE_OR_POP, 0));
+        left = right;
       }
+      for (const at of exits) this.land(at);
+      return;
     }
-    if (cleanups.length === 0) return;
+    this.expr(e.left);
+    const cleanups: number[] = [];
+    for (let i = 0; i < n - 1; i++) {
+      this.expr(e.comparators[i]!);
+      this.emit(Op.OP_DUP_TOP, 0);
+      this.emit(Op.OP_ROT_THREE, 0);
+      this.emit(Op.OP_COMPARE, cmps[i]!);
+      cleanups.push(this.emit(Op.OP_JUMP_IF_FALSE_OR_POP, 0));
+    }
+    const last = e.comparators[n - 1]!;
+    if (last.type === 'Constant')
+      this.emit(Op.OP_COMPARE_CONST, cmps[n - 1]! | (this.constant(last.value) << Op.CMP_BITS));
+    else {
+      this.expr(last);
+      this.emit(Op.OP_COMPARE, cmps[n - 1]!);
+    }
     const toEnd = this.emit(Op.OP_JUMP, 0);
     for (const at of cleanups) this.land(at);
     this.emit(Op.OP_ROT_TWO, 0);
     this.emit(Op.OP_POP_TOP, 0);
     this.land(toEnd);
+  }
+
+  /**
+   * `left <cmp> right`, fused with its operands when one is a literal: `x > 60` is one
+   * COMPARE_CONST after x, `exit_code == 137` one LOAD_VAR_COMPARE_CONST. A literal on the left
+   * of a variable swaps sides (`0 < exit_code` is `exit_code > 0`): every comparison between the
+   * values a condition can hold is its own mirror image, raising the same exception if any, and
+   * neither operand can raise or has effects, so the order they are loaded in is unobservable.
+   */
+  private comparison(left: Expr, cmp: number, right: Expr): void {
+    const leftVar = left.type === 'Name' ? VARS.get(left.id) : undefined;
+    const rightVar = right.type === 'Name' ? VARS.get(right.id) : undefined;
+    if (right.type === 'Constant') {
+      if (leftVar !== undefined)
+        this.emit(Op.OP_LOAD_VAR_COMPARE_CONST, packVarCompareConst(leftVar, cmp, this.constant(right.value)));
+      else {
+        this.expr(left);
+        this.emit(Op.OP_COMPARE_CONST, cmp | (this.constant(right.value) << Op.CMP_BITS));
+      }
+      return;
+    }
+    if (left.type === 'Constant' && rightVar !== undefined) {
+      this.emit(Op.OP_LOAD_VAR_COMPARE_CONST, packVarCompareConst(rightVar, MIRRORED[cmp]!, this.constant(left.value)));
+      return;
+    }
+    this.expr(left);
+    this.expr(right);
+    this.emit(Op.OP_COMPARE, cmp);
   }
 
   private constant(v: PyConstant): number {

@@ -42,11 +42,13 @@ export function disassemble(program: Int32Array): string {
     const name = Op.OP_NAMES[op] ?? `?${op}`;
     const depth = depths[i]! < 0 ? '-' : String(depths[i]);
     const meaning = describeArg(op, arg, consts);
-    const line = `${String(i).padStart(4, '0')}  ${depth.padStart(2)}  ${name.padEnd(20)}  ${String(arg).padStart(3)}${meaning === '' ? '' : `  ${meaning}`}`;
+    const line = `${String(i).padStart(4, '0')}  ${depth.padStart(2)}  ${name.padEnd(22)}  ${String(arg).padStart(3)}${meaning === '' ? '' : `  ${meaning}`}`;
     lines.push(line);
   }
   return `${lines.join('\n')}\n`;
 }
+
+const CMP_MASK = (1 << Op.CMP_BITS) - 1;
 
 /** What an argument means, by the opcode's argument kind. */
 function describeArg(op: number, arg: number, consts: readonly string[]): string {
@@ -72,6 +74,12 @@ function describeArg(op: number, arg: number, consts: readonly string[]): string
       return `to ${String(arg).padStart(4, '0')}`;
     case Op.ARG_ERROR:
       return Op.ERROR_NAMES[arg] ?? '?';
+    case Op.ARG_CMP_CONST:
+      return `${Op.CMP_NAMES[arg & CMP_MASK] ?? '?'} ${consts[arg >> Op.CMP_BITS] ?? '?'}`;
+    case Op.ARG_VAR_CMP_CONST: {
+      const v = Op.VAR_NAMES[(arg >> Op.CMP_BITS) & ((1 << Op.VAR_BITS) - 1)] ?? '?';
+      return `${v} ${Op.CMP_NAMES[arg & CMP_MASK] ?? '?'} ${consts[arg >> (Op.CMP_BITS + Op.VAR_BITS)] ?? '?'}`;
+    }
     default:
       return '';
   }

@@ -101,6 +101,9 @@ export interface VmExports {
   verifiedDepth(): number;
   inputBuffer(words: number): number;
   setInputs(words: number, at: number): number;
+  singleInputBuffer(): number;
+  singleInputWords(): number;
+  evaluateOnce(exitCode: number, walltime: number, peakVram: number, nCaptures: number): number;
   run(): number;
   runBatch(words: number, count: number, out: number): void;
   resultTruthy(): number;
@@ -168,6 +171,9 @@ export class ConditionVM {
   private current: Int32Array | null = null;
   private programMark = 0;
   private words = new Int32Array(0);
+  /** The VM's single-call capture area: first word index and one past its last. */
+  private singleAt = 0;
+  private singleEnd = 0;
   private readonly heapLimitBytes: number;
   private costBudget: number;
 
@@ -180,6 +186,8 @@ export class ConditionVM {
 
   private instantiate(): void {
     this.ex = newInstance().exports as unknown as VmExports;
+    this.singleAt = this.ex.singleInputBuffer() >> 2;
+    this.singleEnd = this.singleAt + this.ex.singleInputWords();
     this.ex.arenaSetLimit(this.heapLimitBytes);
     this.ex.setCostBudget(BigInt(this.costBudget));
     this.current = null;
@@ -238,20 +246,30 @@ export class ConditionVM {
     try {
       return body();
     } catch (e) {
-      if (!(e instanceof WebAssembly.RuntimeError) && !(e instanceof VmAbort) && !(e instanceof RangeError)) throw e;
-      const exhausted = this.safeExhausted();
-      this.instantiate();
-      return onTrap(exhausted ? 'MemoryError' : 'SystemError');
+      return onTrap(this.recover(e));
     } finally {
-      // The cached view knows the size it was made at; growth after it detaches it (length 0), and
-      // only then is `memory.buffer` (costly to read on every call) worth reading.
-      const w = this.words;
-      if (
-        w.byteLength > RETAINED_MEMORY_BYTES ||
-        (w.length === 0 && this.ex.memory.buffer.byteLength > RETAINED_MEMORY_BYTES)
-      )
-        this.instantiate();
+      this.release();
     }
+  }
+
+  /** After a trap: which error it stands for, with the instance replaced; anything else is rethrown. */
+  private recover(e: unknown): 'MemoryError' | 'SystemError' {
+    if (!(e instanceof WebAssembly.RuntimeError) && !(e instanceof VmAbort) && !(e instanceof RangeError)) throw e;
+    const exhausted = this.safeExhausted();
+    this.instantiate();
+    return exhausted ? 'MemoryError' : 'SystemError';
+  }
+
+  /** After every evaluation: a fresh instance when this one grew past RETAINED_MEMORY_BYTES. */
+  private release(): void {
+    // The cached view knows the size it was made at; growth after it detaches it (length 0), and
+    // only then is `memory.buffer` (costly to read on every call) worth reading.
+    const w = this.words;
+    if (
+      w.byteLength > RETAINED_MEMORY_BYTES ||
+      (w.length === 0 && this.ex.memory.buffer.byteLength > RETAINED_MEMORY_BYTES)
+    )
+      this.instantiate();
   }
 
   private safeExhausted(): boolean {
@@ -299,27 +317,58 @@ export class ConditionVM {
     return this.guarded<VmOutcome>(
       program,
       () => {
-        this.ex.arenaRelease(this.programMark);
-        this.ex.setInputs(this.writeInputs([vars], 0, 1, keys, false), 0);
-        const err = this.ex.run();
-        if (err !== Op.E_OK) return { ok: false, error: Op.ERROR_NAMES[err] ?? 'SystemError' };
-        return { ok: true, value: this.readResult(readLimit), truthy: this.ex.resultTruthy() !== 0 };
+        const r = this.runOnce(vars, keys);
+        if (r < 0) return { ok: false, error: Op.ERROR_NAMES[-r] ?? 'SystemError' };
+        return { ok: true, value: this.readResult(readLimit), truthy: r === 1 };
       },
       (error) => ({ ok: false, error }),
     );
   }
 
-  /** The spec's `evaluate`: only truthiness, without reading the value back. */
+  /**
+   * The spec's `evaluate`: only truthiness, without reading the value back. The hot path of
+   * single evaluation, so `guarded` is written out here: no closure per call.
+   */
   evaluateTruthy(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null = null): boolean {
-    return this.guarded(
-      program,
-      () => {
-        this.ex.arenaRelease(this.programMark);
-        this.ex.setInputs(this.writeInputs([vars], 0, 1, keys, false), 0);
-        return this.ex.run() === Op.E_OK && this.ex.resultTruthy() !== 0;
-      },
-      () => false,
-    );
+    this.load(program);
+    try {
+      return this.runOnce(vars, keys) === 1;
+    } catch (e) {
+      this.recover(e);
+      return false;
+    } finally {
+      this.release();
+    }
+  }
+
+  /**
+   * Checks and writes one variable set and runs the loaded program on it: 1 or 0 (truthiness) or
+   * -E_*. The captures go straight into the VM's single-call area through the cached view and the
+   * scalars cross as arguments, so the common case is one call into the VM; a capture set too big
+   * for the area takes a buffer of its own.
+   */
+  private runOnce(vars: ConditionVars, keys: readonly string[] | null): number {
+    const v = vars;
+    if (v === null || typeof v !== 'object') throwVarsError(v, 0, false);
+    const exit = v.exit_code,
+      wall = v.walltime_sec,
+      vram = v.peak_vram_mib;
+    if (!Number.isSafeInteger(exit) || typeof wall !== 'number' || (vram !== null && !Number.isSafeInteger(vram)))
+      throwVarsError(v, 0, false);
+    target = this.memWords();
+    targetEnd = this.singleEnd;
+    let r: EncodedCapture | null;
+    try {
+      r = encodeCapture(v.capture, this.singleAt, keys);
+    } finally {
+      target = null;
+    }
+    if (r !== null) return this.ex.evaluateOnce(exit, wall, vram ?? 0, r.count);
+    this.ex.arenaRelease(this.programMark);
+    this.ex.setInputs(this.writeInputs([vars], 0, 1, keys, false), 0);
+    const err = this.ex.run();
+    if (err !== Op.E_OK) return -err;
+    return this.ex.resultTruthy() !== 0 ? 1 : 0;
   }
 
   /**
@@ -332,7 +381,8 @@ export class ConditionVM {
     return this.guarded(
       program,
       () => {
-        const result = new Array<boolean>(list.length);
+        // Filled in order with push: a packed array, where `new Array(n)` would be a holey one.
+        const result: boolean[] = [];
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
           const to = Math.min(list.length, from + BATCH_CHUNK);
           this.ex.arenaRelease(this.programMark);
@@ -340,7 +390,7 @@ export class ConditionVM {
           const out = this.ex.inputBuffer((to - from + 3) >> 2);
           this.ex.runBatch(ptr, to - from, out);
           const fired = new Uint8Array(this.ex.memory.buffer, out, to - from);
-          for (let i = from; i < to; i++) result[i] = fired[i - from] !== 0;
+          for (let i = 0; i < to - from; i++) result.push(fired[i] !== 0);
         }
         return result;
       },
@@ -407,23 +457,36 @@ function readString(mem: ArrayBuffer, ptr: number): string {
   return out;
 }
 
-const scratchF64 = new Float64Array(1);
-const scratchI32 = new Int32Array(scratchF64.buffer);
-
-/** An integer JS number as the (low, high) words of an i64. */
-function putI64(out: Int32Array, at: number, x: number): void {
-  out[at] = x | 0;
-  out[at + 1] = Math.floor(x / 4294967296) | 0;
-}
-
-/** Encoding scratch space, grown as needed and reused across calls. */
+/** Encoding scratch space, grown as needed and reused across calls, and its f64 view. */
 let scratch = new Int32Array(1024);
+let scratchF64 = new Float64Array(scratch.buffer);
+/**
+ * Where encodeCapture writes: null for `scratch` (grown as needed), or a fixed region of linear
+ * memory ending (exclusive) at word `targetEnd`, which refuses a capture set that does not fit.
+ */
+let target: Int32Array | null = null;
+let targetEnd = 0;
+
+/** Writes one capture entry at word `at`; returns the word after it, or -1 when the fixed target has no room. */
+function putEntry(k: string, value: string, at: number): number {
+  const need = at + 2 + k.length + value.length; // UTF-16 length bounds the code point count
+  let out: Int32Array;
+  if (target === null) {
+    reserve(need);
+    out = scratch;
+  } else {
+    if (need > targetEnd) return -1;
+    out = target;
+  }
+  return putString(out, putString(out, at, k), value);
+}
 
 function reserve(words: number): void {
   if (words <= scratch.length) return;
-  const bigger = new Int32Array(Math.max(words, scratch.length * 2));
+  const bigger = new Int32Array(Math.max(words + (words & 1), scratch.length * 2)); // even, for the f64 view
   bigger.set(scratch);
   scratch = bigger;
+  scratchF64 = new Float64Array(scratch.buffer);
 }
 
 /**
@@ -451,19 +514,32 @@ function encodeVars(
       throwVarsError(v, i, batch);
     reserve(at + Op.INPUT_HEADER_WORDS);
     const out = scratch;
-    putI64(out, at + Op.INPUT_EXIT_CODE, exit);
-    scratchF64[0] = wall;
-    out[at + Op.INPUT_WALLTIME_SEC] = scratchI32[0]!;
-    out[at + Op.INPUT_WALLTIME_SEC + 1] = scratchI32[1]!;
-    putI64(out, at + Op.INPUT_PEAK_VRAM_MIB, vram ?? 0);
+    // `at` is even (every set is padded to an even length), so the f64s are aligned.
+    const f = scratchF64;
+    f[(at + Op.INPUT_EXIT_CODE) >> 1] = exit;
+    f[(at + Op.INPUT_WALLTIME_SEC) >> 1] = wall;
+    f[(at + Op.INPUT_PEAK_VRAM_MIB) >> 1] = vram ?? 0;
     const countAt = at + Op.INPUT_CAPTURE_COUNT;
     at += Op.INPUT_HEADER_WORDS;
+    const cap = v.capture;
+    if (keys !== null && keys.length === 0 && typeof cap === 'object' && cap !== null && !Array.isArray(cap)) {
+      // The program reads no capture, and a plain object's entries need no check (a Map's
+      // entries are checked as they are read, so a Map takes encodeCapture).
+      if (!(cap instanceof Map)) {
+        out[countAt] = 0;
+        continue;
+      }
+    }
     try {
-      const r = encodeCapture(v.capture, at, keys);
+      const r = encodeCapture(cap, at, keys)!; // the scratch target always has room
       at = r.at;
       scratch[countAt] = r.count;
     } catch (e) {
       throw batch ? atIndex(e, i) : e;
+    }
+    if ((at & 1) !== 0) {
+      reserve(at + 1); // the padding word that keeps the next set aligned
+      at++;
     }
   }
   return at;
@@ -484,24 +560,28 @@ function atIndex(e: unknown, i: number): unknown {
   return e instanceof ConditionVarsError ? new ConditionVarsError(`[${i}].${e.field}`, e.reason) : e;
 }
 
-const encoded = { at: 0, count: 0 };
+interface EncodedCapture {
+  at: number;
+  count: number;
+}
+const encoded: EncodedCapture = { at: 0, count: 0 };
 
 /**
  * Writes the capture entries (all of them, or only `keys`), own properties only and in
  * insertion order, checking each value written is a str. Values the condition cannot read are
  * not inspected: they cannot change its outcome, and checking them would cost batch evaluation
  * about as much as evaluating (a plain object's keys must be enumerated to find them).
+ * Returns where it ended and how many entries it wrote, or null when a fixed target is too small.
  */
-function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null): { at: number; count: number } {
+function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null): EncodedCapture | null {
   let n = 0;
   if (cap instanceof Map) {
     for (const [k, value] of cap as Map<unknown, unknown>) {
       if (typeof k !== 'string') throw new ConditionVarsError('capture', `keys must be strings, got ${typeof k}`);
       if (typeof value !== 'string') throw badValue(k, value);
       if (keys !== null && !keys.includes(k)) continue;
-      reserve(at + 2 + k.length + value.length); // UTF-16 length bounds the code point count
-      at = putString(scratch, at, k);
-      at = putString(scratch, at, value);
+      at = putEntry(k, value, at);
+      if (at < 0) return null;
       n++;
     }
   } else {
@@ -517,9 +597,8 @@ function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null)
         if (!Object.hasOwn(rec, k)) continue; // inherited (a polluted prototype) is not a capture
         const value = rec[k];
         if (typeof value !== 'string') throw badValue(k, value);
-        reserve(at + 2 + k.length + value.length);
-        at = putString(scratch, at, k);
-        at = putString(scratch, at, value);
+        at = putEntry(k, value, at);
+        if (at < 0) return null;
         n++;
       }
     } else {
@@ -528,9 +607,8 @@ function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null)
         if (!Object.hasOwn(rec, k)) continue; // absent stays absent (KeyError in the VM)
         const value = rec[k];
         if (typeof value !== 'string') throw badValue(k, value);
-        reserve(at + 2 + k.length + value.length);
-        at = putString(scratch, at, k);
-        at = putString(scratch, at, value);
+        at = putEntry(k, value, at);
+        if (at < 0) return null;
         n++;
       }
     }
