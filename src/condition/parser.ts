@@ -23,8 +23,8 @@ import type {
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
-import { atEndOfInput, PySyntaxError, syntaxError, unpositionedError } from './syntax-error.js';
-import { type Token, tokenize } from './tokenizer.js';
+import { atEndOfInput, PySyntaxError, pegenColumn, syntaxError, unpositionedError } from './syntax-error.js';
+import { isTokenizerError, type Token, tokenize } from './tokenizer.js';
 
 /**
  * Rule nesting limit. CPython's pegen stops at MAXSTACK = 6000 rule frames (about 3000 nested
@@ -92,14 +92,17 @@ export function parseExpression(text: string): Expression {
 function parseClean(text: string): Expression {
   const src = makeSource(toCodePoints(text), text);
   const tokens = tokenize(src, { lazyErrors: true });
+  let parser: Parser | undefined;
   try {
     const first = new Parser(src, tokens, false);
+    parser = first;
     const tree = first.parseEval();
     if (tree !== FAIL) return tree;
     // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
     // which raise the specific messages; if none applies, the first pass's position is reported,
     // unless a tokenizer error further on replaces it (`_PyPegen_set_syntax_error`).
-    new Parser(src, tokens, true, first.furthestFetched).parseEval();
+    parser = new Parser(src, tokens, true, first.furthestFetched);
+    parser.parseEval();
     const generic = first.syntaxError();
     const pending = tokens[tokens.length - 1]!.error;
     if (pending !== undefined) {
@@ -111,7 +114,11 @@ function parseClean(text: string): Expression {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
     if (e instanceof RangeError) throw syntaxError(TOO_DEEP, { line: 1, col: 1 });
-    throw e;
+    if (!(e instanceof PySyntaxError) || parser === undefined || isTokenizerError(e) || FIELD_ERRORS.has(e)) throw e;
+    // The tokenizer's state is the one after the last token pegen fetched (`p->tokens[p->fill-1]`).
+    const last = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!;
+    const tokLine = last.endIndex > last.startIndex ? src.posAt(last.endIndex - 1).line : last.start.line;
+    throw pegenColumn(e, src, tokLine, last.bufStart);
   }
 }
 

@@ -543,6 +543,7 @@ class FstringScanner {
       startIndex: index,
       endIndex: index,
       level: text === '(' ? 1 : 0,
+      bufStart: index,
     });
     const body = tokens
       .slice(0, -1)
