@@ -428,7 +428,7 @@ class Tokenizer {
   }
 
   /**
-   * `verify_end_of_number`: a literal directly followed by an identifier character is an error,
+   * `verify_end_of_number`: a literal directly followed by an ASCII identifier character is an error,
    * except before the keywords CPython 3.11 only warns about (`1if x else y` is still valid).
    */
   private verifyEndOfNumber(kind: string): void {
@@ -446,7 +446,9 @@ class Tokenizer {
       r = c2 === ch('f') || c2 === ch('n') || c2 === ch('s');
     } else if (c === ch('o')) r = next('r');
     else if (c === ch('n')) r = next('ot');
-    if (!r && isIdentChar(c)) this.errorAtCur(`invalid ${kind} literal`, this.i);
+    // Only an ASCII identifier character is an error here (`c < 128` in 3.11): a non-ASCII one
+    // ends the number and starts the next token, which `verify_identifier` then judges.
+    if (!r && c < 128 && isIdentChar(c)) this.errorAtCur(`invalid ${kind} literal`, this.i);
   }
 
   private number(start: number, entry: 'start' | 'fraction'): void {
