@@ -433,9 +433,11 @@ class Tokenizer {
    */
   private verifyEndOfNumber(kind: string): void {
     const c = this.peek();
+    // tokenizer.c `lookahead`: the rest of the keyword, then a character that cannot continue a
+    // name (`1andx` is not `1 and x`). The `i` keywords are checked by their second letter only.
     const next = (s: string): boolean => {
       for (let k = 0; k < s.length; k++) if (this.peek(1 + k) !== s.charCodeAt(k)) return false;
-      return true;
+      return !isIdentChar(this.peek(1 + s.length));
     };
     let r = false;
     if (c === ch('a')) r = next('nd');
