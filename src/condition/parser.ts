@@ -93,33 +93,46 @@ function parseClean(text: string): Expression {
   const src = makeSource(toCodePoints(text), text);
   const tokens = tokenize(src, { lazyErrors: true });
   let parser: Parser | undefined;
+  let error: PySyntaxError;
+  /** The line `_PyPegen_tokenize_full_source_to_check_for_errors` compares an unclosed bracket with. */
+  let errorLine: number;
   try {
     const first = new Parser(src, tokens, false);
     parser = first;
     const tree = first.parseEval();
     if (tree !== FAIL) return tree;
     // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
-    // which raise the specific messages; if none applies, the first pass's position is reported,
-    // unless a tokenizer error further on replaces it (`_PyPegen_set_syntax_error`).
+    // which raise the specific messages; if none applies, the first pass's position is reported.
     parser = new Parser(src, tokens, true, first.furthestFetched);
     parser.parseEval();
-    const generic = first.syntaxError();
-    const pending = tokens[tokens.length - 1]!.error;
-    if (pending !== undefined) {
-      if (pending.setsException) throw pending.error;
-      if (pending.unclosed !== null && generic.pos.line > pending.unclosed.pos.line) throw pending.unclosed;
-    }
-    throw generic;
+    error = pegenColumnAfter(first.syntaxError(), src, tokens, parser);
+    errorLine = error.pos.line;
   } catch (e) {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
     if (e instanceof RangeError) throw syntaxError(TOO_DEEP, { line: 1, col: 1 });
-    if (!(e instanceof PySyntaxError) || parser === undefined || isTokenizerError(e) || FIELD_ERRORS.has(e)) throw e;
-    // The tokenizer's state is the one after the last token pegen fetched (`p->tokens[p->fill-1]`).
-    const last = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!;
-    const tokLine = last.endIndex > last.startIndex ? src.posAt(last.endIndex - 1).line : last.start.line;
-    throw pegenColumn(e, src, tokLine, last.bufStart);
+    // A tokenizer error the parser fetched is final (the tokenizer is no longer `E_OK`).
+    if (!(e instanceof PySyntaxError) || parser === undefined || isTokenizerError(e)) throw e;
+    // An f-string field's error comes from its own parser, which already placed it.
+    error = FIELD_ERRORS.has(e) ? e : pegenColumnAfter(e, src, tokens, parser);
+    errorLine = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!.start.line;
   }
+  // `_Pypegen_set_syntax_error`: with the tokenizer still fine, the rest of the source is
+  // tokenized, and a tokenizer error that sets an exception replaces the parser's error; one that
+  // does not reports a bracket left open on a line before the error's, if there is one.
+  const pending = tokens[tokens.length - 1]!.error;
+  if (pending !== undefined) {
+    if (pending.setsException) throw pending.error;
+    if (pending.unclosed !== null && errorLine > pending.unclosed.pos.line) throw pending.unclosed;
+  }
+  throw error;
+}
+
+/** `pegenColumn` with the tokenizer's state after the last token pegen fetched (`p->tokens[p->fill-1]`). */
+function pegenColumnAfter(e: PySyntaxError, src: SourceText, tokens: readonly Token[], parser: Parser): PySyntaxError {
+  const last = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!;
+  const tokLine = last.endIndex > last.startIndex ? src.posAt(last.endIndex - 1).line : last.start.line;
+  return pegenColumn(e, src, tokLine, last.bufStart);
 }
 
 /**
@@ -1088,12 +1101,22 @@ class Parser {
     return clauses.length > 0 ? clauses : FAIL;
   }
 
-  /** for_if_clause: [ASYNC] 'for' star_targets 'in' ~ disjunction ('if' disjunction)* */
+  /**
+   * for_if_clause: [ASYNC] 'for' star_targets 'in' ~ disjunction ('if' disjunction)* | invalid_for_target
+   * (the cut: once 'in' is matched, a failing iterable fails the clause without the invalid rule).
+   */
   private forIfClause(): Comprehension | null {
+    const start = this.pos;
     const isAsync = this.keyword('async') ? 1 : 0;
     if (!this.keyword('for')) return FAIL;
     const target = this.starTargets();
-    if (target === FAIL || !this.keyword('in')) return FAIL;
+    if (target === FAIL || !this.keyword('in')) {
+      if (this.invalidRules) {
+        this.pos = start;
+        this.attempt(() => this.invalidForTarget());
+      }
+      return FAIL;
+    }
     const iter = this.disjunction();
     if (iter === FAIL) return FAIL;
     const ifs: Expr[] = [];
@@ -1247,6 +1270,17 @@ class Parser {
       if ((t2.type === 'KEYWORD' && t2.text === 'else') || (t2.type === 'OP' && t2.text === ':')) return FAIL;
       this.raise("expected 'else' after 'if' expression", a.loc, b.loc);
     });
+    return FAIL;
+  }
+
+  /** invalid_for_target: ASYNC? 'for' a=star_expressions   RAISE_SYNTAX_ERROR_INVALID_TARGET(FOR_TARGETS, a) */
+  private invalidForTarget(): null {
+    this.keyword('async');
+    if (!this.keyword('for')) return FAIL;
+    const a = this.starExpressions();
+    if (a === FAIL) return FAIL;
+    const bad = invalidTarget(a);
+    if (bad !== null) this.raise(`cannot assign to ${exprName(bad)}`, bad.loc ?? this.tokens[this.pos - 1]!);
     return FAIL;
   }
 
@@ -1794,6 +1828,33 @@ export function numberValue(text: string): PyConstant {
   if (lower.endsWith('j')) return { kind: 'complex', real: 0, imag: Number(t.slice(0, -1)) };
   if (/[.e]/.test(lower)) return { kind: 'float', value: Number(t) };
   return { kind: 'int', value: BigInt(t) };
+}
+
+/**
+ * `_PyPegen_get_invalid_target` for FOR_TARGETS: the first part of an expression parsed where a
+ * `for` target was expected that cannot be assigned to. Lists and tuples are searched, a starred
+ * item by its value, and a comparison by its left side when it is `in` (`for a in b` parses as one).
+ */
+function invalidTarget(e: Expr): Expr | null {
+  switch (e.type) {
+    case 'List':
+    case 'Tuple':
+      for (const elt of e.elts) {
+        const child = invalidTarget(elt);
+        if (child !== null) return child;
+      }
+      return null;
+    case 'Starred':
+      return invalidTarget(e.value);
+    case 'Compare':
+      return e.ops[0]?.type === 'In' ? invalidTarget(e.left) : null;
+    case 'Name':
+    case 'Subscript':
+    case 'Attribute':
+      return null;
+    default:
+      return e;
+  }
 }
 
 /** `_PyPegen_get_expr_name`: how CPython's messages name an expression. */
