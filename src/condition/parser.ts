@@ -1421,6 +1421,7 @@ class Parser {
    *   | lambda_star_etc
    */
   private lambdaParameters(): Arguments | null {
+    if (this.invalidRules) this.attempt(() => this.invalidLambdaParameters());
     const alt1 = this.attempt(() => {
       const slash = this.lambdaSlashNoDefault();
       if (slash === FAIL) return FAIL;
@@ -1483,6 +1484,7 @@ class Parser {
    *   | lambda_kwds
    */
   private lambdaStarEtc(): StarEtc | null {
+    if (this.invalidRules) this.attempt(() => this.invalidLambdaStarEtc());
     const alt1 = this.attempt(() => {
       if (!this.op('*')) return FAIL;
       const vararg = this.lambdaParamNoDefault();
@@ -1506,6 +1508,7 @@ class Parser {
 
   /** lambda_kwds: '**' lambda_param_no_default */
   private lambdaKwds(): Arg | null {
+    if (this.invalidRules) this.attempt(() => this.invalidLambdaKwds());
     return this.attempt(() => (this.op('**') ? this.lambdaParamNoDefault() : FAIL));
   }
 
@@ -1536,6 +1539,122 @@ class Parser {
       const value = this.defaultValue();
       return this.commaOrColon() ? { arg, value } : FAIL;
     });
+  }
+
+  /**
+   * invalid_lambda_parameters:
+   *   | lambda_param_no_default* invalid_lambda_parameters_helper a=lambda_param_no_default   "non-default argument follows default argument"
+   *   | lambda_param_no_default* a='(' ','.lambda_param+ ','? b=')'   "Lambda expression parameters cannot be parenthesized"
+   *   | a='/' ','                                                      "at least one argument must precede /"
+   *   | (lambda_slash_no_default | lambda_slash_with_default) lambda_param_maybe_default* a='/'   "/ may appear only once"
+   *   | (lambda_slash_no_default | lambda_slash_with_default)? lambda_param_maybe_default* '*' (',' | lambda_param_no_default)
+   *     lambda_param_maybe_default* a='/'                              "/ must be ahead of *"
+   *   | lambda_param_maybe_default+ '/' a='*'                          "expected comma between / and *"
+   * invalid_lambda_parameters_helper: lambda_slash_with_default | lambda_param_with_default+
+   */
+  private invalidLambdaParameters(): null {
+    this.attempt(() => {
+      this.repeat(() => this.lambdaParamNoDefault());
+      const helper =
+        this.lambdaSlashWithDefault() !== FAIL || this.repeat(() => this.lambdaParamWithDefault()).length > 0;
+      if (!helper) return FAIL;
+      const a = this.peek();
+      if (this.lambdaParamNoDefault() === FAIL) return FAIL;
+      this.raise('non-default argument follows default argument', a, a);
+    });
+    this.attempt(() => {
+      this.repeat(() => this.lambdaParamNoDefault());
+      const a = this.op('(');
+      if (!a || this.lambdaParam() === FAIL) return FAIL;
+      this.repeat(() => (this.op(',') && this.lambdaParam()) || FAIL);
+      this.op(',');
+      const b = this.op(')');
+      if (!b) return FAIL;
+      this.raise('Lambda expression parameters cannot be parenthesized', a, b);
+    });
+    this.attempt(() => {
+      const a = this.op('/');
+      if (!a || !this.op(',')) return FAIL;
+      this.raise('at least one argument must precede /', a, a);
+    });
+    const slash = (): boolean => this.lambdaSlashNoDefault() !== FAIL || this.lambdaSlashWithDefault() !== FAIL;
+    this.attempt(() => {
+      if (!slash()) return FAIL;
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      const a = this.op('/');
+      if (!a) return FAIL;
+      this.raise('/ may appear only once', a, a);
+    });
+    this.attempt(() => {
+      slash();
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      if (!this.op('*')) return FAIL;
+      if (!this.op(',') && this.lambdaParamNoDefault() === FAIL) return FAIL;
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      const a = this.op('/');
+      if (!a) return FAIL;
+      this.raise('/ must be ahead of *', a, a);
+    });
+    this.attempt(() => {
+      if (this.repeat(() => this.lambdaParamMaybeDefault()).length === 0 || !this.op('/')) return FAIL;
+      const a = this.op('*');
+      if (!a) return FAIL;
+      this.raise('expected comma between / and *', a, a);
+    });
+    return FAIL;
+  }
+
+  /**
+   * invalid_lambda_star_etc:
+   *   | '*' (':' | ',' (':' | '**'))                  RAISE_SYNTAX_ERROR "named arguments must follow bare *"
+   *   | '*' lambda_param a='='                         "var-positional argument cannot have default value"
+   *   | '*' (lambda_param_no_default | ',') lambda_param_maybe_default* a='*' (lambda_param_no_default | ',')
+   *                                                    "* argument may appear only once"
+   */
+  private invalidLambdaStarEtc(): null {
+    this.attempt(() => {
+      if (!this.op('*')) return FAIL;
+      if (!this.op(':') && !(this.op(',') && (this.op(':') || this.op('**')))) return FAIL;
+      this.raiseAtLastToken('named arguments must follow bare *');
+    });
+    this.attempt(() => {
+      if (!this.op('*') || this.lambdaParam() === FAIL) return FAIL;
+      const a = this.op('=');
+      if (!a) return FAIL;
+      this.raise('var-positional argument cannot have default value', a, a);
+    });
+    this.attempt(() => {
+      if (!this.op('*')) return FAIL;
+      if (this.lambdaParamNoDefault() === FAIL && !this.op(',')) return FAIL;
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      const a = this.op('*');
+      if (!a) return FAIL;
+      if (this.lambdaParamNoDefault() === FAIL && !this.op(',')) return FAIL;
+      this.raise('* argument may appear only once', a, a);
+    });
+    return FAIL;
+  }
+
+  /**
+   * invalid_lambda_kwds:
+   *   | '**' lambda_param a='='                         "var-keyword argument cannot have default value"
+   *   | '**' lambda_param ',' a=lambda_param            "arguments cannot follow var-keyword argument"
+   *   | '**' lambda_param ',' a=('*'|'**'|'/')          "arguments cannot follow var-keyword argument"
+   */
+  private invalidLambdaKwds(): null {
+    this.attempt(() => {
+      if (!this.op('**') || this.lambdaParam() === FAIL) return FAIL;
+      const a = this.op('=');
+      if (!a) return FAIL;
+      this.raise('var-keyword argument cannot have default value', a, a);
+    });
+    this.attempt(() => {
+      if (!this.op('**') || this.lambdaParam() === FAIL || !this.op(',')) return FAIL;
+      const a = this.peek();
+      if (this.lambdaParam() === FAIL && !this.op('*') && !this.op('**') && !this.op('/')) return FAIL;
+      this.raise('arguments cannot follow var-keyword argument', a, a);
+    });
+    return FAIL;
   }
 
   /** default: '=' expression */
