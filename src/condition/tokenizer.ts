@@ -369,7 +369,9 @@ class Tokenizer {
       // counted from `buf` (an earlier line when this one was reached by a continuation).
       const at = this.peek() === EOF ? start : start + 1;
       const e = syntaxErrorAt(this.src, 'unexpected character after line continuation character', at);
-      throw tokenizerError(new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${at - this.bufStart + 1}`));
+      throw tokenizerError(
+        new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${at - this.bufStart + 1}`),
+      );
     }
     this.i++;
     if (this.peek() === EOF) this.error('unexpected EOF while parsing', this.i);
