@@ -23,7 +23,15 @@ import type {
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
-import { atEndOfInput, PySyntaxError, pegenColumn, syntaxError, unpositionedError } from './syntax-error.js';
+import {
+  atEndOfInput,
+  PySyntaxError,
+  pegenColumn,
+  syntaxError,
+  unpositionedError,
+  utf8Length,
+  withMessage,
+} from './syntax-error.js';
 import { isTokenizerError, type Token, tokenize } from './tokenizer.js';
 
 /**
@@ -154,10 +162,44 @@ function parseField(src: SourceText, tokens: Token[]): Expr {
   }
 }
 
+/**
+ * `fstring_compile_expr` runs a parser of its own over `(expr)`, with both passes, and every
+ * message it raises gains the `f-string: ` prefix.
+ */
 function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
-  const body = new Parser(src, tokens, false).parseFstring();
+  const first = new Parser(src, tokens, false);
+  const body = first.parseFstring();
   if (body !== FAIL) return body;
-  throw syntaxError('f-string: invalid syntax', tokens[0]!.start);
+  try {
+    new Parser(src, tokens, true, first.furthestFetched).parseFstring();
+  } catch (e) {
+    if (e instanceof PySyntaxError && !e.msg.startsWith('f-string') && !isTokenizerError(e))
+      throw fieldPosition(src, tokens, withMessage(e, `f-string: ${e.msg}`));
+    throw e;
+  }
+  throw fieldPosition(src, tokens, first.syntaxError('f-string: invalid syntax'));
+}
+
+/**
+ * Where CPython 3.11 reports an error of an f-string field's parser: its line is right, but its
+ * column is a 1-based byte offset into the `(expr)` string the field was copied into (on the
+ * field's first line; on a later one, into that line), not into the source line.
+ */
+function fieldPosition(src: SourceText, tokens: readonly Token[], e: PySyntaxError): PySyntaxError {
+  const exprStart = tokens[0]!.startIndex + 1; // the synthetic '(' stands where the '{' is
+  const first = src.posAt(exprStart);
+  const from = e.pos.line === first.line ? exprStart : exprStart + countTo(src, exprStart, e.pos.line);
+  const to = from + e.pos.col - src.posAt(from).col;
+  let bytes = e.pos.line === first.line ? 2 : 1;
+  for (let j = from; j < to && j < src.cps.length; j++) bytes += utf8Length(src.cps[j]!);
+  return new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${bytes}`);
+}
+
+/** Code points from `from` to the start of 1-based `line`. */
+function countTo(src: SourceText, from: number, line: number): number {
+  let j = from;
+  while (j < src.cps.length && src.posAt(j).line < line) j++;
+  return j - from;
 }
 
 const BITOR_OPS: Readonly<Record<string, OperatorName>> = { '|': 'BitOr' };
