@@ -42,6 +42,7 @@ import { isTokenizerError, type Token, tokenize } from './tokenizer.js';
  */
 export const MAX_PARSER_DEPTH = 3000;
 const TOO_DEEP = 'too many nested expressions (parser stack overflow)';
+const UNEXPECTED_INDENT = 'unexpected indent';
 
 /** Memoised rules, numbered for the memo table's keys. */
 enum Rule {
@@ -104,6 +105,7 @@ function parseClean(text: string): Expression {
   let error: PySyntaxError;
   /** The line `_PyPegen_tokenize_full_source_to_check_for_errors` compares an unclosed bracket with. */
   let errorLine: number;
+  let checkRest = true;
   try {
     const first = new Parser(src, tokens, false);
     parser = first;
@@ -115,6 +117,8 @@ function parseClean(text: string): Expression {
     parser.parseEval();
     error = pegenColumnAfter(first.syntaxError(), src, tokens, parser);
     errorLine = error.pos.line;
+    // An indentation error returns before the rest of the source is tokenized.
+    if (error.msg === UNEXPECTED_INDENT) checkRest = false;
   } catch (e) {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
@@ -129,7 +133,7 @@ function parseClean(text: string): Expression {
   // tokenized, and a tokenizer error that sets an exception replaces the parser's error; one that
   // does not reports a bracket left open on a line before the error's, if there is one.
   const pending = tokens[tokens.length - 1]!.error;
-  if (pending !== undefined) {
+  if (pending !== undefined && checkRest) {
     if (pending.setsException) throw pending.error;
     if (pending.unclosed !== null && errorLine > pending.unclosed.pos.line) throw pending.unclosed;
   }
@@ -289,7 +293,7 @@ class Parser {
     const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
     // RAISE_INDENTATION_ERROR points at the indented token's line, its column the indentation width.
     if (tok.type === 'INDENT')
-      return syntaxError('unexpected indent', { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
+      return syntaxError(UNEXPECTED_INDENT, { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
     const e = syntaxError(msg, tok.start, tok.end);
     return tok.type === 'ENDMARKER' ? atEndOfInput(e) : e;
   }
