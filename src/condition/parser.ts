@@ -793,9 +793,14 @@ class Parser {
 
   /** One step of `primary`'s (and `t_primary`'s) left recursion, alternatives in grammar order. */
   private primarySuffix(a: Expr, start: Token): Expr | null {
-    // Every alternative starts with '.', '(' or '[': anything else ends the chain at once.
+    // Every alternative starts with '.', '(' or '[' (or '{', for genexp's invalid_comprehension):
+    // anything else ends the chain at once.
     const next = this.peek();
-    if (next.type !== 'OP' || (next.text !== '.' && next.text !== '(' && next.text !== '[')) return FAIL;
+    if (
+      next.type !== 'OP' ||
+      (next.text !== '.' && next.text !== '(' && next.text !== '[' && !(next.text === '{' && this.invalidRules))
+    )
+      return FAIL;
     const attr = this.attempt<Expr>(() => {
       if (!this.op('.')) return FAIL;
       const name = this.nameToken();
@@ -989,7 +994,7 @@ class Parser {
       const generators = this.forIfClauses();
       if (generators === FAIL || !this.op(')')) return FAIL;
       return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
-    });
+    }) ?? this.invalidComprehension();
   }
 
   /** list: '[' [star_named_expressions] ']' */
@@ -1034,7 +1039,59 @@ class Parser {
       const generators = this.forIfClauses();
       if (generators === FAIL || !this.op(closeText)) return FAIL;
       return { type, elt, generators, loc: this.locFrom(open) };
+    }) ?? this.invalidComprehension();
+  }
+
+  /**
+   * invalid_comprehension:
+   *   | ('[' | '(' | '{') a=starred_expression for_if_clauses        "iterable unpacking cannot be used in comprehension"
+   *   | ('[' | '{') a=star_named_expression ',' b=star_named_expressions for_if_clauses
+   *                                                                   "did you forget parentheses around the comprehension target?"
+   *   | ('[' | '{') a=star_named_expression b=',' for_if_clauses      (the same)
+   * Reached from genexp too, so `f{a b}` (a `primary genexp` attempt) parses the braces with the
+   * invalid rules on.
+   */
+  private invalidComprehension(): null {
+    if (!this.invalidRules) return FAIL;
+    const t = this.peek();
+    if (t.type !== 'OP' || (t.text !== '[' && t.text !== '(' && t.text !== '{')) return FAIL;
+    this.attempt(() => {
+      this.pos++;
+      const a = this.starredExpression();
+      if (a === FAIL || this.forIfClauses() === FAIL) return FAIL;
+      this.raise('iterable unpacking cannot be used in comprehension', a.loc ?? t);
     });
+    if (t.text === '(') return FAIL;
+    this.attempt(() => {
+      this.pos++;
+      const a = this.starNamedExpression();
+      if (a === FAIL || !this.op(',')) return FAIL;
+      const b = this.starNamedExpressions();
+      if (b === FAIL || this.forIfClauses() === FAIL) return FAIL;
+      const last = b[b.length - 1]!;
+      this.raise('did you forget parentheses around the comprehension target?', a.loc ?? t, last.loc ?? t);
+    });
+    this.attempt(() => {
+      this.pos++;
+      const a = this.starNamedExpression();
+      if (a === FAIL) return FAIL;
+      const b = this.op(',');
+      if (!b || this.forIfClauses() === FAIL) return FAIL;
+      this.raise('did you forget parentheses around the comprehension target?', a.loc ?? t, b);
+    });
+    return FAIL;
+  }
+
+  /** invalid_dict_comprehension: '{' a='**' bitwise_or for_if_clauses '}'   "dict unpacking cannot be used in dict comprehension" */
+  private invalidDictComprehension(): null {
+    if (!this.invalidRules) return FAIL;
+    this.attempt(() => {
+      if (!this.op('{')) return FAIL;
+      const a = this.op('**');
+      if (!a || this.bitwiseOr() === FAIL || this.forIfClauses() === FAIL || !this.op('}')) return FAIL;
+      this.raise('dict unpacking cannot be used in dict comprehension', a, a);
+    });
+    return FAIL;
   }
 
   /** dict: '{' [double_starred_kvpairs] '}' */
@@ -1133,7 +1190,7 @@ class Parser {
       const generators = this.forIfClauses();
       if (generators === FAIL || !this.op('}')) return FAIL;
       return { type: 'DictComp', key: pair.key, value: pair.value, generators, loc: this.locFrom(open) };
-    });
+    }) ?? this.invalidDictComprehension();
   }
 
   /** for_if_clauses: for_if_clause+ */
