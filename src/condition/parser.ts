@@ -229,7 +229,13 @@ const CMP_OPS: Readonly<Record<string, CmpOpName>> = {
   '>': 'Gt',
 };
 
-const SOFT_KEYWORDS: ReadonlySet<string> = new Set(['_', 'case', 'match']);
+const SOFT_KEYWORDS: readonly string[] = ['_', 'case', 'match'];
+
+/**
+ * `_PyPegen_soft_keyword_token`: 3.11 compares with `strncmp(keyword, token, len(token))`, so any
+ * prefix of a soft keyword counts (`c`, `ma`), which keeps the comma hint from `[c b]`.
+ */
+const isSoftKeyword = (name: string): boolean => SOFT_KEYWORDS.some((k) => k.startsWith(name));
 const LEGACY_STATEMENTS: ReadonlySet<string> = new Set(['print', 'exec']);
 
 class Parser {
@@ -1350,7 +1356,7 @@ class Parser {
   private invalidExpression(): null {
     const t = this.peek();
     // Lazily, as pegen: the token after a NAME is fetched only for the NAME STRING lookahead.
-    const blocked = t.type === 'NAME' && (this.fetch(this.pos + 1).type === 'STRING' || SOFT_KEYWORDS.has(t.text));
+    const blocked = t.type === 'NAME' && (this.fetch(this.pos + 1).type === 'STRING' || isSoftKeyword(t.text));
     if (!blocked) {
       this.attempt(() => {
         const a = this.disjunction();
