@@ -1446,6 +1446,14 @@ class Parser {
    *   | ('True'|'False'|'None') '='                "cannot assign to True"
    *   | !(NAME '=') a=expression b='='             "expression cannot contain assignment, perhaps you meant \"==\"?"
    */
+  /** invalid_arguments and invalid_kwarg share: a=NAME b='=' expression for_if_clauses   "Maybe you meant '==' or ':='..." */
+  private nameEqualsGenexp(): null {
+    const a = this.nameToken();
+    const b = a && this.op('=');
+    if (!b || this.expression() === FAIL || this.forIfClauses() === FAIL) return FAIL;
+    this.raise("invalid syntax. Maybe you meant '==' or ':=' instead of '='?", a, b);
+  }
+
   private invalidKwarg(): null {
     this.attempt(() => {
       const t = this.peek();
@@ -1455,6 +1463,7 @@ class Parser {
       if (!eq) return FAIL;
       this.raise(`cannot assign to ${t.text}`, t, eq);
     });
+    this.attempt(() => this.nameEqualsGenexp());
     this.attempt(() => {
       if (this.peekType('NAME') && this.fetch(this.pos + 1).type === 'OP' && this.fetch(this.pos + 1).text === '=')
         return FAIL;
@@ -1485,6 +1494,14 @@ class Parser {
       const b = this.forIfClauses();
       if (b === FAIL || !this.op(',')) return FAIL;
       this.raise('Generator expression must be parenthesized', a.loc);
+    });
+    this.attempt(() => this.nameEqualsGenexp());
+    // | a=args b=for_if_clauses   `_PyPegen_nonparen_genexp_in_call`: `f(L, x for x in y)` parses
+    //   `L, x` as the arguments; with more than one positional, the last is where the genexp starts.
+    this.attempt(() => {
+      const a = this.args();
+      if (a === FAIL || this.forIfClauses() === FAIL || a.args.length <= 1) return FAIL;
+      this.raise('Generator expression must be parenthesized', a.args[a.args.length - 1]!.loc!);
     });
     this.attempt(() => {
       if (this.args() === FAIL || !this.op(',')) return FAIL;
