@@ -25,6 +25,7 @@ import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
 import {
   atEndOfInput,
+  hasFinalPosition,
   PySyntaxError,
   pegenColumn,
   syntaxError,
@@ -171,18 +172,23 @@ function parseField(src: SourceText, tokens: Token[]): Expr {
  * message it raises gains the `f-string: ` prefix.
  */
 function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
-  const first = new Parser(src, tokens, false);
-  const body = first.parseFstring();
-  if (body !== FAIL) return body;
   try {
+    const first = new Parser(src, tokens, false);
+    const body = first.parseFstring();
+    if (body !== FAIL) return body;
     new Parser(src, tokens, true, first.furthestFetched).parseFstring();
+    throw fieldPosition(src, tokens, first.syntaxError('f-string: invalid syntax'));
   } catch (e) {
-    if (e instanceof PySyntaxError && !e.msg.startsWith('f-string') && !isTokenizerError(e))
+    // Errors of a nested field's own parser were prefixed there; string-action errors of this
+    // parser (a nested f-string's "expecting '}'" included) are prefixed again, as in 3.11.
+    if (e instanceof PySyntaxError && !FIELD_ERRORS.has(e) && !isTokenizerError(e) && !FIELD_PLACED.has(e))
       throw fieldPosition(src, tokens, withMessage(e, `f-string: ${e.msg}`));
     throw e;
   }
-  throw fieldPosition(src, tokens, first.syntaxError('f-string: invalid syntax'));
 }
+
+/** Errors `fieldPosition` already made (the generic one carries its prefix from the start). */
+const FIELD_PLACED = new WeakSet<PySyntaxError>();
 
 /**
  * Where CPython 3.11 reports an error of an f-string field's parser: its line is right, but its
@@ -196,7 +202,9 @@ function fieldPosition(src: SourceText, tokens: readonly Token[], e: PySyntaxErr
   const to = from + e.pos.col - src.posAt(from).col;
   let bytes = e.pos.line === first.line ? 2 : 1;
   for (let j = from; j < to && j < src.cps.length; j++) bytes += utf8Length(src.cps[j]!);
-  return new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${bytes}`);
+  const placed = new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${bytes}`);
+  FIELD_PLACED.add(placed);
+  return placed;
 }
 
 /** Code points from `from` to the start of 1-based `line`. */
@@ -928,7 +936,8 @@ class Parser {
       return decodeStrings(this.src, parts, parseField);
     } catch (e) {
       // A non-ASCII character in bytes is raised at the token itself (RAISE_SYNTAX_ERROR_KNOWN_LOCATION).
-      if (!(e instanceof PySyntaxError) || FIELD_ERRORS.has(e) || e.msg === BYTES_NOT_ASCII) throw e;
+      if (!(e instanceof PySyntaxError) || FIELD_ERRORS.has(e) || hasFinalPosition(e) || e.msg === BYTES_NOT_ASCII)
+        throw e;
       // The action's RAISE_SYNTAX_ERROR names the last token fetched: the one after the strings;
       // at the end of input, the last character of the last line.
       const at =

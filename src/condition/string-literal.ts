@@ -6,8 +6,8 @@
  */
 import type { Constant, Expr, FormattedValue, JoinedStr, Loc, PyConstant } from './ast.js';
 import { type SourceText, fromCodePoints } from './source.js';
-import { PySyntaxError, syntaxError, syntaxErrorAt, withMessage } from './syntax-error.js';
-import { type Token, tokenize } from './tokenizer.js';
+import { finalPosition, PySyntaxError, syntaxError, syntaxErrorAt, withMessage } from './syntax-error.js';
+import { isTokenizerError, type Token, tokenize } from './tokenizer.js';
 import { lookupUnicodeName } from './unicode-tables.js';
 
 /** Decodes and concatenates the STRING tokens of one `strings` atom. */
@@ -523,6 +523,13 @@ class FstringScanner {
     try {
       tokens = tokenize(inner, { initialLevel: 1 });
     } catch (e) {
+      if (e instanceof PySyntaxError && isTokenizerError(e)) {
+        // tokenizer.c raises these itself: no prefix, and the column counts characters of the
+        // `(expr)` copy the field is tokenized from (on its first line).
+        const first = outer.posAt(start);
+        if (e.pos.line !== first.line) throw e;
+        return rethrowAt(e, `line ${e.pos.line}, col ${e.pos.col - first.col + 2}`);
+      }
       if (e instanceof PySyntaxError && !e.msg.startsWith('f-string')) {
         throw withMessage(e, `f-string: ${e.msg}`);
       }
@@ -557,4 +564,9 @@ class FstringScanner {
     // A group parses to the expression itself; a tuple or genexp spans the synthetic parens.
     return this.parseField(outer, wrapped);
   }
+}
+
+/** The same error, reported at `where` (the caret keeps its place). */
+function rethrowAt(e: PySyntaxError, where: string): never {
+  throw finalPosition(new PySyntaxError(e.msg, e.pos, e.endCol, where));
 }

@@ -49,6 +49,21 @@ export function withMessage(e: PySyntaxError, msg: string): PySyntaxError {
   return new PySyntaxError(msg, e.pos, e.endCol);
 }
 
+const FINAL = new WeakSet<PySyntaxError>();
+
+/**
+ * Marks `e` as placed where CPython reports it, so an enclosing action does not move it to its
+ * own position (an f-string field's tokenizer error keeps the column of the field's copy).
+ */
+export function finalPosition(e: PySyntaxError): PySyntaxError {
+  FINAL.add(e);
+  return e;
+}
+
+export function hasFinalPosition(e: PySyntaxError): boolean {
+  return FINAL.has(e);
+}
+
 /** UTF-8 length of one code point (CPython's columns are often byte offsets). */
 export function utf8Length(c: number): number {
   return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
