@@ -84,8 +84,12 @@ export function parseExpression(text: string): Expression {
     // CPython encodes the source to UTF-8 first and fails there: a UnicodeEncodeError naming the
     // run of consecutive surrogates by code-point index, with no position.
     const first = toCodePoints(text.slice(0, lone.index)).length;
+    // The run is of surrogate code points: a valid pair after it is one astral character, not two.
     let n = 1;
-    while (lone.index + n < text.length && (text.charCodeAt(lone.index + n) & 0xf800) === 0xd800) n++;
+    for (let j = lone.index + 1; j < text.length && (text.charCodeAt(j) & 0xf800) === 0xd800; j++, n++) {
+      const c = text.charCodeAt(j);
+      if (c <= 0xdbff && j + 1 < text.length && (text.charCodeAt(j + 1) & 0xfc00) === 0xdc00) break;
+    }
     const what =
       n === 1
         ? `character '\\u${lone[0].charCodeAt(0).toString(16)}' in position ${first}`

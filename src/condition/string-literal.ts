@@ -24,16 +24,20 @@ export function decodeStrings(src: SourceText, tokens: readonly Token[], parseFi
   const bytes: number[] = [];
   tokens.forEach((t, i) => {
     const lit = parseStringToken(src, t);
+    // `_PyPegen_parsestr` decodes a plain literal before the mixing check (a bad escape wins);
+    // an f-string's fields are parsed after it.
+    const decodedBytes = !lit.fstring && lit.bytes ? decodeBytes(src, t, lit.bodyStart, lit.bodyEnd, lit.raw) : null;
+    const decodedStr = !lit.fstring && !lit.bytes ? decodeStr(src, t, lit.bodyStart, lit.bodyEnd, lit.raw) : null;
     if (i !== 0 && bytesMode !== lit.bytes) {
       throw syntaxError('cannot mix bytes and nonbytes literals', t.start, t.end);
     }
     bytesMode = lit.bytes;
     if (lit.fstring) {
       new FstringScanner(src, t, lit.bodyStart, lit.bodyEnd, lit.raw, parseField).concat(state, 0);
-    } else if (lit.bytes) {
-      bytes.push(...decodeBytes(src, t, lit.bodyStart, lit.bodyEnd, lit.raw));
-    } else {
-      state.addString(decodeStr(src, t, lit.bodyStart, lit.bodyEnd, lit.raw));
+    } else if (decodedBytes !== null) {
+      bytes.push(...decodedBytes);
+    } else if (decodedStr !== null) {
+      state.addString(decodedStr);
     }
   });
   if (bytesMode) return { type: 'Constant', value: { kind: 'bytes', value: Uint8Array.from(bytes) }, kind: null, loc };
