@@ -1005,15 +1005,17 @@ class Parser {
 
   /** genexp: '(' (assignment_expression | expression !':=') for_if_clauses ')' */
   private genexp(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op('(');
-      if (!open) return FAIL;
-      const elt = this.assignmentExpression() ?? this.expressionNotWalrus();
-      if (elt === FAIL) return FAIL;
-      const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op(')')) return FAIL;
-      return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
-    }) ?? this.invalidComprehension();
+    return (
+      this.attempt<Expr>(() => {
+        const open = this.op('(');
+        if (!open) return FAIL;
+        const elt = this.assignmentExpression() ?? this.expressionNotWalrus();
+        if (elt === FAIL) return FAIL;
+        const generators = this.forIfClauses();
+        if (generators === FAIL || !this.op(')')) return FAIL;
+        return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
+      }) ?? this.invalidComprehension()
+    );
   }
 
   /** list: '[' [star_named_expressions] ']' */
@@ -1050,15 +1052,17 @@ class Parser {
 
   /** The shape listcomp and setcomp share: OPEN named_expression for_if_clauses CLOSE. */
   private eltComprehension(openText: string, closeText: string, type: 'ListComp' | 'SetComp'): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op(openText);
-      if (!open) return FAIL;
-      const elt = this.namedExpression();
-      if (elt === FAIL) return FAIL;
-      const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op(closeText)) return FAIL;
-      return { type, elt, generators, loc: this.locFrom(open) };
-    }) ?? this.invalidComprehension();
+    return (
+      this.attempt<Expr>(() => {
+        const open = this.op(openText);
+        if (!open) return FAIL;
+        const elt = this.namedExpression();
+        if (elt === FAIL) return FAIL;
+        const generators = this.forIfClauses();
+        if (generators === FAIL || !this.op(closeText)) return FAIL;
+        return { type, elt, generators, loc: this.locFrom(open) };
+      }) ?? this.invalidComprehension()
+    );
   }
 
   /**
@@ -1201,15 +1205,17 @@ class Parser {
 
   /** dictcomp: '{' kvpair for_if_clauses '}' */
   private dictcomp(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op('{');
-      if (!open) return FAIL;
-      const pair = this.kvpair();
-      if (pair === FAIL) return FAIL;
-      const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op('}')) return FAIL;
-      return { type: 'DictComp', key: pair.key, value: pair.value, generators, loc: this.locFrom(open) };
-    }) ?? this.invalidDictComprehension();
+    return (
+      this.attempt<Expr>(() => {
+        const open = this.op('{');
+        if (!open) return FAIL;
+        const pair = this.kvpair();
+        if (pair === FAIL) return FAIL;
+        const generators = this.forIfClauses();
+        if (generators === FAIL || !this.op('}')) return FAIL;
+        return { type: 'DictComp', key: pair.key, value: pair.value, generators, loc: this.locFrom(open) };
+      }) ?? this.invalidDictComprehension()
+    );
   }
 
   /** for_if_clauses: for_if_clause+ */
