@@ -1802,9 +1802,18 @@ class Parser {
     return FAIL;
   }
 
-  /** default: '=' expression */
+  /** default: '=' expression | invalid_default */
   private defaultValue(): Expr | null {
-    return this.attempt(() => (this.op('=') ? this.expression() : FAIL));
+    const value = this.attempt(() => (this.op('=') ? this.expression() : FAIL));
+    if (value === FAIL && this.invalidRules) this.attempt(() => this.invalidDefault());
+    return value;
+  }
+
+  /** invalid_default: a='=' &(')'|',')   "expected default value expression" */
+  private invalidDefault(): null {
+    const a = this.op('=');
+    if (!a || !(this.peekOp(')') || this.peekOp(','))) return FAIL;
+    this.raise('expected default value expression', a, a);
   }
 
   private lambdaParam(): Arg | null {
