@@ -1900,6 +1900,19 @@ def syntax_span(cond: str) -> dict:
     return {"lineno": None, "offset": None, "end_lineno": None, "end_offset": None}
 
 
+# Issue 13 section 1: one literal example of each syntax-error class it names, so the syntax corpus
+# holds them whatever the random branches draw (the classes found while closing the gap included).
+ISSUE13_SYNTAX_SEEDS = [
+    "(*x)", "(**x)", "capture.get(k=1, y)", "capture.get(**k, y)", "[,", "0\u00ad", "(.5or1)", "'\\N{}'",
+    "b'\\u12''\\u12'", "b'a' 'b'", "'a' b'b'", "b'\u00e9'", "'\\x4'", "'\\N{EN DASH'",
+    "lambda a=1, b: 0", "lambda *: 0", "lambda (a): 0", "lambda **a, b: 0", "lambda a, /*: 0",
+    "[x for 1 in y]", "[x for f() in y]", "[x for x iny]", "{*a 1}", "N{a b}", "[c b]", "{**a for a in b}",
+    "f'{a b}'", "f'{*a}'", "f'{3.real}'", "f'{lambda x: 1}'", "f\"{f'{x'}\"",
+    "x +\\\n y \\z", "1\u0661", "1andx", "1é", "int(c\napture['x'], 16)", "f(1, x for x in y)",
+    "f(a=x for x in y)", "#c\n  x )", "'x' \\\n+ 'é' \\\n+ None = 1",
+]
+
+
 def generate(seed: int, count: int, emit, stats: dict | None = None, syntax_only: bool = False) -> dict:
     g = Gen(seed)
     seen: set[str] = set()
@@ -1950,6 +1963,9 @@ def generate(seed: int, count: int, emit, stats: dict | None = None, syntax_only
         offer(s, "seed:probe", force=True)
     for s in nfkc_seeds():
         offer(s, "seed:nfkc", force=True)
+    if syntax_only:
+        for s in ISSUE13_SYNTAX_SEEDS:
+            offer(s, "seed:issue13", force=True)
     seed_pool = [s for s in seeds + PROBE_SEEDS if s]
 
     branches = [

@@ -419,7 +419,7 @@ describe('eval --jsonl result shapes', () => {
         seen.push(c);
         return {
           evaluateDetailed: (v) => {
-            vars.push({ ...v, capture: { ...v.capture } });
+            vars.push({ ...v, capture: new Map(v.capture instanceof Map ? v.capture : Object.entries(v.capture)) });
             return FIRES.evaluateDetailed(v);
           },
         };
@@ -428,7 +428,7 @@ describe('eval --jsonl result shapes', () => {
     expect(out).toEqual(conditions.map(() => VALID));
     expect(seen).toEqual(conditions);
     expect(vars[0]).toMatchObject({
-      capture: { msg: 'Killed process 4242 (python3)' },
+      capture: new Map([['msg', 'Killed process 4242 (python3)']]),
       exit_code: 137,
       walltime_sec: 12.5,
       peak_vram_mib: 512,

@@ -100,14 +100,15 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
   if (positionals.length > 1)
     throw new UsageError(`unexpected argument '${positionals[1]}' (the expression is one argument: quote it)`);
   const condition = positionals[0];
-  const capture: Record<string, string> = Object.create(null);
+  // A Map: the options' order is the dict's order (an object would list integer-like names first).
+  const capture = new Map<string, string>();
   for (const value of v.capture ?? []) {
     const sep = value.indexOf('=');
     if (sep === -1) throw new UsageError(`--capture needs NAME=VALUE, got '${value}'`);
     const key = value.slice(0, sep);
     if (key === '') throw new UsageError(`--capture needs a non-empty NAME in NAME=VALUE, got '${value}'`);
-    if (Object.hasOwn(capture, key)) throw new UsageError(`--capture '${key}' is given more than once`);
-    capture[key] = value.slice(sep + 1);
+    if (capture.has(key)) throw new UsageError(`--capture '${key}' is given more than once`);
+    capture.set(key, value.slice(sep + 1));
   }
   // In the order given, so that the message names the first one.
   const varOptionSeen = args

@@ -9,6 +9,7 @@
  * `condition` is required but its type is not checked here: `validateCondition` reports a non-string
  * condition itself, as a SandboxError, exactly like the recipe loader would.
  */
+import { fieldKeyOrder } from './json-key-order.js';
 
 /** The one-line reason an input line was not usable; `field` is null when no single field is to blame. */
 export class InputError extends Error {
@@ -24,8 +25,8 @@ export class InputError extends Error {
 export interface InputRecord {
   /** Passed to `validateCondition` as-is (any JSON value). */
   readonly condition: unknown;
-  /** Null-prototype copy, so keys such as `__proto__` or `constructor` are plain data. */
-  readonly capture: Readonly<Record<string, string>>;
+  /** In the order the line wrote the keys (as Python's `json.loads`); `__proto__` is a key like any other. */
+  readonly capture: ReadonlyMap<string, string>;
   readonly exit_code: number;
   readonly walltime_sec: number;
   readonly peak_vram_mib: number | null;
@@ -48,11 +49,14 @@ export function parseInputLine(text: string): InputRecord {
   } catch (err) {
     throw new InputError(`not valid JSON: ${(err as Error).message}`);
   }
-  return checkInputRecord(value);
+  return checkInputRecord(value, fieldKeyOrder(text, 'capture') ?? undefined);
 }
 
-/** Checks an already-parsed JSON value against the input shape. */
-export function checkInputRecord(value: unknown): InputRecord {
+/**
+ * Checks an already-parsed JSON value against the input shape. `captureOrder` is the order the
+ * capture's keys were written in, which the parsed object cannot tell (integer-like keys move first).
+ */
+export function checkInputRecord(value: unknown, captureOrder?: readonly string[]): InputRecord {
   if (!isPlainObject(value)) {
     throw new InputError(`expected a JSON object, got ${describe(value)}`);
   }
@@ -67,15 +71,16 @@ export function checkInputRecord(value: unknown): InputRecord {
   if (!isPlainObject(capture)) {
     throw new InputError(`field "capture" must be an object of string values, got ${describe(capture)}`, 'capture');
   }
-  const captureCopy: Record<string, string> = Object.create(null);
-  for (const [key, v] of Object.entries(capture)) {
+  const captureCopy = new Map<string, string>();
+  for (const key of captureOrder ?? Object.keys(capture)) {
+    const v = capture[key];
     if (typeof v !== 'string') {
       throw new InputError(
         `field "capture" key ${JSON.stringify(key)} must map to a string, got ${describe(v)}`,
         'capture',
       );
     }
-    captureCopy[key] = v;
+    captureCopy.set(key, v);
   }
 
   const exitCode = field('exit_code');

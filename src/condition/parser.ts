@@ -23,8 +23,17 @@ import type {
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
-import { atEndOfInput, PySyntaxError, syntaxError, unpositionedError } from './syntax-error.js';
-import { type Token, tokenize } from './tokenizer.js';
+import {
+  atEndOfInput,
+  hasFinalPosition,
+  PySyntaxError,
+  pegenColumn,
+  syntaxError,
+  unpositionedError,
+  utf8Length,
+  withMessage,
+} from './syntax-error.js';
+import { isTokenizerError, type Token, tokenize } from './tokenizer.js';
 
 /**
  * Rule nesting limit. CPython's pegen stops at MAXSTACK = 6000 rule frames (about 3000 nested
@@ -34,6 +43,7 @@ import { type Token, tokenize } from './tokenizer.js';
  */
 export const MAX_PARSER_DEPTH = 3000;
 const TOO_DEEP = 'too many nested expressions (parser stack overflow)';
+const UNEXPECTED_INDENT = 'unexpected indent';
 
 /** Memoised rules, numbered for the memo table's keys. */
 enum Rule {
@@ -74,8 +84,12 @@ export function parseExpression(text: string): Expression {
     // CPython encodes the source to UTF-8 first and fails there: a UnicodeEncodeError naming the
     // run of consecutive surrogates by code-point index, with no position.
     const first = toCodePoints(text.slice(0, lone.index)).length;
+    // The run is of surrogate code points: a valid pair after it is one astral character, not two.
     let n = 1;
-    while (lone.index + n < text.length && (text.charCodeAt(lone.index + n) & 0xf800) === 0xd800) n++;
+    for (let j = lone.index + 1; j < text.length && (text.charCodeAt(j) & 0xf800) === 0xd800; j++, n++) {
+      const c = text.charCodeAt(j);
+      if (c <= 0xdbff && j + 1 < text.length && (text.charCodeAt(j + 1) & 0xfc00) === 0xdc00) break;
+    }
     const what =
       n === 1
         ? `character '\\u${lone[0].charCodeAt(0).toString(16)}' in position ${first}`
@@ -92,27 +106,50 @@ export function parseExpression(text: string): Expression {
 function parseClean(text: string): Expression {
   const src = makeSource(toCodePoints(text), text);
   const tokens = tokenize(src, { lazyErrors: true });
+  let parser: Parser | undefined;
+  let error: PySyntaxError;
+  /** The line `_PyPegen_tokenize_full_source_to_check_for_errors` compares an unclosed bracket with. */
+  let errorLine: number;
+  let checkRest = true;
   try {
     const first = new Parser(src, tokens, false);
+    parser = first;
     const tree = first.parseEval();
     if (tree !== FAIL) return tree;
     // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
-    // which raise the specific messages; if none applies, the first pass's position is reported,
-    // unless a tokenizer error further on replaces it (`_PyPegen_set_syntax_error`).
-    new Parser(src, tokens, true, first.furthestFetched).parseEval();
-    const generic = first.syntaxError();
-    const pending = tokens[tokens.length - 1]!.error;
-    if (pending !== undefined) {
-      if (pending.setsException) throw pending.error;
-      if (pending.unclosed !== null && generic.pos.line > pending.unclosed.pos.line) throw pending.unclosed;
-    }
-    throw generic;
+    // which raise the specific messages; if none applies, the first pass's position is reported.
+    parser = new Parser(src, tokens, true, first.furthestFetched);
+    parser.parseEval();
+    error = pegenColumnAfter(first.syntaxError(), src, tokens, parser);
+    errorLine = error.pos.line;
+    // An indentation error returns before the rest of the source is tokenized.
+    if (error.msg === UNEXPECTED_INDENT) checkRest = false;
   } catch (e) {
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
     if (e instanceof RangeError) throw syntaxError(TOO_DEEP, { line: 1, col: 1 });
-    throw e;
+    // A tokenizer error the parser fetched is final (the tokenizer is no longer `E_OK`).
+    if (!(e instanceof PySyntaxError) || parser === undefined || isTokenizerError(e)) throw e;
+    // An f-string field's error comes from its own parser, which already placed it.
+    error = FIELD_ERRORS.has(e) ? e : pegenColumnAfter(e, src, tokens, parser);
+    errorLine = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!.start.line;
   }
+  // `_Pypegen_set_syntax_error`: with the tokenizer still fine, the rest of the source is
+  // tokenized, and a tokenizer error that sets an exception replaces the parser's error; one that
+  // does not reports a bracket left open on a line before the error's, if there is one.
+  const pending = tokens[tokens.length - 1]!.error;
+  if (pending !== undefined && checkRest) {
+    if (pending.setsException) throw pending.error;
+    if (pending.unclosed !== null && errorLine > pending.unclosed.pos.line) throw pending.unclosed;
+  }
+  throw error;
+}
+
+/** `pegenColumn` with the tokenizer's state after the last token pegen fetched (`p->tokens[p->fill-1]`). */
+function pegenColumnAfter(e: PySyntaxError, src: SourceText, tokens: readonly Token[], parser: Parser): PySyntaxError {
+  const last = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!;
+  const tokLine = last.endIndex > last.startIndex ? src.posAt(last.endIndex - 1).line : last.start.line;
+  return pegenColumn(e, src, tokLine, last.bufStart);
 }
 
 /**
@@ -134,10 +171,51 @@ function parseField(src: SourceText, tokens: Token[]): Expr {
   }
 }
 
+/**
+ * `fstring_compile_expr` runs a parser of its own over `(expr)`, with both passes, and every
+ * message it raises gains the `f-string: ` prefix.
+ */
 function parseFstringTokens(src: SourceText, tokens: Token[]): Expr {
-  const body = new Parser(src, tokens, false).parseFstring();
-  if (body !== FAIL) return body;
-  throw syntaxError('f-string: invalid syntax', tokens[0]!.start);
+  try {
+    const first = new Parser(src, tokens, false);
+    const body = first.parseFstring();
+    if (body !== FAIL) return body;
+    new Parser(src, tokens, true, first.furthestFetched).parseFstring();
+    throw fieldPosition(src, tokens, first.syntaxError('f-string: invalid syntax'));
+  } catch (e) {
+    // Errors of a nested field's own parser were prefixed there; string-action errors of this
+    // parser (a nested f-string's "expecting '}'" included) are prefixed again, as in 3.11.
+    if (e instanceof PySyntaxError && !FIELD_ERRORS.has(e) && !isTokenizerError(e) && !FIELD_PLACED.has(e))
+      throw fieldPosition(src, tokens, withMessage(e, `f-string: ${e.msg}`));
+    throw e;
+  }
+}
+
+/** Errors `fieldPosition` already made (the generic one carries its prefix from the start). */
+const FIELD_PLACED = new WeakSet<PySyntaxError>();
+
+/**
+ * Where CPython 3.11 reports an error of an f-string field's parser: its line is right, but its
+ * column is a 1-based byte offset into the `(expr)` string the field was copied into (on the
+ * field's first line; on a later one, into that line), not into the source line.
+ */
+function fieldPosition(src: SourceText, tokens: readonly Token[], e: PySyntaxError): PySyntaxError {
+  const exprStart = tokens[0]!.startIndex + 1; // the synthetic '(' stands where the '{' is
+  const first = src.posAt(exprStart);
+  const from = e.pos.line === first.line ? exprStart : exprStart + countTo(src, exprStart, e.pos.line);
+  const to = from + e.pos.col - src.posAt(from).col;
+  let bytes = e.pos.line === first.line ? 2 : 1;
+  for (let j = from; j < to && j < src.cps.length; j++) bytes += utf8Length(src.cps[j]!);
+  const placed = new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${bytes}`);
+  FIELD_PLACED.add(placed);
+  return placed;
+}
+
+/** Code points from `from` to the start of 1-based `line`. */
+function countTo(src: SourceText, from: number, line: number): number {
+  let j = from;
+  while (j < src.cps.length && src.posAt(j).line < line) j++;
+  return j - from;
 }
 
 const BITOR_OPS: Readonly<Record<string, OperatorName>> = { '|': 'BitOr' };
@@ -163,7 +241,13 @@ const CMP_OPS: Readonly<Record<string, CmpOpName>> = {
   '>': 'Gt',
 };
 
-const SOFT_KEYWORDS: ReadonlySet<string> = new Set(['_', 'case', 'match']);
+const SOFT_KEYWORDS: readonly string[] = ['_', 'case', 'match'];
+
+/**
+ * `_PyPegen_soft_keyword_token`: 3.11 compares with `strncmp(keyword, token, len(token))`, so any
+ * prefix of a soft keyword counts (`c`, `ma`), which keeps the comma hint from `[c b]`.
+ */
+const isSoftKeyword = (name: string): boolean => SOFT_KEYWORDS.some((k) => k.startsWith(name));
 const LEGACY_STATEMENTS: ReadonlySet<string> = new Set(['print', 'exec']);
 
 class Parser {
@@ -227,7 +311,7 @@ class Parser {
     const tok = this.tokens[Math.min(this.furthest, this.tokens.length - 1)]!;
     // RAISE_INDENTATION_ERROR points at the indented token's line, its column the indentation width.
     if (tok.type === 'INDENT')
-      return syntaxError('unexpected indent', { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
+      return syntaxError(UNEXPECTED_INDENT, { line: tok.end.line, col: Math.max(tok.end.col - 1, 1) });
     const e = syntaxError(msg, tok.start, tok.end);
     return tok.type === 'ENDMARKER' ? atEndOfInput(e) : e;
   }
@@ -727,9 +811,14 @@ class Parser {
 
   /** One step of `primary`'s (and `t_primary`'s) left recursion, alternatives in grammar order. */
   private primarySuffix(a: Expr, start: Token): Expr | null {
-    // Every alternative starts with '.', '(' or '[': anything else ends the chain at once.
+    // Every alternative starts with '.', '(' or '[' (or '{', for genexp's invalid_comprehension):
+    // anything else ends the chain at once.
     const next = this.peek();
-    if (next.type !== 'OP' || (next.text !== '.' && next.text !== '(' && next.text !== '[')) return FAIL;
+    if (
+      next.type !== 'OP' ||
+      (next.text !== '.' && next.text !== '(' && next.text !== '[' && !(next.text === '{' && this.invalidRules))
+    )
+      return FAIL;
     const attr = this.attempt<Expr>(() => {
       if (!this.op('.')) return FAIL;
       const name = this.nameToken();
@@ -851,7 +940,8 @@ class Parser {
       return decodeStrings(this.src, parts, parseField);
     } catch (e) {
       // A non-ASCII character in bytes is raised at the token itself (RAISE_SYNTAX_ERROR_KNOWN_LOCATION).
-      if (!(e instanceof PySyntaxError) || FIELD_ERRORS.has(e) || e.msg === BYTES_NOT_ASCII) throw e;
+      if (!(e instanceof PySyntaxError) || FIELD_ERRORS.has(e) || hasFinalPosition(e) || e.msg === BYTES_NOT_ASCII)
+        throw e;
       // The action's RAISE_SYNTAX_ERROR names the last token fetched: the one after the strings;
       // at the end of input, the last character of the last line.
       const at =
@@ -915,15 +1005,17 @@ class Parser {
 
   /** genexp: '(' (assignment_expression | expression !':=') for_if_clauses ')' */
   private genexp(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op('(');
-      if (!open) return FAIL;
-      const elt = this.assignmentExpression() ?? this.expressionNotWalrus();
-      if (elt === FAIL) return FAIL;
-      const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op(')')) return FAIL;
-      return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
-    });
+    return (
+      this.attempt<Expr>(() => {
+        const open = this.op('(');
+        if (!open) return FAIL;
+        const elt = this.assignmentExpression() ?? this.expressionNotWalrus();
+        if (elt === FAIL) return FAIL;
+        const generators = this.forIfClauses();
+        if (generators === FAIL || !this.op(')')) return FAIL;
+        return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
+      }) ?? this.invalidComprehension()
+    );
   }
 
   /** list: '[' [star_named_expressions] ']' */
@@ -960,15 +1052,69 @@ class Parser {
 
   /** The shape listcomp and setcomp share: OPEN named_expression for_if_clauses CLOSE. */
   private eltComprehension(openText: string, closeText: string, type: 'ListComp' | 'SetComp'): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op(openText);
-      if (!open) return FAIL;
-      const elt = this.namedExpression();
-      if (elt === FAIL) return FAIL;
-      const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op(closeText)) return FAIL;
-      return { type, elt, generators, loc: this.locFrom(open) };
+    return (
+      this.attempt<Expr>(() => {
+        const open = this.op(openText);
+        if (!open) return FAIL;
+        const elt = this.namedExpression();
+        if (elt === FAIL) return FAIL;
+        const generators = this.forIfClauses();
+        if (generators === FAIL || !this.op(closeText)) return FAIL;
+        return { type, elt, generators, loc: this.locFrom(open) };
+      }) ?? this.invalidComprehension()
+    );
+  }
+
+  /**
+   * invalid_comprehension:
+   *   | ('[' | '(' | '{') a=starred_expression for_if_clauses        "iterable unpacking cannot be used in comprehension"
+   *   | ('[' | '{') a=star_named_expression ',' b=star_named_expressions for_if_clauses
+   *                                                                   "did you forget parentheses around the comprehension target?"
+   *   | ('[' | '{') a=star_named_expression b=',' for_if_clauses      (the same)
+   * Reached from genexp too, so `f{a b}` (a `primary genexp` attempt) parses the braces with the
+   * invalid rules on.
+   */
+  private invalidComprehension(): null {
+    if (!this.invalidRules) return FAIL;
+    const t = this.peek();
+    if (t.type !== 'OP' || (t.text !== '[' && t.text !== '(' && t.text !== '{')) return FAIL;
+    this.attempt(() => {
+      this.pos++;
+      const a = this.starredExpression();
+      if (a === FAIL || this.forIfClauses() === FAIL) return FAIL;
+      this.raise('iterable unpacking cannot be used in comprehension', a.loc ?? t);
     });
+    if (t.text === '(') return FAIL;
+    this.attempt(() => {
+      this.pos++;
+      const a = this.starNamedExpression();
+      if (a === FAIL || !this.op(',')) return FAIL;
+      const b = this.starNamedExpressions();
+      if (b === FAIL || this.forIfClauses() === FAIL) return FAIL;
+      const last = b[b.length - 1]!;
+      this.raise('did you forget parentheses around the comprehension target?', a.loc ?? t, last.loc ?? t);
+    });
+    this.attempt(() => {
+      this.pos++;
+      const a = this.starNamedExpression();
+      if (a === FAIL) return FAIL;
+      const b = this.op(',');
+      if (!b || this.forIfClauses() === FAIL) return FAIL;
+      this.raise('did you forget parentheses around the comprehension target?', a.loc ?? t, b);
+    });
+    return FAIL;
+  }
+
+  /** invalid_dict_comprehension: '{' a='**' bitwise_or for_if_clauses '}'   "dict unpacking cannot be used in dict comprehension" */
+  private invalidDictComprehension(): null {
+    if (!this.invalidRules) return FAIL;
+    this.attempt(() => {
+      if (!this.op('{')) return FAIL;
+      const a = this.op('**');
+      if (!a || this.bitwiseOr() === FAIL || this.forIfClauses() === FAIL || !this.op('}')) return FAIL;
+      this.raise('dict unpacking cannot be used in dict comprehension', a, a);
+    });
+    return FAIL;
   }
 
   /** dict: '{' [double_starred_kvpairs] '}' */
@@ -1059,15 +1205,17 @@ class Parser {
 
   /** dictcomp: '{' kvpair for_if_clauses '}' */
   private dictcomp(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op('{');
-      if (!open) return FAIL;
-      const pair = this.kvpair();
-      if (pair === FAIL) return FAIL;
-      const generators = this.forIfClauses();
-      if (generators === FAIL || !this.op('}')) return FAIL;
-      return { type: 'DictComp', key: pair.key, value: pair.value, generators, loc: this.locFrom(open) };
-    });
+    return (
+      this.attempt<Expr>(() => {
+        const open = this.op('{');
+        if (!open) return FAIL;
+        const pair = this.kvpair();
+        if (pair === FAIL) return FAIL;
+        const generators = this.forIfClauses();
+        if (generators === FAIL || !this.op('}')) return FAIL;
+        return { type: 'DictComp', key: pair.key, value: pair.value, generators, loc: this.locFrom(open) };
+      }) ?? this.invalidDictComprehension()
+    );
   }
 
   /** for_if_clauses: for_if_clause+ */
@@ -1081,12 +1229,22 @@ class Parser {
     return clauses.length > 0 ? clauses : FAIL;
   }
 
-  /** for_if_clause: [ASYNC] 'for' star_targets 'in' ~ disjunction ('if' disjunction)* */
+  /**
+   * for_if_clause: [ASYNC] 'for' star_targets 'in' ~ disjunction ('if' disjunction)* | invalid_for_target
+   * (the cut: once 'in' is matched, a failing iterable fails the clause without the invalid rule).
+   */
   private forIfClause(): Comprehension | null {
+    const start = this.pos;
     const isAsync = this.keyword('async') ? 1 : 0;
     if (!this.keyword('for')) return FAIL;
     const target = this.starTargets();
-    if (target === FAIL || !this.keyword('in')) return FAIL;
+    if (target === FAIL || !this.keyword('in')) {
+      if (this.invalidRules) {
+        this.pos = start;
+        this.attempt(() => this.invalidForTarget());
+      }
+      return FAIL;
+    }
     const iter = this.disjunction();
     if (iter === FAIL) return FAIL;
     const ifs: Expr[] = [];
@@ -1217,7 +1375,7 @@ class Parser {
   private invalidExpression(): null {
     const t = this.peek();
     // Lazily, as pegen: the token after a NAME is fetched only for the NAME STRING lookahead.
-    const blocked = t.type === 'NAME' && (this.fetch(this.pos + 1).type === 'STRING' || SOFT_KEYWORDS.has(t.text));
+    const blocked = t.type === 'NAME' && (this.fetch(this.pos + 1).type === 'STRING' || isSoftKeyword(t.text));
     if (!blocked) {
       this.attempt(() => {
         const a = this.disjunction();
@@ -1240,6 +1398,17 @@ class Parser {
       if ((t2.type === 'KEYWORD' && t2.text === 'else') || (t2.type === 'OP' && t2.text === ':')) return FAIL;
       this.raise("expected 'else' after 'if' expression", a.loc, b.loc);
     });
+    return FAIL;
+  }
+
+  /** invalid_for_target: ASYNC? 'for' a=star_expressions   RAISE_SYNTAX_ERROR_INVALID_TARGET(FOR_TARGETS, a) */
+  private invalidForTarget(): null {
+    this.keyword('async');
+    if (!this.keyword('for')) return FAIL;
+    const a = this.starExpressions();
+    if (a === FAIL) return FAIL;
+    const bad = invalidTarget(a);
+    if (bad !== null) this.raise(`cannot assign to ${exprName(bad)}`, bad.loc ?? this.tokens[this.pos - 1]!);
     return FAIL;
   }
 
@@ -1296,6 +1465,14 @@ class Parser {
    *   | ('True'|'False'|'None') '='                "cannot assign to True"
    *   | !(NAME '=') a=expression b='='             "expression cannot contain assignment, perhaps you meant \"==\"?"
    */
+  /** invalid_arguments and invalid_kwarg share: a=NAME b='=' expression for_if_clauses   "Maybe you meant '==' or ':='..." */
+  private nameEqualsGenexp(): null {
+    const a = this.nameToken();
+    const b = a && this.op('=');
+    if (!b || this.expression() === FAIL || this.forIfClauses() === FAIL) return FAIL;
+    this.raise("invalid syntax. Maybe you meant '==' or ':=' instead of '='?", a, b);
+  }
+
   private invalidKwarg(): null {
     this.attempt(() => {
       const t = this.peek();
@@ -1305,6 +1482,7 @@ class Parser {
       if (!eq) return FAIL;
       this.raise(`cannot assign to ${t.text}`, t, eq);
     });
+    this.attempt(() => this.nameEqualsGenexp());
     this.attempt(() => {
       if (this.peekType('NAME') && this.fetch(this.pos + 1).type === 'OP' && this.fetch(this.pos + 1).text === '=')
         return FAIL;
@@ -1335,6 +1513,14 @@ class Parser {
       const b = this.forIfClauses();
       if (b === FAIL || !this.op(',')) return FAIL;
       this.raise('Generator expression must be parenthesized', a.loc);
+    });
+    this.attempt(() => this.nameEqualsGenexp());
+    // | a=args b=for_if_clauses   `_PyPegen_nonparen_genexp_in_call`: `f(L, x for x in y)` parses
+    //   `L, x` as the arguments; with more than one positional, the last is where the genexp starts.
+    this.attempt(() => {
+      const a = this.args();
+      if (a === FAIL || this.forIfClauses() === FAIL || a.args.length <= 1) return FAIL;
+      this.raise('Generator expression must be parenthesized', a.args[a.args.length - 1]!.loc!);
     });
     this.attempt(() => {
       if (this.args() === FAIL || !this.op(',')) return FAIL;
@@ -1380,6 +1566,7 @@ class Parser {
    *   | lambda_star_etc
    */
   private lambdaParameters(): Arguments | null {
+    if (this.invalidRules) this.attempt(() => this.invalidLambdaParameters());
     const alt1 = this.attempt(() => {
       const slash = this.lambdaSlashNoDefault();
       if (slash === FAIL) return FAIL;
@@ -1442,6 +1629,7 @@ class Parser {
    *   | lambda_kwds
    */
   private lambdaStarEtc(): StarEtc | null {
+    if (this.invalidRules) this.attempt(() => this.invalidLambdaStarEtc());
     const alt1 = this.attempt(() => {
       if (!this.op('*')) return FAIL;
       const vararg = this.lambdaParamNoDefault();
@@ -1465,6 +1653,7 @@ class Parser {
 
   /** lambda_kwds: '**' lambda_param_no_default */
   private lambdaKwds(): Arg | null {
+    if (this.invalidRules) this.attempt(() => this.invalidLambdaKwds());
     return this.attempt(() => (this.op('**') ? this.lambdaParamNoDefault() : FAIL));
   }
 
@@ -1497,9 +1686,134 @@ class Parser {
     });
   }
 
-  /** default: '=' expression */
+  /**
+   * invalid_lambda_parameters:
+   *   | lambda_param_no_default* invalid_lambda_parameters_helper a=lambda_param_no_default   "non-default argument follows default argument"
+   *   | lambda_param_no_default* a='(' ','.lambda_param+ ','? b=')'   "Lambda expression parameters cannot be parenthesized"
+   *   | a='/' ','                                                      "at least one argument must precede /"
+   *   | (lambda_slash_no_default | lambda_slash_with_default) lambda_param_maybe_default* a='/'   "/ may appear only once"
+   *   | (lambda_slash_no_default | lambda_slash_with_default)? lambda_param_maybe_default* '*' (',' | lambda_param_no_default)
+   *     lambda_param_maybe_default* a='/'                              "/ must be ahead of *"
+   *   | lambda_param_maybe_default+ '/' a='*'                          "expected comma between / and *"
+   * invalid_lambda_parameters_helper: lambda_slash_with_default | lambda_param_with_default+
+   */
+  private invalidLambdaParameters(): null {
+    this.attempt(() => {
+      this.repeat(() => this.lambdaParamNoDefault());
+      const helper =
+        this.lambdaSlashWithDefault() !== FAIL || this.repeat(() => this.lambdaParamWithDefault()).length > 0;
+      if (!helper) return FAIL;
+      const a = this.peek();
+      if (this.lambdaParamNoDefault() === FAIL) return FAIL;
+      this.raise('non-default argument follows default argument', a, a);
+    });
+    this.attempt(() => {
+      this.repeat(() => this.lambdaParamNoDefault());
+      const a = this.op('(');
+      if (!a || this.lambdaParam() === FAIL) return FAIL;
+      this.repeat(() => (this.op(',') && this.lambdaParam()) || FAIL);
+      this.op(',');
+      const b = this.op(')');
+      if (!b) return FAIL;
+      this.raise('Lambda expression parameters cannot be parenthesized', a, b);
+    });
+    this.attempt(() => {
+      const a = this.op('/');
+      if (!a || !this.op(',')) return FAIL;
+      this.raise('at least one argument must precede /', a, a);
+    });
+    const slash = (): boolean => this.lambdaSlashNoDefault() !== FAIL || this.lambdaSlashWithDefault() !== FAIL;
+    this.attempt(() => {
+      if (!slash()) return FAIL;
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      const a = this.op('/');
+      if (!a) return FAIL;
+      this.raise('/ may appear only once', a, a);
+    });
+    this.attempt(() => {
+      slash();
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      if (!this.op('*')) return FAIL;
+      if (!this.op(',') && this.lambdaParamNoDefault() === FAIL) return FAIL;
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      const a = this.op('/');
+      if (!a) return FAIL;
+      this.raise('/ must be ahead of *', a, a);
+    });
+    this.attempt(() => {
+      if (this.repeat(() => this.lambdaParamMaybeDefault()).length === 0 || !this.op('/')) return FAIL;
+      const a = this.op('*');
+      if (!a) return FAIL;
+      this.raise('expected comma between / and *', a, a);
+    });
+    return FAIL;
+  }
+
+  /**
+   * invalid_lambda_star_etc:
+   *   | '*' (':' | ',' (':' | '**'))                  RAISE_SYNTAX_ERROR "named arguments must follow bare *"
+   *   | '*' lambda_param a='='                         "var-positional argument cannot have default value"
+   *   | '*' (lambda_param_no_default | ',') lambda_param_maybe_default* a='*' (lambda_param_no_default | ',')
+   *                                                    "* argument may appear only once"
+   */
+  private invalidLambdaStarEtc(): null {
+    this.attempt(() => {
+      if (!this.op('*')) return FAIL;
+      if (!this.op(':') && !(this.op(',') && (this.op(':') || this.op('**')))) return FAIL;
+      this.raiseAtLastToken('named arguments must follow bare *');
+    });
+    this.attempt(() => {
+      if (!this.op('*') || this.lambdaParam() === FAIL) return FAIL;
+      const a = this.op('=');
+      if (!a) return FAIL;
+      this.raise('var-positional argument cannot have default value', a, a);
+    });
+    this.attempt(() => {
+      if (!this.op('*')) return FAIL;
+      if (this.lambdaParamNoDefault() === FAIL && !this.op(',')) return FAIL;
+      this.repeat(() => this.lambdaParamMaybeDefault());
+      const a = this.op('*');
+      if (!a) return FAIL;
+      if (this.lambdaParamNoDefault() === FAIL && !this.op(',')) return FAIL;
+      this.raise('* argument may appear only once', a, a);
+    });
+    return FAIL;
+  }
+
+  /**
+   * invalid_lambda_kwds:
+   *   | '**' lambda_param a='='                         "var-keyword argument cannot have default value"
+   *   | '**' lambda_param ',' a=lambda_param            "arguments cannot follow var-keyword argument"
+   *   | '**' lambda_param ',' a=('*'|'**'|'/')          "arguments cannot follow var-keyword argument"
+   */
+  private invalidLambdaKwds(): null {
+    this.attempt(() => {
+      if (!this.op('**') || this.lambdaParam() === FAIL) return FAIL;
+      const a = this.op('=');
+      if (!a) return FAIL;
+      this.raise('var-keyword argument cannot have default value', a, a);
+    });
+    this.attempt(() => {
+      if (!this.op('**') || this.lambdaParam() === FAIL || !this.op(',')) return FAIL;
+      const a = this.peek();
+      if (this.lambdaParam() === FAIL && !this.op('*') && !this.op('**') && !this.op('/')) return FAIL;
+      this.raise('arguments cannot follow var-keyword argument', a, a);
+    });
+    return FAIL;
+  }
+
+  /** default: '=' expression | invalid_default */
   private defaultValue(): Expr | null {
-    return this.attempt(() => (this.op('=') ? this.expression() : FAIL));
+    const value = this.attempt(() => (this.op('=') ? this.expression() : FAIL));
+    if (value === FAIL && this.invalidRules) this.attempt(() => this.invalidDefault());
+    return value;
+  }
+
+  /** invalid_default: a='=' &(')'|',')   "expected default value expression" */
+  private invalidDefault(): null {
+    const a = this.op('=');
+    if (!a || !(this.peekOp(')') || this.peekOp(','))) return FAIL;
+    this.raise('expected default value expression', a, a);
   }
 
   private lambdaParam(): Arg | null {
@@ -1787,6 +2101,33 @@ export function numberValue(text: string): PyConstant {
   if (lower.endsWith('j')) return { kind: 'complex', real: 0, imag: Number(t.slice(0, -1)) };
   if (/[.e]/.test(lower)) return { kind: 'float', value: Number(t) };
   return { kind: 'int', value: BigInt(t) };
+}
+
+/**
+ * `_PyPegen_get_invalid_target` for FOR_TARGETS: the first part of an expression parsed where a
+ * `for` target was expected that cannot be assigned to. Lists and tuples are searched, a starred
+ * item by its value, and a comparison by its left side when it is `in` (`for a in b` parses as one).
+ */
+function invalidTarget(e: Expr): Expr | null {
+  switch (e.type) {
+    case 'List':
+    case 'Tuple':
+      for (const elt of e.elts) {
+        const child = invalidTarget(elt);
+        if (child !== null) return child;
+      }
+      return null;
+    case 'Starred':
+      return invalidTarget(e.value);
+    case 'Compare':
+      return e.ops[0]?.type === 'In' ? invalidTarget(e.left) : null;
+    case 'Name':
+    case 'Subscript':
+    case 'Attribute':
+      return null;
+    default:
+      return e;
+  }
 }
 
 /** `_PyPegen_get_expr_name`: how CPython's messages name an expression. */

@@ -6,8 +6,8 @@
  */
 import type { Constant, Expr, FormattedValue, JoinedStr, Loc, PyConstant } from './ast.js';
 import { type SourceText, fromCodePoints } from './source.js';
-import { PySyntaxError, syntaxError, syntaxErrorAt, withMessage } from './syntax-error.js';
-import { type Token, tokenize } from './tokenizer.js';
+import { finalPosition, PySyntaxError, syntaxError, syntaxErrorAt, withMessage } from './syntax-error.js';
+import { isTokenizerError, type Token, tokenize } from './tokenizer.js';
 import { lookupUnicodeName } from './unicode-tables.js';
 
 /** Decodes and concatenates the STRING tokens of one `strings` atom. */
@@ -24,16 +24,20 @@ export function decodeStrings(src: SourceText, tokens: readonly Token[], parseFi
   const bytes: number[] = [];
   tokens.forEach((t, i) => {
     const lit = parseStringToken(src, t);
+    // `_PyPegen_parsestr` decodes a plain literal before the mixing check (a bad escape wins);
+    // an f-string's fields are parsed after it.
+    const decodedBytes = !lit.fstring && lit.bytes ? decodeBytes(src, t, lit.bodyStart, lit.bodyEnd, lit.raw) : null;
+    const decodedStr = !lit.fstring && !lit.bytes ? decodeStr(src, t, lit.bodyStart, lit.bodyEnd, lit.raw) : null;
     if (i !== 0 && bytesMode !== lit.bytes) {
       throw syntaxError('cannot mix bytes and nonbytes literals', t.start, t.end);
     }
     bytesMode = lit.bytes;
     if (lit.fstring) {
       new FstringScanner(src, t, lit.bodyStart, lit.bodyEnd, lit.raw, parseField).concat(state, 0);
-    } else if (lit.bytes) {
-      bytes.push(...decodeBytes(src, t, lit.bodyStart, lit.bodyEnd, lit.raw));
-    } else {
-      state.addString(decodeStr(src, t, lit.bodyStart, lit.bodyEnd, lit.raw));
+    } else if (decodedBytes !== null) {
+      bytes.push(...decodedBytes);
+    } else if (decodedStr !== null) {
+      state.addString(decodedStr);
     }
   });
   if (bytesMode) return { type: 'Constant', value: { kind: 'bytes', value: Uint8Array.from(bytes) }, kind: null, loc };
@@ -523,6 +527,13 @@ class FstringScanner {
     try {
       tokens = tokenize(inner, { initialLevel: 1 });
     } catch (e) {
+      if (e instanceof PySyntaxError && isTokenizerError(e)) {
+        // tokenizer.c raises these itself: no prefix, and the column counts characters of the
+        // `(expr)` copy the field is tokenized from (on its first line).
+        const first = outer.posAt(start);
+        if (e.pos.line !== first.line) throw e;
+        return rethrowAt(e, `line ${e.pos.line}, col ${e.pos.col - first.col + 2}`);
+      }
       if (e instanceof PySyntaxError && !e.msg.startsWith('f-string')) {
         throw withMessage(e, `f-string: ${e.msg}`);
       }
@@ -543,6 +554,7 @@ class FstringScanner {
       startIndex: index,
       endIndex: index,
       level: text === '(' ? 1 : 0,
+      bufStart: index,
     });
     const body = tokens
       .slice(0, -1)
@@ -556,4 +568,9 @@ class FstringScanner {
     // A group parses to the expression itself; a tuple or genexp spans the synthetic parens.
     return this.parseField(outer, wrapped);
   }
+}
+
+/** The same error, reported at `where` (the caret keeps its place). */
+function rethrowAt(e: PySyntaxError, where: string): never {
+  throw finalPosition(new PySyntaxError(e.msg, e.pos, e.endCol, where));
 }

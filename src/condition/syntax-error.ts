@@ -48,3 +48,64 @@ export function syntaxErrorAt(src: SourceText, msg: string, index: number, endIn
 export function withMessage(e: PySyntaxError, msg: string): PySyntaxError {
   return new PySyntaxError(msg, e.pos, e.endCol);
 }
+
+const FINAL = new WeakSet<PySyntaxError>();
+
+/**
+ * Marks `e` as placed where CPython reports it, so an enclosing action does not move it to its
+ * own position (an f-string field's tokenizer error keeps the column of the field's copy).
+ */
+export function finalPosition(e: PySyntaxError): PySyntaxError {
+  FINAL.add(e);
+  return e;
+}
+
+export function hasFinalPosition(e: PySyntaxError): boolean {
+  return FINAL.has(e);
+}
+
+/** UTF-8 length of one code point (CPython's columns are often byte offsets). */
+export function utf8Length(c: number): number {
+  return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+}
+
+/**
+ * The column `_PyPegen_raise_error_known_location` reports for a parser error at `e.pos`. pegen
+ * holds the column as a byte offset into its physical line, and turns it into characters by
+ * decoding that many bytes (plus one) of `error_line`. When the error is on the tokenizer's
+ * current line, `error_line` is `tok->buf`..`tok->inp`, and `buf` is where the current run of
+ * lines began: an earlier line when this one was reached by a backslash continuation or inside a
+ * string. The column is then counted in the wrong text (CPython 3.11 behaviour; a decode that
+ * stops inside a character yields one U+FFFD, a count past the end one NUL).
+ *
+ * `tokLine` and `bufStart` are the tokenizer's state after the last token the parser fetched.
+ */
+export function pegenColumn(e: PySyntaxError, src: SourceText, tokLine: number, bufStart: number): PySyntaxError {
+  if (e.where !== `line ${e.pos.line}, col ${e.pos.col}` || e.pos.line < tokLine) return e;
+  const cps = src.cps;
+  const lineStart = bufStart + countToLine(src, bufStart, e.pos.line);
+  if (lineStart === bufStart) return e; // `buf` is this line's start: the decode is exact
+  let bytes = 1; // pegen's offset is 1-based
+  for (let j = lineStart; j < lineStart + e.pos.col - 1 && j < cps.length; j++) bytes += utf8Length(cps[j]!);
+  let inp = lineStart;
+  while (inp < cps.length && cps[inp] !== 0x0a) inp++;
+  if (inp < cps.length) inp++;
+  let col = 0;
+  let j = bufStart;
+  while (bytes > 0) {
+    if (j >= inp) {
+      col++; // the terminating NUL
+      break;
+    }
+    bytes -= utf8Length(cps[j++]!);
+    col++;
+  }
+  return new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${col}`);
+}
+
+/** Code points from `from` to the start of 1-based `line` (which is at or after `from`'s line). */
+function countToLine(src: SourceText, from: number, line: number): number {
+  let j = from;
+  while (j < src.cps.length && src.posAt(j).line < line) j++;
+  return j - from;
+}

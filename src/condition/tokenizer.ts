@@ -7,7 +7,7 @@
  */
 import { isPrintable, isXidContinue, isXidStart } from './unicode-tables.js';
 import type { Pos, SourceText } from './source.js';
-import { type PySyntaxError, syntaxErrorAt } from './syntax-error.js';
+import { PySyntaxError, syntaxErrorAt, utf8Length } from './syntax-error.js';
 
 export type TokenType =
   | 'NAME'
@@ -31,6 +31,8 @@ export interface Token {
   readonly endIndex: number;
   /** Bracket nesting level after this token, as CPython records it (for error messages). */
   readonly level: number;
+  /** `tok->buf` once this token is produced: see `pegenColumn` in syntax-error.ts. */
+  readonly bufStart: number;
   /** ERRORTOKEN only: the tokenizer's error, raised when the parser fetches this token. */
   readonly error?: TokenizerError;
 }
@@ -129,6 +131,21 @@ export interface TokenizeOptions {
   lazyErrors?: boolean;
 }
 
+const TOKENIZER_ERRORS = new WeakSet<PySyntaxError>();
+
+function tokenizerError(e: PySyntaxError): PySyntaxError {
+  TOKENIZER_ERRORS.add(e);
+  return e;
+}
+
+/**
+ * Whether tokenizer.c raised `e` itself, with its own column; pegen's errors instead go through
+ * `_PyPegen_raise_error_known_location`, whose byte-to-character conversion `pegenColumn` models.
+ */
+export function isTokenizerError(e: PySyntaxError): boolean {
+  return TOKENIZER_ERRORS.has(e);
+}
+
 /** Tokenizer errors reported through `tok->done` codes rather than an exception. */
 const NO_EXCEPTION =
   /^(?:unexpected character after line continuation character|unexpected EOF while parsing|'.' was never closed)$/;
@@ -143,6 +160,12 @@ export function tokenize(src: SourceText, options: TokenizeOptions = {}): Token[
 class Tokenizer {
   private readonly cps: readonly number[];
   private i = 0;
+  /**
+   * tokenizer.c's `tok->buf` for string input: where the current run of physical lines began. A
+   * line read while a token is in progress (after a backslash continuation, inside a string) does
+   * not move it; pegen measures the E_LINECONT column from here, not from the line's start.
+   */
+  private bufStart = 0;
   private atLineStart = true;
   private readonly brackets: { c: number; index: number }[] = [];
   private readonly tokens: Token[] = [];
@@ -163,8 +186,9 @@ class Tokenizer {
     return j < this.cps.length ? this.cps[j]! : EOF;
   }
 
+  /** An error tokenizer.c raises itself (`syntaxerror`): its column is already final. */
   private error(msg: string, index: number, endIndex = index + 1): never {
-    throw syntaxErrorAt(this.src, msg, index, endIndex);
+    throw tokenizerError(syntaxErrorAt(this.src, msg, index, endIndex));
   }
 
   /**
@@ -172,7 +196,7 @@ class Tokenizer {
    * before `cur` (no +1), so it names the character before the one at `index`.
    */
   private errorAtCur(msg: string, index: number): never {
-    throw syntaxErrorAt(this.src, msg, Math.max(index - 1, this.lineStartOf(index)));
+    throw tokenizerError(syntaxErrorAt(this.src, msg, Math.max(index - 1, this.lineStartOf(index))));
   }
 
   private lineStartOf(index: number): number {
@@ -190,6 +214,7 @@ class Tokenizer {
       startIndex: start,
       endIndex: end,
       level: this.level,
+      bufStart: this.bufStart,
     });
   }
 
@@ -213,6 +238,7 @@ class Tokenizer {
         startIndex: this.i,
         endIndex: this.i,
         level: this.level,
+        bufStart: this.bufStart,
         error: { error, setsException: !NO_EXCEPTION.test(error.msg), unclosed },
       });
       return this.tokens;
@@ -222,13 +248,14 @@ class Tokenizer {
   run(): Token[] {
     for (;;) {
       if (this.atLineStart && this.lineStart()) continue;
-      this.skipBlanks();
+      const comment = this.skipBlanks();
       const start = this.i;
       const c = this.peek();
       if (c === EOF) {
         if (this.brackets.length > 0) {
+          // E_EOF: pegen's `raise_unclosed_parentheses_error`, so not a tokenizer-final column.
           const open = this.brackets[this.brackets.length - 1]!;
-          this.error(`'${String.fromCodePoint(open.c)}' was never closed`, open.index);
+          throw syntaxErrorAt(this.src, `'${String.fromCodePoint(open.c)}' was never closed`, open.index);
         }
         this.push('ENDMARKER', start, start, '');
         return this.tokens;
@@ -236,8 +263,10 @@ class Tokenizer {
       if (c === 0x0a) {
         this.i++;
         this.atLineStart = true;
-        if (this.level > 0) continue;
-        this.push('NEWLINE', start, start, '\n');
+        // The NEWLINE token is made before the next line is read: `buf` moves after it. After a
+        // comment it starts where the comment does (`tok->start` is set before skipping it).
+        if (this.level === 0) this.push('NEWLINE', comment ?? start, comment ?? start, '\n');
+        this.bufStart = this.i;
         continue;
       }
       if (isIdentStart(c)) {
@@ -297,6 +326,8 @@ class Tokenizer {
           this.error('unexpected character after line continuation character', j + 1 < this.cps.length ? j + 1 : j);
         j += 2;
         if (j >= this.cps.length) this.error('unexpected EOF while parsing', j);
+        // No token has started: the next line is read with `tok->start == NULL`, moving `buf`.
+        this.bufStart = j;
         continue;
       } else break;
       j++;
@@ -307,6 +338,7 @@ class Tokenizer {
       while (j < this.cps.length && this.cps[j] !== 0x0a) j++;
       if (j < this.cps.length) {
         this.i = j + 1;
+        this.bufStart = this.i;
         this.atLineStart = true;
         return true;
       }
@@ -317,21 +349,29 @@ class Tokenizer {
     return false;
   }
 
-  private skipBlanks(): void {
+  /** Skips blanks and a comment; returns where the comment started, if there was one. */
+  private skipBlanks(): number | undefined {
+    let comment: number | undefined;
     for (;;) {
       const c = this.peek();
       if (c === 0x20 || c === 0x09 || c === 0x0c) this.i++;
       else if (c === 0x23) {
+        comment = this.i;
         while (this.peek() !== EOF && this.peek() !== 0x0a) this.i++;
-      } else return;
+      } else return comment;
     }
   }
 
   private continuation(start: number): void {
     this.i++;
     if (this.peek() !== 0x0a) {
-      // pegen's E_LINECONT column is the character after the backslash.
-      this.error('unexpected character after line continuation character', this.peek() === EOF ? start : start + 1);
+      // pegen's E_LINECONT column is `tok->cur - tok->buf`: the character after the backslash,
+      // counted from `buf` (an earlier line when this one was reached by a continuation).
+      const at = this.peek() === EOF ? start : start + 1;
+      const e = syntaxErrorAt(this.src, 'unexpected character after line continuation character', at);
+      throw tokenizerError(
+        new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${at - this.bufStart + 1}`),
+      );
     }
     this.i++;
     if (this.peek() === EOF) this.error('unexpected EOF while parsing', this.i);
@@ -390,14 +430,16 @@ class Tokenizer {
   }
 
   /**
-   * `verify_end_of_number`: a literal directly followed by an identifier character is an error,
+   * `verify_end_of_number`: a literal directly followed by an ASCII identifier character is an error,
    * except before the keywords CPython 3.11 only warns about (`1if x else y` is still valid).
    */
   private verifyEndOfNumber(kind: string): void {
     const c = this.peek();
+    // tokenizer.c `lookahead`: the rest of the keyword, then a character that cannot continue a
+    // name (`1andx` is not `1 and x`). The `i` keywords are checked by their second letter only.
     const next = (s: string): boolean => {
       for (let k = 0; k < s.length; k++) if (this.peek(1 + k) !== s.charCodeAt(k)) return false;
-      return true;
+      return !isIdentChar(this.peek(1 + s.length));
     };
     let r = false;
     if (c === ch('a')) r = next('nd');
@@ -408,7 +450,9 @@ class Tokenizer {
       r = c2 === ch('f') || c2 === ch('n') || c2 === ch('s');
     } else if (c === ch('o')) r = next('r');
     else if (c === ch('n')) r = next('ot');
-    if (!r && isIdentChar(c)) this.errorAtCur(`invalid ${kind} literal`, this.i);
+    // Only an ASCII identifier character is an error here (`c < 128` in 3.11): a non-ASCII one
+    // ends the number and starts the next token, which `verify_identifier` then judges.
+    if (!r && c < 128 && isIdentChar(c)) this.errorAtCur(`invalid ${kind} literal`, this.i);
   }
 
   private number(start: number, entry: 'start' | 'fraction'): void {
@@ -459,11 +503,16 @@ class Tokenizer {
         return;
       }
       if (nonzero) {
-        this.error(
+        // `syntaxerror_known_range` is given byte offsets into the line and reports them as is.
+        const e = syntaxErrorAt(
+          this.src,
           'leading zeros in decimal integer literals are not permitted; use an 0o prefix for octal integers',
           start,
           zerosEnd,
         );
+        let bytes = 1;
+        for (let j = this.lineStartOf(start); j < start; j++) bytes += utf8Length(this.cps[j]!);
+        throw tokenizerError(new PySyntaxError(e.msg, e.pos, e.endCol, `line ${e.pos.line}, col ${bytes}`));
       }
       this.verifyEndOfNumber('decimal');
       this.push('NUMBER', start, this.i);

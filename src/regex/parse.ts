@@ -14,6 +14,19 @@
 import type { Class, FlagChange, Group, Node, RegexTree } from './ast.js';
 import { CLASS_ESCAPE, complement, isCased, normalise, single, type CharSet } from './charset.js';
 import { RegexSyntaxError, type RegexSyntaxErrorKind } from './errors.js';
+import { strRepr } from '../condition/repr.js';
+import { isXidContinue, isXidStart } from '../condition/unicode-tables.js';
+
+/** Python's `str.isidentifier()`: XID_Start or `_`, then XID_Continue. */
+function isPyIdentifier(name: string): boolean {
+  let first = true;
+  for (const ch of name) {
+    const c = ch.codePointAt(0)!;
+    if (first ? !(isXidStart(c) || c === 0x5f) : !isXidContinue(c)) return false;
+    first = false;
+  }
+  return !first;
+}
 
 const HINTS = {
   emptyMin: (max: string) =>
@@ -435,6 +448,9 @@ class Parser {
         if (close < 0) this.fail('syntax', this.i + 3, 'missing >, unterminated name', '');
         name = this.p.slice(this.i + 3, close);
         if (name === '') this.fail('syntax', this.i + 3, 'missing group name', '');
+        // Python requires `name.isidentifier()` (RE2 would take `0`): so a capture key is never
+        // integer-like, and a plain object keeps the groups in the pattern's order.
+        if (!isPyIdentifier(name)) this.fail('syntax', this.i + 3, `bad character in group name ${strRepr(name)}`, '');
         this.i = close + 1;
       } else if (e === 'P' && f === '=') {
         this.fail('backreference', start, 'named backreference (?P=name)', HINTS.backref);
