@@ -68,7 +68,7 @@ export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS } from './scan/tier4.js';
 export type { BuiltinPattern } from './scan/tier4.js';
 export { DEFAULT_WINDOW_BYTES, MAX_WINDOW_BYTES, MIN_WINDOW_BYTES } from './scan/windows.js';
 export { scanLog } from './scan/scan.js';
-export type { Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan/scan.js';
+export type { EngineFailure, Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan/scan.js';
 export { scanStream } from './scan/stream.js';
 export type { ByteSource } from './scan/stream.js';
 

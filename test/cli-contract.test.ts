@@ -31,7 +31,7 @@ const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 const AjvDraft04 = (AjvDraft04Module as unknown as { default: new (options: object) => Ajv }).default;
 
 const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: 9 });
-for (const f of ['error', 'detector', 'scan', 'check', 'patterns', 'result', 'eval'])
+for (const f of ['error', 'detector', 'engine-failure', 'scan', 'check', 'patterns', 'result', 'eval'])
   ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
 const schema = (name: string): ValidateFunction =>
   ajv.getSchema(`https://aorta-probe.invalid/schemas/${name}.schema.json`)!;

@@ -195,6 +195,8 @@ describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', (
     expect(Object.keys(r).sort()).toEqual([
       'capture',
       'detectors',
+      'engine_failures',
+      'error_detectors_fired',
       'failure_detectors_fired',
       'tier_durations_ms',
       'verdict',

@@ -529,6 +529,9 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
       s.tier5.map((f) => firingItem(f, f.kind, f.kind)),
     ),
     missing ? h('p', { class: 'fail' }, 'meta:missing_pass_signal — a required_for_pass pattern did not fire') : '',
+    ...s.engine_failures.map((f) =>
+      h('p', { class: 'fail', 'data-engine-failure': f.pattern }, `meta:regex_engine_failure — ${f.message}`),
+    ),
   );
   captures.replaceChildren(
     ...Object.keys(s.capture).map((k) =>

@@ -92,8 +92,12 @@ export interface SelfTestOut {
 }
 
 export interface ScanOut {
-  verdict: 'pass' | 'fail';
+  /** 'error': the regex engine could not match a pattern (see engine_failures) and nothing failed. */
+  verdict: 'pass' | 'fail' | 'error';
   failure_detectors_fired: string[];
+  error_detectors_fired: string[];
+  /** Patterns the engine could not match to the end of the log: where, and the message. */
+  engine_failures: { pattern: string; line: number; message: string }[];
   warn_detectors_fired: string[];
   capture: Record<string, string>;
   tier4: FiringOut[];

@@ -356,6 +356,8 @@ async function scan(seq: number, recipeText: string, log: string | Blob, vars: V
     const result: ScanOut = {
       verdict: r.verdict,
       failure_detectors_fired: r.failure_detectors_fired,
+      error_detectors_fired: r.error_detectors_fired,
+      engine_failures: r.engine_failures.map((f) => ({ pattern: f.pattern, line: f.line, message: f.message })),
       warn_detectors_fired: r.warn_detectors_fired,
       capture: r.capture,
       tier4: session.tier4Firings().map(firingOut),

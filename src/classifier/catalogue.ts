@@ -57,6 +57,8 @@ const CATEGORIES: Readonly<Record<string, DetectorCategory>> = {
   'tier4:collective_timeout': c('platform', true),
   'tier4:nan_signature': c('user', false),
   'meta:missing_pass_signal': c('user', false),
+  // re2-wasm's fixed heap could not hold a pattern's match: a limit of the tool, not of the workload or the node
+  'meta:regex_engine_failure': c('unknown', false),
 };
 
 const TIER1_IDS = [
@@ -77,6 +79,7 @@ function build(): ReadonlyMap<string, BuiltinDetector> {
     ...TIER3_IDS.map((id): [string, TierName] => [id, 'tier3']),
     ...TIER4_PATTERNS.map((p): [string, TierName] => [p.detectorId, 'tier4']),
     ['meta:missing_pass_signal', null],
+    ['meta:regex_engine_failure', null],
   ];
   const map = new Map<string, BuiltinDetector>();
   for (const [id, tier] of rows) {

@@ -4,7 +4,7 @@
  * the recipe's custom patterns; `aorta-probe patterns [--json] [--version]` lists the catalogue.
  *
  * Exit status (exit-codes.ts): scan 0 pass, 1 fail, 2 usage error, unreadable log or a recipe that does not
- * load, 3 an I/O failure; patterns 0, 2 usage error.
+ * load, 3 verdict error (an engine failure) or an I/O failure; patterns 0, 2 usage error.
  */
 import type { Readable, Writable } from 'node:stream';
 import { formatBytes, paletteFor, ProgressLine } from './tty.js';
@@ -55,7 +55,8 @@ verdict, the detectors that fired and the merged captures.
   -h, --help           Show this help and exit.
 
 Exit status: 0 pass, 1 fail, 2 usage error, unreadable LOG or a recipe that does not load,
-3 an I/O failure.
+3 verdict error (the regex engine could not match a pattern: meta:regex_engine_failure) or an
+I/O failure.
 
 Examples:
   aorta-probe scan fixtures/logs/hip_error.txt
@@ -149,9 +150,11 @@ export function scanJson(log: string, r: ScanResult): object {
     log,
     verdict: r.verdict,
     failure_detectors_fired: r.failure_detectors_fired,
+    error_detectors_fired: r.error_detectors_fired,
     warn_detectors_fired: r.warn_detectors_fired,
     capture: r.capture,
     detectors: r.detectors,
+    engine_failures: r.engine_failures,
     tier_durations_ms: { tier4: roundMs(r.tier_durations_ms.tier4), tier5: roundMs(r.tier_durations_ms.tier5) },
   };
 }
@@ -194,7 +197,10 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   const scanRecipe =
     recipe === null
       ? null
-      : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
+      : {
+          customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled),
+          fileName: recipe.fileName,
+        };
   let scanned: ScanResult;
   try {
     scanned = await scanStream(
@@ -209,7 +215,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
     tier1: [],
     tier2: [],
     tier3: [],
-    scanFailures: scanned.failure_detectors_fired,
+    scanFailures: [...scanned.failure_detectors_fired, ...scanned.error_detectors_fired],
     scanWarnings: scanned.warn_detectors_fired,
     disabled,
     launched: true,
@@ -217,8 +223,9 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   });
   const result: ScanResult = {
     ...scanned,
-    verdict: c.verdict === 'pass' ? 'pass' : 'fail',
+    verdict: c.verdict,
     failure_detectors_fired: c.failures,
+    error_detectors_fired: c.errors,
     warn_detectors_fired: c.warnings,
     detectors: withCategories(
       scanned.detectors.filter((d) => !isDisabled(disabled, d.id)),
@@ -233,7 +240,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
     verdict: result.verdict,
     detectors: result.detectors,
     failures: result.failure_detectors_fired,
-    errors: [],
+    errors: result.error_detectors_fired,
     warnings: result.warn_detectors_fired,
     seconds,
   };
@@ -265,8 +272,10 @@ export function formatScan(log: string, r: ScanResult, c = paletteFor(null)): st
   const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
   return (
     r.detectors.map((d) => detectorLine(log, d, c)).join('') +
+    r.engine_failures.map((f) => `${log}:${f.line}: ${c.red(f.id)} — ${f.message}\n`).join('') +
     `verdict: ${c.bold(r.verdict === 'pass' ? c.green(r.verdict) : c.red(r.verdict))}\n` +
     `failure detectors: ${list(r.failure_detectors_fired, c.red)}\n` +
+    (r.error_detectors_fired.length > 0 ? `error detectors: ${list(r.error_detectors_fired, c.red)}\n` : '') +
     `warn detectors: ${list(r.warn_detectors_fired, c.yellow)}\n` +
     `capture: {${capture.join(', ')}}\n`
   );

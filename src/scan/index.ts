@@ -20,6 +20,7 @@ export {
   makeFiring,
   MATCH_TEXT_CHARS,
   MISSING_PASS_SIGNAL,
+  REGEX_ENGINE_FAILURE,
   orderFirings,
   resolveVerdict,
   ScanSession,
@@ -28,6 +29,7 @@ export {
   scanTier5,
 } from './scan.js';
 export type {
+  EngineFailure,
   FiredDetector,
   Firing,
   ScanObserver,

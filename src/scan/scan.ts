@@ -15,14 +15,17 @@
  * order) before Tier 5 (recipe order). Captures are merged in that same order, a later-firing pattern overwriting
  * a colliding name (the original merged in firing order, later wins). `meta:missing_pass_signal` comes last.
  */
+import { strRepr } from '../condition/repr.js';
 import { compileCondition, type CompiledCondition, type ConditionVars } from '../condition/evaluate.js';
-import { compileRegex, type RegexHandle } from '../regex/index.js';
+import { compileRegex, RegexMatchAbortError, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
 import { LogPosition, type LogLocation } from './position.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
 
 export const MISSING_PASS_SIGNAL = 'meta:missing_pass_signal';
+/** An error detector: a pattern's match aborted the regex engine even alone, so the log was not fully scanned. */
+export const REGEX_ENGINE_FAILURE = 'meta:regex_engine_failure';
 
 export interface ScanVars {
   exit_code: number;
@@ -47,10 +50,31 @@ export interface FiredDetector {
   capture: Record<string, string>;
 }
 
+/**
+ * A pattern whose matching aborted the regex engine even with the pattern alone (`RegexMatchAbortError`): it was
+ * not matched from that window on. The scan's other patterns are unaffected.
+ */
+export interface EngineFailure {
+  /** Always REGEX_ENGINE_FAILURE (the error detector these failures fire). */
+  id: typeof REGEX_ENGINE_FAILURE;
+  /** The pattern's detector id (`custom:…`, or `tier4:…`). */
+  pattern: string;
+  /** 1-based line and UTF-8 byte offset in the log where the failed window's search started. */
+  line: number;
+  byte_offset: number;
+  /** `recipe.yaml:LINE:COL: custom pattern 'id': …` with the engine's reason. */
+  message: string;
+}
+
 export interface ScanResult {
-  verdict: 'pass' | 'fail';
+  /** 'error' when a pattern could not be matched (an engine failure) and nothing failed. */
+  verdict: 'pass' | 'fail' | 'error';
   failure_detectors_fired: string[];
+  /** `meta:regex_engine_failure` when `engine_failures` is not empty. */
+  error_detectors_fired: string[];
   warn_detectors_fired: string[];
+  /** Patterns the engine could not match to the end of the log (and that had not fired before). */
+  engine_failures: EngineFailure[];
   capture: Record<string, string>;
   /** Every detector that fired (info ones too), in report order; `meta:missing_pass_signal` fires nowhere. */
   detectors: FiredDetector[];
@@ -99,6 +123,8 @@ export interface ScanPattern {
  * offset in the window being fed.
  */
 export interface ScanObserver {
+  /** A pattern's match aborted the engine: it is not matched any further (it counts as decided). */
+  engineFailed?(failure: EngineFailure): void;
   /** A match the session looked at (a pattern stops being matched once it fired; deferred ones never stop). */
   matchFound?(pattern: ScanPattern, match: AbsoluteMatch): void;
   /** The condition was evaluated on these matches, in order; `holding` is the first that held, or -1. */
@@ -118,13 +144,14 @@ export interface ScanSessionOptions {
 
 export type ScanOptions = WindowOptions;
 
-/** What `scanLog` needs of a recipe. */
-export type ScanRecipe = Pick<Recipe, 'customPatterns'>;
+/** What `scanLog` needs of a recipe (the file name, when known, is where engine failures point). */
+export type ScanRecipe = Pick<Recipe, 'customPatterns'> & { readonly fileName?: string };
 
 interface Live {
   readonly pattern: ScanPattern;
   readonly matcher: WindowedMatcher;
   fired: Firing | null;
+  failed: EngineFailure | null;
 }
 
 /**
@@ -166,6 +193,7 @@ const fired = (live: readonly Live[]): Firing[] => live.flatMap((p) => (p.fired 
  */
 export class ScanSession {
   readonly #patterns: readonly CustomPattern[];
+  readonly #fileName: string;
   readonly #t4: Live[];
   readonly #t5: Live[];
   readonly #handles: RegexHandle[] = [];
@@ -180,6 +208,7 @@ export class ScanSession {
 
   constructor(recipe: ScanRecipe | null, vars: ScanVars, options: ScanSessionOptions = {}) {
     this.#patterns = recipe?.customPatterns ?? [];
+    this.#fileName = recipe?.fileName ?? '<recipe>';
     this.#observer = options.observer ?? null;
     this.#vars = vars;
     const t0 = performance.now();
@@ -202,15 +231,17 @@ export class ScanSession {
       const re = compileRegex(p.regex, p.flags);
       this.#handles.push(re);
       const condition = p.condition === null ? null : compileCondition(p.condition.source);
+      const deferred = defer(p);
       const pattern: ScanPattern = {
         detectorId: p.detectorId,
         kind: p.onMatch,
         rank: TIER4_PATTERNS.length + i,
         custom: p,
         condition,
-        deferred: defer(p),
+        deferred,
       };
-      return { pattern, matcher: new WindowedMatcher(re), fired: null };
+      const matcher = new WindowedMatcher(re);
+      return { pattern, matcher, fired: null, failed: null };
     });
   }
 
@@ -243,49 +274,82 @@ export class ScanSession {
     this.#observer?.detectorFired?.(p.fired);
   }
 
-  /** Feeds one window to the patterns that have not fired yet; returns how many are still undecided. */
+  /** Feeds one window to the patterns still undecided; returns how many are still undecided. */
   #step(live: readonly Live[], w: ScanWindow): number {
-    const obs = this.#observer;
     let remaining = 0;
     for (const p of live) {
-      if (p.fired !== null) continue;
-      const { pattern } = p;
-      const c = pattern.condition;
-      if (pattern.deferred) {
-        for (const m of p.matcher.matchesIn(w)) obs?.matchFound?.(pattern, m);
-      } else if (c === null) {
-        for (const m of p.matcher.matchesIn(w)) {
-          obs?.matchFound?.(pattern, m);
-          this.#fire(p, m);
-          break;
-        }
-      } else {
-        const batch: AbsoluteMatch[] = [];
-        const flush = (): boolean => {
-          const i = firstHolding(
-            c,
-            batch.map((m) => m.named),
-            this.#vars,
-          );
-          obs?.conditionEvaluated?.(pattern, batch, i);
-          if (i >= 0) this.#fire(p, batch[i]!);
-          batch.length = 0;
-          return i >= 0;
-        };
-        let done = false;
-        for (const m of p.matcher.matchesIn(w)) {
-          obs?.matchFound?.(pattern, m);
-          batch.push(m);
-          if (batch.length === CONDITION_BATCH && flush()) {
-            done = true;
-            break;
-          }
-        }
-        if (!done && batch.length > 0) flush();
+      if (p.fired !== null || p.failed !== null) continue;
+      try {
+        this.#match(p, w);
+      } catch (err) {
+        if (!(err instanceof RegexMatchAbortError)) throw err;
+        this.#failed(p, w, err);
       }
-      if (p.fired === null) remaining++;
+      if (p.fired === null && p.failed === null) remaining++;
     }
     return remaining;
+  }
+
+  /** Matches one pattern over one window: reports, evaluates and fires. Throws RegexMatchAbortError. */
+  #match(p: Live, w: ScanWindow): void {
+    const obs = this.#observer;
+    const { pattern } = p;
+    const c = pattern.condition;
+    if (pattern.deferred) {
+      for (const m of p.matcher.matchesIn(w)) obs?.matchFound?.(pattern, m);
+      return;
+    }
+    if (c === null) {
+      for (const m of p.matcher.matchesIn(w)) {
+        obs?.matchFound?.(pattern, m);
+        this.#fire(p, m);
+        return;
+      }
+      return;
+    }
+    const batch: AbsoluteMatch[] = [];
+    const flush = (): boolean => {
+      const i = firstHolding(
+        c,
+        batch.map((m) => m.named),
+        this.#vars,
+      );
+      obs?.conditionEvaluated?.(pattern, batch, i);
+      if (i >= 0) this.#fire(p, batch[i]!);
+      batch.length = 0;
+      return i >= 0;
+    };
+    try {
+      for (const m of p.matcher.matchesIn(w)) {
+        obs?.matchFound?.(pattern, m);
+        batch.push(m);
+        if (batch.length === CONDITION_BATCH && flush()) return;
+      }
+    } finally {
+      // Matches found before an engine failure are still decided: one of them may fire, and then it does.
+      if (batch.length > 0) flush();
+    }
+  }
+
+  /** Records that `p` cannot be matched past window `w` (unless a match found before the abort fired). */
+  #failed(p: Live, w: ScanWindow, err: RegexMatchAbortError): void {
+    if (p.fired !== null) return;
+    const at = this.#position.locate(w.base + w.from);
+    const custom = p.pattern.custom;
+    const where =
+      custom === null
+        ? `built-in pattern ${p.pattern.detectorId}`
+        : `${this.#fileName}:${custom.line}:${custom.col}: custom pattern ${JSON.stringify(custom.id)} (regex ${strRepr(custom.regex)})`;
+    p.failed = {
+      id: REGEX_ENGINE_FAILURE,
+      pattern: p.pattern.detectorId,
+      line: at.line,
+      byte_offset: at.byteOffset,
+      message:
+        `${where}: re2-wasm ran out of its fixed 16 MiB heap matching it on a ${err.subjectBytes}-byte window ` +
+        `(${err.reason}), even alone in a fresh engine; the log from line ${at.line} on was not scanned for it`,
+    };
+    this.#observer?.engineFailed?.(p.failed);
   }
 
   /** Tier 4 firings so far, in catalogue order. */
@@ -303,10 +367,21 @@ export class ScanSession {
     return [...this.#t4, ...this.#t5].map((l) => l.pattern);
   }
 
-  /** The result of the firings so far, with `extra` firings (the caller's decisions on deferred patterns). */
+  /** Engine failures so far, in pattern order (Tier 4, then Tier 5). */
+  engineFailures(): EngineFailure[] {
+    return [...this.#t4, ...this.#t5].flatMap((p) => (p.failed === null ? [] : [p.failed]));
+  }
+
+  /**
+   * The result of the firings so far, with `extra` firings (the caller's decisions on deferred patterns). A
+   * failed pattern that one of `extra` fires for is decided after all (its first holding match came before the
+   * failure), so its failure is not reported.
+   */
   result(extra: readonly Firing[] = [], extraMs = 0): ScanResult {
+    const late = new Set(extra.map((f) => f.detectorId));
+    const failures = this.engineFailures().filter((f) => !late.has(f.pattern));
     return {
-      ...resolveVerdict([...this.tier4Firings(), ...this.tier5Firings(), ...extra], this.#patterns),
+      ...resolveVerdict([...this.tier4Firings(), ...this.tier5Firings(), ...extra], this.#patterns, failures),
       tier_durations_ms: { tier4: this.#ms4, tier5: this.#ms5 + extraMs },
     };
   }
@@ -325,6 +400,7 @@ function tier4Live(): Live[] {
     pattern: { detectorId: p.detectorId, kind: 'tier4', rank, custom: null, condition: null, deferred: false },
     matcher: new WindowedMatcher(regexes[rank]!),
     fired: null,
+    failed: null,
   }));
 }
 
@@ -390,10 +466,14 @@ export function orderFirings(firings: readonly Firing[]): Firing[] {
   return [...firings].sort((a, b) => a.offset - b.offset || a.rank - b.rank);
 }
 
-/** Combines firings into the result fields (no timing). */
+/**
+ * Combines firings and engine failures into the result fields (no timing). A pattern the engine failed on is
+ * undecided: it cannot miss a `required_for_pass` (the verdict is then `error`, unless something failed).
+ */
 export function resolveVerdict(
   firings: readonly Firing[],
   patterns: readonly CustomPattern[],
+  engineFailures: readonly EngineFailure[] = [],
 ): Omit<ScanResult, 'tier_durations_ms'> {
   const ordered = orderFirings(firings);
   const failures: string[] = [];
@@ -411,12 +491,15 @@ export function resolveVerdict(
       }
     }
   }
-  const firedIds = new Set(ordered.map((f) => f.detectorId));
-  if (patterns.some((p) => p.requiredForPass && !firedIds.has(p.detectorId))) failures.push(MISSING_PASS_SIGNAL);
+  const decided = new Set([...ordered.map((f) => f.detectorId), ...engineFailures.map((f) => f.pattern)]);
+  if (patterns.some((p) => p.requiredForPass && !decided.has(p.detectorId))) failures.push(MISSING_PASS_SIGNAL);
+  const errors = engineFailures.length > 0 ? [REGEX_ENGINE_FAILURE] : [];
   return {
-    verdict: failures.length > 0 ? 'fail' : 'pass',
+    verdict: failures.length > 0 ? 'fail' : errors.length > 0 ? 'error' : 'pass',
     failure_detectors_fired: failures,
+    error_detectors_fired: errors,
     warn_detectors_fired: warns,
+    engine_failures: [...engineFailures],
     capture,
     detectors,
   };

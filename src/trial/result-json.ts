@@ -1,6 +1,6 @@
 import type { DetectorCategoryFields, FiredDetector } from '../classifier/classify.js';
 import type { ExitDecision } from '../classifier/exit-codes.js';
-import type { FiredDetector as LogDetector } from '../scan/index.js';
+import type { EngineFailure, FiredDetector as LogDetector } from '../scan/index.js';
 import type { GpuSummary } from './gpu.js';
 import type { KernelEvent } from '../classifier/tier3-catalogue.js';
 import type { HangRecord } from './tier2-session.js';
@@ -40,6 +40,11 @@ export interface TrialResult {
    * its category (who, transient, the pattern's category).
    */
   detectors: (LogDetector & DetectorCategoryFields)[];
+  /**
+   * Patterns the regex engine could not match to the end of the log (each fires `meta:regex_engine_failure`, an
+   * error detector), with the pattern's recipe position and the engine's reason.
+   */
+  engine_failures: EngineFailure[];
   /** The combined stdout+stderr, in the output directory. */
   log: { file: string; bytes: number };
   timeout_sec: number | null;

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Recipe } from '../recipe/index.js';
-import { BUILTIN_PATTERN_VERSION } from '../scan/index.js';
+import { BUILTIN_PATTERN_VERSION, REGEX_ENGINE_FAILURE } from '../scan/index.js';
 import { GuardedGpu, type GpuSamplerFactory, type GpuToolChoice } from './gpu.js';
 import { TrialLogScanner, type DeferredReport, type LogScannerOptions } from './log-scanner.js';
 import { tailFile } from './log-tail.js';
@@ -131,7 +131,10 @@ export async function runTrial(
   const scanRecipe =
     recipe === null
       ? null
-      : { customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled) };
+      : {
+          customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled),
+          fileName: recipe.fileName,
+        };
   const scanner = new TrialLogScanner(scanRecipe, { spillDir: privateSpillDir(), ...options.scan }); // compiles the patterns before anything runs
   let tier2: Tier2Session | null = null;
   let logFd = -1;
@@ -188,7 +191,7 @@ export async function runTrial(
       tier1,
       tier2: hang.ids,
       tier3: tier3.ids,
-      scanFailures: scan.failure_detectors_fired,
+      scanFailures: [...scan.failure_detectors_fired, ...scan.error_detectors_fired],
       scanWarnings: scan.warn_detectors_fired,
       disabled,
       launched,
@@ -216,6 +219,7 @@ export async function runTrial(
       interrupted: facts.interrupted,
       exec_error: facts.execError,
       detectors: withCategories(scan.detectors, c.detectors, recipe),
+      engine_failures: isDisabled(disabled, REGEX_ENGINE_FAILURE) ? [] : scan.engine_failures,
       log: { file: LOG_FILE, bytes: scanner.bytes },
       timeout_sec: timeoutSec,
       recipe: recipe === null ? null : { file: recipe.fileName, sha256: recipe.sourceSha256 },

@@ -1,0 +1,188 @@
+// Issue 12 §1: a pattern whose match aborts the regex engine even alone (`RegexMatchAbortError`) ends the scan
+// with verdict `error` and a `meta:regex_engine_failure` detector naming the pattern at its recipe position; the
+// other patterns' results are kept, `run` writes a complete result.json and exits 3.
+//
+// The abort is injected: a real one needs a subject over re2-wasm's ~5.45 MiB single-call maximum, and the scanner
+// never passes more than one window (≤ 1 MiB) per call (test/regex-abort.test.ts shows the real abort on a direct
+// call). The injection replaces `matchAll` for patterns containing `BOOM` only, from the first window holding
+// `<abort>` on, exactly where a real abort surfaces (inside the match iterator).
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { Ajv } from 'ajv';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+
+vi.mock('../src/regex/index.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../src/regex/index.js')>();
+  return {
+    ...real,
+    matchAll: (...args: Parameters<typeof real.matchAll>) => {
+      const [re, text] = args;
+      if (!re.source.includes('BOOM') || !text.includes('<abort>')) return real.matchAll(...args);
+      return (function* () {
+        yield* []; // the abort surfaces on the first next(), as the engine's does
+        throw new real.RegexMatchAbortError(re.source, text.length, 'match: abort(OOM) (injected)');
+      })();
+    },
+  };
+});
+
+const { runCli } = await import('../src/cli/run.js');
+const { iterWindows, scanLog, ScanSession } = await import('../src/scan/index.js');
+const { loadRecipe } = await import('../src/recipe/index.js');
+
+const root = mkdtempSync(join(tmpdir(), 'aorta-engine-failure-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const RECIPE = `custom_patterns:
+  - id: loss
+    match:
+      regex: 'loss=(?P<loss>\\d+)'
+    on_match: warn
+  - id: boom
+    match:
+      regex: 'BOOM (?P<b>\\w+)'
+    on_match: fail
+    required_for_pass: true
+  - id: done
+    match:
+      regex: 'done'
+    on_match: info
+`;
+const recipePath = join(root, 'r.yaml');
+writeFileSync(recipePath, RECIPE);
+const recipe = loadRecipe(RECIPE, recipePath);
+const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: 9 });
+for (const f of ['error', 'detector', 'engine-failure', 'scan', 'result'])
+  ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
+const schemaValid = (name: string, doc: unknown): boolean =>
+  ajv.getSchema(`https://aorta-probe.invalid/schemas/${name}.schema.json`)!(doc) as boolean;
+
+const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
+
+async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+  const stdin = new PassThrough();
+  stdin.end('');
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let o = '';
+  let e = '';
+  stdout.on('data', (c: Buffer) => (o += c.toString()));
+  stderr.on('data', (c: Buffer) => (e += c.toString()));
+  const code = await runCli(args, { stdin, stdout, stderr });
+  return { code, out: o, err: e };
+}
+
+/** What the user reads: the pattern's recipe position and regex, the window size, the engine's reason. */
+const message = (bytes: number, line: number): string =>
+  `${recipePath}:6:5: custom pattern "boom" (regex 'BOOM (?P<b>\\\\w+)'): re2-wasm ran out of its fixed 16 MiB heap ` +
+  `matching it on a ${bytes}-byte window (match: abort(OOM) (injected)), even alone in a fresh engine; ` +
+  `the log from line ${line} on was not scanned for it`;
+
+describe('an engine failure while matching ends in verdict error', () => {
+  it('scanLog: error verdict, the failing pattern named at its recipe position, the others kept', () => {
+    const r = scanLog({ ...recipe, fileName: recipePath }, 'loss=3\n<abort> BOOM x\ndone\n', VARS);
+    expect(r.verdict).toBe('error');
+    expect(r.failure_detectors_fired).toEqual([]); // the failed pattern is undecided: no missing_pass_signal
+    expect(r.error_detectors_fired).toEqual(['meta:regex_engine_failure']);
+    expect(r.warn_detectors_fired).toEqual(['custom:loss']);
+    expect(r.detectors.map((d) => d.id)).toEqual(['custom:loss', 'custom:done']);
+    expect(r.capture).toEqual({ loss: '3' });
+    expect(r.engine_failures).toEqual([
+      {
+        id: 'meta:regex_engine_failure',
+        pattern: 'custom:boom',
+        line: 1,
+        byte_offset: 0,
+        message: message(27, 1),
+      },
+    ]);
+  });
+
+  it('a failure fired elsewhere still wins (three-way rule); a match found before the abort still fires', () => {
+    const failing = scanLog(recipe, 'Traceback (most recent call last):\n<abort> BOOM z\n', VARS);
+    expect(failing.verdict).toBe('fail');
+    expect(failing.failure_detectors_fired).toEqual(['tier4:python_traceback']); // no missing_pass_signal
+    expect(failing.error_detectors_fired).toEqual(['meta:regex_engine_failure']);
+    // Window of 100 bytes: BOOM fires in the first window, the abort would come in a later one.
+    const early = scanLog(recipe, `BOOM first\n${'x'.repeat(200)}\n<abort>\n`, VARS, { windowBytes: 100 });
+    expect(early.verdict).toBe('fail');
+    expect(early.engine_failures).toEqual([]);
+    expect(early.detectors.map((d) => [d.id, d.line])).toEqual([['custom:boom', 1]]);
+  });
+
+  it('the session keeps matching the other patterns in later windows, and reports the failure to its observer', () => {
+    const seen: string[] = [];
+    const s = new ScanSession(recipe, VARS, { observer: { engineFailed: (f) => seen.push(`${f.pattern}@${f.line}`) } });
+    const log = `${'a\n'.repeat(60)}<abort> BOOM z\n${'b\n'.repeat(60)}loss=9\ndone\n`;
+    for (const w of iterWindows(log, { windowBytes: 100 })) s.feed(w);
+    const r = s.result();
+    s.dispose();
+    expect(seen).toEqual(['custom:boom@26']); // the failed window's first owned line (the abort text is on line 61)
+    expect(r.detectors.map((d) => [d.id, d.line])).toEqual([
+      ['custom:loss', 122],
+      ['custom:done', 123],
+    ]);
+    expect(r.verdict).toBe('error');
+  });
+
+  it('scan: exit 3, the failure in the text and in --json (valid against the schema)', async () => {
+    const log = join(root, 'a.log');
+    writeFileSync(log, 'loss=3\nok <abort> BOOM x\n');
+    const text = await cli(['scan', '--recipe', recipePath, log]);
+    expect(text.code).toBe(3);
+    expect(text.err).toBe('');
+    expect(text.out).toBe(
+      `${log}:1: custom:loss (warn) — loss=3  {'loss': '3'}\n` +
+        `${log}:1: meta:regex_engine_failure — ${message(25, 1)}\n` +
+        'verdict: error\nfailure detectors: (none)\nerror detectors: meta:regex_engine_failure\n' +
+        "warn detectors: custom:loss\ncapture: {'loss': '3'}\n",
+    );
+    const json = await cli(['scan', '--recipe', recipePath, '--json', log]);
+    expect(json.code).toBe(3);
+    const doc = JSON.parse(json.out);
+    expect(doc.verdict).toBe('error');
+    expect(doc.error_detectors_fired).toEqual(['meta:regex_engine_failure']);
+    expect(doc.engine_failures).toEqual([
+      { id: 'meta:regex_engine_failure', pattern: 'custom:boom', line: 1, byte_offset: 0, message: message(25, 1) },
+    ]);
+    expect(schemaValid('scan', doc)).toBe(true);
+  });
+
+  it('run: exit 3 and a complete result.json with the error detector and its category', async () => {
+    const dir = join(root, 'run');
+    const r = await cli([
+      'run',
+      '--recipe',
+      recipePath,
+      '--out',
+      dir,
+      '--gpu-tool',
+      'none',
+      '--quiet',
+      '--',
+      'node',
+      '-e',
+      "console.log('loss=5'); console.log('x <abort> BOOM y'); console.log('done')",
+    ]);
+    expect(r.code).toBe(3);
+    const res = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'));
+    expect(res.verdict).toBe('error');
+    expect(res.failure_detectors_fired).toEqual([]);
+    expect(res.error_detectors_fired).toEqual(['meta:regex_engine_failure']);
+    expect(res.warn_detectors_fired).toEqual(['custom:loss']);
+    expect(res.detector_categories['meta:regex_engine_failure']).toEqual({
+      kind: 'error',
+      who: 'unknown',
+      transient: false,
+      category: null,
+    });
+    expect(res.engine_failures.map((f: { pattern: string; line: number }) => [f.pattern, f.line])).toEqual([
+      ['custom:boom', 1],
+    ]);
+    expect(res.engine_failures[0].message).toBe(message(29, 1));
+    expect(res.exit_status).toEqual({ status: 3, reason: 'default' });
+    expect(schemaValid('result', res)).toBe(true);
+  });
+});
