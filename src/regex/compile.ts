@@ -11,6 +11,7 @@ import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './erro
 import type { RegexTree } from './ast.js';
 import { fastPathRegExp } from './fast-path.js';
 import { literalsOf, type LiteralSet } from './literals.js';
+import { nonEmptyCompanion } from './nonempty.js';
 import { mayMatchNewline } from './newline.js';
 import { hintForRe2Error, translatePythonRegex, type RegexNote, type TranslatedPattern } from './syntax.js';
 
@@ -86,6 +87,7 @@ interface Entry {
   /** The V8 RegExp equivalent of the pattern when it is in fast-path.ts's safe subset, else null. */
   fast: RegExp | null;
   literals: LiteralSet | null;
+  nonEmptyCompanion: string | null;
   refs: number;
   deleted: boolean;
 }
@@ -115,6 +117,13 @@ export class RegexHandle {
   readonly fast: RegExp | null;
   /** Literals every match contains (literals.ts, the scanner's prefilter), or null when none can be proven. */
   readonly literals: LiteralSet | null;
+  /**
+   * For a pattern that can match the empty string and has no named group that can: a Python pattern (same flags)
+   * whose matches start at every position where this one can match something non-empty (nonempty.ts). The
+   * scanner uses it to step over runs of empty matches once their capture dict `{}` is known not to fire.
+   * Null otherwise.
+   */
+  readonly nonEmptyCompanion: string | null;
 
   /** @internal use compileRegex / RegexCache.compile */
   constructor(entry: Entry, cache: RegexCache) {
@@ -128,6 +137,7 @@ export class RegexHandle {
     this.lineLocal = entry.lineLocal;
     this.fast = entry.fast;
     this.literals = entry.literals;
+    this.nonEmptyCompanion = entry.nonEmptyCompanion;
   }
 
   get disposed(): boolean {
@@ -236,6 +246,7 @@ export class RegexCache {
         lineLocal: !mayMatchNewline(translated.tree),
         fast: fastPath(translated.tree, count),
         literals: literalsOf(translated.tree),
+        nonEmptyCompanion: nonEmptyCompanion(translated.tree),
         refs: 1,
         deleted: false,
       };

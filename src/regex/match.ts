@@ -59,6 +59,11 @@ export interface MatchOptions {
    * well-formed UTF-16; 're2': always re2-wasm (the differential tests compare the two).
    */
   engine?: 'auto' | 're2';
+  /**
+   * The caller already knows whether `text.isWellFormed()` (the fast path's precondition): set it when searching
+   * the same text many times, so each call does not re-check the whole text.
+   */
+  wellFormed?: boolean;
 }
 
 const DEFAULT_WINDOW_BYTES = 1024;
@@ -126,7 +131,7 @@ function start(
   const from = normaliseFrom(text, fromIndex);
   const fast = regex.fast;
   // A lone surrogate reads as U+FFFD in RE2 but as itself in V8: such texts stay on RE2.
-  if (fast !== null && options.engine !== 're2' && text.isWellFormed()) {
+  if (fast !== null && options.engine !== 're2' && (options.wellFormed ?? text.isWellFormed())) {
     regex.raw(); // fail fast if disposed
     return iterateFast(regex, fast, text, from, withGroups);
   }

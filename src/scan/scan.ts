@@ -197,6 +197,7 @@ export class ScanSession {
   readonly #t4: Live[];
   readonly #t5: Live[];
   readonly #handles: RegexHandle[] = [];
+  readonly #matchers: WindowedMatcher[] = [];
   readonly #observer: ScanObserver | null;
   readonly #position = new LogPosition();
   readonly #vars: ScanVars;
@@ -241,6 +242,16 @@ export class ScanSession {
         deferred,
       };
       const matcher = new WindowedMatcher(re);
+      this.#matchers.push(matcher);
+      // An empty match's capture is always `{}` when the pattern has a companion: if `{}` cannot fire, no empty
+      // match can, and the matcher steps over them (a pattern like `x*` matches emptily at every position).
+      if (
+        condition !== null &&
+        !deferred &&
+        re.nonEmptyCompanion !== null &&
+        firstHolding(condition, [{}], this.#vars) < 0
+      )
+        matcher.skipEmptyMatches();
       return { pattern, matcher, fired: null, failed: null };
     });
   }
@@ -296,7 +307,11 @@ export class ScanSession {
     const { pattern } = p;
     const c = pattern.condition;
     if (pattern.deferred) {
-      for (const m of p.matcher.matchesIn(w)) obs?.matchFound?.(pattern, m);
+      for (const m of p.matcher.matchesIn(w)) {
+        obs?.matchFound?.(pattern, m);
+        // The caller decides deferred patterns on distinct captures: one empty match (`{}`) stands for all.
+        if (m.end === m.index) p.matcher.skipEmptyMatches();
+      }
       return;
     }
     if (c === null) {
@@ -390,6 +405,7 @@ export class ScanSession {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
+    for (const m of this.#matchers) m.dispose();
     for (const h of this.#handles) h.dispose();
   }
 }

@@ -16,8 +16,11 @@
  * whole text fits in one window.
  */
 import {
+  compileRegex,
   matchAll,
   MAX_SUBJECT_UTF8_BYTES,
+  RegexSyntaxError,
+  searchRegex,
   utf8ByteLength,
   windowMayMatch,
   type RegexHandle,
@@ -177,6 +180,9 @@ export function* iterWindows(text: string, options: WindowOptions = {}): Generat
   }
 }
 
+/** Match options for a search expected to end on its first line (line-local patterns get the shortest subject). */
+const ONE_LINE = { windowBytes: 1 } as const;
+
 /** A match with offsets in the whole text. */
 export interface AbsoluteMatch extends RegexMatch {}
 
@@ -190,10 +196,33 @@ export class WindowedMatcher {
    * differential test turns it off, to prove that skipping changes no result.
    */
   static prefilter = true;
+  /** Whether `skipEmptyMatches()` may take effect; only the differential test turns it off. */
+  static emptySkip = true;
   /** Absolute UTF-16 offset where the next search starts. */
   #next = 0;
+  /** The pattern's non-empty companion once empty matches are skipped (see `skipEmptyMatches`), else null. */
+  #companion: RegexHandle | null = null;
 
   constructor(readonly regex: RegexHandle) {}
+
+  /**
+   * From now on, empty matches are not reported: the caller knows their capture dict (always `{}`, see
+   * `RegexHandle.nonEmptyCompanion`) cannot change its result. After an empty match the search jumps to the next
+   * position where the pattern can match something non-empty, found by the companion in one search, instead of
+   * one engine call per position. Returns false (and changes nothing) when the pattern has no companion.
+   */
+  skipEmptyMatches(): boolean {
+    if (this.#companion !== null) return true;
+    const source = this.regex.nonEmptyCompanion;
+    if (source === null || !WindowedMatcher.emptySkip) return false;
+    try {
+      this.#companion = compileRegex(source, this.regex.flags);
+    } catch (err) {
+      if (!(err instanceof RegexSyntaxError)) throw err;
+      return false; // e.g. too large for the engine: keep stepping one position at a time
+    }
+    return true;
+  }
 
   *matchesIn(w: ScanWindow): Generator<AbsoluteMatch> {
     const from = Math.max(w.from, this.#next - w.base);
@@ -202,14 +231,63 @@ export class WindowedMatcher {
     // The prefilter: a window holding none of the pattern's literals cannot match; skip RE2.
     const literals = this.regex.literals;
     if (WindowedMatcher.prefilter && literals !== null && !windowMayMatch(literals, w.text, from)) return;
+    if (this.#companion !== null) {
+      yield* this.#nonEmptyMatchesIn(w, from, this.#companion);
+      return;
+    }
     for (const m of matchAll(this.regex, w.text, from)) {
       if (!w.last && m.index >= w.ownEnd) return; // the next window owns it (and sees more of what follows)
-      if (m.end > m.index) this.#next = w.base + m.end;
-      else this.#next = w.base + m.end + (m.end < w.text.length ? cpAt(w.text, m.end)[0] : 1);
-      m.index += w.base; // m is ours (matchAll makes a fresh object per match)
-      m.end += w.base;
+      this.#advance(w, m);
       yield m;
     }
+  }
+
+  /** Moves the next search past `m` and makes its offsets absolute (m is ours: matchAll makes a fresh object). */
+  #advance(w: ScanWindow, m: AbsoluteMatch): void {
+    const step = m.end > m.index ? 0 : m.end < w.text.length ? cpAt(w.text, m.end)[0] : 1;
+    this.#next = w.base + m.end + step;
+    m.index += w.base;
+    m.end += w.base;
+  }
+
+  /**
+   * The non-empty matches, as iterating every position would find them: the companion finds the next position
+   * where the pattern can match something non-empty; the pattern is asked only there (an empty match there is
+   * stepped over like any other). Between two such positions the pattern matches only emptily, so each match it
+   * reports here is one that `matchAll` reports too, with the same extent and captures.
+   */
+  *#nonEmptyMatchesIn(w: ScanWindow, from: number, companion: RegexHandle): Generator<AbsoluteMatch> {
+    let pos = from;
+    const whole = { wellFormed: w.text.isWellFormed() }; // checked once per window, not per search
+    const line = { ...ONE_LINE, ...whole };
+    while (pos <= w.text.length) {
+      const n = searchRegex(companion, w.text, pos, whole);
+      if (n === null || (!w.last && n.index >= w.ownEnd)) {
+        // Only empty matches up to the end of what this window owns: the next window starts there.
+        this.#next = w.base + (w.last ? w.text.length + 1 : w.ownEnd);
+        return;
+      }
+      // The match starts at n.index (or soon after): a line-local pattern needs only the rest of that line.
+      const m = searchRegex(this.regex, w.text, n.index, line);
+      if (m === null) {
+        this.#next = w.base + w.text.length + 1;
+        return;
+      }
+      if (!w.last && m.index >= w.ownEnd) {
+        this.#next = w.base + w.ownEnd;
+        return;
+      }
+      const empty = m.end === m.index;
+      this.#advance(w, m);
+      pos = this.#next - w.base;
+      if (!empty) yield m;
+    }
+  }
+
+  /** Releases the companion (the pattern itself belongs to the caller). */
+  dispose(): void {
+    this.#companion?.dispose();
+    this.#companion = null;
   }
 }
 
