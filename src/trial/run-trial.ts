@@ -336,13 +336,10 @@ async function execute(
       endedMs: now,
     };
   }
-  let child: Awaited<ReturnType<typeof spawnChild>>;
   const startedMs = Date.now();
-  try {
-    child = await spawnChild(argv, { logFd, env: o.env, cwd: o.cwd });
-  } finally {
-    closeSync(logFd); // the child holds its own copies
-  }
+  // The worker behind spawnChild owns the timeout and the kill grace: they fire on time however busy this thread is.
+  const timeoutMs = o.timeoutSec === null ? null : o.timeoutSec * 1000;
+  const child = await spawnChild(argv, { logFd, env: o.env, cwd: o.cwd, timeoutMs, killGraceMs: o.killGraceMs });
   if (child.kind === 'exec_failed') {
     // As the original, the reason goes into the log (it wrote str(exc) to stderr.log), which is then scanned.
     const text = `${child.message}\n`;
@@ -364,7 +361,7 @@ async function execute(
     }
     return {
       exitCode: child.exitCode,
-      walltimeSec: micro((child.failedAt - child.startedAt) / 1000),
+      walltimeSec: micro(child.walltimeSec),
       timedOut: false,
       interrupted: false,
       killedForHang: false,
@@ -375,32 +372,17 @@ async function execute(
   }
 
   gpu.start(child.pid);
-  let timedOut = false;
   let interrupted = false;
-  let killTimer: NodeJS.Timeout | undefined;
-  const stop = (signal: NodeJS.Signals): void => {
-    if (child.exited()) return;
-    child.signalGroup(signal);
-    killTimer ??= setTimeout(() => child.signalGroup('SIGKILL'), o.killGraceMs);
-  };
-  // setTimeout fires at once past 2^31-1 ms; a longer timeout (about 25 days) is no timeout in practice.
-  const timeoutMs = o.timeoutSec === null ? null : o.timeoutSec * 1000;
-  const timeoutTimer =
-    timeoutMs === null || timeoutMs > 0x7fffffff
-      ? undefined
-      : setTimeout(() => {
-          if (interrupted) return;
-          timedOut = true;
-          stop('SIGTERM');
-        }, timeoutMs);
   const onAbort = (): void => {
-    if (timedOut || child.exited()) return;
+    if (child.timedOut() || child.exited()) return;
     interrupted = true;
-    stop(abortSignalName());
+    child.cancelTimeout();
+    child.stop(abortSignalName());
   };
   const onForceKill = (): void => {
     if (child.exited()) return;
-    if (!timedOut) interrupted = true;
+    if (!child.timedOut()) interrupted = true;
+    child.cancelTimeout();
     child.signalGroup('SIGKILL');
   };
   o.signal?.addEventListener('abort', onAbort, { once: true });
@@ -410,9 +392,10 @@ async function execute(
   // hang_action: kill stops the trial as a timeout does (SIGTERM to the group, SIGKILL after the grace).
   let killedForHang = false;
   o.tier2?.start(child.pid, () => {
-    if (timedOut || interrupted || child.exited()) return;
+    if (child.timedOut() || interrupted || child.exited()) return;
     killedForHang = true;
-    stop('SIGTERM');
+    child.cancelTimeout();
+    child.stop('SIGTERM');
   });
 
   const pump = streamLog(o.logReader, child.exit, child.startedAt, scanner, o);
@@ -421,25 +404,25 @@ async function execute(
   try {
     exit = await child.exit;
   } finally {
-    clearTimeout(timeoutTimer);
-    clearTimeout(killTimer);
     o.signal?.removeEventListener('abort', onAbort);
     o.forceKill?.removeEventListener('abort', onForceKill);
   }
-  const endedMs = Date.now();
+  // An interrupt that raced the timeout: the worker's timeout fired first, so it counts as the timeout.
+  const timedOut = exit.timedOut;
+  if (timedOut) interrupted = false;
   await o.tier2?.stop();
   // A stopped trial's stragglers (children that ignored the gentle signal) do not outlive it.
   if (timedOut || interrupted || killedForHang) child.signalGroup('SIGKILL');
   await pump;
   return {
     exitCode: timedOut || killedForHang ? -1 : exit.exitCode,
-    walltimeSec: micro((exit.at - child.startedAt) / 1000),
+    walltimeSec: micro(exit.walltimeSec),
     timedOut,
     interrupted,
     killedForHang,
     execError: null,
     startedMs,
-    endedMs,
+    endedMs: exit.exitEpochMs,
   };
 }
 

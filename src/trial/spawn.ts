@@ -4,28 +4,39 @@
  * the same log file descriptor. Sharing one open file, as `cmd >log 2>&1` does, keeps the child's own interleaving
  * of the two streams exact and never blocks the child on us: we read the file as it grows (see log-tail.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync } from 'node:fs';
 import { constants } from 'node:os';
+import { startChildWorker } from './child-worker.js';
 
 export interface ChildExit {
   /** Popen's convention: the exit status, or -N when killed by signal N (-11 for SIGSEGV). */
   readonly exitCode: number;
   /** The signal's name when killed by one. */
   readonly signal: NodeJS.Signals | null;
-  /** `performance.now()` when the exit was observed. */
-  readonly at: number;
+  /** Spawn → exit in seconds, measured off the main thread (child-worker.ts): true however busy the scanner is. */
+  readonly walltimeSec: number;
+  /** Epoch milliseconds of the exit. */
+  readonly exitEpochMs: number;
+  /** The timeout fired (the group got SIGTERM, then SIGKILL after the grace) before the exit. */
+  readonly timedOut: boolean;
 }
 
 export interface StartedChild {
   readonly kind: 'started';
   readonly pid: number;
-  /** `performance.now()` just before the spawn call (the walltime's start). */
+  /** `performance.now()` (main thread) when the spawn was asked for: for progress displays only. */
   readonly startedAt: number;
   readonly exit: Promise<ChildExit>;
-  /** True once the exit has been observed. */
+  /** True once the exit has been reported. */
   exited(): boolean;
+  /** True once the timeout has fired (the worker already signalled the group). */
+  timedOut(): boolean;
   /** Sends `signal` to the child's whole process group; never throws (a group that is gone is ignored). */
   signalGroup(signal: NodeJS.Signals): void;
+  /** `signal` now, SIGKILL after the kill grace if the command is still running (timed in the worker). */
+  stop(signal: NodeJS.Signals): void;
+  /** An interrupt or a hang kill came first: a later timeout does not count. */
+  cancelTimeout(): void;
 }
 
 export interface FailedStart {
@@ -33,15 +44,18 @@ export interface FailedStart {
   /** 127 command not found, 126 found but not executable, 1 any other reason (as the original). */
   readonly exitCode: 127 | 126 | 1;
   readonly message: string;
-  readonly startedAt: number;
-  readonly failedAt: number;
+  /** Seconds from the spawn call to the failure. */
+  readonly walltimeSec: number;
 }
 
 export interface SpawnOptions {
-  /** File descriptor that receives both stdout and stderr. */
+  /** File descriptor that receives both stdout and stderr (closed here once the child has its copies). */
   readonly logFd: number;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd?: string;
+  /** Milliseconds before the group gets SIGTERM (then SIGKILL after `killGraceMs`); null: none. */
+  readonly timeoutMs?: number | null;
+  readonly killGraceMs: number;
 }
 
 /** Maps Node's (code, signal) pair to Popen's `returncode`. */
@@ -54,75 +68,92 @@ export function popenExitCode(code: number | null, signal: NodeJS.Signals | null
   return -1; // neither: cannot happen for an exited child; reported like the runner's synthetic code
 }
 
-function execFailureCode(err: NodeJS.ErrnoException): 127 | 126 | 1 {
-  if (err.code === 'ENOENT') return 127;
-  if (err.code === 'EACCES' || err.code === 'EISDIR' || err.code === 'ENOEXEC') return 126;
+function execFailureCode(code: string): 127 | 126 | 1 {
+  if (code === 'ENOENT') return 127;
+  if (code === 'EACCES' || code === 'EISDIR' || code === 'ENOEXEC') return 126;
   return 1;
 }
 
+/** Starts `argv` in a worker that owns the child, its clock and its timers (child-worker.ts). */
 export function spawnChild(argv: readonly string[], options: SpawnOptions): Promise<StartedChild | FailedStart> {
   const [file, ...args] = argv;
   if (file === undefined) throw new RangeError('spawnChild: empty argv');
   const startedAt = performance.now();
-  let child: ChildProcess;
-  try {
-    child = spawn(file, args, {
-      stdio: ['ignore', options.logFd, options.logFd],
-      detached: true, // setsid(): its own process group, no controlling terminal
-      env: options.env,
-      cwd: options.cwd,
-      shell: false,
-      windowsHide: true,
-    });
-  } catch (err) {
-    // Synchronous throws are argument errors (e.g. a NUL byte in argv): the command cannot start.
-    const e = err as NodeJS.ErrnoException;
-    return Promise.resolve({
-      kind: 'exec_failed',
-      exitCode: 1,
-      message: e.message,
+  let closed = false;
+  const closeLog = (): void => {
+    if (closed) return;
+    closed = true;
+    closeSync(options.logFd);
+  };
+  return new Promise((resolve, reject) => {
+    let pid = 0;
+    let exited = false;
+    let timedOut = false;
+    let resolveExit: (e: ChildExit) => void = () => {};
+    const exit = new Promise<ChildExit>((res) => (resolveExit = res));
+    const send = startChildWorker(
+      {
+        file,
+        args,
+        env: options.env,
+        cwd: options.cwd,
+        logFd: options.logFd,
+        timeoutMs: options.timeoutMs ?? null,
+        killGraceMs: options.killGraceMs,
+      },
+      (e) => {
+        switch (e.kind) {
+          case 'exec_failed':
+            closeLog();
+            resolve({
+              kind: 'exec_failed',
+              exitCode: e.code === null ? 1 : execFailureCode(e.code),
+              message: e.code === null ? e.message : `cannot start ${JSON.stringify(file)}: ${e.message}`,
+              walltimeSec: e.elapsedMs / 1000,
+            });
+            return;
+          case 'spawned':
+            closeLog(); // the child holds its own copies
+            pid = e.pid;
+            resolve(started());
+            return;
+          case 'timed_out':
+            timedOut = true;
+            return;
+          case 'exit':
+            exited = true;
+            resolveExit({
+              exitCode: popenExitCode(e.code, e.signal),
+              signal: e.signal,
+              walltimeSec: e.walltimeMs / 1000,
+              exitEpochMs: e.exitEpochMs,
+              timedOut,
+            });
+        }
+      },
+      (err) => {
+        // The worker itself failed (it cannot in practice): without it there is no child to wait for.
+        closeLog();
+        reject(err);
+      },
+    );
+    const started = (): StartedChild => ({
+      kind: 'started',
+      pid,
       startedAt,
-      failedAt: performance.now(),
-    });
-  }
-  return new Promise((resolve) => {
-    child.once('error', (err: NodeJS.ErrnoException) => {
-      // Before 'spawn' this is a failed exec; later errors (a failed kill) are not start failures.
-      if (child.pid === undefined) {
-        resolve({
-          kind: 'exec_failed',
-          exitCode: execFailureCode(err),
-          message: `cannot start ${JSON.stringify(file)}: ${err.message}`,
-          startedAt,
-          failedAt: performance.now(),
-        });
-      }
-    });
-    child.once('spawn', () => {
-      const pid = child.pid!;
-      child.on('error', () => {}); // after a successful start nothing here may crash the runner
-      let done = false;
-      const exit = new Promise<ChildExit>((res) => {
-        child.once('exit', (code, signal) => {
-          done = true;
-          res({ exitCode: popenExitCode(code, signal), signal, at: performance.now() });
-        });
-      });
-      resolve({
-        kind: 'started',
-        pid,
-        startedAt,
-        exit,
-        exited: () => done,
-        signalGroup(signal) {
-          try {
-            process.kill(-pid, signal);
-          } catch {
-            // ESRCH: the group is gone already. Anything else (EPERM after a setuid exec) cannot be helped here, and
-            // this runs from timers, where a throw would take the runner down without a result.
-          }
-        },
-      });
+      exit,
+      exited: () => exited,
+      timedOut: () => timedOut,
+      signalGroup(signal) {
+        try {
+          process.kill(-pid, signal);
+        } catch {
+          // ESRCH: the group is gone already. Anything else (EPERM after a setuid exec) cannot be helped here, and
+          // this runs from timers, where a throw would take the runner down without a result.
+        }
+      },
+      stop: (signal) => send({ kind: 'signal', signal, escalate: true }),
+      cancelTimeout: () => send({ kind: 'cancel_timeout' }),
     });
   });
 }
