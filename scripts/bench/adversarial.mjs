@@ -48,6 +48,45 @@ export const REDOS_CASES = [
   },
 ];
 
+/**
+ * Issue 12 §3: a pattern that matches the empty string at every position, with a condition that never holds (it
+ * took 80 s on 10 MB; the target is ≤ 3 s). Timed against the same scan without the pattern.
+ */
+export const EMPTY_MATCH_CASE = {
+  name: 'x* with condition len(capture) > 5, scan of 10 MB',
+  regex: 'x*',
+  condition: 'len(capture) > 5',
+  mb: 10,
+  targetMs: 3000,
+};
+
+function runEmptyMatch(runs) {
+  const c = EMPTY_MATCH_CASE;
+  const line = 'step 123 loss=0.25 lr=0.001 tokens/s=1234 ok\n';
+  const log = line.repeat(Math.ceil((c.mb * 1e6) / line.length));
+  const recipe = loadRecipe(recipeYaml([{ id: 'empty', regex: c.regex, condition: c.condition }]), 'empty.yaml');
+  const vars = { exit_code: 0, walltime_sec: 1, peak_vram_mib: null };
+  const time = (r) => {
+    const ms = [];
+    let verdict = null;
+    for (let i = 0; i < Math.max(1, Math.min(runs, 3)); i++) {
+      const t = performance.now();
+      verdict = scanLog(r, log, vars).verdict;
+      ms.push(performance.now() - t);
+    }
+    return { ms: median(ms), verdict };
+  };
+  const withPattern = time(recipe);
+  const without = time(null);
+  return {
+    ...c,
+    ms: withPattern.ms,
+    verdict: withPattern.verdict,
+    msWithout: without.ms,
+    ok: withPattern.ms <= c.targetMs,
+  };
+}
+
 export async function runAdversarial({ runs, capMs }) {
   const conditions = [];
   const py = await python(
@@ -105,7 +144,7 @@ export async function runAdversarial({ runs, capMs }) {
       python: pyr.timedOut ? { timedOut: true } : { us: pyr.result.timeMs * 1000, matched: pyr.result.matched },
     });
   }
-  return { conditions, redos, capMs };
+  return { conditions, redos, emptyMatch: runEmptyMatch(runs), capMs };
 }
 
 function median(xs) {

@@ -156,6 +156,14 @@ function adversarialTable(adv, lines) {
     lines.push(
       `| ${r.name} | ${range(r.ours.us, dur)} (match: ${r.ours.matched}) | ${peer(r.v8)} | ${peer(r.python)} |`,
     );
+  const e = adv.emptyMatch;
+  if (e)
+    lines.push(
+      '',
+      '| empty matches at every position (issue 12) | ours | without the pattern | target |',
+      '|---|---:|---:|---:|',
+      `| ${e.name} | ${dur(e.ms * 1000)} (${e.verdict}) | ${dur(e.msWithout * 1000)} | ≤ ${dur(e.targetMs * 1000)}${e.ok ? '' : ' **missed**'} |`,
+    );
 }
 
 export function renderTable(res) {
