@@ -118,9 +118,10 @@ export class GpuSampler {
   private readonly utilization: QueryState = { consecutiveFailures: 0, disabled: false };
   /** The latest utilization (busiest sampled GPU) and when its call ended. */
   private latestUtil: { pct: number; atMs: number } | null = null;
-  private throttleBefore: PerGpuReading | null = null;
-  private throttleAfter: PerGpuReading | null = null;
-  private vramAfter: Map<string, number> | null = null;
+  /** The throttle counter summed over the sampled GPUs before the spawn (`null`: unavailable). */
+  private throttleBefore: number | null = null;
+  /** What `health()` returns, set once by `readAfter()`. */
+  private readings: GpuHealthReadings | null = null;
   /** Why health signals are unavailable, keyed like `warnings`: one line per distinct problem. */
   private readonly healthProblems = new Map<string, string>();
 
@@ -235,16 +236,39 @@ export class GpuSampler {
   private async readAfter(): Promise<void> {
     const driver = this.driver!;
     const after = new AbortController();
+    let vramBeforeMib: number | null = null;
+    let vramAfterMib: number | null = null;
     const dev = await this.run(driver.device, after.signal);
-    if (dev.ok) {
-      const used = new Map<string, number>();
-      for (const [gpu, mib] of dev.value.usedMib)
-        if (mib !== null && this.selects(gpu, dev.value) && mib <= MAX_PLAUSIBLE_MIB) used.set(gpu, mib);
-      this.vramAfter = used;
-    } else {
-      this.healthProblem(dev.key, `VRAM after the exit: ${dev.message}`);
+    if (!dev.ok) this.healthProblem(dev.key, `VRAM after the exit: ${dev.message}`);
+    else if (this.baseline === null) this.healthProblem('vram-before', 'VRAM before the spawn could not be read');
+    else {
+      // Compared over the GPUs read both times.
+      for (const [gpu, mib] of dev.value.usedMib) {
+        const before = this.baseline.get(gpu);
+        if (mib === null || before === undefined || !this.selects(gpu, dev.value) || !this.plausible(mib, gpu))
+          continue;
+        vramBeforeMib = (vramBeforeMib ?? 0) + before;
+        vramAfterMib = (vramAfterMib ?? 0) + mib;
+      }
+      if (vramBeforeMib === null) this.healthProblem('vram-gpus', 'VRAM: no GPU was read both before and after');
     }
-    if (this.throttleBefore !== null) this.throttleAfter = await this.readPerGpu(driver.throttle, after.signal);
+    const throttleAfter =
+      this.throttleBefore === null ? null : this.selectedSum(await this.readPerGpu(driver.throttle, after.signal));
+    this.readings = {
+      vramBeforeMib: vramBeforeMib === null ? null : Math.round(vramBeforeMib),
+      vramAfterMib: vramAfterMib === null ? null : Math.round(vramAfterMib),
+      throttleBefore: this.throttleBefore,
+      throttleAfter,
+      unavailable: [...this.healthProblems.values()],
+    };
+  }
+
+  /** A per-GPU reading summed over the sampled GPUs; `null` when none of them has a value. */
+  private selectedSum(r: PerGpuReading | null): number | null {
+    if (r === null) return null;
+    let sum: number | null = null;
+    for (const [gpu, v] of r) if (v !== null && this.selects(gpu)) sum = (sum ?? 0) + v;
+    return sum;
   }
 
   /** A health query: its per-GPU values, or `null` with the problem recorded. */
@@ -276,36 +300,7 @@ export class GpuSampler {
   health(): GpuHealthReadings | string {
     if (this.driver === null) return [...this.warnings.values()][0] ?? 'no GPU tool';
     if (!this.readHealth) return 'health readings were not asked for';
-    let vramBeforeMib: number | null = null;
-    let vramAfterMib: number | null = null;
-    if (this.baseline !== null && this.vramAfter !== null) {
-      for (const [gpu, before] of this.baseline) {
-        const after = this.vramAfter.get(gpu);
-        if (after === undefined) continue;
-        vramBeforeMib = (vramBeforeMib ?? 0) + before;
-        vramAfterMib = (vramAfterMib ?? 0) + after;
-      }
-      if (vramBeforeMib === null) this.healthProblem('vram-gpus', 'VRAM: no GPU was read both before and after');
-    } else if (this.baseline === null) {
-      this.healthProblem('vram-before', 'VRAM before the spawn could not be read');
-    }
-    const throttle = (r: PerGpuReading | null): number | null => {
-      if (r === null) return null;
-      let sum: number | null = null;
-      for (const [gpu, v] of r) if (v !== null && this.selects(gpu)) sum = (sum ?? 0) + v;
-      return sum;
-    };
-    const throttleBefore = throttle(this.throttleBefore);
-    const throttleAfter = throttle(this.throttleAfter);
-    if (this.throttleBefore !== null && throttleBefore === null)
-      this.healthProblem('throttle-na', `${this.driver.throttle.label} reported N/A for every sampled GPU`);
-    return {
-      vramBeforeMib: vramBeforeMib === null ? null : Math.round(vramBeforeMib),
-      vramAfterMib: vramAfterMib === null ? null : Math.round(vramAfterMib),
-      throttleBefore,
-      throttleAfter,
-      unavailable: [...this.healthProblems.values()],
-    };
+    return this.readings ?? 'the trial was not sampled (stop() not called after start())';
   }
 
   private summarize(): GpuSummary {
@@ -368,7 +363,12 @@ export class GpuSampler {
     for (const [gpu, used] of reading.usedMib)
       if (used !== null && this.selects(gpu, reading) && this.plausible(used, gpu)) baseline.set(gpu, used);
     if (baseline.size > 0) this.baseline = baseline;
-    if (this.readHealth) this.throttleBefore = await this.readPerGpu(driver.throttle, this.abort.signal);
+    if (this.readHealth) {
+      const r = await this.readPerGpu(driver.throttle, this.abort.signal);
+      this.throttleBefore = this.selectedSum(r);
+      if (r !== null && this.throttleBefore === null)
+        this.healthProblem('throttle-na', `${driver.throttle.label} reported N/A for every sampled GPU`);
+    }
   }
 
   private async loop(): Promise<void> {
