@@ -1,25 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
 import { tempRoot } from './support/classifier.js';
+import { cliInProcess } from './support/run-cli.js';
 
 const tmp = tempRoot('aorta-cli-classifier-');
 afterAll(() => tmp.cleanup());
 
-async function cli(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  stdin.end('');
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (c: Buffer) => (out += c.toString()));
-  stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const code = await runCli(args, { stdin, stdout, stderr });
-  return { code, out, err };
-}
+const cli = (...args: string[]) => cliInProcess(args);
 
 const RETRY = 'fixtures/recipes/retry-exit-codes.yaml';
 const result = (dir: string): Record<string, unknown> =>

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
+import { cliInProcess } from './support/run-cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-cli-run-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -16,19 +17,7 @@ interface CliRun {
   err: string;
 }
 
-async function cli(args: string[], tty = false): Promise<CliRun> {
-  const stdin = new PassThrough();
-  stdin.end('');
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  if (tty) Object.assign(stdout, { isTTY: true });
-  let o = '';
-  let e = '';
-  stdout.on('data', (c: Buffer) => (o += c.toString()));
-  stderr.on('data', (c: Buffer) => (e += c.toString()));
-  const code = await runCli(args, { stdin, stdout, stderr });
-  return { code, out: o, err: e };
-}
+const cli = (args: string[], tty = false): Promise<CliRun> => cliInProcess(args, '', { tty });
 
 const run = (...args: string[]) => cli(['run', ...args]);
 /** The variable parts of the human summary (walltime, paths) replaced by placeholders. */

@@ -2,9 +2,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { cliInProcess } from './support/run-cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-cli-sweep-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -22,16 +21,7 @@ mitigations:
 `,
 );
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await runCli(args, { stdin: new PassThrough(), stdout, stderr });
-  return { code, out, err };
-}
+const cli = (args: string[]) => cliInProcess(args);
 
 describe('aorta-probe sweep', { timeout: 60_000 }, () => {
   it('--dry-run prints the cells as the original does', async () => {

@@ -9,9 +9,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { cliInProcess } from './support/run-cli.js';
 
 vi.mock('../src/regex/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../src/regex/index.js')>();
@@ -28,7 +28,6 @@ vi.mock('../src/regex/index.js', async (importOriginal) => {
   };
 });
 
-const { runCli } = await import('../src/cli/run.js');
 const { iterWindows, scanLog, ScanSession } = await import('../src/scan/index.js');
 const { loadRecipe } = await import('../src/recipe/index.js');
 
@@ -61,18 +60,7 @@ const schemaValid = (name: string, doc: unknown): boolean =>
 
 const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdin = new PassThrough();
-  stdin.end('');
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let o = '';
-  let e = '';
-  stdout.on('data', (c: Buffer) => (o += c.toString()));
-  stderr.on('data', (c: Buffer) => (e += c.toString()));
-  const code = await runCli(args, { stdin, stdout, stderr });
-  return { code, out: o, err: e };
-}
+const cli = (args: string[]) => cliInProcess(args);
 
 /** What the user reads: the pattern's recipe position and regex, the window size, the engine's reason. */
 const message = (bytes: number, line: number): string =>

@@ -5,10 +5,8 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { validateXML } from 'xmllint-wasm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
 import {
   aggregateResults,
   distribution,
@@ -17,6 +15,7 @@ import {
   type SweepReport,
   type TrialRecord,
 } from '../src/report/index.js';
+import { cliInProcess } from './support/run-cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-report-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -310,16 +309,7 @@ skipped 5 files:
 });
 
 describe('aorta-probe report (CLI)', () => {
-  async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let out = '';
-    let err = '';
-    stdout.on('data', (d: Buffer) => (out += d.toString()));
-    stderr.on('data', (d: Buffer) => (err += d.toString()));
-    const code = await runCli(args, { stdin: new PassThrough(), stdout, stderr });
-    return { code, out, err };
-  }
+  const cli = (args: string[]) => cliInProcess(args);
 
   it('writes the chosen format, lists skipped files on stderr, and exits 0', async () => {
     const r = await cli(['report', 'runs', 'single', '--format', 'json']);

@@ -7,10 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { cliInProcess } from './support/run-cli.js';
 
 const MAIN = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
 const FLAKY = fileURLToPath(new URL('../fixtures/sweep/flaky.sh', import.meta.url));
@@ -36,16 +35,7 @@ if (!up && !ci)
     `sweep-slurm.test.ts: SKIPPED, no Slurm cluster is up here (sinfo: ${state ?? 'not available'}); run scripts/slurm-up.sh as root to enable it`,
   );
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (d: Buffer) => (out += d.toString()));
-  stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const code = await runCli(args, { stdin: new PassThrough(), stdout, stderr });
-  return { code, out, err };
-}
+const cli = (args: string[]) => cliInProcess(args);
 
 describe('sweep on Slurm', { timeout: 120_000 }, () => {
   it.runIf(!up && ci)('CI=true requires a running Slurm (scripts/slurm-up.sh)', () => {

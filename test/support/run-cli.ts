@@ -7,12 +7,16 @@ export interface CliOutcome {
   err: string;
 }
 
-/** Runs the CLI in-process with `input` on stdin; returns the exit status and everything written to stdout and stderr. */
-export async function cliInProcess(args: readonly string[], input = ''): Promise<CliOutcome> {
+/**
+ * Runs the CLI in-process with `input` on stdin; returns the exit status and everything written to stdout and stderr.
+ * `tty`: stdout claims to be a terminal (colour, progress).
+ */
+export async function cliInProcess(args: readonly string[], input = '', { tty = false } = {}): Promise<CliOutcome> {
   const stdin = new PassThrough();
   stdin.end(input);
   const stdout = new PassThrough();
   const stderr = new PassThrough();
+  if (tty) Object.assign(stdout, { isTTY: true });
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
