@@ -68,7 +68,7 @@ describe('health parsers', () => {
       ok: true,
       value: new Map([['gpu0', null]]),
     });
-    expect(parseAmdSmiThrottle('').ok).toBe(false);
+    expect(parseAmdSmiThrottle('')).toEqual({ ok: false, error: { kind: 'no-json', message: 'printed nothing' } });
   });
 
   it('nvidia-smi utilization.gpu and the thermal clocks-event counters, keyed by uuid', () => {
@@ -86,8 +86,15 @@ describe('health parsers', () => {
         [UUID1, 350],
       ]),
     });
-    const bad = parseNvidiaSmiThrottle(fixture('nvidia-smi/throttle-unsupported-driver.txt'));
-    expect(bad.ok).toBe(false);
+    // A pre-535 driver's answer is not the queried fields: the whole reading is unusable, and says why.
+    expect(parseNvidiaSmiThrottle(fixture('nvidia-smi/throttle-unsupported-driver.txt'))).toEqual({
+      ok: false,
+      error: {
+        kind: 'bad-line',
+        message:
+          'printed a line that is not index, uuid, sw_thermal_slowdown, hw_thermal_slowdown: "Field "clocks_event_reasons_counters.sw_thermal_slowdown" is not a valid field …"',
+      },
+    });
   });
 });
 
