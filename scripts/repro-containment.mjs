@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const MAIN = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 const INDEX = new URL('../dist/src/index.js', import.meta.url).href;
 const dir = mkdtempSync(join(tmpdir(), 'aorta-repro-'));
 const at = (name) => join(dir, name);

@@ -752,7 +752,7 @@ describe('eval --jsonl line handling', () => {
 // end to end: the built bin (`npm test` builds first)
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const MAIN = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 
 interface Ran {
   code: number | null;

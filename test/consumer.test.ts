@@ -109,7 +109,7 @@ describe('the packed package, installed offline', () => {
       'dist/src/index.d.ts',
       'dist/src/node.js',
       'dist/src/node.d.ts',
-      'dist/src/cli/main.js',
+      'dist/src/cli/main.cjs',
     ]) {
       expect(paths).toContain(p);
     }

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const MAIN = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'aorta-check-scan-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 

@@ -28,7 +28,7 @@ describe('README', () => {
       JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
     ).scripts;
     expect(scripts.prepare).toMatch(/npm run build/);
-    expect(scripts.demo).toBe('node dist/src/cli/main.js demo');
+    expect(scripts.demo).toBe('node dist/src/cli/main.cjs demo');
     expect(scripts.test).toMatch(/vitest run/);
   });
 

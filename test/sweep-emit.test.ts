@@ -211,7 +211,7 @@ exit_codes:
 describe('--emit slurm', () => {
   it('writes an sbatch array script, one task per cell and trial, each running that task of the plan', async () => {
     const text = emitSlurm(await plan, {
-      probeCommand: ['/usr/bin/node', '/opt/aorta-probe/dist/src/cli/main.js'],
+      probeCommand: ['/usr/bin/node', '/opt/aorta-probe/dist/src/cli/main.cjs'],
       recipe: recipePath,
       mitigationsFiles: [],
       outDir: '/shared/runs',
@@ -231,7 +231,7 @@ describe('--emit slurm', () => {
 # Results: /shared/runs/<ticket>/<cell>/trial_<n>/result.json. Slurm binds the GPUs (--gpus-per-task).
 # Submit, then report once every task has ended:
 #   jobid=$(sbatch --parsable THIS_SCRIPT)
-#   sbatch --dependency=afterany:$jobid --wrap '/usr/bin/node /opt/aorta-probe/dist/src/cli/main.js report /shared/runs'
+#   sbatch --dependency=afterany:$jobid --wrap '/usr/bin/node /opt/aorta-probe/dist/src/cli/main.cjs report /shared/runs'
 # Task exit status: 0 pass, 1 fail, 3 error, 2 usage or recipe error.
 # task  cell/trial  environment
 #    0  none-none/trial_0  (no env)
@@ -241,7 +241,7 @@ describe('--emit slurm', () => {
 #    4  cache_off-none/trial_1  PYTORCH_NO_CUDA_MEMORY_CACHING=1
 #    5  cache_off-none/trial_2  PYTORCH_NO_CUDA_MEMORY_CACHING=1
 set -euo pipefail
-exec /usr/bin/node /opt/aorta-probe/dist/src/cli/main.js sweep --recipe ${recipePath} --out /shared/runs --task-env SLURM_ARRAY_TASK_ID -- sh -c 'echo '\\''it'\\'''\\''s'\\'' $X'
+exec /usr/bin/node /opt/aorta-probe/dist/src/cli/main.cjs sweep --recipe ${recipePath} --out /shared/runs --task-env SLURM_ARRAY_TASK_ID -- sh -c 'echo '\\''it'\\'''\\''s'\\'' $X'
 `);
   });
 });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { cliInProcess } from './support/run-cli.js';
 
-const MAIN = fileURLToPath(new URL('../dist/src/cli/main.js', import.meta.url));
+const MAIN = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 const FLAKY = fileURLToPath(new URL('../fixtures/sweep/flaky.sh', import.meta.url));
 
 function slurmState(): string | null {

@@ -10,7 +10,7 @@ export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
  * The `aorta-probe` bin the whole-process rows spawn (through its shebang, as npm's bin link runs it).
  * AORTA_BENCH_BIN points at another build's, for before/after figures measured in the same moment.
  */
-export const BIN = process.env.AORTA_BENCH_BIN || `${ROOT}dist/src/cli/main.js`;
+export const BIN = process.env.AORTA_BENCH_BIN || `${ROOT}dist/src/cli/main.cjs`;
 
 /**
  * The python3 interpreter itself, not a version-manager shim (pyenv's `python3` is a bash

@@ -2,8 +2,10 @@
 /** Entry point of the `aorta-probe` bin; everything else lives in run.ts. */
 import { runCli } from './run.js';
 
-process.exitCode = await runCli(process.argv.slice(2), {
+void runCli(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
+}).then((code) => {
+  process.exitCode = code;
 });

@@ -266,9 +266,9 @@ function write(stream: Writable, text: string): Promise<void> {
   });
 }
 
-/** This installation's `node dist/src/cli/main.js`, by absolute path (nodes on a shared file system run the same). */
+/** This installation's `node dist/src/cli/main.cjs`, by absolute path (nodes on a shared file system run the same). */
 function thisProbeCommand(): string[] {
-  return [process.execPath, resolve(fileURLToPath(import.meta.url), '..', 'main.js')];
+  return [process.execPath, resolve(fileURLToPath(import.meta.url), '..', 'main.cjs')];
 }
 
 export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<number> {

@@ -12,7 +12,7 @@ import { shellJoin } from './shell.js';
 import { TASK_EXIT } from './task-exit.js';
 
 export interface TaskCommandOptions {
-  /** How the node starts aorta-probe (words), e.g. ['aorta-probe'] or [node, /abs/dist/src/cli/main.js]. */
+  /** How the node starts aorta-probe (words), e.g. ['aorta-probe'] or [node, /abs/dist/src/cli/main.cjs]. */
   readonly probeCommand: readonly string[];
   /** Recipe, mitigations files and output directory as the node sees them. */
   readonly recipe: string;
