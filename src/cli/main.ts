@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --max-semi-space-size=1
+#!/usr/bin/env node
 /** Entry point of the `aorta-probe` bin; everything else lives in run.ts. */
 import { runCli } from './run.js';
 
@@ -6,6 +6,7 @@ void runCli(process.argv.slice(2), {
   stdin: process.stdin,
   stdout: process.stdout,
   stderr: process.stderr,
+  ownProcess: true,
 }).then((code) => {
   process.exitCode = code;
 });

@@ -29,6 +29,7 @@ import {
 } from '../trial/index.js';
 import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
+import { holdYoungGeneration } from './young-generation.js';
 
 export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format F] [--quiet]
                        [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS]
@@ -153,6 +154,8 @@ export interface RunIo {
   readonly stdout: Writable;
   readonly stderr: Writable;
   readonly env?: NodeJS.ProcessEnv;
+  /** The CLI's own process (run.ts CliIo.ownProcess): the trial's log scan may hold the young generation small. */
+  readonly ownProcess?: boolean;
 }
 
 function defaultOutDir(): string {
@@ -220,6 +223,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   process.on('SIGTERM', onSignal);
   let outcome: TrialOutcome;
   try {
+    if (io.ownProcess === true) holdYoungGeneration();
     outcome = await runTrial(recipe, args.argv, {
       outDir,
       timeoutSec: args.timeoutSec,

@@ -27,6 +27,11 @@ export interface CliIo {
   stdin: Readable;
   stdout: Writable;
   stderr: Writable;
+  /**
+   * The process is the `aorta-probe` bin's own, not a host calling `runCli`: `scan` and `run` may then change
+   * process-wide settings (young-generation.ts).
+   */
+  ownProcess?: boolean;
 }
 
 const PROGRAM = 'aorta-probe';
@@ -236,6 +241,7 @@ async function scanCommand(args: readonly string[], io: CliIo): Promise<number> 
           ...textIo(io),
           stdout: io.stdout,
           progressTo: isTty(io.stderr) ? io.stderr : null,
+          ownProcess: io.ownProcess === true,
         }),
     },
     args,
@@ -250,7 +256,8 @@ async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
       name: 'run',
       usage: m.RUN_USAGE,
       parse: m.parseRunArgs,
-      run: (a) => m.runRunCommand(a, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr }),
+      run: (a) =>
+        m.runRunCommand(a, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, ownProcess: io.ownProcess === true }),
     },
     args,
     io,

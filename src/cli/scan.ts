@@ -26,6 +26,7 @@ import {
   type ScanVars,
 } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
+import { holdYoungGeneration } from './young-generation.js';
 import {
   classify,
   disableSet,
@@ -109,6 +110,8 @@ export interface ScanIo {
   /** stdout, to decide on colour (a TTY, NO_COLOR, FORCE_COLOR). */
   stdout?: Writable;
   env?: NodeJS.ProcessEnv;
+  /** The CLI's own process (run.ts CliIo.ownProcess): the scan may hold the young generation small. */
+  ownProcess?: boolean;
 }
 
 /** `ETA 1m 05s`. */
@@ -201,6 +204,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
           customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled),
           fileName: recipe.fileName,
         };
+  if (io.ownProcess === true) holdYoungGeneration();
   let scanned: ScanResult;
   try {
     scanned = await scanStream(
