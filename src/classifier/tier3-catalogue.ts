@@ -161,10 +161,12 @@ export function xidClass(xid: number): XidClass {
 let compiled: { amd: RegexHandle[]; xid: RegexHandle; bus: RegexHandle } | null = null;
 
 function regexes(): NonNullable<typeof compiled> {
+  // Constants that test/regex-deferred-compile.test.ts compiles in RE2: compiled by the engine when first matched.
+  const vouched = { engineVouched: true } as const;
   compiled ??= {
-    amd: AMD_KERNEL_PATTERNS.map((p) => compileRegex(p.regex, flagsFromPython(p.pythonFlags))),
-    xid: compileRegex(XID_REGEX),
-    bus: compileRegex(FALLEN_OFF_BUS_REGEX),
+    amd: AMD_KERNEL_PATTERNS.map((p) => compileRegex(p.regex, flagsFromPython(p.pythonFlags), vouched)),
+    xid: compileRegex(XID_REGEX, '', vouched),
+    bus: compileRegex(FALLEN_OFF_BUS_REGEX, '', vouched),
   };
   return compiled;
 }

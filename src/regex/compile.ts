@@ -6,7 +6,8 @@
  * keyed by (pattern, normalised flags); `handle.dispose()` releases the lease. An entry with no leases is kept in a
  * small idle LRU (`maxIdle`) for reuse and deleted when evicted or on `clear()`.
  */
-import { compileProgram, type Re2Program } from './engine.js';
+import { compileProgram, deferredProgram, type Re2Program } from './engine.js';
+import { compileIsCertain } from './deferred-compile.js';
 import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './errors.js';
 import type { RegexTree } from './ast.js';
 import { fastPathRegExp } from './fast-path.js';
@@ -172,6 +173,14 @@ export interface RegexCacheStats {
   deleted: number;
 }
 
+export interface CompileOptions {
+  /**
+   * The caller vouches that RE2 compiles the pattern (a constant of the catalogue that a test compiles): its
+   * program is compiled when first matched (deferred-compile.ts).
+   */
+  readonly engineVouched?: boolean;
+}
+
 export interface RegexCacheOptions {
   /** How many unleased programs to keep for reuse (LRU). 0 frees a program as soon as its last lease goes. */
   maxIdle?: number;
@@ -196,7 +205,7 @@ export class RegexCache {
    * cached program; throws `RegexSyntaxError` (a `RecipeSchemaError`) for a pattern RE2 cannot run with the
    * same meaning.
    */
-  compile(pattern: string, flags: RegexFlagString = ''): RegexHandle {
+  compile(pattern: string, flags: RegexFlagString = '', options: CompileOptions = {}): RegexHandle {
     if (typeof pattern !== 'string') {
       throw new RegexSyntaxError({
         kind: 'not-a-string',
@@ -218,9 +227,12 @@ export class RegexCache {
     this.#misses++;
     const translated = translateOrRe2Error(pattern, norm);
     const source = norm.includes('m') ? `(?m)${translated.source}` : translated.source;
+    const fast = fastPath(translated.tree, translated.tree.groups.length);
+    // deferred-compile.ts: where RE2 certainly compiles the pattern, it is compiled when first matched.
+    const deferred = options.engineVouched === true || (fast !== null && compileIsCertain(translated.tree));
     let raw: Re2Program;
     try {
-      raw = compileProgram(source, norm.includes('i'), norm.includes('s'));
+      raw = (deferred ? deferredProgram : compileProgram)(source, norm.includes('i'), norm.includes('s'));
     } catch (err) {
       // The engine only knows the translated source; the user wrote `pattern`.
       if (err instanceof RegexTooLargeError) throw new RegexTooLargeError(pattern, err.engineReason);
@@ -229,12 +241,10 @@ export class RegexCache {
     this.#compiled++;
     let ok = false;
     try {
-      if (!raw.ok()) throw re2Rejection(pattern, raw.error());
-      const names = raw.groupNames();
-      // The embind class does not expose NumberOfCapturingGroups(); the tree numbers groups as RE2 does.
-      const count = Math.max(translated.tree.groups.length, ...names.keys());
-      const groupNames: (string | undefined)[] = [];
-      for (let g = 1; g <= count; g++) groupNames.push(names.get(g));
+      if (!deferred && !raw.ok()) throw re2Rejection(pattern, raw.error());
+      // The tree numbers and names groups as RE2 does (the translator writes its names); test/regex-*.test.ts
+      // compare them with RE2's own map. The embind class does not expose NumberOfCapturingGroups().
+      const groupNames: (string | undefined)[] = translated.tree.groups.map((g) => g.name ?? undefined);
       const entry: Entry = {
         key,
         pattern,
@@ -244,7 +254,7 @@ export class RegexCache {
         raw,
         groupNames,
         lineLocal: !mayMatchNewline(translated.tree),
-        fast: fastPath(translated.tree, count),
+        fast,
         literals: literalsOf(translated.tree),
         nonEmptyCompanion: nonEmptyCompanion(translated.tree),
         refs: 1,
@@ -346,6 +356,6 @@ function translateOrRe2Error(pattern: string, flags: string): TranslatedPattern 
 }
 
 /** `defaultRegexCache.compile(pattern, flags)`: a lease on a cached compiled regex; dispose it when done. */
-export function compileRegex(pattern: string, flags: RegexFlagString = ''): RegexHandle {
-  return defaultRegexCache.compile(pattern, flags);
+export function compileRegex(pattern: string, flags: RegexFlagString = '', options: CompileOptions = {}): RegexHandle {
+  return defaultRegexCache.compile(pattern, flags, options);
 }

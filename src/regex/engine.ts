@@ -347,6 +347,14 @@ export function compileProgram(source: string, ignoreCase: boolean, dotAll: bool
   }
 }
 
+/**
+ * A program compiled into an instance on its first use (deferred-compile.ts says when that is sound): until then
+ * no engine instance is needed. A failure then is a RegexEngineError from the call that needed it.
+ */
+export function deferredProgram(source: string, ignoreCase: boolean, dotAll: boolean): Re2Program {
+  return new Re2Program(source, ignoreCase, dotAll);
+}
+
 /** Compiles without any translation, as an embind handle in the open instance. For tests of raw RE2 behaviour. */
 export function newRawRE2(pattern: string, ignoreCase: boolean, dotAll: boolean): RawRE2 {
   const inst = open();

@@ -7,7 +7,7 @@
  *   re.dispose();                                             // release the lease (programs live in a 16 MiB heap)
  */
 export { compileRegex, defaultRegexCache, flagsFromPython, RegexCache, RegexHandle } from './compile.js';
-export type { RegexCacheOptions, RegexCacheStats, RegexFlagString } from './compile.js';
+export type { CompileOptions, RegexCacheOptions, RegexCacheStats, RegexFlagString } from './compile.js';
 export { matchAll, searchRegex, testRegex } from './match.js';
 export type { MatchOptions, RegexMatch } from './match.js';
 export { translatePythonRegex, hintForRe2Error } from './syntax.js';

@@ -1,0 +1,92 @@
+/**
+ * src/regex/deferred-compile.ts: which patterns get their RE2 program on first use, the soundness claims its
+ * comment makes (RE2 compiles them), and what it buys (a process that needs no engine never starts one).
+ */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { AMD_KERNEL_PATTERNS, FALLEN_OFF_BUS_REGEX, XID_REGEX } from '../src/classifier/tier3-catalogue.js';
+import { compileRegex, flagsFromPython, parsePythonRegex, RegexSyntaxError } from '../src/regex/index.js';
+import { compileIsCertain, MAX_DEFERRED_DEPTH, MAX_DEFERRED_INSTRUCTIONS } from '../src/regex/deferred-compile.js';
+import { engineStats } from '../src/regex/engine.js';
+import { TIER4_PATTERNS } from '../src/scan/tier4.js';
+import { REPO_ROOT } from './support/browser.js';
+
+/** Compiles in a fresh cache entry and reports whether RE2 compiled at that moment. */
+function compiledAtOnce(pattern: string, flags = ''): boolean {
+  const before = engineStats().compiles;
+  const h = compileRegex(pattern, flags);
+  const now = engineStats().compiles > before;
+  h.dispose();
+  return now;
+}
+
+describe('deferred RE2 compiles', () => {
+  it('defers fast-path patterns within the bound, and compiles the others at once', () => {
+    expect(compiledAtOnce('deferred-1: loss=(?P<loss>[^ \\n]+)')).toBe(false);
+    expect(compiledAtOnce('deferred-2: hipError_[A-Za-z0-9_]+|HIP error:')).toBe(false);
+    // Outside the fast path (a flag, an anchor, a quantified group): compiled when the pattern is.
+    expect(compiledAtOnce('deferred-3: nan', 'i')).toBe(true);
+    expect(compiledAtOnce('^deferred-4', 'm')).toBe(true);
+    expect(compiledAtOnce('deferred-5: (ab)+')).toBe(true);
+    // On the fast path but over the instruction bound: [^a]{1000} is 1000 copies of a two-range class.
+    expect(compiledAtOnce('deferred-6: [^a]{1000}')).toBe(true);
+  });
+
+  it('keeps the load-time errors RE2 alone finds: a non-ASCII group name Python accepts', () => {
+    expect(() => compileRegex('(?P<größe>x)')).toThrow(RegexSyntaxError);
+    expect(compileIsCertain(parsePythonRegex('(?P<größe>x)'))).toBe(false);
+    expect(compileIsCertain(parsePythonRegex('(?P<size>x)'))).toBe(true);
+  });
+
+  it('bounds nesting and size: the largest admitted patterns compile in RE2', () => {
+    const deep = `${'('.repeat(MAX_DEFERRED_DEPTH / 2 - 1)}x${')'.repeat(MAX_DEFERRED_DEPTH / 2 - 1)}`;
+    const tooDeep = `${'('.repeat(MAX_DEFERRED_DEPTH + 1)}x${')'.repeat(MAX_DEFERRED_DEPTH + 1)}`;
+    expect(compileIsCertain(parsePythonRegex(deep))).toBe(true);
+    expect(compileIsCertain(parsePythonRegex(tooDeep))).toBe(false);
+    // 64 per range, +1 per copy: a{300} is 19,500; a{310} 20,150.
+    expect(compileIsCertain(parsePythonRegex('a{300}'))).toBe(true);
+    expect(compileIsCertain(parsePythonRegex('a{310}'))).toBe(false);
+    expect(MAX_DEFERRED_INSTRUCTIONS).toBe(20_000);
+    for (const p of [deep, 'a{300}', '[0-9a-z]{150}', 'x[^\\n]{300}', `${'ab|'.repeat(150)}c`]) {
+      const h = compileRegex(p);
+      expect(h.raw().ok(), p).toBe(true);
+      h.dispose();
+    }
+  });
+
+  it('the catalogue patterns it is vouched for compile in RE2, with the group names the tree gives', () => {
+    const all = [
+      ...TIER4_PATTERNS.map((p) => [p.regex, p.flags] as const),
+      ...AMD_KERNEL_PATTERNS.map((p) => [p.regex, flagsFromPython(p.pythonFlags)] as const),
+      [XID_REGEX, ''] as const,
+      [FALLEN_OFF_BUS_REGEX, ''] as const,
+    ];
+    expect(all.length).toBeGreaterThan(10);
+    for (const [regex, flags] of all) {
+      const h = compileRegex(regex, flags, { engineVouched: true });
+      const raw = h.raw();
+      expect(raw.ok(), regex).toBe(true);
+      const names = raw.groupNames();
+      expect(h.groupNames.map((n, i) => [i + 1, n]).filter(([, n]) => n !== undefined)).toEqual([...names]);
+      h.dispose();
+    }
+  });
+
+  it('a process that checks the demo recipe and scans a clean log never starts the engine; a Traceback does', () => {
+    const url = (p: string) => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', 'src', p)).href);
+    const script = `
+      import { readFileSync } from 'node:fs';
+      import { loadRecipe, scanLog } from ${url('index.js')};
+      import { engineStats } from ${url('regex/engine.js')};
+      const recipe = loadRecipe(readFileSync(${JSON.stringify(join(REPO_ROOT, 'fixtures', 'demo', 'recipe.yaml'))}), 'recipe.yaml');
+      const vars = { exit_code: 0, walltime_sec: 1, peak_vram_mib: 0 };
+      const clean = scanLog(recipe, 'step 1 loss=0.5\\nstep 2 loss=0.4\\n', vars);
+      const a = engineStats().instancesLoaded;
+      const dirty = scanLog(recipe, 'Traceback (most recent call last):\\n  File "x"\\n', vars);
+      console.log(JSON.stringify([a, engineStats().instancesLoaded, clean.verdict, dirty.failure_detectors_fired]));`;
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(JSON.parse(out)).toEqual([0, 1, 'pass', ['tier4:python_traceback']]);
+  });
+});
