@@ -19,6 +19,18 @@ describe('fast-path subset: which patterns run on V8 RegExp', () => {
     expect(fast(pattern)).toBe(js);
   });
 
+  it('^ under MULTILINE is a line start: no code point but \\n before it', () => {
+    expect(fast('^Tb', 'm')).toBe('(?<![^\\n])[\\u{54}][\\u{62}]');
+    const h = compileRegex('^Tb', 'm');
+    try {
+      // The search starts after "x": the text before the start position decides, as in RE2.
+      expect(plain(matchAll(h, 'xTb\nTb\rTb', 1))).toEqual([{ index: 4, end: 6, match: 'Tb', groups: [], named: {} }]);
+      expect(plain(matchAll(h, 'Tb', 0)).map((m) => m.index)).toEqual([0]);
+    } finally {
+      h.dispose();
+    }
+  });
+
   it.each([
     ['(a+)+$', 'quantified group and anchor'],
     ['\\d+ms', 'a match can start inside the run it backs off'],
@@ -89,6 +101,7 @@ function genPattern(next: () => number): string {
         const alts = next() < 0.4 ? [seq(depth + 1), seq(depth + 1)] : [seq(depth + 1)];
         s += `${open}${alts.join('|')})`;
       } else if (r < 0.2) s += '\\b';
+      else if (r < 0.24) s += '^';
       else s += pick(atoms) + pick(quants);
     }
     return s;
@@ -110,19 +123,23 @@ describe('fast path equals re2-wasm', () => {
     const next = rng(20261130);
     let eligible = 0;
     let matches = 0;
+    let lineStarts = 0;
     for (let k = 0; k < 1500; k++) {
       const pattern = genPattern(next);
-      const re = compileRegex(pattern);
+      // MULTILINE on half of them: `^` is then on the fast path (a line start), else it keeps the pattern on RE2.
+      const flags = next() < 0.5 ? 'm' : '';
+      const re = compileRegex(pattern, flags);
       try {
         if (re.fast === null) continue;
         eligible++;
+        if (pattern.includes('^')) lineStarts++;
         for (let t = 0; t < 4; t++) {
           const text = genText(next, 1 + Math.floor(next() * 120));
           const from = Math.floor(next() * 4);
           const viaRe2 = plain(matchAll(re, text, from, { engine: 're2' }));
           const viaV8 = plain(matchAll(re, text, from));
           matches += viaRe2.length;
-          expect({ pattern, text, from, matches: viaV8 }).toEqual({ pattern, text, from, matches: viaRe2 });
+          expect({ pattern, flags, text, from, matches: viaV8 }).toEqual({ pattern, flags, text, from, matches: viaRe2 });
         }
       } finally {
         re.dispose();
@@ -130,6 +147,7 @@ describe('fast path equals re2-wasm', () => {
     }
     // The generator must exercise the fast path for this test to mean anything.
     expect(eligible).toBeGreaterThan(300);
+    expect(lineStarts).toBeGreaterThan(30);
     expect(matches).toBeGreaterThan(3000);
   }, 60_000);
 

@@ -13,7 +13,7 @@
  * `max_mem` 8 MiB, of which 2/3 go to the forward program, at 16 bytes per instruction and 1/4 of it usable
  * (re2/compile.cc `Compiler::Setup`) — about 87,000 instructions. For a tree in the fast path's subset:
  *  (a) cannot happen: translate.ts spells such a tree with literals, classes, `* + ? {n,m}` on one item,
- *      groups, alternation and `\b \B` only, each of which RE2 parses — given that every group name is
+ *      groups, alternation, `\b \B` and `(?m)^` only, each of which RE2 parses — given that every group name is
  *      ASCII `[A-Za-z0-9_]` (RE2 rejects others that Python accepts, such as `(?P<größe>…)`) and the pattern
  *      has no lone surrogate (it reaches RE2 as UTF-8), both checked here;
  *  (b) translate.ts already rejects (it is a RegexSyntaxError at compile time, deferred or not);

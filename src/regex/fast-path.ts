@@ -12,9 +12,12 @@
  *
  *  1. **Same meaning.** The subset is: literal characters, `.`, character classes, the quantifiers
  *     `* + ? {n} {n,} {n,m}` (greedy or lazy) on single characters only (1-quantified-group), capturing /
- *     non-capturing groups without quantifiers, alternation, and `\b \B`. No flag in force on any node
- *     (1-flags: IGNORECASE, DOTALL, flag groups), no anchors (1-anchor: they depend on where the search
- *     window starts), no class that matches nothing (1-empty-class). Each character item is written as the
+ *     non-capturing groups without quantifiers, alternation, `\b \B`, and `^` under MULTILINE (written
+ *     `(?<![^\n])`: like `\b` it reads only the code point before it, which a scan window carries as its left
+ *     context and both engines read from the text before the search position). No flag in force on any node
+ *     but MULTILINE (1-flags: IGNORECASE, DOTALL, flag groups), no other anchor (1-anchor: they depend on where
+ *     the subject starts or ends, which a window's does not show), no class that matches nothing
+ *     (1-empty-class). Each character item is written as the
  *     explicit code-point class the tree holds for it (members.ts: what RE2 is given, by translate.ts, to
  *     match) and compiled with the `u` flag, so both engines see the same code points. Both engines are
  *     leftmost-first with the same greedy/lazy preferences, and with no quantified groups every capture is
@@ -87,7 +90,8 @@ interface GroupItem {
 interface AssertItem {
   readonly k: 'assert';
   readonly at: number;
-  readonly word: boolean; // \b (true) or \B
+  /** `\b`, `\B`, or `^` under MULTILINE. */
+  readonly what: 'word-boundary' | 'not-word-boundary' | 'line-start';
 }
 type Item = SetItem | GroupItem | AssertItem;
 type Seq = readonly Item[];
@@ -125,8 +129,12 @@ function item(node: Node): Item | Rejection {
       return { k: 'set', at: node.start, set: sub, min: node.min, max: node.max, lazy: node.lazy };
     }
     case 'assert':
-      if (node.what === 'word-boundary' || node.what === 'not-word-boundary')
-        return { k: 'assert', at: node.start, word: node.what === 'word-boundary' };
+      // `^` under MULTILINE looks only at the code point before it, which every scan window carries as its left
+      // context (scan/windows.ts) and RE2 reads from the text before the start position: it is decided the same
+      // way wherever the search starts. `^` without MULTILINE, `$`, `\A` and `\Z` depend on where the subject
+      // ends or starts, which a window is not.
+      if (node.what === 'word-boundary' || node.what === 'not-word-boundary' || (node.what === 'line-start' && node.multiline))
+        return { k: 'assert', at: node.start, what: node.what };
       return reject('1-anchor', node.start);
     case 'global-flags':
       return reject('1-flags', node.start);
@@ -252,6 +260,13 @@ function checkLinear(alts: readonly Seq[], at: number): Rejection | null {
 
 // The JS spelling.
 
+/** `^` under MULTILINE is "at the start, or after \n" (Python and RE2 alike; not after \r): no code point but \n before. */
+const ASSERT_SOURCE: Record<AssertItem['what'], string> = {
+  'word-boundary': '\\b',
+  'not-word-boundary': '\\B',
+  'line-start': '(?<![^\\n])',
+};
+
 function classSource(set: CharSet): string {
   const hex = (cp: number) => `\\u{${cp.toString(16)}}`;
   return `[${set.map(([lo, hi]) => (lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`)).join('')}]`;
@@ -260,7 +275,7 @@ function classSource(set: CharSet): string {
 function seqSource(seq: Seq): string {
   let s = '';
   for (const it of seq) {
-    if (it.k === 'assert') s += it.word ? '\\b' : '\\B';
+    if (it.k === 'assert') s += ASSERT_SOURCE[it.what];
     else if (it.k === 'group') s += `(${it.capture ? '' : '?:'}${it.alts.map(seqSource).join('|')})`;
     else {
       s += classSource(it.set);
