@@ -22,7 +22,9 @@ const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as
  */
 function staticRequires(file: string): string[] {
   const src = readFileSync(join(CLI_DIR, file), 'utf8');
-  return [...src.matchAll(/(=>\s*)?require\(["'](\.\/[^"']+)["']\)/g)].filter((m) => m[1] === undefined).map((m) => m[2]!);
+  return [...src.matchAll(/(=>\s*)?require\(["'](\.\/[^"']+)["']\)/g)]
+    .filter((m) => m[1] === undefined)
+    .map((m) => m[2]!);
 }
 
 describe('the aorta-probe bin', () => {

@@ -91,6 +91,13 @@ describe('deferred RE2 compiles', () => {
         traceback.failure_detectors_fired, nan.failure_detectors_fired]));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     // python_traceback (`(?m)^Traceback …`) runs on the fast path; nan_signature (IGNORECASE) needs RE2.
-    expect(JSON.parse(out)).toEqual([0, 0, 1, 'pass', ['tier4:python_traceback'], ['tier4:nan_signature', 'custom:nan_loss']]);
+    expect(JSON.parse(out)).toEqual([
+      0,
+      0,
+      1,
+      'pass',
+      ['tier4:python_traceback'],
+      ['tier4:nan_signature', 'custom:nan_loss'],
+    ]);
   });
 });

@@ -139,7 +139,13 @@ describe('fast path equals re2-wasm', () => {
           const viaRe2 = plain(matchAll(re, text, from, { engine: 're2' }));
           const viaV8 = plain(matchAll(re, text, from));
           matches += viaRe2.length;
-          expect({ pattern, flags, text, from, matches: viaV8 }).toEqual({ pattern, flags, text, from, matches: viaRe2 });
+          expect({ pattern, flags, text, from, matches: viaV8 }).toEqual({
+            pattern,
+            flags,
+            text,
+            from,
+            matches: viaRe2,
+          });
         }
       } finally {
         re.dispose();

@@ -257,7 +257,12 @@ async function runCommand(args: readonly string[], io: CliIo): Promise<number> {
       usage: m.RUN_USAGE,
       parse: m.parseRunArgs,
       run: (a) =>
-        m.runRunCommand(a, { stdin: io.stdin, stdout: io.stdout, stderr: io.stderr, ownProcess: io.ownProcess === true }),
+        m.runRunCommand(a, {
+          stdin: io.stdin,
+          stdout: io.stdout,
+          stderr: io.stderr,
+          ownProcess: io.ownProcess === true,
+        }),
     },
     args,
     io,

@@ -133,7 +133,11 @@ function item(node: Node): Item | Rejection {
       // context (scan/windows.ts) and RE2 reads from the text before the start position: it is decided the same
       // way wherever the search starts. `^` without MULTILINE, `$`, `\A` and `\Z` depend on where the subject
       // ends or starts, which a window is not.
-      if (node.what === 'word-boundary' || node.what === 'not-word-boundary' || (node.what === 'line-start' && node.multiline))
+      if (
+        node.what === 'word-boundary' ||
+        node.what === 'not-word-boundary' ||
+        (node.what === 'line-start' && node.multiline)
+      )
         return { k: 'assert', at: node.start, what: node.what };
       return reject('1-anchor', node.start);
     case 'global-flags':
