@@ -33,7 +33,8 @@ if (!existsSync(ENTRY) || !readFileSync(ENTRY, 'utf8').includes("from './run.js'
 for (const f of readdirSync(CLI_DIR)) if (/^chunk-.*\.c?js$/.test(f)) rmSync(join(CLI_DIR, f));
 
 await build({
-  input: { main: ENTRY },
+  // The scan's second thread (src/cli/scan-split.ts) starts its worker from this file, beside main.cjs.
+  input: { main: ENTRY, 'scan-part-worker': join(CLI_DIR, 'scan-part-worker.js') },
   platform: 'node',
   external: [/^re2-wasm/],
   logLevel: 'warn',

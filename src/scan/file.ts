@@ -8,8 +8,10 @@
  */
 import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import type { ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan.js';
-import { scanStream } from './stream.js';
+import { ScanSession, type ScanOptions, type ScanRecipe, type ScanResult, type ScanVars } from './scan.js';
+import type { RangeEnd, RangeScan } from './split.js';
+import { feedSource, scanStream } from './stream.js';
+import type { ScanWindow } from './windows.js';
 
 const CHUNK_BYTES = 256 * 1024;
 
@@ -21,6 +23,7 @@ const CHUNK_BYTES = 256 * 1024;
 export async function openFileChunks(
   path: string,
   chunkBytes = CHUNK_BYTES,
+  range: ByteRange | null = null,
 ): Promise<AsyncGenerator<Uint8Array> & { readonly size: number | null }> {
   const handle = await open(path, 'r');
   let size: number | null;
@@ -33,7 +36,13 @@ export async function openFileChunks(
     await handle.close();
     throw e;
   }
-  return Object.assign(chunks(handle, chunkBytes), { size });
+  return Object.assign(chunks(handle, chunkBytes, range), { size });
+}
+
+/** Bytes [start, end) of a file. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number;
 }
 
 /**
@@ -41,12 +50,16 @@ export async function openFileChunks(
  * microseconds; going through the thread pool for each (fs/promises) left the scanner idle for ~15% of a
  * clean scan, while a blocking read holds the event loop only for that long.
  */
-async function* chunks(handle: FileHandle, chunkBytes: number): AsyncGenerator<Uint8Array> {
+async function* chunks(handle: FileHandle, chunkBytes: number, range: ByteRange | null): AsyncGenerator<Uint8Array> {
   try {
     const buf = new Uint8Array(chunkBytes);
+    let at = range?.start ?? null;
     for (;;) {
-      const bytesRead = readSync(handle.fd, buf, 0, chunkBytes, null);
+      const want = range === null || at === null ? chunkBytes : Math.min(chunkBytes, range.end - at);
+      if (want <= 0) return;
+      const bytesRead = readSync(handle.fd, buf, 0, want, at);
       if (bytesRead === 0) return;
+      if (at !== null) at += bytesRead;
       yield buf.subarray(0, bytesRead);
     }
   } finally {
@@ -67,4 +80,39 @@ export function scanFile(
   options: ScanOptions = {},
 ): Promise<ScanResult> {
   return scanStream(recipe, readFileChunks(path), vars, options);
+}
+
+/**
+ * Scans bytes [start, end) of a file as a log of its own, for scan/split.ts: its firings (positions within the
+ * range), whether an engine failure happened, and where its text ends (null when it stopped early, every pattern
+ * having fired).
+ */
+export async function scanFileRange(
+  recipe: ScanRecipe | null,
+  path: string,
+  range: ByteRange,
+  vars: ScanVars,
+  onChunk?: (chunk: Uint8Array | string) => void,
+): Promise<RangeScan> {
+  let last: ScanWindow | null = null;
+  const session = new ScanSession(recipe, vars, { observer: { windowDone: (w) => (last = w) } });
+  try {
+    await feedSource(session, await openFileChunks(path, CHUNK_BYTES, range), {}, onChunk);
+    const result = session.result();
+    let end: RangeEnd | null = null;
+    if (!session.done && last !== null) {
+      const w: ScanWindow = last;
+      const units = w.base + w.text.length;
+      const at = session.locate(units);
+      end = { units, newlines: at.line - 1, bytes: at.byteOffset };
+    }
+    return {
+      firings: [...session.tier4Firings(), ...session.tier5Firings()],
+      engineFailed: session.engineFailures().length > 0,
+      end,
+      tierMs: result.tier_durations_ms,
+    };
+  } finally {
+    session.dispose();
+  }
 }

@@ -1,0 +1,121 @@
+/**
+ * Scanning one log file as two byte ranges at once (the CLI runs the second in a worker thread), with the result
+ * a single scan gives.
+ *
+ * Invariants, for a split at byte S just after a "\n" of the file, when every pattern passes `splitSafe`:
+ *  1. **Same text.** "\n" is never inside a UTF-8 sequence, so decoding [0, S) and [S, end) separately (invalid
+ *     bytes as U+FFFD, scan/stream.ts) gives the two halves of the whole file's text.
+ *  2. **No match crosses S.** A line-local pattern (`RegexHandle.lineLocal`: it cannot match "\n") matches within
+ *     one line, and S starts a line. So every match of the single scan starts and ends on one side of S.
+ *  3. **Each side sees what the single scan sees.** Before S is "\n"; the second range starts at S with no left
+ *     context. The assertions a safe pattern may hold — `\b`, `\B`, and `^` / `$` under MULTILINE — answer the
+ *     same after "\n" as at the start of a text, and at the end of a text as before "\n". (`\A`, `\Z`, `^` and
+ *     `$` without MULTILINE do not: Python's `$` matches before a final "\n", and the first range ends in one.)
+ *  4. **The same matches.** Matching resumes where the last match ended; by 2 the single scan's last match
+ *     before S ends before S, so its next search from there finds, at S or later, the first match the second
+ *     range's own search finds. A pattern that can match the empty string is excluded (both ranges would find
+ *     an empty match at S). Windows are cut differently in a range than in the whole text; both equal
+ *     `matchAll` over the text whenever each match is decided within the window overlap of its start
+ *     (scan/windows.ts), as the single scan does.
+ *  5. **The same firings.** A pattern fires at its first match whose condition holds (conditions see only the
+ *     match and the trial's variables), so it fires in the first range if it fires there at all, else at its
+ *     first firing in the second. Positions in the second range are shifted by the first range's text: its
+ *     lines, UTF-16 units and decoded UTF-8 bytes.
+ * An engine failure in either range is not merged: the caller scans the file in one piece instead.
+ */
+import { parsePythonRegex, type RegexNode } from '../regex/index.js';
+import { nullable } from '../regex/nonempty.js';
+import { mayMatchNewline } from '../regex/newline.js';
+import type { CustomPattern } from '../recipe/types.js';
+import { type Firing, type ScanRecipe, resolveVerdict, type ScanResult } from './scan.js';
+import { TIER4_PATTERNS } from './tier4.js';
+
+/** Whether a pattern may be matched in two ranges split after a "\n" (invariants 2–4). */
+export function splitSafe(regex: string, flags: string): boolean {
+  let tree: ReturnType<typeof parsePythonRegex>;
+  try {
+    tree = parsePythonRegex(regex, flags);
+  } catch {
+    return false;
+  }
+  return !mayMatchNewline(tree) && !nullable(tree.root) && assertionsSafe(tree.root);
+}
+
+function assertionsSafe(node: RegexNode): boolean {
+  switch (node.k) {
+    case 'assert':
+      return (
+        node.what === 'word-boundary' ||
+        node.what === 'not-word-boundary' ||
+        ((node.what === 'line-start' || node.what === 'line-end') && node.multiline)
+      );
+    case 'group':
+      return assertionsSafe(node.body);
+    case 'repeat':
+      return assertionsSafe(node.sub);
+    case 'concat':
+      return node.items.every(assertionsSafe);
+    case 'alt':
+      return node.alts.every(assertionsSafe);
+    default:
+      return true;
+  }
+}
+
+/** Whether every pattern of a scan (the Tier 4 catalogue and the recipe's) may be split. */
+export function scanSplitSafe(recipe: ScanRecipe | null): boolean {
+  const patterns: readonly { regex: string; flags: string }[] = [...TIER4_PATTERNS, ...(recipe?.customPatterns ?? [])];
+  return patterns.every((p) => splitSafe(p.regex, p.flags));
+}
+
+/** Where a range's text ends, as the next range's positions are shifted by it. */
+export interface RangeEnd {
+  /** UTF-16 units of the range's decoded text. */
+  readonly units: number;
+  /** "\n"s in it (the next range's line 1 is this range's line newlines + 1). */
+  readonly newlines: number;
+  /** Its decoded UTF-8 bytes (the file's bytes when valid UTF-8). */
+  readonly bytes: number;
+}
+
+/** What one range's scan reports (structured-clone safe: it crosses a worker boundary). */
+export interface RangeScan {
+  readonly firings: readonly Firing[];
+  /** Engine failures happened (the caller then scans in one piece). */
+  readonly engineFailed: boolean;
+  /** Null when the scan stopped early, every pattern having fired. */
+  readonly end: RangeEnd | null;
+  readonly tierMs: { readonly tier4: number; readonly tier5: number };
+}
+
+/**
+ * The single scan's result from its two ranges' (invariant 5), or null when it cannot be merged: an engine
+ * failure, or a first range that stopped early without every pattern having fired (it cannot happen; kept as a
+ * guard).
+ */
+export function mergeRanges(
+  first: RangeScan,
+  second: RangeScan,
+  patterns: readonly CustomPattern[],
+): ScanResult | null {
+  if (first.engineFailed || second.engineFailed) return null;
+  const byId = new Map(first.firings.map((f) => [f.detectorId, f]));
+  const end = first.end;
+  for (const f of second.firings) {
+    if (byId.has(f.detectorId)) continue;
+    if (end === null) return null;
+    byId.set(f.detectorId, {
+      ...f,
+      offset: f.offset + end.units,
+      line: f.line + end.newlines,
+      byteOffset: f.byteOffset + end.bytes,
+    });
+  }
+  return {
+    ...resolveVerdict([...byId.values()], patterns),
+    tier_durations_ms: {
+      tier4: first.tierMs.tier4 + second.tierMs.tier4,
+      tier5: first.tierMs.tier5 + second.tierMs.tier5,
+    },
+  };
+}
