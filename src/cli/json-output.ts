@@ -39,6 +39,17 @@ export class ReadError extends Error {
   }
 }
 
+/** An output that could not be written (`--emit-to`, `report --out`): an I/O failure, exit 3. */
+export class WriteError extends Error {
+  override name = 'WriteError';
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`cannot write ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** The one error object, from whatever was thrown. */
 export function errorRecord(err: unknown, file: string | null = null): ErrorRecord {
   if (err instanceof RecipeSandboxError) {
@@ -86,16 +97,7 @@ export function errorRecord(err: unknown, file: string | null = null): ErrorReco
       node: null,
     };
   }
-  if (err instanceof ReadError)
-    return {
-      type: err.name,
-      message: err.message,
-      detail: err.message,
-      file: err.file,
-      line: null,
-      col: null,
-      node: null,
-    };
+  if (err instanceof ReadError || err instanceof WriteError) return positionlessError(err.name, err.message, err.file);
   if (err instanceof TrialOutputError) return positionlessError(err.name, err.message, err.path);
   if (err instanceof UsageError) return positionlessError(err.name, err.message);
   const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
