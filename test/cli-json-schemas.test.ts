@@ -458,11 +458,21 @@ describe("every command's --json output, errors included, is valid against its s
     ['scan', 'scan', ['scan', '--json', 'fixtures/logs/nope.txt'], '', 2],
     ['scan', 'scan', ['scan', '--json', '--bogus', 'x'], '', 2],
     ['run', 'result', run('run-pass', '0'), '', 0],
+    ['run', 'result', run('run-fail', 'process.exit(4)'), '', 1],
+    [
+      'run',
+      'result',
+      ['run', '--json', '--gpu-tool', 'none', '--out', join(root, 'run-error'), '--', join(root, 'no-such-command')],
+      '',
+      3,
+    ],
+    ['run', 'result', ['run', '--json', '--timeout', '0', '--', 'true'], '', 2],
     ['run', 'result', ['run', '--json', '--recipe', 'nope.yaml', '--', 'true'], '', 2],
     ['run', 'result', ['run', '--json', '--gpu-tool', 'none', '--out', '/dev/null/x', '--', 'true'], '', 2],
     ['eval', 'eval', ['eval', '--json', 'exit_code == 0'], '', 0],
     ['eval', 'eval', ['eval', '--json', 'exit_code ** 2'], '', 1],
     ['eval', 'eval', ['eval', '--json'], '', 2],
+    ['eval --disasm', 'eval', ['eval', '--json', '--disasm', 'exit_code == 0'], '', 2],
     ['eval --jsonl', 'eval', ['eval', '--jsonl'], '{"condition": "exit_code == 0", "exit_code": 0}\n', 0],
     ['eval --jsonl', 'eval', ['eval', '--jsonl'], '{"condition": "exit_code **"}\n', 0],
     ['eval --jsonl', 'eval', ['eval', '--jsonl'], 'not json\n', 0],
@@ -491,6 +501,14 @@ describe("every command's --json output, errors included, is valid against its s
         expectValid('error', (doc as { error: unknown }).error);
       } else expectValid(name, doc);
     }
+  });
+
+  it('eval --disasm --json is refused: the listing is not JSON', async () => {
+    const r = await cli(['eval', '--json', '--disasm', 'exit_code == 0']);
+    expect(r.code).toBe(2);
+    expect((onlyJson(r.out) as { error: { detail: string } }).error.detail).toBe(
+      '--disasm prints a text listing: drop --json',
+    );
   });
 
   it('covers every command with --json and every schema in schemas/', () => {
