@@ -13,7 +13,7 @@ import { UsageError } from './args.js';
 import { TrialOutputError } from '../trial/out-files.js';
 
 export interface ErrorRecord {
-  /** The error's class: UsageError, ReadError, RecipeError, SandboxError, RegexError, …, InternalError. */
+  /** The error's class: UsageError, ReadError, WriteError, RecipeSchemaError, SandboxError, …, InternalError. */
   type: string;
   /** The full message as the text output shows it (may span lines: position and caret excerpt). */
   message: string;
