@@ -3,7 +3,7 @@
  * tiny `node -e` trial, the real report of its directory, the error outputs), mutated outputs that the schemas must
  * reject, and one table that checks every command's --json output, errors included, against its schema.
  */
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -210,6 +210,89 @@ describe('sweep --json on a real local sweep, and report --json of its directory
     );
     expect(code).toBe(1);
     expectValid('sweep', onlyJson(text));
+  });
+});
+
+describe('sweep --json with retry, stop_after and retain', { timeout: 60_000 }, () => {
+  const recipe = join(root, 'policies.yaml');
+  writeFileSync(
+    recipe,
+    `schema_version: 1
+mode: probe
+ticket: POL-1
+trials: 3
+mitigation_axis: [none, cache_off]
+diagnostic_axis: [none]
+mitigations:
+  cache_off: {PYTORCH_NO_CUDA_MEMORY_CACHING: 1}
+custom_patterns:
+  - id: nan_loss
+    match: {regex: "loss=(?P<loss>nan)"}
+retry: {max: 1, on: [custom:nan_loss]}
+stop_after: {events: 1, max_trials: 3}
+retain: {on_pass: none}
+`,
+  );
+
+  it('attempts, skipped tasks, stopped cells and pruned trials are in the document, valid against the schema', async () => {
+    const out = join(root, 'policies');
+    const r = await cli(['sweep', '--json', '--recipe', recipe, '--out', out, '--gpu-tool', 'none', '--', ...TRIAL]);
+    expect(r.code).toBe(1);
+    const doc = onlyJson(r.out) as Sweep & { stopped_cells: string[] };
+    expectValid('sweep', doc);
+    expect(
+      doc.trials.map((t) => [
+        t.cell,
+        t.trial,
+        t.verdict,
+        t.result_json,
+        t.attempts.map((a) => [a.attempt, a.verdict, a.dir]),
+      ]),
+    ).toEqual([
+      ['none-none', 0, 'pass', null, [[1, 'pass', '.']]],
+      ['none-none', 1, 'pass', null, [[1, 'pass', '.']]],
+      ['none-none', 2, 'pass', null, [[1, 'pass', '.']]],
+      [
+        'cache_off-none',
+        0,
+        'fail',
+        join(out, 'POL-1', 'cache_off-none', 'trial_0', 'result.json'),
+        [
+          [1, 'fail', 'attempt_1'],
+          [2, 'fail', '.'],
+        ],
+      ],
+    ]);
+    expect([doc.skipped, doc.stopped_cells, doc.counts]).toEqual([
+      [
+        { task: 4, cell: 'cache_off-none', trial: 1 },
+        { task: 5, cell: 'cache_off-none', trial: 2 },
+      ],
+      ['cache_off-none'],
+      { pass: 3, fail: 1, error: 0 },
+    ]);
+    // retain: none removed the passing trials, so the report of DIR sees the failing one only.
+    expect(doc.report!.cells.map((c) => c.cell)).toEqual(['cache_off-none']);
+  });
+
+  it('--emit --json carries the stop_after warning', async () => {
+    const r = await cli([
+      'sweep',
+      '--json',
+      '--emit',
+      'slurm',
+      '--recipe',
+      recipe,
+      '--out',
+      join(root, 'pol-emit'),
+      '--',
+      'true',
+    ]);
+    const doc = onlyJson(r.out) as { warnings: string[] };
+    expectValid('sweep', doc);
+    const warning = 'stop_after does not apply on a cluster (tasks run independently); every cell runs 3 trials';
+    expect(doc.warnings).toEqual([warning]);
+    expect(r.err).toBe(`aorta-probe sweep: warning: ${warning}\n`);
   });
 });
 
