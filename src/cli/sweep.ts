@@ -73,8 +73,8 @@ Prints the report of DIR at the end (see 'aorta-probe report').
                          "stopped_cells", "interrupted", "counts", "report": (as 'report --json DIR'),
                          "exit_status"}; with --dry-run {"mode": "dry-run", "plan", "exit_status"};
                          with --emit {"mode": "emit", "plan", "emit", "emit_to", "text", "log_dir",
-                         "warnings", "exit_status"}. Errors: {"error": {...}}. With --quiet, only the
-                         progress line goes.
+                         "warnings", "exit_status"}. Errors: {"error": {...}}. With --json, --quiet
+                         drops only the progress line.
   -h, --help             Show this help and exit.
 
 On a cluster (the scheduler runs the trials; each task runs 'aorta-probe sweep --task-env VAR'):
