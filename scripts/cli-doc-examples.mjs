@@ -85,7 +85,7 @@ export function normalise(text) {
       .replace(/walltime: [0-9.]+ s/g, 'walltime: T s')
       .replace(/("walltime_sec": ?)[0-9.]+/g, '$1T')
       // A report's wall-time distributions (report --json, sweep --json).
-      .replace(/("walltimeSec": ?\{[^}]*\})/g, (d) => d.replace(/("(?:median|p95|max)": ?)[0-9.e+-]+/g, '$1T'))
+      .replace(/("walltime_sec": ?\{[^}]*\})/g, (d) => d.replace(/("(?:median|p95|max)": ?)[0-9.e+-]+/g, '$1T'))
       .replace(/("tier[1-5]": ?)[0-9.]+/g, '$1T')
       .replace(/("started_at": ?)"[^"]*"/g, '$1"T"')
       .replace(/("node": ?)"v[0-9.]+"/g, '$1"T"')

@@ -163,7 +163,7 @@ describe('sweep --json on a real local sweep, and report --json of its directory
       ['a report cell with an unknown key', ['report', 'cells', 0, 'extra'], 0],
       ['a report without its version', ['report', 'report_version'], DELETE],
       ['a detector example without its line', ['report', 'cells', 0, 'detectors', 0, 'example', 'line'], DELETE],
-      ['an unknown key in the totals', ['report', 'totals', 'flaky_cells'], 0],
+      ['a camelCase key (report_version 1)', ['report', 'totals', 'flakyCells'], 0],
     ];
     for (const [what, path, value] of wrong) expect(isValid('sweep', mutated(doc, path, value)), what).toBe(false);
     for (const [what, path, value] of wrong.filter(([, p]) => p[0] === 'report'))
@@ -483,11 +483,11 @@ describe('sweep and report errors with --json: the one error object, exit codes 
     const doc = onlyJson(r.out);
     expectValid('report', doc);
     expect(doc).toEqual({
-      report_version: 1,
+      report_version: 2,
       cells: [],
-      totals: { trials: 0, pass: 0, fail: 0, error: 0, flakyCells: 0 },
+      totals: { trials: 0, pass: 0, fail: 0, error: 0, flaky_cells: 0 },
       problems: [],
-      earlierAttempts: 0,
+      earlier_attempts: 0,
     });
   });
 });
