@@ -78,15 +78,19 @@ export function shown(cmd, { code, out, err }) {
  * after this, an example shows what the current code prints.
  */
 export function normalise(text) {
-  return text
-    .replace(/\btime="[0-9.]+"/g, 'time="T"')
-    .replace(/\btimestamp="[^"]*"/g, 'timestamp="T"')
-    .replace(/walltime: [0-9.]+ s/g, 'walltime: T s')
-    .replace(/("walltime_sec": ?)[0-9.]+/g, '$1T')
-    .replace(/("tier[1-5]": ?)[0-9.]+/g, '$1T')
-    .replace(/("started_at": ?)"[^"]*"/g, '$1"T"')
-    .replace(/("node": ?)"v[0-9.]+"/g, '$1"T"')
-    .replace(/("version": ?)"[0-9][^"]*"/g, '$1"V"');
+  return (
+    text
+      .replace(/\btime="[0-9.]+"/g, 'time="T"')
+      .replace(/\btimestamp="[^"]*"/g, 'timestamp="T"')
+      .replace(/walltime: [0-9.]+ s/g, 'walltime: T s')
+      .replace(/("walltime_sec": ?)[0-9.]+/g, '$1T')
+      // A report's wall-time distributions (report --json, sweep --json).
+      .replace(/("walltime_sec": ?\{[^}]*\})/g, (d) => d.replace(/("(?:median|p95|max)": ?)[0-9.e+-]+/g, '$1T'))
+      .replace(/("tier[1-5]": ?)[0-9.]+/g, '$1T')
+      .replace(/("started_at": ?)"[^"]*"/g, '$1"T"')
+      .replace(/("node": ?)"v[0-9.]+"/g, '$1"T"')
+      .replace(/("version": ?)"[0-9][^"]*"/g, '$1"V"')
+  );
 }
 
 /** Runs one command in-process with the given runCli; stdin is empty. */

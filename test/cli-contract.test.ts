@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { Ajv } from 'ajv';
 import AjvDraft04Module from 'ajv-draft-04';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
@@ -18,6 +18,7 @@ import { closest } from '../src/text/suggest.js';
 import { parseNumber } from '../src/cli/args.js';
 import { progressText } from '../src/cli/scan.js';
 import { cliInProcess as cli } from './support/run-cli.js';
+import { ajv, expectValid, onlyJson } from './support/json-schemas.js';
 
 const NAN_RECIPE = 'fixtures/recipes/nan-loss.yaml';
 const NAN_LOG = 'fixtures/logs/loss-then-nan.txt';
@@ -29,24 +30,6 @@ const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 
 // ajv-draft-04 is CommonJS with `exports.default`: under NodeNext the default import is the module object.
 const AjvDraft04 = (AjvDraft04Module as unknown as { default: new (options: object) => Ajv }).default;
-
-const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: 9 });
-for (const f of ['error', 'detector', 'engine-failure', 'scan', 'check', 'patterns', 'result', 'eval'])
-  ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
-const schema = (name: string): ValidateFunction =>
-  ajv.getSchema(`https://aorta-probe.invalid/schemas/${name}.schema.json`)!;
-
-function expectValid(name: string, doc: unknown): void {
-  const v = schema(name);
-  expect(v(doc), JSON.stringify(v.errors)).toBe(true);
-}
-
-/** Exactly one JSON document, on one line, on stdout. */
-function onlyJson(out: string): unknown {
-  expect(out.endsWith('\n')).toBe(true);
-  expect(out.slice(0, -1)).not.toContain('\n');
-  return JSON.parse(out);
-}
 
 describe('exit-code table: 0 pass/valid, 1 fail/invalid, 2 usage/unreadable/recipe that does not load, 3 error', () => {
   const matrix: [string, string[], number][] = [

@@ -9,9 +9,9 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Ajv } from 'ajv';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { cliInProcess } from './support/run-cli.js';
+import { isValid } from './support/json-schemas.js';
 
 vi.mock('../src/regex/index.js', async (importOriginal) => {
   const real = await importOriginal<typeof import('../src/regex/index.js')>();
@@ -52,11 +52,7 @@ const RECIPE = `custom_patterns:
 const recipePath = join(root, 'r.yaml');
 writeFileSync(recipePath, RECIPE);
 const recipe = loadRecipe(RECIPE, recipePath);
-const ajv = new Ajv({ allErrors: true, strict: false, multipleOfPrecision: 9 });
-for (const f of ['error', 'detector', 'engine-failure', 'scan', 'result'])
-  ajv.addSchema(JSON.parse(readFileSync(`schemas/${f}.schema.json`, 'utf8')));
-const schemaValid = (name: string, doc: unknown): boolean =>
-  ajv.getSchema(`https://aorta-probe.invalid/schemas/${name}.schema.json`)!(doc) as boolean;
+const schemaValid = isValid;
 
 const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 

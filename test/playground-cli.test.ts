@@ -1,6 +1,5 @@
 /** `aorta-probe playground`: argument parsing and the localhost static server over the built page (no browser). */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Ajv } from 'ajv';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +13,7 @@ import {
 } from '../src/cli/playground.js';
 import { runCli } from '../src/cli/run.js';
 import { UsageError } from '../src/cli/args.js';
+import { schema } from './support/json-schemas.js';
 
 function get(url: string, method = 'GET'): Promise<{ status: number; type: string | undefined; body: string }> {
   return new Promise((resolve, reject) => {
@@ -160,9 +160,7 @@ describe('playground static server', () => {
       { write: async (t) => void (printed += t), writeError: async () => {}, stopped },
     );
     for (let i = 0; i < 100 && printed === ''; i++) await new Promise((r) => setTimeout(r, 20));
-    const ajv = new Ajv({ strict: false });
-    ajv.addSchema(JSON.parse(readFileSync('schemas/error.schema.json', 'utf8')));
-    const validate = ajv.compile(JSON.parse(readFileSync('schemas/playground.schema.json', 'utf8')));
+    const validate = schema('playground');
     expect(printed).toMatch(/^\{"(url|error)":.*\}\n$/);
     const doc = JSON.parse(printed) as { url?: string };
     expect(validate(doc), JSON.stringify(validate.errors)).toBe(true);

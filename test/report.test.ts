@@ -185,11 +185,34 @@ skipped 5 files:
 `);
   });
 
-  it('json: the report object with a version', async () => {
+  it('json: the report object with a version, on one line, its keys in snake_case', async () => {
     const { report, records } = await load();
-    const j = JSON.parse(formatReport('json', report, records)) as Record<string, unknown>;
-    expect(j).toEqual({ report_version: 1, ...JSON.parse(JSON.stringify(report)) });
-    expect(j.totals as object).toEqual({ trials: 6, pass: 3, fail: 2, error: 1, flakyCells: 2 });
+    const text = formatReport('json', report, records);
+    expect(text.endsWith('}\n') && !text.slice(0, -1).includes('\n')).toBe(true);
+    expect(JSON.parse(text)).toEqual({
+      report_version: 2,
+      cells: JSON.parse(
+        JSON.stringify(
+          report.cells.map((c) => ({
+            cell: c.cell,
+            trials: c.trials,
+            pass: c.pass,
+            fail: c.fail,
+            error: c.error,
+            flaky: c.flaky,
+            flaky_reasons: c.flakyReasons,
+            retried: c.retried,
+            passed_on_retry: c.passedOnRetry,
+            detectors: c.detectors,
+            walltime_sec: c.walltimeSec,
+            peak_vram_mib: c.peakVramMib,
+          })),
+        ),
+      ),
+      totals: { trials: 6, pass: 3, fail: 2, error: 1, flaky_cells: 2 },
+      problems: report.problems,
+      earlier_attempts: report.earlierAttempts,
+    });
   });
 
   it('markdown', async () => {
@@ -319,7 +342,7 @@ describe('aorta-probe report (CLI)', () => {
       pass: 3,
       fail: 2,
       error: 1,
-      flakyCells: 2,
+      flaky_cells: 2,
     });
     expect(r.err.split('\n')[0]).toBe('aorta-probe report: skipped runs/T/a-none/trial_4/result.json: empty file');
   });

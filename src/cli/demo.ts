@@ -2,7 +2,7 @@
  * `aorta-probe demo`: the tool's main job on the bundled example (fixtures/demo/, shipped with the package): check
  * a recipe, scan a log of a crashed run, and run a tiny trial script whose training loss goes NaN while it still
  * exits 0. It prints each step's command and verdict. Exit status 0 when the demo ran (its verdicts are `fail` by
- * design), 1 if the bundled files are missing or broken, 2 on a usage error.
+ * design), 1 if the bundled files are missing or broken, 2 on a usage error or an unusable --out.
  */
 import { createReadStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,8 @@ import { loadRecipeFile } from './recipe-file.js';
 import { formatTrial, shownPath } from './run-trial.js';
 import { atMost, parseCommandArgs, UsageError, type OptionSpecs } from './args.js';
 import { paletteFor } from './tty.js';
+import { errorRecord, jsonLine, positionlessError } from './json-output.js';
+import { TrialOutputError } from '../trial/out-files.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
 
@@ -37,7 +39,8 @@ Examples:
   aorta-probe demo --json | jq .trial.verdict
 
 Exit status: 0 when the demo ran (both verdicts are 'fail' by design), 1 when the bundled files
-are missing or broken, 2 on a usage error.
+are missing or broken, 2 on a usage error or an --out that cannot be used. With --json, stdout
+holds one JSON object (schemas/demo.schema.json), or {"error": {...}}.
 `;
 
 export interface DemoArgs {
@@ -87,12 +90,17 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
       ? null
       : { recipe: join(dir, 'recipe.yaml'), log: join(dir, 'train.log'), trial: join(dir, 'trial.mjs') };
   if (files === null || !Object.values(files).every((f) => existsSync(f))) {
-    io.stderr.write('aorta-probe demo: the bundled fixtures/demo/ files are missing from this installation\n');
+    const message = 'the bundled fixtures/demo/ files are missing from this installation';
+    if (args.json) io.stdout.write(jsonLine({ error: positionlessError('ReadError', message, dir) }));
+    io.stderr.write(`aorta-probe demo: ${message}\n`);
     return 1;
   }
   const recipePath = shownPath(files.recipe);
   const loaded = await loadRecipeFile(recipePath, 'demo', (t) => io.stderr.write(t));
-  if ('failure' in loaded) return 1;
+  if ('failure' in loaded) {
+    if (args.json) io.stdout.write(jsonLine({ error: errorRecord(loaded.error) }));
+    return 1;
+  }
   const recipe = loaded.recipe;
   const c = args.json ? null : paletteFor(io.stdout, io.env ?? process.env);
   const say = (text: string): void => {
@@ -123,12 +131,21 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
   const outDir = args.out ?? mkdtempSync(join(tmpdir(), 'aorta-probe-demo-'));
   try {
     const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
-    const outcome = await runTrial(recipe, [process.execPath, files.trial], {
-      outDir,
-      echo,
-      gpuTool: 'auto',
-      env: io.env ?? process.env,
-    });
+    let outcome: Awaited<ReturnType<typeof runTrial>>;
+    try {
+      outcome = await runTrial(recipe, [process.execPath, files.trial], {
+        outDir,
+        echo,
+        gpuTool: 'auto',
+        env: io.env ?? process.env,
+      });
+    } catch (err) {
+      // An --out that cannot be used: the invocation is wrong (2), as for `run`.
+      if (!(err instanceof TrialOutputError)) throw err;
+      if (args.json) io.stdout.write(jsonLine({ error: errorRecord(err) }));
+      io.stderr.write(`aorta-probe demo: ${err.message}\n`);
+      return 2;
+    }
     // Without a GPU tool the summary already says "unavailable (no GPU tool)"; other sampler problems are worth a line.
     if (outcome.result.gpu.tool !== null)
       for (const w of outcome.result.gpu.warnings) io.stderr.write(`aorta-probe demo: warning: ${w}\n`);

@@ -132,6 +132,8 @@ export function parseEvalArgs(args: readonly string[]): EvalArgs {
       throw new UsageError(
         `--disasm prints the bytecode, which no variable changes: '${varOptionSeen}' cannot be used with it`,
       );
+    // The listing is text; with --json stdout would hold something that is not JSON.
+    if (v.json === true) throw new UsageError('--disasm prints a text listing: drop --json');
     return { help: false, mode: 'disasm', condition };
   }
   return {

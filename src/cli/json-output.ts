@@ -13,7 +13,7 @@ import { UsageError } from './args.js';
 import { TrialOutputError } from '../trial/out-files.js';
 
 export interface ErrorRecord {
-  /** The error's class: UsageError, ReadError, RecipeError, SandboxError, RegexError, …, InternalError. */
+  /** The error's class: UsageError, ReadError, WriteError, RecipeSchemaError, SandboxError, …, InternalError. */
   type: string;
   /** The full message as the text output shows it (may span lines: position and caret excerpt). */
   message: string;
@@ -36,6 +36,17 @@ export class ReadError extends Error {
     cause: unknown,
   ) {
     super(`cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** An output that could not be written (`--emit-to`, `report --out`): an I/O failure, exit 3. */
+export class WriteError extends Error {
+  override name = 'WriteError';
+  constructor(
+    readonly file: string,
+    cause: unknown,
+  ) {
+    super(`cannot write ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
   }
 }
 
@@ -86,16 +97,7 @@ export function errorRecord(err: unknown, file: string | null = null): ErrorReco
       node: null,
     };
   }
-  if (err instanceof ReadError)
-    return {
-      type: err.name,
-      message: err.message,
-      detail: err.message,
-      file: err.file,
-      line: null,
-      col: null,
-      node: null,
-    };
+  if (err instanceof ReadError || err instanceof WriteError) return positionlessError(err.name, err.message, err.file);
   if (err instanceof TrialOutputError) return positionlessError(err.name, err.message, err.path);
   if (err instanceof UsageError) return positionlessError(err.name, err.message);
   const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);

@@ -2,11 +2,14 @@
  * `aorta-probe report DIR|FILE... [--format F] [--out FILE]`: aggregates result.json files per cell
  * (src/report/). Unusable files are listed in the report and skipped.
  *
- * Exit status: 0 the report was written (whatever the verdicts), 1 no usable result.json was found, 2 usage error.
+ * Exit status: 0 the report was written (whatever the verdicts), 1 no usable result.json was found, 2 usage error,
+ * 3 --out FILE could not be written.
  */
 import { writeFileSync } from 'node:fs';
 import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from './args.js';
 import type { Writable } from 'node:stream';
+import { EXIT } from './exit-codes.js';
+import { errorRecord, jsonLine, WriteError } from './json-output.js';
 import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../report/index.js';
 
 export const REPORT_USAGE = `Usage: aorta-probe report DIR|FILE... [--format text|json|junit|markdown|html] [--out FILE]
@@ -23,7 +26,8 @@ directory above trial_<n>/, else _unknown_. Files that are not usable records ar
   --out FILE     Write the report to FILE instead of standard output.
   -h, --help     Show this help and exit.
 
-Exit status: 0 report written, 1 no usable result.json found, 2 usage error.
+Exit status: 0 report written, 1 no usable result.json found, 2 usage error, 3 FILE could not be
+written. With --json, stdout holds one JSON object (schemas/report.schema.json), or {"error": {...}}.
 `;
 
 export interface ReportArgs {
@@ -58,7 +62,17 @@ export async function runReportCommand(args: ReportArgs, io: ReportIo): Promise<
   const report = await aggregateResults(records, { problems, earlierAttempts });
   const text = formatReport(args.format, report, records);
   if (args.out === null) await new Promise<void>((res) => io.stdout.write(text, () => res()));
-  else writeFileSync(args.out, text);
+  else {
+    try {
+      writeFileSync(args.out, text);
+    } catch (err) {
+      const e = new WriteError(args.out, err);
+      if (args.format === 'json')
+        await new Promise<void>((res) => io.stdout.write(jsonLine({ error: errorRecord(e) }), () => res()));
+      io.stderr.write(`aorta-probe report: ${e.message}\n`);
+      return EXIT.error;
+    }
+  }
   // The skipped files are in the report; on stderr too, so they are seen when the report goes to a file or a parser.
   for (const p of problems) io.stderr.write(`aorta-probe report: skipped ${p.path}: ${p.reason}\n`);
   if (records.length === 0) {

@@ -61,7 +61,7 @@ Commands:
                  classify it (exit code, signals, timeout, log patterns), write
                  result.json. Exit 0 pass, 1 fail, 2 usage/recipe error, 3 error.
   sweep --recipe RECIPE --out DIR [--trials N] [--parallel K] [--gpus LIST] [--dry-run]
-        [--emit slurm|k8s] -- CMD [ARGS...]
+        [--emit slurm|k8s] [--json] -- CMD [ARGS...]
                  Run CMD over the recipe's cells (mitigation x diagnostic env bundles),
                  N trials each, K at a time, each on its own GPUs; retry, stop_after,
                  retain; or write a Slurm array script / Kubernetes Indexed Job instead.

@@ -2,16 +2,17 @@
  * `aorta-probe sweep`: a thin layer over `runSweep` / `emitSlurm` / `emitK8s` (src/sweep/): options, the progress
  * line, Ctrl-C, and the text report at the end.
  *
- * Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error or unusable recipe, 130 stopped
- * by Ctrl-C (128+N for signal N). With --task/--task-env: the task's exit status as `run` has it (0 pass, 1 fail,
- * 3 error, or the recipe's `exit_codes:` mapping). With --emit or --dry-run: 0.
+ * Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error or unusable recipe, 3 an output
+ * that could not be written, 130 stopped by Ctrl-C (128+N for signal N). With --task/--task-env: the task's exit
+ * status as `run` has it (0 pass, 1 fail, 3 error, or the recipe's `exit_codes:` mapping). With --emit or
+ * --dry-run: 0. With --json, stdout holds one document (sweep-json.ts), or `{"error": ...}`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
-import { RecipeSchemaError } from '../condition/errors.js';
+import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
 import { parseNumber, parseWithCommand, pickOne, UsageError, type OptionSpecs } from './args.js';
 import { strRepr } from '../condition/repr.js';
 import type { GpuToolChoice } from '../gpu/index.js';
@@ -32,6 +33,10 @@ import {
 } from '../sweep/index.js';
 import { slug } from '../sweep/cells.js';
 import { isTty, ProgressLine } from './tty.js';
+import { EXIT } from './exit-codes.js';
+import { errorRecord, jsonLine, ReadError, WriteError } from './json-output.js';
+import { planJson, runJson, type PlanJson } from './sweep-json.js';
+import { TrialOutputError } from '../trial/out-files.js';
 
 export const SWEEP_USAGE = `Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]
 
@@ -62,6 +67,14 @@ Prints the report of DIR at the end (see 'aorta-probe report').
   --gpu-interval SECONDS VRAM sampling interval. Default 1.
   --quiet                No progress line and no report at the end.
   --dry-run              Print the cells, their environments and the command; run nothing.
+  --json                 Print one JSON object on stdout instead of the text (schemas/sweep.schema.json):
+                         {"mode": "run", "plan", "task", "trials": [{"cell", "trial", "verdict",
+                         "exit_status", "dir", "result_json", "attempts", ...}], "skipped",
+                         "stopped_cells", "interrupted", "counts", "report": (as 'report --json DIR'),
+                         "exit_status"}; with --dry-run {"mode": "dry-run", "plan", "exit_status"};
+                         with --emit {"mode": "emit", "plan", "emit", "emit_to", "text", "log_dir",
+                         "warnings", "exit_status"}. Errors: {"error": {...}}. With --json, --quiet
+                         drops only the progress line.
   -h, --help             Show this help and exit.
 
 On a cluster (the scheduler runs the trials; each task runs 'aorta-probe sweep --task-env VAR'):
@@ -82,7 +95,8 @@ Examples:
   aorta-probe sweep --recipe sweep.yaml --out /shared/runs --emit slurm --emit-to sweep.sbatch -- ./job.sh
 
 Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error or invalid recipe,
-130 interrupted by Ctrl-C (a second Ctrl-C kills the running trials). --task: 0 pass, 1 fail, 3 error.
+3 an output that could not be written, 130 interrupted by Ctrl-C (a second Ctrl-C kills the running
+trials). --task: 0 pass, 1 fail, 3 error. --dry-run, --emit: 0.
 `;
 
 export interface SweepArgs {
@@ -101,6 +115,7 @@ export interface SweepArgs {
   readonly gpuIntervalMs: number | undefined;
   readonly quiet: boolean;
   readonly dryRun: boolean;
+  readonly json: boolean;
   readonly emit: 'slurm' | 'k8s' | undefined;
   readonly emitTo: string | undefined;
   readonly probeCommand: readonly string[] | undefined;
@@ -130,6 +145,7 @@ export const SWEEP_OPTIONS = {
   'gpu-interval': { type: 'string', metavar: 'SECONDS' },
   quiet: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
+  json: { type: 'boolean' },
   emit: { type: 'string', metavar: 'slurm|k8s' },
   'emit-to': { type: 'string', metavar: 'FILE' },
   'probe-command': { type: 'string', metavar: 'WORDS' },
@@ -203,6 +219,7 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
         : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
     quiet: v.quiet === true,
     dryRun: v['dry-run'] === true,
+    json: v.json === true,
     emit,
     emitTo: v['emit-to'],
     probeCommand,
@@ -234,6 +251,7 @@ function emptyArgs(): SweepArgs {
     gpuIntervalMs: undefined,
     quiet: false,
     dryRun: false,
+    json: false,
     emit: undefined,
     emitTo: undefined,
     probeCommand: undefined,
@@ -273,6 +291,14 @@ function thisProbeCommand(): string[] {
 
 export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<number> {
   const env = io.env ?? process.env;
+  // A sweep that cannot do its job: the one message on stderr, and with --json the error object on stdout.
+  const refuse = async (err: unknown, text: string, code: number): Promise<number> => {
+    if (args.json) await write(io.stdout, jsonLine({ error: errorRecord(err) }));
+    await write(io.stderr, text);
+    return code;
+  };
+  const refuseUsage = (message: string): Promise<number> =>
+    refuse(new UsageError(message), `aorta-probe sweep: ${message}\n`, TASK_EXIT.usage);
   let task = args.task;
   if (args.taskEnv !== undefined) {
     const v = env[args.taskEnv];
@@ -281,11 +307,7 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       task = parseNumber(`$${args.taskEnv}`, v, { integer: true, min: 0 });
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
-      await write(
-        io.stderr,
-        `aorta-probe sweep: --task-env ${args.taskEnv}: ${v === undefined ? 'the variable is not set' : err.message}\n`,
-      );
-      return TASK_EXIT.usage;
+      return refuseUsage(`--task-env ${args.taskEnv}: ${v === undefined ? 'the variable is not set' : err.message}`);
     }
   }
   let plan: SweepPlan;
@@ -296,29 +318,32 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       mitigationsFiles: args.mitigationsFiles,
     });
   } catch (err) {
-    if (err instanceof RecipeSchemaError) await write(io.stderr, `${err.message}\n`);
-    else if ((err as NodeJS.ErrnoException).code !== undefined)
-      await write(
-        io.stderr,
-        `aorta-probe sweep: cannot read ${(err as NodeJS.ErrnoException).path ?? args.recipe}: ${(err as Error).message}\n`,
-      );
-    else throw err;
-    return TASK_EXIT.usage;
+    if (err instanceof RecipeSchemaError || err instanceof SandboxError)
+      return refuse(err, `${err.message}\n`, TASK_EXIT.usage);
+    const path = (err as NodeJS.ErrnoException).path;
+    if ((err as NodeJS.ErrnoException).code !== undefined) {
+      const read = new ReadError(path ?? args.recipe, err);
+      return refuse(read, `aorta-probe sweep: ${read.message}\n`, TASK_EXIT.usage);
+    }
+    throw err;
   }
-  if (task !== undefined && task >= plan.tasks.length) {
-    await write(io.stderr, `aorta-probe sweep: task ${task} is outside the plan's 0..${plan.tasks.length - 1}\n`);
-    return TASK_EXIT.usage;
-  }
+  if (task !== undefined && task >= plan.tasks.length)
+    return refuseUsage(`task ${task} is outside the plan's 0..${plan.tasks.length - 1}`);
+  const planDoc = planJson(plan, args.out, args.argv);
   if (args.dryRun) {
+    if (args.json) {
+      await write(io.stdout, jsonLine({ mode: 'dry-run', plan: planDoc, exit_status: EXIT.ok }));
+      return EXIT.ok;
+    }
     let out = `${plan.cells.length} cells x ${plan.trialsPerCell} trials = ${plan.tasks.length} trials, ticket ${strRepr(plan.ticket)}\n`;
     for (const c of plan.cells) {
       const envText = c.env.size === 0 ? '(no env)' : [...c.env].map(([k, v]) => `${k}=${v}`).join(' ');
       out += `  ${c.name}: env=[${envText}] argv=[${args.argv.map((a) => strRepr(a)).join(', ')}]\n`;
     }
     await write(io.stdout, out);
-    return 0;
+    return EXIT.ok;
   }
-  if (args.emit !== undefined) return emitCommand(args, plan, io);
+  if (args.emit !== undefined) return emitCommand(args, plan, planDoc, io, refuse);
 
   // Ctrl-C reaches only us (each trial runs in its own session): stop launching, interrupt the running trials.
   const interrupt = new AbortController();
@@ -379,9 +404,15 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       onEvent,
     });
   } catch (err) {
-    if (err instanceof RangeError) {
-      await write(io.stderr, `aorta-probe sweep: ${err.message}\n`);
-      return TASK_EXIT.usage;
+    if (err instanceof RangeError) return refuseUsage(err.message);
+    // A trial directory that cannot be made: the output directory is wrong (2), as for `run`; later, an I/O failure.
+    if (err instanceof TrialOutputError)
+      return refuse(err, `aorta-probe sweep: ${err.message}\n`, err.beforeStart ? EXIT.usage : EXIT.error);
+    // Any other file-system failure under DIR (a trial directory that cannot be cleared or set aside).
+    const path = (err as NodeJS.ErrnoException).path;
+    if ((err as NodeJS.ErrnoException).code !== undefined && path !== undefined) {
+      const e = new WriteError(path, err);
+      return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.error);
     }
     throw err;
   } finally {
@@ -389,21 +420,33 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
     process.off('SIGTERM', onSignal);
     progress?.clear();
   }
-  if (!args.quiet && task !== undefined) {
+  const status = sweepExit(summary, task, stoppedBy);
+  if (task !== undefined) {
     // One task of many: the others are still running, so a report of DIR would be partial.
-    for (const t of summary.trials)
-      await write(
-        io.stdout,
-        `${t.task.cell.name}/trial_${t.task.trial}: ${t.verdict} (${t.attempts.length} attempt${t.attempts.length === 1 ? '' : 's'}) ${t.dir}\n`,
-      );
-  } else if (!args.quiet) {
-    const { records, problems, earlierAttempts } = await readResults([resolve(args.out, slug(plan.ticket))]);
+    if (args.json) await write(io.stdout, jsonLine(runJson(planDoc, summary, task, null, status)));
+    else if (!args.quiet)
+      for (const t of summary.trials)
+        await write(
+          io.stdout,
+          `${t.task.cell.name}/trial_${t.task.trial}: ${t.verdict} (${t.attempts.length} attempt${t.attempts.length === 1 ? '' : 's'}) ${t.dir}\n`,
+        );
+  } else if (args.json || !args.quiet) {
+    // The ticket's directory as --out was given, so the report's paths are those `report DIR/TICKET` shows.
+    const { records, problems, earlierAttempts } = await readResults([join(args.out, slug(plan.ticket))]);
     const report = await aggregateResults(records, { problems, earlierAttempts });
-    let text = formatReport('text', report, records);
-    if (summary.stoppedCells.length > 0) text += `\nstop_after: ${summary.stoppedCells.join(', ')} stopped early\n`;
-    if (summary.skipped.length > 0) text += `${summary.skipped.length} trials not run\n`;
-    await write(io.stdout, text);
+    if (args.json) await write(io.stdout, jsonLine(runJson(planDoc, summary, task, report, status)));
+    else {
+      let text = formatReport('text', report, records);
+      if (summary.stoppedCells.length > 0) text += `\nstop_after: ${summary.stoppedCells.join(', ')} stopped early\n`;
+      if (summary.skipped.length > 0) text += `${summary.skipped.length} trials not run\n`;
+      await write(io.stdout, text);
+    }
   }
+  return status;
+}
+
+/** The sweep's exit status: 128+N when stopped by signal N; one task's as `run` has it; else 1 if any trial did not pass. */
+function sweepExit(summary: SweepSummary, task: number | undefined, stoppedBy: NodeJS.Signals | null): number {
   if (summary.interrupted && stoppedBy !== null)
     return 128 + ((constants.signals as Record<string, number | undefined>)[stoppedBy] ?? 2);
   // One task: its trial's status as `run` would exit, so the recipe's exit_codes: reach the scheduler
@@ -421,17 +464,30 @@ function duration(ms: number): string {
       : `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
-async function emitCommand(args: SweepArgs, plan: SweepPlan, io: SweepIo): Promise<number> {
-  if (plan.config.stopAfter !== null) {
-    await write(
-      io.stderr,
-      `aorta-probe sweep: warning: stop_after does not apply on a cluster (tasks run independently); every cell runs ${plan.trialsPerCell} trials\n`,
+async function emitCommand(
+  args: SweepArgs,
+  plan: SweepPlan,
+  planDoc: PlanJson,
+  io: SweepIo,
+  refuse: (err: unknown, text: string, code: number) => Promise<number>,
+): Promise<number> {
+  const warnings: string[] = [];
+  if (plan.config.stopAfter !== null)
+    warnings.push(
+      `stop_after does not apply on a cluster (tasks run independently); every cell runs ${plan.trialsPerCell} trials`,
     );
-  }
+  for (const w of warnings) await write(io.stderr, `aorta-probe sweep: warning: ${w}\n`);
   let text: string;
+  let logDir: string | null = null;
   if (args.emit === 'slurm') {
     const out = resolve(args.out);
-    mkdirSync(resolve(out, 'slurm'), { recursive: true }); // sbatch does not create the --output directory
+    logDir = join(args.out, 'slurm');
+    try {
+      mkdirSync(resolve(out, 'slurm'), { recursive: true }); // sbatch does not create the --output directory
+    } catch (err) {
+      const e = new WriteError(logDir, err);
+      return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.error);
+    }
     const common: TaskCommandOptions = {
       probeCommand: args.probeCommand ?? thisProbeCommand(),
       recipe: resolve(args.recipe),
@@ -448,10 +504,15 @@ async function emitCommand(args: SweepArgs, plan: SweepPlan, io: SweepIo): Promi
     });
   } else {
     // In the pod the recipe files come from the ConfigMap, the results go to the volume mounted at --out.
-    const files = [args.recipe, ...args.mitigationsFiles].map((f, i) => ({
-      name: configKey(f, i),
-      text: readFileSync(f, 'utf8'),
-    }));
+    const files: { name: string; text: string }[] = [];
+    for (const [i, f] of [args.recipe, ...args.mitigationsFiles].entries()) {
+      try {
+        files.push({ name: configKey(f, i), text: readFileSync(f, 'utf8') });
+      } catch (err) {
+        const e = new ReadError(f, err);
+        return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.usage);
+      }
+    }
     const common: TaskCommandOptions = {
       probeCommand: args.probeCommand ?? ['aorta-probe'],
       recipe: `${CONFIG_MOUNT}/${files[0]!.name}`,
@@ -470,12 +531,33 @@ async function emitCommand(args: SweepArgs, plan: SweepPlan, io: SweepIo): Promi
       files,
     }).text;
   }
-  if (args.emitTo === undefined) await write(io.stdout, text);
-  else {
-    writeFileSync(args.emitTo, text, { mode: args.emit === 'slurm' ? 0o755 : 0o644 });
-    await write(io.stderr, `aorta-probe sweep: wrote ${args.emitTo} (${plan.tasks.length} tasks)\n`);
+  if (args.emitTo !== undefined) {
+    try {
+      writeFileSync(args.emitTo, text, { mode: args.emit === 'slurm' ? 0o755 : 0o644 });
+    } catch (err) {
+      const e = new WriteError(args.emitTo, err);
+      return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.error);
+    }
   }
-  return 0;
+  if (args.json) {
+    // Without --emit-to the script is the document's `text`: stdout holds only the JSON.
+    await write(
+      io.stdout,
+      jsonLine({
+        mode: 'emit',
+        plan: planDoc,
+        emit: args.emit,
+        emit_to: args.emitTo ?? null,
+        text: args.emitTo === undefined ? text : null,
+        log_dir: logDir,
+        warnings,
+        exit_status: EXIT.ok,
+      }),
+    );
+  } else if (args.emitTo === undefined) await write(io.stdout, text);
+  if (args.emitTo !== undefined)
+    await write(io.stderr, `aorta-probe sweep: wrote ${args.emitTo} (${plan.tasks.length} tasks)\n`);
+  return EXIT.ok;
 }
 
 /** A ConfigMap key (file name) for the i-th file: its base name, made a valid key, unique by position. */

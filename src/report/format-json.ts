@@ -1,8 +1,71 @@
-/** `report --format json`: the aggregated report object as it is (`SweepReport`), for scripts. */
-import type { SweepReport } from './aggregate.js';
+/**
+ * `report --format json`: the aggregated report (`SweepReport`) as a JSON document, on one line, with snake_case
+ * keys like every other JSON output of the CLI (schemas/report.schema.json); `sweep --json` embeds the same object.
+ * The library's `SweepReport` keeps JavaScript's camelCase; this is the one place that maps it.
+ */
+import type { CellSummary, DetectorCount, Distribution, FlakyReason, SweepReport } from './aggregate.js';
+import type { ReadProblem } from './read-results.js';
 
-export const REPORT_JSON_VERSION = 1;
+/** 2: the keys became snake_case (1 had the library's camelCase names). */
+export const REPORT_JSON_VERSION = 2;
+
+export interface CellJson {
+  readonly cell: string;
+  readonly trials: number;
+  readonly pass: number;
+  readonly fail: number;
+  readonly error: number;
+  readonly flaky: boolean;
+  readonly flaky_reasons: readonly FlakyReason[];
+  readonly retried: number;
+  readonly passed_on_retry: number;
+  readonly detectors: readonly DetectorCount[];
+  readonly walltime_sec: Distribution | null;
+  readonly peak_vram_mib: Distribution | null;
+}
+
+export interface ReportJson {
+  readonly report_version: number;
+  readonly cells: readonly CellJson[];
+  readonly totals: {
+    readonly trials: number;
+    readonly pass: number;
+    readonly fail: number;
+    readonly error: number;
+    readonly flaky_cells: number;
+  };
+  readonly problems: readonly ReadProblem[];
+  readonly earlier_attempts: number;
+}
+
+function cellJson(c: CellSummary): CellJson {
+  return {
+    cell: c.cell,
+    trials: c.trials,
+    pass: c.pass,
+    fail: c.fail,
+    error: c.error,
+    flaky: c.flaky,
+    flaky_reasons: c.flakyReasons,
+    retried: c.retried,
+    passed_on_retry: c.passedOnRetry,
+    detectors: c.detectors,
+    walltime_sec: c.walltimeSec,
+    peak_vram_mib: c.peakVramMib,
+  };
+}
+
+export function reportJson(report: SweepReport): ReportJson {
+  const t = report.totals;
+  return {
+    report_version: REPORT_JSON_VERSION,
+    cells: report.cells.map(cellJson),
+    totals: { trials: t.trials, pass: t.pass, fail: t.fail, error: t.error, flaky_cells: t.flakyCells },
+    problems: report.problems,
+    earlier_attempts: report.earlierAttempts,
+  };
+}
 
 export function formatJson(report: SweepReport): string {
-  return `${JSON.stringify({ report_version: REPORT_JSON_VERSION, ...report }, null, 2)}\n`;
+  return `${JSON.stringify(reportJson(report))}\n`;
 }

@@ -1,0 +1,605 @@
+/**
+ * `sweep --json`, `report --json` and `demo --json` against schemas/ on real outputs (a real local sweep over a
+ * tiny `node -e` trial, the real report of its directory, the error outputs), mutated outputs that the schemas must
+ * reject, and one table that checks every command's --json output, errors included, against its schema.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli/run.js';
+import { cliInProcess as cli } from './support/run-cli.js';
+import { expectValid, isValid, onlyJson, SCHEMA_FILES } from './support/json-schemas.js';
+
+const RECIPE = 'fixtures/sweep/two-cells.yaml';
+// The cache_off cell's loss goes NaN; the other cell passes.
+const TRIAL = [
+  process.execPath,
+  '-e',
+  "console.log(process.env.PYTORCH_NO_CUDA_MEMORY_CACHING ? 'loss=nan' : 'loss=0.5')",
+];
+const root = mkdtempSync(join(tmpdir(), 'aorta-json-schemas-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const PLAN = (out: string, argv: readonly string[] = TRIAL) => ({
+  recipe: RECIPE,
+  ticket: 'DOC-1',
+  out,
+  argv,
+  trials_per_cell: 1,
+  tasks: 2,
+  cells: [
+    { name: 'none-none', mitigation: 'none', diagnostic: 'none', env: {} },
+    {
+      name: 'cache_off-none',
+      mitigation: 'cache_off',
+      diagnostic: 'none',
+      env: { PYTORCH_NO_CUDA_MEMORY_CACHING: '1' },
+    },
+  ],
+});
+
+const ERROR_KEYS = ['type', 'message', 'detail', 'file', 'line', 'col', 'node'];
+
+type Path = readonly (string | number)[];
+/** Removes the key at the end of a path (instead of setting a value). */
+const DELETE = Symbol('delete');
+
+/** A deep copy of `doc` with the value at `path` replaced by `value` (or removed). */
+function mutated(doc: unknown, path: Path, value: unknown): unknown {
+  const copy = structuredClone(doc);
+  let at = copy as Record<string | number, unknown>;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string | number, unknown>;
+  const last = path.at(-1)!;
+  if (value === DELETE) delete at[last];
+  else at[last] = value;
+  return copy;
+}
+
+interface Sweep {
+  mode: string;
+  plan: unknown;
+  task: number | null;
+  trials: {
+    task: number;
+    cell: string;
+    trial: number;
+    verdict: string;
+    exit_status: number;
+    dir: string;
+    result_json: string | null;
+    attempts: { attempt: number; verdict: string; failure_detectors_fired: string[]; dir: string }[];
+  }[];
+  skipped: unknown[];
+  counts: unknown;
+  report: { cells: { cell: string; detectors: { id: string; example: unknown }[] }[] } | null;
+  exit_status: number;
+}
+
+describe('sweep --json on a real local sweep, and report --json of its directory', { timeout: 60_000 }, () => {
+  const out = join(root, 'run');
+  let sweep: { code: number; out: string; err: string };
+  let doc: Sweep;
+  beforeAll(async () => {
+    sweep = await cli(['sweep', '--json', '--recipe', RECIPE, '--out', out, '--gpu-tool', 'none', '--', ...TRIAL]);
+    doc = onlyJson(sweep.out) as Sweep;
+  });
+
+  it('stdout holds one document, valid against sweep.schema.json; nothing else is printed; exit 1', () => {
+    expect(sweep.code).toBe(1);
+    expect(sweep.err).toBe('');
+    expectValid('sweep', doc);
+  });
+
+  it('the plan, per-trial verdicts and result.json paths, the counts and the exit status', () => {
+    expect(doc.mode).toBe('run');
+    expect(doc.plan).toEqual(PLAN(out));
+    expect(doc.task).toBe(null);
+    const dir = (cell: string) => join(out, 'DOC-1', cell, 'trial_0');
+    expect(
+      doc.trials.map((t) => [
+        t.task,
+        t.cell,
+        t.trial,
+        t.verdict,
+        t.exit_status,
+        t.dir,
+        t.result_json,
+        t.attempts.length,
+      ]),
+    ).toEqual([
+      [0, 'none-none', 0, 'pass', 0, dir('none-none'), join(dir('none-none'), 'result.json'), 1],
+      [1, 'cache_off-none', 0, 'fail', 1, dir('cache_off-none'), join(dir('cache_off-none'), 'result.json'), 1],
+    ]);
+    expect(doc.trials[1]!.attempts[0]).toMatchObject({
+      attempt: 1,
+      verdict: 'fail',
+      exit_code: 0,
+      failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_loss'],
+      error_detectors_fired: [],
+      retry_on: [],
+      dir: '.',
+    });
+    for (const t of doc.trials) expect(statSync(t.result_json!).isFile()).toBe(true);
+    expect([doc.skipped, doc.counts, doc.exit_status]).toEqual([[], { pass: 1, fail: 1, error: 0 }, 1]);
+  });
+
+  it("'report' is what report --json DIR prints, and that is valid against report.schema.json", async () => {
+    const r = await cli(['report', '--json', join(out, 'DOC-1')]);
+    expect(r.code).toBe(0);
+    const report = onlyJson(r.out);
+    expectValid('report', report);
+    expect(doc.report).toEqual(report);
+    expect(doc.report!.cells.map((c) => [c.cell, c.detectors.map((d) => [d.id, d.example])])).toEqual([
+      [
+        'cache_off-none',
+        [
+          [
+            'custom:nan_loss',
+            { file: join(out, 'DOC-1', 'cache_off-none', 'trial_0', 'output.log'), line: 1, text: 'loss=nan' },
+          ],
+          [
+            'tier4:nan_signature',
+            { file: join(out, 'DOC-1', 'cache_off-none', 'trial_0', 'output.log'), line: 1, text: 'loss=nan' },
+          ],
+        ],
+      ],
+      ['none-none', []],
+    ]);
+  });
+
+  it('the schemas reject a wrong shape', () => {
+    const wrong: [string, Path, unknown][] = [
+      ['an unknown top-level key', ['extra'], 1],
+      ['a missing key', ['counts'], DELETE],
+      ['an unknown mode', ['mode'], 'sweep'],
+      ['a dry-run with trials', ['mode'], 'dry-run'],
+      ['a verdict outside pass/fail/error', ['trials', 0, 'verdict'], 'flaky'],
+      ['a trial without result_json', ['trials', 0, 'result_json'], DELETE],
+      ['an exit status as a string', ['exit_status'], '1'],
+      ['an env value that is not a string', ['plan', 'cells', 1, 'env', 'PYTORCH_NO_CUDA_MEMORY_CACHING'], 1],
+      ['an attempt with an unknown key', ['trials', 0, 'attempts', 0, 'extra'], true],
+      ['a report cell with an unknown key', ['report', 'cells', 0, 'extra'], 0],
+      ['a report without its version', ['report', 'report_version'], DELETE],
+      ['a detector example without its line', ['report', 'cells', 0, 'detectors', 0, 'example', 'line'], DELETE],
+      ['a camelCase key (report_version 1)', ['report', 'totals', 'flakyCells'], 0],
+    ];
+    for (const [what, path, value] of wrong) expect(isValid('sweep', mutated(doc, path, value)), what).toBe(false);
+    for (const [what, path, value] of wrong.filter(([, p]) => p[0] === 'report'))
+      expect(isValid('report', mutated(doc.report, path.slice(1), value)), what).toBe(false);
+  });
+
+  it('--task N --json: that one trial, no report, its exit status', async () => {
+    const r = await cli([
+      'sweep',
+      '--json',
+      '--recipe',
+      RECIPE,
+      '--out',
+      join(root, 'task'),
+      '--gpu-tool',
+      'none',
+      '--task',
+      '1',
+      '--',
+      ...TRIAL,
+    ]);
+    expect(r.code).toBe(1);
+    const t = onlyJson(r.out) as Sweep;
+    expectValid('sweep', t);
+    expect([t.task, t.trials.map((x) => [x.cell, x.verdict]), t.report, t.exit_status]).toEqual([
+      1,
+      [['cache_off-none', 'fail']],
+      null,
+      1,
+    ]);
+  });
+
+  it('with a terminal on stderr, stdout still holds only the document', async () => {
+    const stdin = new PassThrough();
+    stdin.end('');
+    const stdout = new PassThrough();
+    const stderr = Object.assign(new PassThrough(), { isTTY: true });
+    let text = '';
+    stdout.on('data', (c: Buffer) => (text += c.toString()));
+    stderr.resume();
+    const code = await runCli(
+      ['sweep', '--json', '--recipe', RECIPE, '--out', join(root, 'tty'), '--gpu-tool', 'none', '--', ...TRIAL],
+      { stdin, stdout, stderr },
+    );
+    expect(code).toBe(1);
+    expectValid('sweep', onlyJson(text));
+  });
+});
+
+describe('sweep --json with retry, stop_after and retain', { timeout: 60_000 }, () => {
+  const recipe = join(root, 'policies.yaml');
+  writeFileSync(
+    recipe,
+    `schema_version: 1
+mode: probe
+ticket: POL-1
+trials: 3
+mitigation_axis: [none, cache_off]
+diagnostic_axis: [none]
+mitigations:
+  cache_off: {PYTORCH_NO_CUDA_MEMORY_CACHING: 1}
+custom_patterns:
+  - id: nan_loss
+    match: {regex: "loss=(?P<loss>nan)"}
+retry: {max: 1, on: [custom:nan_loss]}
+stop_after: {events: 1, max_trials: 3}
+retain: {on_pass: none}
+`,
+  );
+
+  it('attempts, skipped tasks, stopped cells and pruned trials are in the document, valid against the schema', async () => {
+    const out = join(root, 'policies');
+    const r = await cli(['sweep', '--json', '--recipe', recipe, '--out', out, '--gpu-tool', 'none', '--', ...TRIAL]);
+    expect(r.code).toBe(1);
+    const doc = onlyJson(r.out) as Sweep & { stopped_cells: string[] };
+    expectValid('sweep', doc);
+    expect(
+      doc.trials.map((t) => [
+        t.cell,
+        t.trial,
+        t.verdict,
+        t.result_json,
+        t.attempts.map((a) => [a.attempt, a.verdict, a.dir]),
+      ]),
+    ).toEqual([
+      ['none-none', 0, 'pass', null, [[1, 'pass', '.']]],
+      ['none-none', 1, 'pass', null, [[1, 'pass', '.']]],
+      ['none-none', 2, 'pass', null, [[1, 'pass', '.']]],
+      [
+        'cache_off-none',
+        0,
+        'fail',
+        join(out, 'POL-1', 'cache_off-none', 'trial_0', 'result.json'),
+        [
+          [1, 'fail', 'attempt_1'],
+          [2, 'fail', '.'],
+        ],
+      ],
+    ]);
+    expect([doc.skipped, doc.stopped_cells, doc.counts]).toEqual([
+      [
+        { task: 4, cell: 'cache_off-none', trial: 1 },
+        { task: 5, cell: 'cache_off-none', trial: 2 },
+      ],
+      ['cache_off-none'],
+      { pass: 3, fail: 1, error: 0 },
+    ]);
+    // retain: none removed the passing trials, so the report of DIR sees the failing one only.
+    expect(doc.report!.cells.map((c) => c.cell)).toEqual(['cache_off-none']);
+  });
+
+  it('--emit --json carries the stop_after warning', async () => {
+    const r = await cli([
+      'sweep',
+      '--json',
+      '--emit',
+      'slurm',
+      '--recipe',
+      recipe,
+      '--out',
+      join(root, 'pol-emit'),
+      '--',
+      'true',
+    ]);
+    const doc = onlyJson(r.out) as { warnings: string[] };
+    expectValid('sweep', doc);
+    const warning = 'stop_after does not apply on a cluster (tasks run independently); every cell runs 3 trials';
+    expect(doc.warnings).toEqual([warning]);
+    expect(r.err).toBe(`aorta-probe sweep: warning: ${warning}\n`);
+  });
+});
+
+describe('sweep --json without running trials', () => {
+  it('--dry-run --json: the plan (cells, environments, command)', async () => {
+    const r = await cli([
+      'sweep',
+      '--json',
+      '--dry-run',
+      '--recipe',
+      RECIPE,
+      '--out',
+      'runs/x',
+      '--',
+      'python',
+      'train.py',
+    ]);
+    expect(r).toEqual({
+      code: 0,
+      err: '',
+      out: `${JSON.stringify({ mode: 'dry-run', plan: PLAN('runs/x', ['python', 'train.py']), exit_status: 0 })}\n`,
+    });
+    expectValid('sweep', JSON.parse(r.out));
+  });
+
+  it("--emit slurm --json: the script is the document's text, the same as without --json", async () => {
+    const out = join(root, 'emit');
+    const args = [
+      'sweep',
+      '--emit',
+      'slurm',
+      '--probe-command',
+      'aorta-probe',
+      '--recipe',
+      RECIPE,
+      '--out',
+      out,
+      '--',
+      'true',
+    ];
+    const plain = await cli(args);
+    const r = await cli([args[0]!, '--json', ...args.slice(1)]);
+    expect(r.code).toBe(0);
+    const doc = onlyJson(r.out);
+    expectValid('sweep', doc);
+    expect(doc).toEqual({
+      mode: 'emit',
+      plan: PLAN(out, ['true']),
+      emit: 'slurm',
+      emit_to: null,
+      text: plain.out,
+      log_dir: join(out, 'slurm'),
+      warnings: [],
+      exit_status: 0,
+    });
+    expect(statSync(join(out, 'slurm')).isDirectory()).toBe(true);
+  });
+
+  it('--emit k8s --emit-to FILE --json: says what was written where', async () => {
+    const file = join(root, 'job.yaml');
+    const r = await cli([
+      'sweep',
+      '--json',
+      '--emit',
+      'k8s',
+      '--image',
+      'img',
+      '--pvc',
+      'claim',
+      '--emit-to',
+      file,
+      '--recipe',
+      RECIPE,
+      '--out',
+      '/results',
+      '--',
+      'true',
+    ]);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe(`aorta-probe sweep: wrote ${file} (2 tasks)\n`);
+    const doc = onlyJson(r.out) as { text: unknown };
+    expectValid('sweep', doc);
+    expect(doc).toMatchObject({ mode: 'emit', emit: 'k8s', emit_to: file, text: null, log_dir: null, warnings: [] });
+    expect(readFileSync(file, 'utf8')).toContain('kind: Job');
+    expect(isValid('sweep', mutated(doc, ['text'], 'x'))).toBe(false);
+  });
+});
+
+describe('sweep and report errors with --json: the one error object, exit codes per exit-codes.ts', () => {
+  const cases: [string, string[], number, string, string][] = [
+    [
+      'usage',
+      ['sweep', '--json', '--recipe', RECIPE, '--out', 'o', '--parallel', '0', '--', 'true'],
+      2,
+      'UsageError',
+      "--parallel must be a positive integer, got '0'",
+    ],
+    [
+      'unreadable recipe',
+      ['sweep', '--json', '--recipe', 'nope.yaml', '--out', 'o', '--', 'true'],
+      2,
+      'ReadError',
+      "cannot read nope.yaml: ENOENT: no such file or directory, open 'nope.yaml'",
+    ],
+    [
+      'not a probe recipe',
+      ['sweep', '--json', '--recipe', 'fixtures/recipes/nan-loss.yaml', '--out', 'o', '--', 'true'],
+      2,
+      'RecipeSchemaError',
+      "recipe: a sweep needs a 'mode: probe' recipe (trials, mitigation_axis, diagnostic_axis)",
+    ],
+    [
+      'a task outside the plan',
+      ['sweep', '--json', '--recipe', RECIPE, '--out', 'o', '--task', '2', '--', 'true'],
+      2,
+      'UsageError',
+      "task 2 is outside the plan's 0..1",
+    ],
+    [
+      '--task-env unset',
+      ['sweep', '--json', '--recipe', RECIPE, '--out', 'o', '--task-env', 'AORTA_TEST_UNSET', '--', 'true'],
+      2,
+      'UsageError',
+      '--task-env AORTA_TEST_UNSET: the variable is not set',
+    ],
+    [
+      '--emit-to unwritable',
+      [
+        'sweep',
+        '--json',
+        '--emit',
+        'slurm',
+        '--emit-to',
+        '/dev/null/x.sbatch',
+        '--recipe',
+        RECIPE,
+        '--out',
+        'runs/emit-err',
+        '--',
+        'true',
+      ],
+      3,
+      'WriteError',
+      "cannot write /dev/null/x.sbatch: ENOTDIR: not a directory, open '/dev/null/x.sbatch'",
+    ],
+    ['report usage', ['report', '--json'], 2, 'UsageError', 'no DIR or FILE given'],
+    [
+      'report --out unwritable',
+      ['report', '--json', 'fixtures/logs', '--out', '/dev/null/r.json'],
+      3,
+      'WriteError',
+      "cannot write /dev/null/r.json: ENOTDIR: not a directory, open '/dev/null/r.json'",
+    ],
+  ];
+  it.each(cases)('%s', async (_what, args, code, type, detail) => {
+    const r = await cli(args);
+    expect(r.code).toBe(code);
+    const doc = onlyJson(r.out) as { error: Record<string, unknown> };
+    expectValid(args[0]!, doc);
+    expect(Object.keys(doc)).toEqual(['error']);
+    expect(Object.keys(doc.error)).toEqual(ERROR_KEYS);
+    expect([doc.error.type, doc.error.detail]).toEqual([type, detail]);
+    expect(r.err).toContain(detail);
+  });
+
+  it('an output directory that cannot be used: the error object, exit 3', async () => {
+    const r = await cli([
+      'sweep',
+      '--json',
+      '--recipe',
+      RECIPE,
+      '--out',
+      '/dev/null/x',
+      '--gpu-tool',
+      'none',
+      '--',
+      'true',
+    ]);
+    expect(r.code).toBe(3);
+    const doc = onlyJson(r.out) as { error: { type: string; file: string } };
+    expectValid('sweep', doc);
+    expect([doc.error.type, doc.error.file]).toEqual(['WriteError', '/dev/null/x/DOC-1/none-none/trial_0']);
+  });
+
+  it('report --json with no usable result.json: the empty report, exit 1', async () => {
+    const r = await cli(['report', '--json', 'fixtures/logs']);
+    expect(r.code).toBe(1);
+    const doc = onlyJson(r.out);
+    expectValid('report', doc);
+    expect(doc).toEqual({
+      report_version: 2,
+      cells: [],
+      totals: { trials: 0, pass: 0, fail: 0, error: 0, flaky_cells: 0 },
+      problems: [],
+      earlier_attempts: 0,
+    });
+  });
+});
+
+describe('demo --json', { timeout: 60_000 }, () => {
+  it('the recipe, the scan and the trial in one document, valid against demo.schema.json', async () => {
+    const out = join(root, 'demo');
+    const r = await cli(['demo', '--json', '--quiet', '--out', out]);
+    expect(r.code).toBe(0);
+    const doc = onlyJson(r.out) as { result_json: string };
+    expectValid('demo', doc);
+    expect(doc.result_json).toBe(join(out, 'result.json'));
+    expect(isValid('demo', mutated(doc, ['scan', 'verdict'], 'maybe'))).toBe(false);
+    expect(isValid('demo', mutated(doc, ['trial', 'verdict'], DELETE))).toBe(false);
+  });
+
+  it('an --out that cannot be used: the error object, exit 2', async () => {
+    const r = await cli(['demo', '--json', '--quiet', '--out', '/dev/null/x']);
+    expect(r.code).toBe(2);
+    const doc = onlyJson(r.out) as { error: { type: string } };
+    expectValid('demo', doc);
+    expect(doc.error.type).toBe('TrialOutputError');
+  });
+});
+
+describe("every command's --json output, errors included, is valid against its schema", { timeout: 60_000 }, () => {
+  const run = (out: string, js: string) => [
+    'run',
+    '--json',
+    '--gpu-tool',
+    'none',
+    '--out',
+    join(root, out),
+    '--',
+    process.execPath,
+    '-e',
+    js,
+  ];
+  // [command, schema, args, stdin, exit code]; playground's {"url"} is in playground-cli.test.ts (it serves).
+  const table: [string, string, string[], string, number][] = [
+    ['check', 'check', ['check', '--json', 'fixtures/recipes/lint-four-bugs.yaml'], '', 0],
+    ['check', 'check', ['check', '--json', 'fixtures/recipes/invalid-condition.yaml', 'nope.yaml'], '', 2],
+    ['check', 'check', ['check', '--json'], '', 2],
+    [
+      'scan',
+      'scan',
+      ['scan', '--json', '--recipe', 'fixtures/recipes/nan-loss.yaml', 'fixtures/logs/loss-then-nan.txt'],
+      '',
+      1,
+    ],
+    ['scan', 'scan', ['scan', '--json', 'fixtures/logs/nope.txt'], '', 2],
+    ['scan', 'scan', ['scan', '--json', '--bogus', 'x'], '', 2],
+    ['run', 'result', run('run-pass', '0'), '', 0],
+    ['run', 'result', run('run-fail', 'process.exit(4)'), '', 1],
+    [
+      'run',
+      'result',
+      ['run', '--json', '--gpu-tool', 'none', '--out', join(root, 'run-error'), '--', join(root, 'no-such-command')],
+      '',
+      3,
+    ],
+    ['run', 'result', ['run', '--json', '--timeout', '0', '--', 'true'], '', 2],
+    ['run', 'result', ['run', '--json', '--recipe', 'nope.yaml', '--', 'true'], '', 2],
+    ['run', 'result', ['run', '--json', '--gpu-tool', 'none', '--out', '/dev/null/x', '--', 'true'], '', 2],
+    ['eval', 'eval', ['eval', '--json', 'exit_code == 0'], '', 0],
+    ['eval', 'eval', ['eval', '--json', 'exit_code ** 2'], '', 1],
+    ['eval', 'eval', ['eval', '--json'], '', 2],
+    ['eval --disasm', 'eval', ['eval', '--json', '--disasm', 'exit_code == 0'], '', 2],
+    ['eval --jsonl', 'eval', ['eval', '--jsonl'], '{"condition": "exit_code == 0", "exit_code": 0}\n', 0],
+    ['eval --jsonl', 'eval', ['eval', '--jsonl'], '{"condition": "exit_code **"}\n', 0],
+    ['eval --jsonl', 'eval', ['eval', '--jsonl'], 'not json\n', 0],
+    ['patterns', 'patterns', ['patterns', '--json'], '', 0],
+    ['patterns', 'patterns', ['patterns', '--json', '--version'], '', 0],
+    ['patterns', 'patterns', ['patterns', '--json', 'x'], '', 2],
+    ['--version', 'patterns', ['--version', '--json'], '', 0],
+    ['playground', 'playground', ['playground', '--json', '--port', '70000'], '', 2],
+    ['report', 'report', ['report', '--json', 'fixtures/logs'], '', 1],
+    ['report', 'report', ['report', '--json', '--format', 'html', 'x'], '', 2],
+    ['sweep', 'sweep', ['sweep', '--json', '--dry-run', '--recipe', RECIPE, '--out', 'o', '--', 'true'], '', 0],
+    ['sweep', 'sweep', ['sweep', '--json', '--recipe', RECIPE, '--out', 'o'], '', 2],
+    ['demo', 'demo', ['demo', '--json', '--bogus'], '', 2],
+    ['an unknown command', 'error', ['chek', '--json'], '', 2],
+  ];
+
+  it.each(table)('%s → schemas/%s.schema.json: %j', async (_command, name, args, stdin, code) => {
+    const r = await cli(args, stdin);
+    expect(r.code).toBe(code);
+    const lines = name === 'eval' && args.includes('--jsonl') ? r.out.trimEnd().split('\n') : [r.out.trimEnd()];
+    for (const l of lines) {
+      const doc = onlyJson(`${l}\n`);
+      if (name === 'error') {
+        // No command, no document of its own: {"error": ERROR}.
+        expect(Object.keys(doc as object)).toEqual(['error']);
+        expectValid('error', (doc as { error: unknown }).error);
+      } else expectValid(name, doc);
+    }
+  });
+
+  it('eval --disasm --json is refused: the listing is not JSON', async () => {
+    const r = await cli(['eval', '--json', '--disasm', 'exit_code == 0']);
+    expect(r.code).toBe(2);
+    expect((onlyJson(r.out) as { error: { detail: string } }).error.detail).toBe(
+      '--disasm prints a text listing: drop --json',
+    );
+  });
+
+  it('covers every command with --json and every schema in schemas/', () => {
+    const commands = new Set(table.map(([c]) => c.split(' ')[0]));
+    for (const c of ['check', 'scan', 'run', 'eval', 'patterns', 'playground', 'report', 'sweep', 'demo'])
+      expect(commands.has(c), c).toBe(true);
+    // The fragments (error, detector, engine-failure) are reached through the documents that embed them.
+    const used = new Set([...table.map(([, s]) => s), 'error', 'detector', 'engine-failure']);
+    expect(SCHEMA_FILES.filter((f) => !used.has(f.replace('.schema.json', '')))).toEqual([]);
+  });
+});
