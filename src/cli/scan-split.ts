@@ -32,7 +32,9 @@ export interface PartJob {
   readonly progress: SharedArrayBuffer;
 }
 
-export type PartReply = { readonly ok: true; readonly scan: RangeScan } | { readonly ok: false; readonly message: string };
+export type PartReply =
+  | { readonly ok: true; readonly scan: RangeScan }
+  | { readonly ok: false; readonly message: string };
 
 /** The worker entry beside this module: the bin's bundle has it as scan-part-worker.cjs. */
 const WORKER_URL = new URL('./scan-part-worker.cjs', import.meta.url);
@@ -85,7 +87,8 @@ export async function scanSplit(
       progress.update(ms, () => progressText(mine + theirs[0]!, ms, size));
     });
     // Every pattern fired in the first half (its scan stopped early): the second half cannot change the result.
-    if (first.end === null && !first.engineFailed) return mergeRanges(first, NOTHING_SCANNED, recipe?.customPatterns ?? []);
+    if (first.end === null && !first.engineFailed)
+      return mergeRanges(first, NOTHING_SCANNED, recipe?.customPatterns ?? []);
     const rest = await second;
     return rest === null ? null : mergeRanges(first, rest, recipe?.customPatterns ?? []);
   } finally {
