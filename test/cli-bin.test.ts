@@ -14,6 +14,7 @@ const MAIN = join(CLI_DIR, 'main.cjs');
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
   version: string;
   bin: Record<string, string>;
+  files: string[];
 };
 
 /**
@@ -54,5 +55,16 @@ describe('the aorta-probe bin', () => {
     expect(files.length).toBeGreaterThan(5);
     const nonAscii = files.filter((f) => /[^\x00-\x7f]/.test(readFileSync(join(CLI_DIR, f), 'utf8')));
     expect(nonAscii).toEqual([]);
+  });
+
+  it("reads CPython's character-name table from unicode-names.json on the first \\N{...}, not from a chunk", () => {
+    const chunks = readdirSync(CLI_DIR).filter((f) => /^chunk-.*\.cjs$/.test(f));
+    expect(chunks.filter((f) => readFileSync(join(CLI_DIR, f), 'utf8').includes('ABACUS'))).toEqual([]);
+    expect(readFileSync(join(CLI_DIR, 'unicode-names.json'), 'utf8')).toContain('"ABACUS"');
+    expect(pkg.files).toContain('dist/src/cli/unicode-names.json');
+    const out = execFileSync(MAIN, ['eval', "'\\N{SNOWMAN}\\N{LATIN SMALL LETTER A}' == '\u2603a'"], {
+      encoding: 'utf8',
+    });
+    expect(out).toBe('value: True\ntype:  bool\nfired: yes\n');
   });
 });
