@@ -218,17 +218,23 @@ function countTo(src: SourceText, from: number, line: number): number {
   return j - from;
 }
 
-const BITOR_OPS: Readonly<Record<string, OperatorName>> = { '|': 'BitOr' };
-const BITXOR_OPS: Readonly<Record<string, OperatorName>> = { '^': 'BitXor' };
-const BITAND_OPS: Readonly<Record<string, OperatorName>> = { '&': 'BitAnd' };
-const SHIFT_OPS: Readonly<Record<string, OperatorName>> = { '<<': 'LShift', '>>': 'RShift' };
-const SUM_OPS: Readonly<Record<string, OperatorName>> = { '+': 'Add', '-': 'Sub' };
-const TERM_OPS: Readonly<Record<string, OperatorName>> = {
-  '*': 'Mult',
-  '/': 'Div',
-  '//': 'FloorDiv',
-  '%': 'Mod',
-  '@': 'MatMult',
+/**
+ * The binary operators of bitwise_or (level 0), bitwise_xor, bitwise_and, shift_expr, sum and
+ * term (level 5): a rule's operands are the rule one level tighter.
+ */
+const BINARY_OPS: Readonly<Record<string, { level: number; op: OperatorName }>> = {
+  '|': { level: 0, op: 'BitOr' },
+  '^': { level: 1, op: 'BitXor' },
+  '&': { level: 2, op: 'BitAnd' },
+  '<<': { level: 3, op: 'LShift' },
+  '>>': { level: 3, op: 'RShift' },
+  '+': { level: 4, op: 'Add' },
+  '-': { level: 4, op: 'Sub' },
+  '*': { level: 5, op: 'Mult' },
+  '/': { level: 5, op: 'Div' },
+  '//': { level: 5, op: 'FloorDiv' },
+  '%': { level: 5, op: 'Mod' },
+  '@': { level: 5, op: 'MatMult' },
 };
 const UNARY_OPS: Readonly<Record<string, UnaryOpName>> = { '+': 'UAdd', '-': 'USub', '~': 'Invert' };
 // '<>' is a NOTEQUAL token too, but without barry_as_FLUFL the grammar refuses it: not listed.
@@ -263,6 +269,9 @@ class Parser {
   // Plain arrays, not Int32Array: in V8 a typed array over 64 bytes costs an off-heap
   // allocation (microseconds), which longer conditions would pay once per memoised rule.
   private readonly memoEnd: (number[] | undefined)[] = [];
+
+  /** The result `memoHit` found. */
+  private memoValue: unknown = null;
 
   private readonly invalidNamedTried = new Set<number>();
   /** Inside `expression_without_invalid`: the invalid rules are off even in the second pass. */
@@ -395,6 +404,38 @@ class Parser {
     }
   }
 
+  /**
+   * The memo lookup of a rule that inlines its body (the rules on the path a nested bracket
+   * recurses through, so that each costs one JS frame, not two): true when `id` has a result at
+   * this position, which is then in `memoValue` with the position moved past it. A miss enters
+   * the rule; its result goes through `memoStore`.
+   */
+  private memoHit(id: Rule): boolean {
+    const ends = this.memoEnd[id];
+    if (ends === undefined) {
+      this.memoEnd[id] = new Array<number>(this.tokens.length).fill(0);
+      this.memoNode[id] = new Array<unknown>(this.tokens.length).fill(null);
+    } else {
+      const end = ends[this.pos]!;
+      if (end !== 0) {
+        this.memoValue = this.memoNode[id]![this.pos];
+        this.pos = end - 1;
+        return true;
+      }
+    }
+    this.enter();
+    return false;
+  }
+
+  /** Leaves a rule entered by `memoHit` with its result (restoring the position on failure). */
+  private memoStore<T>(id: Rule, start: number, node: T | null): T | null {
+    this.depth--;
+    if (node === FAIL) this.pos = start;
+    this.memoNode[id]![start] = node;
+    this.memoEnd[id]![start] = this.pos + 1;
+    return node;
+  }
+
   /** Runs a rule with memoisation by start position; restores the position on failure. */
   private memo<T>(id: Rule, rule: () => T | null): T | null {
     const start = this.pos;
@@ -461,42 +502,43 @@ class Parser {
     return { type: 'Tuple', elts, ctx: this.ctx('Load'), loc: this.locFrom(first) };
   }
 
+  // The rules from `expression` down to `atom` and back through a bracket's contents are the
+  // path a nested bracket recurses through: they inline their memo lookup and their alternatives
+  // (saving and restoring the position by hand) instead of passing closures to `memo`/`attempt`,
+  // so that a nesting level costs about 17 JS frames rather than 65, and 256 levels fit in the
+  // default stack whatever V8's tier (docs/parity.md, "Deep nesting").
+
   /** expression (memo): disjunction 'if' disjunction 'else' expression | disjunction | lambdef */
   private expression(): Expr | null {
-    return this.memo(Rule.Expression, this.expressionBody);
-  }
-
-  private readonly expressionBody = (): Expr | null => {
+    if (this.memoHit(Rule.Expression)) return this.memoValue as Expr | null;
+    const start = this.pos;
     if (this.invalidRules) {
-      this.attempt(() => this.invalidExpression());
-      this.attempt(() => this.invalidLegacyExpression());
+      this.invalidExpression();
+      this.pos = start;
+      this.invalidLegacyExpression();
+      this.pos = start;
     }
-    return this.expressionWithoutInvalid();
-  };
+    return this.memoStore(Rule.Expression, start, this.expressionWithoutInvalid());
+  }
 
   /** expression_without_invalid: the alternatives of `expression` proper. */
   private expressionWithoutInvalid(): Expr | null {
-    return this.attempt(() => {
-      const start = this.peek();
-      // Both first alternatives begin with the (memoised, so deterministic) disjunction: parse it
-      // once; without a following 'if' the ternary fails and the disjunction alternative wins.
-      const body = this.disjunction();
-      if (body === FAIL) return this.lambdef();
-      const afterBody = this.pos;
-      if (this.peekKeyword('if')) {
-        const ternary = this.attempt<Expr>(() => {
-          this.pos++;
-          const test = this.disjunction();
-          if (test === FAIL || !this.keyword('else')) return FAIL;
-          const orelse = this.expression();
-          if (orelse === FAIL) return FAIL;
-          return { type: 'IfExp', test, body, orelse, loc: this.locFrom(start) };
-        });
-        if (ternary !== FAIL) return ternary;
-        this.pos = afterBody;
+    const start = this.peek();
+    // Both first alternatives begin with the (memoised, so deterministic) disjunction: parse it
+    // once; without a following 'if' the ternary fails and the disjunction alternative wins.
+    const body = this.disjunction();
+    if (body === FAIL) return this.lambdef();
+    const afterBody = this.pos;
+    if (this.peekKeyword('if')) {
+      this.pos++;
+      const test = this.disjunction();
+      if (test !== FAIL && this.keyword('else')) {
+        const orelse = this.expression();
+        if (orelse !== FAIL) return { type: 'IfExp', test, body, orelse, loc: this.locFrom(start) };
       }
-      return body;
-    });
+      this.pos = afterBody;
+    }
+    return body;
   }
 
   /** yield_expr: 'yield' 'from' expression | 'yield' [star_expressions] */
@@ -516,97 +558,111 @@ class Parser {
 
   /** star_expression (memo): '*' bitwise_or | expression */
   private starExpression(): Expr | null {
-    return this.memo(Rule.StarExpression, this.starExpressionBody);
+    if (this.memoHit(Rule.StarExpression)) return this.memoValue as Expr | null;
+    const start = this.pos;
+    return this.memoStore(Rule.StarExpression, start, this.starredBitwiseOr() ?? this.expression());
   }
 
-  private readonly starExpressionBody = (): Expr | null => this.starred(this.bitwiseOrFn) ?? this.expression();
-  private readonly bitwiseOrFn = (): Expr | null => this.bitwiseOr();
-
-  /** '*' X → Starred(X, Load) */
-  private starred(item: () => Expr | null): Expr | null {
-    return this.attempt<Expr>(() => {
-      const star = this.op('*');
-      if (!star) return FAIL;
-      const value = item();
-      if (value === FAIL) return FAIL;
-      return { type: 'Starred', value, ctx: this.ctx('Load'), loc: this.locFrom(star) };
-    });
+  /** '*' bitwise_or → Starred(Load) */
+  private starredBitwiseOr(): Expr | null {
+    const star = this.peek();
+    if (star.type !== 'OP' || star.text !== '*') return FAIL;
+    this.pos++;
+    const value = this.bitwiseOr();
+    if (value === FAIL) {
+      this.pos--;
+      return FAIL;
+    }
+    return { type: 'Starred', value, ctx: this.ctx('Load'), loc: this.locFrom(star) };
   }
 
   /** star_named_expressions: ','.star_named_expression+ [','] */
   private starNamedExpressions(): Expr[] | null {
-    const items = this.gather(() => this.starNamedExpression());
-    if (items === FAIL) return FAIL;
+    const first = this.starNamedExpression();
+    if (first === FAIL) return FAIL;
+    const items = [first];
+    for (;;) {
+      const mark = this.pos;
+      if (!this.op(',')) break;
+      const next = this.starNamedExpression();
+      if (next === FAIL) {
+        this.pos = mark;
+        break;
+      }
+      items.push(next);
+    }
     this.op(',');
     return items;
   }
 
   /** star_named_expression: '*' bitwise_or | named_expression */
   private starNamedExpression(): Expr | null {
-    return this.starred(() => this.bitwiseOr()) ?? this.namedExpression();
+    return this.starredBitwiseOr() ?? this.namedExpression();
   }
 
   /** assignment_expression: NAME ':=' ~ expression */
   private assignmentExpression(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const name = this.nameToken();
-      if (!name || !this.op(':=')) return FAIL;
-      const value = this.expression();
-      if (value === FAIL) return FAIL;
-      const target: Name = {
-        type: 'Name',
-        id: identifier(name.text),
-        ctx: this.ctx('Store'),
-        loc: this.tokenLoc(name),
-      };
-      return { type: 'NamedExpr', target, value, loc: this.locFrom(name) };
-    });
+    const name = this.peek();
+    if (name.type !== 'NAME') return FAIL;
+    const start = this.pos;
+    this.pos++;
+    if (!this.op(':=')) {
+      this.pos = start;
+      return FAIL;
+    }
+    const value = this.expression();
+    if (value === FAIL) {
+      this.pos = start;
+      return FAIL;
+    }
+    const target: Name = { type: 'Name', id: identifier(name.text), ctx: this.ctx('Store'), loc: this.tokenLoc(name) };
+    return { type: 'NamedExpr', target, value, loc: this.locFrom(name) };
   }
 
   /** named_expression: assignment_expression | expression !':=' */
   private namedExpression(): Expr | null {
     const walrus = this.assignmentExpression();
     if (walrus !== FAIL) return walrus;
-    if (this.invalidRules) this.attempt(() => this.invalidNamedExpression());
+    if (this.invalidRules) this.invalidNamedExpression();
     return this.expressionNotWalrus();
   }
 
   /** expression !':=' */
   private expressionNotWalrus(): Expr | null {
-    return this.attempt(() => {
-      const e = this.expression();
-      if (e === FAIL || this.peekOp(':=')) return FAIL;
-      return e;
-    });
+    const start = this.pos;
+    const e = this.expression();
+    if (e === FAIL || !this.peekOp(':=')) return e;
+    this.pos = start;
+    return FAIL;
   }
 
   /** disjunction (memo): conjunction ('or' conjunction)+ | conjunction */
   private disjunction(): Expr | null {
-    return this.memo(Rule.Disjunction, this.disjunctionBody);
+    if (this.memoHit(Rule.Disjunction)) return this.memoValue as Expr | null;
+    const start = this.pos;
+    const first = this.peek();
+    const a = this.conjunction();
+    return this.memoStore(Rule.Disjunction, start, a === FAIL ? FAIL : this.boolOpTail('or', 'Or', first, a));
   }
-
-  private readonly disjunctionBody = (): Expr | null => this.boolOp('or', 'Or', this.conjunctionFn);
-  private readonly conjunctionFn = (): Expr | null => this.conjunction();
 
   /** conjunction (memo): inversion ('and' inversion)+ | inversion */
   private conjunction(): Expr | null {
-    return this.memo(Rule.Conjunction, this.conjunctionBody);
+    if (this.memoHit(Rule.Conjunction)) return this.memoValue as Expr | null;
+    const start = this.pos;
+    const first = this.peek();
+    const a = this.inversion();
+    return this.memoStore(Rule.Conjunction, start, a === FAIL ? FAIL : this.boolOpTail('and', 'And', first, a));
   }
 
-  private readonly conjunctionBody = (): Expr | null => this.boolOp('and', 'And', this.inversionFn);
-  private readonly inversionFn = (): Expr | null => this.inversion();
-
-  private boolOp(kw: string, op: BoolOpName, item: () => Expr | null): Expr | null {
-    const start = this.peek();
-    const a = item();
-    if (a === FAIL) return FAIL;
+  /** The `(kw item)+` tail of disjunction (items: conjunction) or conjunction (items: inversion). */
+  private boolOpTail(kw: 'or' | 'and', op: BoolOpName, start: Token, a: Expr): Expr {
     const values = [a];
     let opToken: Token | null = null;
     for (;;) {
       const mark = this.pos;
       const t = this.keyword(kw);
       if (!t) break;
-      const b = item();
+      const b = kw === 'or' ? this.conjunction() : this.inversion();
       if (b === FAIL) {
         this.pos = mark;
         break;
@@ -620,20 +676,18 @@ class Parser {
 
   /** inversion (memo): 'not' inversion | comparison */
   private inversion(): Expr | null {
-    return this.memo(Rule.Inversion, this.inversionBody);
-  }
-
-  private readonly inversionBody = (): Expr | null => {
-    if (!this.peekKeyword('not')) return this.comparison();
-    const not = this.attempt<Expr>(() => {
-      const t = this.keyword('not');
-      if (!t) return FAIL;
+    if (this.memoHit(Rule.Inversion)) return this.memoValue as Expr | null;
+    const start = this.pos;
+    const t = this.peek();
+    let node: Expr | null = FAIL;
+    if (t.type === 'KEYWORD' && t.text === 'not') {
+      this.pos++;
       const operand = this.inversion();
-      if (operand === FAIL) return FAIL;
-      return { type: 'UnaryOp', op: this.marker('Not', t), operand, loc: this.locFrom(t) };
-    });
-    return not ?? this.comparison();
-  };
+      if (operand !== FAIL) node = { type: 'UnaryOp', op: this.marker('Not', t), operand, loc: this.locFrom(t) };
+      else this.pos = start;
+    }
+    return this.memoStore(Rule.Inversion, start, node ?? this.comparison());
+  }
 
   /** comparison: bitwise_or compare_op_bitwise_or_pair+ | bitwise_or */
   private comparison(): Expr | null {
@@ -643,8 +697,12 @@ class Parser {
     const ops: Marker<CmpOpName>[] = [];
     const comparators: Expr[] = [];
     for (;;) {
-      const pair = this.attempt(() => this.compareOpPair());
-      if (pair === FAIL) break;
+      const mark = this.pos;
+      const pair = this.compareOpPair();
+      if (pair === FAIL) {
+        this.pos = mark;
+        break;
+      }
       ops.push(pair.op);
       comparators.push(pair.right);
     }
@@ -652,6 +710,7 @@ class Parser {
     return { type: 'Compare', left, ops, comparators, loc: this.locFrom(start) };
   }
 
+  /** One compare_op_bitwise_or_pair; the caller restores the position when it fails. */
   private compareOpPair(): { op: Marker<CmpOpName>; right: Expr } | null {
     const t = this.peek();
     let op: CmpOpName | null = null;
@@ -668,12 +727,16 @@ class Parser {
       } else if (t.text === 'is') {
         this.pos++;
         // 'is' 'not' bitwise_or, else 'is' bitwise_or.
-        const isNot = this.attempt(() => (this.keyword('not') ? this.bitwiseOr() : FAIL));
-        if (isNot !== FAIL) {
-          return {
-            op: { type: 'IsNot', loc: { ...this.tokenLoc(t), endCol: this.tokens[this.pos - 1]!.end.col } },
-            right: isNot,
-          };
+        const afterIs = this.pos;
+        if (this.keyword('not')) {
+          const isNot = this.bitwiseOr();
+          if (isNot !== FAIL) {
+            return {
+              op: { type: 'IsNot', loc: { ...this.tokenLoc(t), endCol: this.tokens[this.pos - 1]!.end.col } },
+              right: isNot,
+            };
+          }
+          this.pos = afterIs;
         }
         op = 'Is';
       }
@@ -686,80 +749,53 @@ class Parser {
 
   /** bitwise_or (left-recursive, memo): bitwise_or '|' bitwise_xor | bitwise_xor */
   private bitwiseOr(): Expr | null {
-    return this.memo(Rule.BitwiseOr, this.bitwiseOrBody);
+    if (this.memoHit(Rule.BitwiseOr)) return this.memoValue as Expr | null;
+    const start = this.pos;
+    return this.memoStore(Rule.BitwiseOr, start, this.binary(0));
   }
 
-  private readonly bitwiseOrBody = (): Expr | null => this.leftAssoc(BITOR_OPS, this.bitwiseXorFn);
-
-  private bitwiseXor(): Expr | null {
-    return this.leftAssoc(BITXOR_OPS, this.bitwiseAndFn);
-  }
-
-  private bitwiseAnd(): Expr | null {
-    return this.leftAssoc(BITAND_OPS, this.shiftExprFn);
-  }
-
-  private shiftExpr(): Expr | null {
-    return this.leftAssoc(SHIFT_OPS, this.sumFn);
-  }
-
-  private sum(): Expr | null {
-    return this.leftAssoc(SUM_OPS, this.termFn);
-  }
-
-  private term(): Expr | null {
-    return this.leftAssoc(TERM_OPS, this.factorFn);
-  }
-
-  // Operand rules and memoised rule bodies are fields (made once per parse), so the hot paths
-  // allocate no closure per call.
-  private readonly bitwiseXorFn = (): Expr | null => this.bitwiseXor();
-  private readonly bitwiseAndFn = (): Expr | null => this.bitwiseAnd();
-  private readonly shiftExprFn = (): Expr | null => this.shiftExpr();
-  private readonly sumFn = (): Expr | null => this.sum();
-  private readonly termFn = (): Expr | null => this.term();
-  private readonly factorFn = (): Expr | null => this.factor();
-
-  /** A left-recursive binary rule `r: r OP next | next`, grown as a loop (pegen's seed growing). */
-  private leftAssoc(ops: Readonly<Record<string, OperatorName>>, next: () => Expr | null): Expr | null {
+  /**
+   * bitwise_or, bitwise_xor, bitwise_and, shift_expr, sum and term: six left-recursive rules
+   * `r: r OP next | next` (pegen grows each seed in a loop), parsed by precedence climbing over
+   * BINARY_OPS' levels. It builds the same trees and peeks the same tokens as one loop per rule,
+   * in one JS frame per operand instead of eighteen. Operands at `minLevel` and tighter.
+   */
+  private binary(minLevel: number): Expr | null {
     const start = this.peek();
-    let left = next();
+    let left = this.factor();
     if (left === FAIL) return FAIL;
     for (;;) {
-      const mark = this.pos;
       const t = this.peek();
-      const op = t.type === 'OP' ? ops[t.text] : undefined;
-      if (op === undefined) break;
+      const b = t.type === 'OP' ? BINARY_OPS[t.text] : undefined;
+      if (b === undefined || b.level < minLevel) return left;
+      const mark = this.pos;
       this.pos++;
-      const right = next();
+      const right = this.binary(b.level + 1);
       if (right === FAIL) {
+        // As in the rule's loop: the operator is left unconsumed (a looser level's loop sees it
+        // again, fails the same way on memoised rules, and stops too).
         this.pos = mark;
-        break;
+        return left;
       }
-      left = { type: 'BinOp', left, op: this.marker(op, t), right, loc: this.locFrom(start) };
+      left = { type: 'BinOp', left, op: this.marker(b.op, t), right, loc: this.locFrom(start) };
     }
-    return left;
   }
 
   /** factor (memo): '+' factor | '-' factor | '~' factor | power */
   private factor(): Expr | null {
-    return this.memo(Rule.Factor, this.factorBody);
-  }
-
-  private readonly factorBody = (): Expr | null => {
+    if (this.memoHit(Rule.Factor)) return this.memoValue as Expr | null;
+    const start = this.pos;
     const t = this.peek();
     const op = t.type === 'OP' ? UNARY_OPS[t.text] : undefined;
+    let node: Expr | null = FAIL;
     if (op !== undefined) {
-      const node = this.attempt<Expr>(() => {
-        this.pos++;
-        const operand = this.factor();
-        if (operand === FAIL) return FAIL;
-        return { type: 'UnaryOp', op: this.marker(op, t), operand, loc: this.locFrom(t) };
-      });
-      if (node !== FAIL) return node;
+      this.pos++;
+      const operand = this.factor();
+      if (operand !== FAIL) node = { type: 'UnaryOp', op: this.marker(op, t), operand, loc: this.locFrom(t) };
+      else this.pos = start;
     }
-    return this.power();
-  };
+    return this.memoStore(Rule.Factor, start, node ?? this.power());
+  }
 
   /** power: await_primary '**' factor | await_primary */
   private power(): Expr | null {
@@ -778,36 +814,34 @@ class Parser {
 
   /** await_primary (memo): AWAIT primary | primary */
   private awaitPrimary(): Expr | null {
-    return this.memo(Rule.AwaitPrimary, this.awaitPrimaryBody);
-  }
-
-  private readonly awaitPrimaryBody = (): Expr | null => {
-    if (!this.peekKeyword('await')) return this.primary();
-    const node = this.attempt<Expr>(() => {
-      const t = this.keyword('await');
-      if (!t) return FAIL;
+    if (this.memoHit(Rule.AwaitPrimary)) return this.memoValue as Expr | null;
+    const start = this.pos;
+    const t = this.peek();
+    let node: Expr | null = FAIL;
+    if (t.type === 'KEYWORD' && t.text === 'await') {
+      this.pos++;
       const value = this.primary();
-      if (value === FAIL) return FAIL;
-      return { type: 'Await', value, loc: this.locFrom(t) };
-    });
-    return node ?? this.primary();
-  };
+      if (value !== FAIL) node = { type: 'Await', value, loc: this.locFrom(t) };
+      else this.pos = start;
+    }
+    return this.memoStore(Rule.AwaitPrimary, start, node ?? this.primary());
+  }
 
   /** primary (left-recursive): primary '.' NAME | primary genexp | primary '(' [arguments] ')' | primary '[' slices ']' | atom */
   private primary(): Expr | null {
-    return this.memo(Rule.Primary, this.primaryBody);
-  }
-
-  private readonly primaryBody = (): Expr | null => {
+    if (this.memoHit(Rule.Primary)) return this.memoValue as Expr | null;
+    const pos = this.pos;
     const start = this.peek();
     let a = this.atom();
-    if (a === FAIL) return FAIL;
-    for (;;) {
-      const next = this.primarySuffix(a, start);
-      if (next === FAIL) return a;
-      a = next;
+    if (a !== FAIL) {
+      for (;;) {
+        const next = this.primarySuffix(a, start);
+        if (next === FAIL) break;
+        a = next;
+      }
     }
-  };
+    return this.memoStore(Rule.Primary, pos, a);
+  }
 
   /** One step of `primary`'s (and `t_primary`'s) left recursion, alternatives in grammar order. */
   private primarySuffix(a: Expr, start: Token): Expr | null {
@@ -819,50 +853,54 @@ class Parser {
       (next.text !== '.' && next.text !== '(' && next.text !== '[' && !(next.text === '{' && this.invalidRules))
     )
       return FAIL;
-    const attr = this.attempt<Expr>(() => {
-      if (!this.op('.')) return FAIL;
+    const mark = this.pos;
+    if (next.text === '.') {
+      this.pos++;
       const name = this.nameToken();
-      if (!name) return FAIL;
-      return {
-        type: 'Attribute',
-        value: a,
-        attr: identifier(name.text),
-        ctx: this.ctx('Load'),
-        loc: this.locFrom(start),
-      };
-    });
-    if (attr !== FAIL) return attr;
+      if (name) {
+        return {
+          type: 'Attribute',
+          value: a,
+          attr: identifier(name.text),
+          ctx: this.ctx('Load'),
+          loc: this.locFrom(start),
+        };
+      }
+      this.pos = mark;
+    }
     const gen = this.genexp();
     if (gen !== FAIL) return { type: 'Call', func: a, args: [gen], keywords: [], loc: this.locFrom(start) };
-    const call = this.attempt<Expr>(() => {
-      if (!this.op('(')) return FAIL;
+    if (next.text === '(') {
+      this.pos++;
       const args = this.arguments();
-      if (!this.op(')')) return FAIL;
-      return {
-        type: 'Call',
-        func: a,
-        args: args?.args ?? [],
-        keywords: args?.keywords ?? [],
-        loc: this.locFrom(start),
-      };
-    });
-    if (call !== FAIL) return call;
-    return this.attempt<Expr>(() => {
-      if (!this.op('[')) return FAIL;
+      if (this.op(')')) {
+        return {
+          type: 'Call',
+          func: a,
+          args: args?.args ?? [],
+          keywords: args?.keywords ?? [],
+          loc: this.locFrom(start),
+        };
+      }
+      this.pos = mark;
+    }
+    if (next.text === '[') {
+      this.pos++;
       const slice = this.slices();
-      if (slice === FAIL || !this.op(']')) return FAIL;
-      return { type: 'Subscript', value: a, slice, ctx: this.ctx('Load'), loc: this.locFrom(start) };
-    });
+      if (slice !== FAIL && this.op(']')) {
+        return { type: 'Subscript', value: a, slice, ctx: this.ctx('Load'), loc: this.locFrom(start) };
+      }
+      this.pos = mark;
+    }
+    return FAIL;
   }
 
   /** slices: slice !',' | ','.(slice | starred_expression)+ [','] */
   private slices(): Expr | null {
-    const single = this.attempt(() => {
-      const s = this.slice();
-      if (s === FAIL || this.peekOp(',')) return FAIL;
-      return s;
-    });
-    if (single !== FAIL) return single;
+    const mark = this.pos;
+    const single = this.slice();
+    if (single !== FAIL && !this.peekOp(',')) return single;
+    this.pos = mark;
     const start = this.peek();
     const elts = this.gather(() => this.slice() ?? this.starredExpression());
     if (elts === FAIL) return FAIL;
@@ -872,18 +910,17 @@ class Parser {
 
   /** slice: [expression] ':' [expression] [':' [expression]] | named_expression */
   private slice(): Expr | null {
-    const full = this.attempt<Expr>(() => {
-      const start = this.peek();
-      const lower = this.expression();
-      if (!this.op(':')) return FAIL;
+    const mark = this.pos;
+    const start = this.peek();
+    const lower = this.expression();
+    if (this.op(':')) {
       const upper = this.expression();
       let step: Expr | null = null;
-      const mark = this.pos;
       if (this.op(':')) step = this.expression();
-      else this.pos = mark;
       return { type: 'Slice', lower, upper, step, loc: this.locFrom(start) };
-    });
-    return full ?? this.namedExpression();
+    }
+    this.pos = mark;
+    return this.namedExpression();
   }
 
   /** atom: NAME | 'True' | 'False' | 'None' | strings | NUMBER | tuple/group/genexp | list/listcomp | dict/set/dictcomp/setcomp | '...' */
@@ -984,49 +1021,53 @@ class Parser {
 
   /** tuple: '(' [star_named_expression ',' [star_named_expressions]] ')' */
   private tuple(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op('(');
-      if (!open) return FAIL;
-      const elts: Expr[] = [];
-      const first = this.attempt(() => {
-        const a = this.starNamedExpression();
-        if (a === FAIL || !this.op(',')) return FAIL;
-        return a;
-      });
-      if (first !== FAIL) {
-        elts.push(first);
-        const rest = this.starNamedExpressions();
-        if (rest !== FAIL) elts.push(...rest);
-      }
-      if (!this.op(')')) return FAIL;
-      return { type: 'Tuple', elts, ctx: this.ctx('Load'), loc: this.locFrom(open) };
-    });
+    const open = this.peek();
+    if (open.type !== 'OP' || open.text !== '(') return FAIL;
+    const mark = this.pos++;
+    const elts: Expr[] = [];
+    const afterOpen = this.pos;
+    const first = this.starNamedExpression();
+    if (first !== FAIL && this.op(',')) {
+      elts.push(first);
+      const rest = this.starNamedExpressions();
+      if (rest !== FAIL) elts.push(...rest);
+    } else {
+      this.pos = afterOpen;
+    }
+    if (!this.op(')')) {
+      this.pos = mark;
+      return FAIL;
+    }
+    return { type: 'Tuple', elts, ctx: this.ctx('Load'), loc: this.locFrom(open) };
   }
 
   /** genexp: '(' (assignment_expression | expression !':=') for_if_clauses ')' */
   private genexp(): Expr | null {
-    return (
-      this.attempt<Expr>(() => {
-        const open = this.op('(');
-        if (!open) return FAIL;
-        const elt = this.assignmentExpression() ?? this.expressionNotWalrus();
-        if (elt === FAIL) return FAIL;
+    const open = this.peek();
+    if (open.type === 'OP' && open.text === '(') {
+      const mark = this.pos++;
+      const elt = this.assignmentExpression() ?? this.expressionNotWalrus();
+      if (elt !== FAIL) {
         const generators = this.forIfClauses();
-        if (generators === FAIL || !this.op(')')) return FAIL;
-        return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
-      }) ?? this.invalidComprehension()
-    );
+        if (generators !== FAIL && this.op(')'))
+          return { type: 'GeneratorExp', elt, generators, loc: this.locFrom(open) };
+      }
+      this.pos = mark;
+    }
+    return this.invalidComprehension();
   }
 
   /** list: '[' [star_named_expressions] ']' */
   private list(): Expr | null {
-    return this.attempt<Expr>(() => {
-      const open = this.op('[');
-      if (!open) return FAIL;
-      const elts = this.starNamedExpressions() ?? [];
-      if (!this.op(']')) return FAIL;
-      return { type: 'List', elts, ctx: this.ctx('Load'), loc: this.locFrom(open) };
-    });
+    const open = this.peek();
+    if (open.type !== 'OP' || open.text !== '[') return FAIL;
+    const mark = this.pos++;
+    const elts = this.starNamedExpressions() ?? [];
+    if (!this.op(']')) {
+      this.pos = mark;
+      return FAIL;
+    }
+    return { type: 'List', elts, ctx: this.ctx('Load'), loc: this.locFrom(open) };
   }
 
   /** listcomp: '[' named_expression for_if_clauses ']' */
@@ -1078,22 +1119,24 @@ class Parser {
     if (!this.invalidRules) return FAIL;
     const t = this.peek();
     if (t.type !== 'OP' || (t.text !== '[' && t.text !== '(' && t.text !== '{')) return FAIL;
-    this.attempt(() => {
-      this.pos++;
-      const a = this.starredExpression();
-      if (a === FAIL || this.forIfClauses() === FAIL) return FAIL;
-      this.raise('iterable unpacking cannot be used in comprehension', a.loc ?? t);
-    });
+    // The first two alternatives inline `attempt`: they are on a nested bracket's path.
+    const start = this.pos;
+    this.pos++;
+    const starred = this.starredExpression();
+    if (starred !== FAIL && this.forIfClauses() !== FAIL)
+      this.raise('iterable unpacking cannot be used in comprehension', starred.loc ?? t);
+    this.pos = start;
     if (t.text === '(') return FAIL;
-    this.attempt(() => {
-      this.pos++;
-      const a = this.starNamedExpression();
-      if (a === FAIL || !this.op(',')) return FAIL;
+    this.pos++;
+    const a = this.starNamedExpression();
+    if (a !== FAIL && this.op(',')) {
       const b = this.starNamedExpressions();
-      if (b === FAIL || this.forIfClauses() === FAIL) return FAIL;
-      const last = b[b.length - 1]!;
-      this.raise('did you forget parentheses around the comprehension target?', a.loc ?? t, last.loc ?? t);
-    });
+      if (b !== FAIL && this.forIfClauses() !== FAIL) {
+        const last = b[b.length - 1]!;
+        this.raise('did you forget parentheses around the comprehension target?', a.loc ?? t, last.loc ?? t);
+      }
+    }
+    this.pos = start;
     this.attempt(() => {
       this.pos++;
       const a = this.starNamedExpression();
@@ -1119,26 +1162,50 @@ class Parser {
 
   /** dict: '{' [double_starred_kvpairs] '}' */
   private dict(): Expr | null {
-    const d = this.attempt<Expr>(() => {
-      const open = this.op('{');
-      if (!open) return FAIL;
-      const keys: (Expr | null)[] = [];
-      const values: Expr[] = [];
-      const pairs = this.gather(() => this.doubleStarredKvpair());
-      if (pairs !== FAIL) {
-        this.op(',');
-        for (const p of pairs) {
-          keys.push(p.key);
-          values.push(p.value);
-        }
-      }
-      if (!this.op('}')) return FAIL;
-      return { type: 'Dict', keys, values, loc: this.locFrom(open) };
-    });
+    const d = this.dictDisplay();
     if (d === FAIL && this.invalidRules) {
       this.attempt(() => (this.op('{') ? this.invalidDoubleStarredKvpairs() : FAIL));
     }
     return d;
+  }
+
+  /** '{' [double_starred_kvpairs] '}' */
+  private dictDisplay(): Expr | null {
+    const open = this.peek();
+    if (open.type !== 'OP' || open.text !== '{') return FAIL;
+    const mark = this.pos++;
+    const keys: (Expr | null)[] = [];
+    const values: Expr[] = [];
+    const pairs = this.doubleStarredKvpairs();
+    if (pairs !== FAIL) {
+      this.op(',');
+      for (const p of pairs) {
+        keys.push(p.key);
+        values.push(p.value);
+      }
+    }
+    if (!this.op('}')) {
+      this.pos = mark;
+      return FAIL;
+    }
+    return { type: 'Dict', keys, values, loc: this.locFrom(open) };
+  }
+
+  /** ','.double_starred_kvpair+ (a trailing comma is left unconsumed) */
+  private doubleStarredKvpairs(): { key: Expr | null; value: Expr }[] | null {
+    const first = this.doubleStarredKvpair();
+    if (first === FAIL) return FAIL;
+    const pairs = [first];
+    for (;;) {
+      const mark = this.pos;
+      if (!this.op(',')) return pairs;
+      const next = this.doubleStarredKvpair();
+      if (next === FAIL) {
+        this.pos = mark;
+        return pairs;
+      }
+      pairs.push(next);
+    }
   }
 
   /**
@@ -1149,7 +1216,7 @@ class Parser {
    */
   private invalidDoubleStarredKvpairs(): null {
     this.attempt(() => {
-      if (this.gather(() => this.doubleStarredKvpair()) === FAIL || !this.op(',')) return FAIL;
+      if (this.doubleStarredKvpairs() === FAIL || !this.op(',')) return FAIL;
       return this.invalidKvpair();
     });
     this.invalidKvpairTail();
@@ -1185,22 +1252,25 @@ class Parser {
 
   /** double_starred_kvpair: '**' bitwise_or | kvpair */
   private doubleStarredKvpair(): { key: Expr | null; value: Expr } | null {
-    const star = this.attempt(() => {
-      if (!this.op('**')) return FAIL;
+    if (this.peekOp('**')) {
+      this.pos++;
       const value = this.bitwiseOr();
-      return value === FAIL ? FAIL : { key: null, value };
-    });
-    return star ?? this.kvpair();
+      if (value !== FAIL) return { key: null, value };
+      this.pos--;
+    }
+    return this.kvpair();
   }
 
   /** kvpair: expression ':' expression */
   private kvpair(): { key: Expr; value: Expr } | null {
-    return this.attempt(() => {
-      const key = this.expression();
-      if (key === FAIL || !this.op(':')) return FAIL;
+    const mark = this.pos;
+    const key = this.expression();
+    if (key !== FAIL && this.op(':')) {
       const value = this.expression();
-      return value === FAIL ? FAIL : { key, value };
-    });
+      if (value !== FAIL) return { key, value };
+    }
+    this.pos = mark;
+    return FAIL;
   }
 
   /** dictcomp: '{' kvpair for_if_clauses '}' */
@@ -1320,7 +1390,15 @@ class Parser {
 
   /** starred_expression: '*' expression */
   private starredExpression(): Expr | null {
-    return this.starred(() => this.expression());
+    const star = this.peek();
+    if (star.type !== 'OP' || star.text !== '*') return FAIL;
+    this.pos++;
+    const value = this.expression();
+    if (value === FAIL) {
+      this.pos--;
+      return FAIL;
+    }
+    return { type: 'Starred', value, ctx: this.ctx('Load'), loc: this.locFrom(star) };
   }
 
   /** kwarg_or_starred: NAME '=' expression | starred_expression */
@@ -1376,29 +1454,28 @@ class Parser {
     const t = this.peek();
     // Lazily, as pegen: the token after a NAME is fetched only for the NAME STRING lookahead.
     const blocked = t.type === 'NAME' && (this.fetch(this.pos + 1).type === 'STRING' || isSoftKeyword(t.text));
+    // The alternatives inline `attempt` (this rule is on a nested bracket's path in the second
+    // pass); the caller restores the position.
+    const start = this.pos;
     if (!blocked) {
-      this.attempt(() => {
-        const a = this.disjunction();
-        if (a === FAIL) return FAIL;
+      const a = this.disjunction();
+      if (a !== FAIL) {
         this.withoutInvalid++;
         const b = this.expressionWithoutInvalid();
         this.withoutInvalid--;
-        if (b === FAIL) return FAIL;
         const isLegacy = a.type === 'Name' && LEGACY_STATEMENTS.has(a.id);
-        if (isLegacy || this.tokens[this.pos - 1]!.level === 0) return FAIL;
-        this.raise('invalid syntax. Perhaps you forgot a comma?', a.loc, b.loc);
-      });
+        if (b !== FAIL && !isLegacy && this.tokens[this.pos - 1]!.level !== 0)
+          this.raise('invalid syntax. Perhaps you forgot a comma?', a.loc, b.loc);
+      }
+      this.pos = start;
     }
-    this.attempt(() => {
-      const a = this.disjunction();
-      if (a === FAIL || !this.keyword('if')) return FAIL;
-      const b = this.disjunction();
-      if (b === FAIL) return FAIL;
-      const t2 = this.peek();
-      if ((t2.type === 'KEYWORD' && t2.text === 'else') || (t2.type === 'OP' && t2.text === ':')) return FAIL;
-      this.raise("expected 'else' after 'if' expression", a.loc, b.loc);
-    });
-    return FAIL;
+    const a = this.disjunction();
+    if (a === FAIL || !this.keyword('if')) return FAIL;
+    const b = this.disjunction();
+    if (b === FAIL) return FAIL;
+    const t2 = this.peek();
+    if ((t2.type === 'KEYWORD' && t2.text === 'else') || (t2.type === 'OP' && t2.text === ':')) return FAIL;
+    this.raise("expected 'else' after 'if' expression", a.loc, b.loc);
   }
 
   /** invalid_for_target: ASYNC? 'for' a=star_expressions   RAISE_SYNTAX_ERROR_INVALID_TARGET(FOR_TARGETS, a) */
@@ -1432,11 +1509,12 @@ class Parser {
     // otherwise make nested brackets quadratic in the second pass.
     if (this.invalidNamedTried.has(this.pos)) return FAIL;
     this.invalidNamedTried.add(this.pos);
-    this.attempt(() => {
-      const a = this.expression();
-      if (a === FAIL || !this.op(':=') || this.expression() === FAIL) return FAIL;
-      this.raise(`cannot use assignment expressions with ${exprName(a)}`, a.loc);
-    });
+    // The first alternative inlines `attempt`: it is on a nested bracket's path in the second pass.
+    const start = this.pos;
+    const walrusTarget = this.expression();
+    if (walrusTarget !== FAIL && this.op(':=') && this.expression() !== FAIL)
+      this.raise(`cannot use assignment expressions with ${exprName(walrusTarget)}`, walrusTarget.loc);
+    this.pos = start;
     this.attempt(() => {
       const a = this.nameToken();
       if (!a || !this.op('=')) return FAIL;
