@@ -280,6 +280,12 @@ describe('errors', () => {
     ['len(x for x in capture, 1)', 'Generator expression must be parenthesized', 1, 5],
     ['(exit_code.real := 1)', 'cannot use assignment expressions with attribute', 1, 2],
     ['float(**capture, *capture)', 'iterable argument unpacking follows keyword argument unpacking', 1, 18],
+    // A bracket left open on an earlier line replaces the second pass's message, unless the last
+    // token fetched ends the input: scanning it set the tokenizer's E_EOF, and CPython then skips
+    // the check of the rest of the source.
+    ['[\nexit_code 1,', 'invalid syntax. Perhaps you forgot a comma?', 2, 1],
+    ['[\nexit_code if 1,', "expected 'else' after 'if' expression", 2, 1],
+    ['[\n(*exit_code),', "'[' was never closed", 1, 1],
     ['exit_code = 137', 'invalid syntax', 1, 11],
     ['exit_code == 1 and or 2', 'invalid syntax', 1, 20],
   ])('syntax error for %j: %s', (text, msg, line, col) => {

@@ -132,7 +132,12 @@ function parseClean(text: string): Expression {
     if (!(e instanceof PySyntaxError) || parser === undefined || isTokenizerError(e)) throw e;
     // An f-string field's error comes from its own parser, which already placed it.
     error = FIELD_ERRORS.has(e) ? e : pegenColumnAfter(e, src, tokens, parser);
-    errorLine = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!.start.line;
+    const last = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!;
+    errorLine = last.start.line;
+    // `_Pypegen_set_syntax_error` checks the rest of the source after a raised error only while
+    // `tok->done` is E_OK. Scanning any token but a string reads one character past it, so a
+    // fetched token that ends the input has already set E_EOF: `[\n1 2,` keeps its comma hint.
+    if (last.type !== 'STRING' && last.endIndex === src.cps.length) checkRest = false;
   }
   // `_Pypegen_set_syntax_error`: with the tokenizer still fine, the rest of the source is
   // tokenized, and a tokenizer error that sets an exception replaces the parser's error; one that
