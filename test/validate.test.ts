@@ -286,6 +286,9 @@ describe('errors', () => {
     ['[\nexit_code 1,', 'invalid syntax. Perhaps you forgot a comma?', 2, 1],
     ['[\nexit_code if 1,', "expected 'else' after 'if' expression", 2, 1],
     ['[\n(*exit_code),', "'[' was never closed", 1, 1],
+    // The generic error is compared with the last token either pass fetched (`p->tokens[p->fill - 1]`).
+    ['exit_code {.,', 'invalid syntax', 1, 11],
+    ['exit_code {\n.,', "'{' was never closed", 1, 11],
     ['exit_code = 137', 'invalid syntax', 1, 11],
     ['exit_code == 1 and or 2', 'invalid syntax', 1, 20],
   ])('syntax error for %j: %s', (text, msg, line, col) => {

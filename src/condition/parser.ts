@@ -121,7 +121,9 @@ function parseClean(text: string): Expression {
     parser = new Parser(src, tokens, true, first.furthestFetched);
     parser.parseEval();
     error = pegenColumnAfter(first.syntaxError(), src, tokens, parser);
-    errorLine = error.pos.line;
+    // `p->tokens[p->fill - 1]`: the last token either pass fetched, which may be on a later line
+    // than the first pass's error (`rf {\n.,` reports the '{' left open).
+    errorLine = tokens[Math.min(parser.furthestFetched, tokens.length - 1)]!.start.line;
     // An indentation error returns before the rest of the source is tokenized.
     if (error.msg === UNEXPECTED_INDENT) checkRest = false;
   } catch (e) {
