@@ -277,6 +277,8 @@ describe('errors', () => {
     ["float(capture['x'] 1)", 'invalid syntax. Perhaps you forgot a comma?', 1, 7],
     ['exit_code == 1 if 2', "expected 'else' after 'if' expression", 1, 1],
     ['print exit_code', "Missing parentheses in call to 'print'. Did you mean print(...)?", 1, 1],
+    // The legacy check compares the NFKC-normalised name, as CPython's Name id is.
+    ['f(**a, ｐrint [1])', "Missing parentheses in call to 'print'. Did you mean print(...)?", 1, 8],
     ['len(x for x in capture, 1)', 'Generator expression must be parenthesized', 1, 5],
     ['(exit_code.real := 1)', 'cannot use assignment expressions with attribute', 1, 2],
     ['float(**capture, *capture)', 'iterable argument unpacking follows keyword argument unpacking', 1, 18],

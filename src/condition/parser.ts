@@ -1501,8 +1501,10 @@ class Parser {
     const a = this.nameToken();
     if (!a || this.peekOp('(')) return FAIL;
     const b = this.starExpressions();
-    if (b === FAIL || !LEGACY_STATEMENTS.has(a.text)) return FAIL;
-    this.raise(`Missing parentheses in call to '${a.text}'. Did you mean ${a.text}(...)?`, a, b.loc);
+    // `_PyPegen_check_legacy_stmt` compares the Name's id, NFKC-normalised: `pᵣ𝒾ₙt x` counts.
+    const id = identifier(a.text);
+    if (b === FAIL || !LEGACY_STATEMENTS.has(id)) return FAIL;
+    this.raise(`Missing parentheses in call to '${id}'. Did you mean ${id}(...)?`, a, b.loc);
   }
 
   /**
