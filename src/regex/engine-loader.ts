@@ -63,6 +63,15 @@ export function re2Module(): Re2Module {
 }
 
 /**
+ * Whether `re2Module()` would return rather than throw: the engine is loaded, or Node can load it on demand. A
+ * browser before `ready()` cannot; compile.ts then compiles at once, so that the missing `ready()` is the same
+ * error for every pattern, not only for the ones whose compile it would otherwise defer.
+ */
+export function engineLoadable(): boolean {
+  return loaded !== undefined || nodeRequire() !== undefined;
+}
+
+/**
  * A module instance of its own (a new 16 MiB heap) for engine.ts's pool: the first call returns the loaded
  * module, later ones evaluate the glue again (Node: a fresh require; browser: the factory `ready()` used).
  */
