@@ -53,8 +53,9 @@ verdict, the detectors that fired and the merged captures.
   --peak-vram MIB      peak_vram_mib for conditions, an integer. Default: unavailable (0).
   --format FORMAT      text (default), json (one object, schemas/scan.schema.json), junit (JUnit
                        XML: one testcase for LOG) or github (GitHub Actions annotations).
-  --threads N          1 or 2: a LOG file of 16 MiB or more is scanned as two halves at once when
-                       every pattern is line-local (same result). Default: 2 on two cores or more.
+  --threads N          1 (default) or 2: with 2, a LOG file of 16 MiB or more whose patterns are
+                       all line-local is scanned as two halves at once (same result; on a 1 GiB log
+                       ~20% less wall time for ~2x the memory).
   --json               The same as --format json.
   -h, --help           Show this help and exit.
 
