@@ -31,7 +31,7 @@ if (!existsSync(ENTRY) || !readFileSync(ENTRY, 'utf8').includes("from './run.js'
   console.error(`bundle-cli: ${ENTRY} is missing; run tsc first (npm run build:ts)`);
   process.exit(1);
 }
-for (const f of readdirSync(CLI_DIR)) if (/^chunk-.*\.c?js$/.test(f)) rmSync(join(CLI_DIR, f));
+for (const f of readdirSync(CLI_DIR)) if (/^chunk-.*\.c?js$|\.v8cache$/.test(f)) rmSync(join(CLI_DIR, f));
 
 // CPython's character-name table (src/condition/unicode-tables.ts, ~345 KB of its 411) is read only by a
 // `\N{...}` escape, yet as a string literal in a chunk every condition-reading command loads, it cost each cold

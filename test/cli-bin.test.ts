@@ -6,7 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Module from 'node:module';
+import { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
+import { CACHE_SUFFIX } from '../src/cli/code-cache.js';
 import { REPO_ROOT } from './support/browser.js';
 
 const CLI_DIR = join(REPO_ROOT, 'dist', 'src', 'cli');
@@ -39,15 +42,14 @@ describe('the aorta-probe bin', () => {
   });
 
   it('starts by loading one shared chunk, not the command modules or the recipe loader', () => {
+    // rolldown's runtime (its CommonJS interop helpers, ~1 KB, a chunk of its own) and the core chunk, which
+    // requires only the runtime: --version loads three small files of ours and reads package.json.
     const imports = staticRequires('main.cjs');
-    expect(imports).toHaveLength(1);
-    expect(imports[0]).toMatch(/^\.\/chunk-core-[\w-]+\.cjs$/);
-    // The core chunk requires only rolldown's runtime (its CommonJS interop helpers, ~1 KB), which rolldown
-    // keeps in a chunk of its own: --version loads three small files of ours and reads package.json.
-    const core = staticRequires(imports[0]!.slice(2));
-    expect(core).toHaveLength(1);
-    expect(core[0]).toMatch(/^\.\/chunk-rolldown-runtime-[\w-]+\.cjs$/);
-    expect(staticRequires(core[0]!.slice(2))).toEqual([]);
+    expect(imports).toHaveLength(2);
+    expect(imports[0]).toMatch(/^\.\/chunk-rolldown-runtime-[\w-]+\.cjs$/);
+    expect(imports[1]).toMatch(/^\.\/chunk-core-[\w-]+\.cjs$/);
+    expect(staticRequires(imports[1]!.slice(2))).toEqual([imports[0]]);
+    expect(staticRequires(imports[0]!.slice(2))).toEqual([]);
   });
 
   it('is ASCII only (one-byte sources for V8) in every chunk', () => {
@@ -66,5 +68,21 @@ describe('the aorta-probe bin', () => {
       encoding: 'utf8',
     });
     expect(out).toBe('value: True\ntype:  bool\nfired: yes\n');
+  });
+
+  it('carries V8 code caches made at build time for the chunks the demo commands load, which this node accepts', () => {
+    const caches = readdirSync(CLI_DIR).filter((f) => f.endsWith(CACHE_SUFFIX));
+    expect(caches.length).toBeGreaterThanOrEqual(10);
+    expect(pkg.files).toContain('dist/src/cli/*.v8cache');
+    const rejected = caches.filter((cache) => {
+      const chunk = join(CLI_DIR, cache.slice(0, -CACHE_SUFFIX.length));
+      const source = readFileSync(chunk, 'utf8');
+      const script = new Script(Module.wrap(source), {
+        filename: chunk,
+        cachedData: readFileSync(join(CLI_DIR, cache)),
+      });
+      return script.cachedDataRejected === true;
+    });
+    expect(rejected).toEqual([]);
   });
 });

@@ -14,11 +14,13 @@
  * (`CliIo.ownProcess`): a host that embeds `runCli` keeps its heap settings.
  */
 import { setFlagsFromString } from 'node:v8';
+import { flushCodeCache } from './code-cache.js';
 
 let held = false;
 
 export function holdYoungGeneration(): void {
   if (held) return;
   held = true;
+  flushCodeCache();
   setFlagsFromString('--semi-space-growth-factor=1');
 }

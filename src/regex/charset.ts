@@ -97,29 +97,37 @@ export const CLASS_ESCAPE: Readonly<Record<'d' | 'w' | 's', CharSet>> = {
   s: fromFlat(PY_SPACE),
 };
 
-/** The characters `(?i)c` matches in Python, for each c whose answer is not just {c}. */
-const IGNORECASE = new Map<number, readonly number[]>();
-for (const entry of PY_IGNORECASE_EQUIVALENTS.split(';')) {
-  const [c, eq] = entry.split(':') as [string, string];
-  IGNORECASE.set(
-    parseInt(c, 16),
-    eq.split(',').map((h) => parseInt(h, 16)),
-  );
+/**
+ * The characters `(?i)c` matches in Python, for each c whose answer is not just {c}. Built on first use: parsing
+ * the table is ~3 ms of a cold process, and `check` or `scan` of a recipe with no IGNORECASE never needs it.
+ */
+let ignorecase: Map<number, readonly number[]> | undefined;
+function ignorecaseTable(): Map<number, readonly number[]> {
+  if (ignorecase !== undefined) return ignorecase;
+  ignorecase = new Map();
+  for (const entry of PY_IGNORECASE_EQUIVALENTS.split(';')) {
+    const [c, eq] = entry.split(':') as [string, string];
+    ignorecase.set(
+      parseInt(c, 16),
+      eq.split(',').map((h) => parseInt(h, 16)),
+    );
+  }
+  return ignorecase;
 }
 
 /** Whether IGNORECASE changes what `cp` matches in Python (Python's "cased" characters). */
-export const isCased = (cp: number): boolean => IGNORECASE.has(cp);
+export const isCased = (cp: number): boolean => ignorecaseTable().has(cp);
 
 /** What `(?i)c` matches in Python. */
 export function caseEquivalents(cp: number): CharSet {
-  const eq = IGNORECASE.get(cp);
+  const eq = ignorecaseTable().get(cp);
   return eq === undefined ? single(cp) : normalise(eq.map((d) => [d, d] as const));
 }
 
 /** A set as Python matches it under IGNORECASE: each cased member brings its equivalents. */
 export function caseClosure(set: CharSet): CharSet {
   const extra: (readonly [number, number])[] = [];
-  for (const [cp, eq] of IGNORECASE) {
+  for (const [cp, eq] of ignorecaseTable()) {
     if (contains(set, cp)) for (const d of eq) extra.push([d, d]);
   }
   return extra.length === 0 ? set : union(set, extra);
@@ -127,6 +135,6 @@ export function caseClosure(set: CharSet): CharSet {
 
 /** Whether the set has a member IGNORECASE changes (then Python compares case-insensitively). */
 export function hasCased(set: CharSet): boolean {
-  for (const cp of IGNORECASE.keys()) if (contains(set, cp)) return true;
+  for (const cp of ignorecaseTable().keys()) if (contains(set, cp)) return true;
   return false;
 }

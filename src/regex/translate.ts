@@ -37,10 +37,11 @@ function setSource(set: CharSet): string {
 }
 
 function literalSource(node: Literal): string {
+  if (!node.ci) return charSource(node.cp);
   const c = String.fromCodePoint(node.cp);
   // Outside ASCII, RE2's folding may relate characters Python keeps apart (and vice versa), cased or not.
   const re2Agrees = node.cp < 0x80 && (!isCased(node.cp) || RE2_FOLDS_LIKE_PYTHON.test(c));
-  if (!node.ci || re2Agrees) return charSource(node.cp);
+  if (re2Agrees) return charSource(node.cp);
   return `(?-i:${setSource(literalMembers(node))})`;
 }
 
