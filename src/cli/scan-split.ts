@@ -14,8 +14,6 @@ import { Worker } from 'node:worker_threads';
 import { scanFileRange, type ByteRange } from '../scan/file.js';
 import type { ScanRecipe, ScanResult, ScanVars } from '../scan/scan.js';
 import { mergeRanges, scanSplitSafe, type RangeScan } from '../scan/split.js';
-import { progressText } from './scan.js';
-import type { ProgressLine } from './tty.js';
 
 /** Below this the second thread's start-up is a large part of the scan. */
 export const MIN_SPLIT_BYTES = 16 * 1024 * 1024;
@@ -62,7 +60,8 @@ export async function scanSplit(
   size: number,
   vars: ScanVars,
   threads: number | null,
-  progress: ProgressLine | null,
+  /** Bytes scanned so far by both threads, after each chunk of this one. */
+  onProgress: ((bytes: number) => void) | null,
 ): Promise<ScanResult | null> {
   // Not the default: measured on 2 cores, the worker's own start-up and heap made a 100 MiB scan ~25% slower
   // and a 1 GiB scan ~20% faster at twice the peak RSS (~125 MiB against ~61).
@@ -80,13 +79,10 @@ export async function scanSplit(
     worker.once('exit', () => resolve(null));
   });
   try {
-    const t0 = performance.now();
     let mine = 0;
     const first = await scanFileRange(recipe, path, { start: 0, end: at }, vars, (chunk) => {
       mine += chunk.length;
-      if (progress === null) return;
-      const ms = performance.now() - t0;
-      progress.update(ms, () => progressText(mine + theirs[0]!, ms, size));
+      onProgress?.(mine + theirs[0]!);
     });
     // Every pattern fired in the first half (its scan stopped early): the second half cannot change the result.
     if (first.end === null && !first.engineFailed)

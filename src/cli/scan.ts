@@ -140,6 +140,16 @@ export function progressText(bytes: number, ms: number, total: number | null): s
   return `scanned ${formatBytes(bytes)} of ${formatBytes(total)} (${pct.toFixed(0)}%) · ${formatBytes(Math.round(rate))}/s · ETA ${formatEta(eta)}`;
 }
 
+/** Redraws the progress line from a byte count (at most 4 times a second, after 1 s); null without a line. */
+function progressCallback(line: ProgressLine | null, total: number): ((bytes: number) => void) | null {
+  if (line === null) return null;
+  const t0 = performance.now();
+  return (bytes) => {
+    const ms = performance.now() - t0;
+    line.update(ms, () => progressText(bytes, ms, total));
+  };
+}
+
 /** Counts the bytes passing through and redraws the progress line (at most 4 times a second, after 1 s). */
 async function* withProgress(
   source: ByteSource,
@@ -218,7 +228,14 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   try {
     // Two halves at once only in the CLI's own process: the second runs in a worker thread of the bin's bundle.
     if (io.ownProcess === true && source !== io.stdin && total !== null)
-      scanned = await scanSplit(scanRecipe, args.log, total, args.vars, args.threads, progress);
+      scanned = await scanSplit(
+        scanRecipe,
+        args.log,
+        total,
+        args.vars,
+        args.threads,
+        progressCallback(progress, total),
+      );
     if (scanned !== null) await (source as AsyncGenerator<Uint8Array>).return(undefined);
     else
       scanned = await scanStream(
