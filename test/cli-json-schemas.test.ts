@@ -6,9 +6,7 @@
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
 import { cliInProcess as cli } from './support/run-cli.js';
 import { expectValid, isValid, onlyJson, SCHEMA_FILES } from './support/json-schemas.js';
 
@@ -197,16 +195,10 @@ describe('sweep --json on a real local sweep, and report --json of its directory
   });
 
   it('with a terminal on stderr, stdout still holds only the document', async () => {
-    const stdin = new PassThrough();
-    stdin.end('');
-    const stdout = new PassThrough();
-    const stderr = Object.assign(new PassThrough(), { isTTY: true });
-    let text = '';
-    stdout.on('data', (c: Buffer) => (text += c.toString()));
-    stderr.resume();
-    const code = await runCli(
+    const { code, out: text } = await cli(
       ['sweep', '--json', '--recipe', RECIPE, '--out', join(root, 'tty'), '--gpu-tool', 'none', '--', ...TRIAL],
-      { stdin, stdout, stderr },
+      '',
+      { stderrTty: true },
     );
     expect(code).toBe(1);
     expectValid('sweep', onlyJson(text));

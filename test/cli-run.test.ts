@@ -266,22 +266,17 @@ describe('aorta-probe run', () => {
   });
 
   it('--quiet on a terminal: a progress line on stderr (time, log size, bytes/s), erased before the summary', async () => {
-    const stdin = new PassThrough();
-    stdin.end('');
-    const stdout = new PassThrough();
-    const stderr = Object.assign(new PassThrough(), { isTTY: true });
-    let e = '';
-    stderr.on('data', (c: Buffer) => (e += c.toString()));
-    stdout.resume();
     const code =
       'let n = 0; const t = setInterval(() => { console.log("x".repeat(1000)); if (++n === 30) clearInterval(t); }, 50);';
-    expect(
-      await runCli(['run', '--out', out(), '--gpu-tool', 'none', '--quiet', '--', 'node', '-e', code], {
-        stdin,
-        stdout,
-        stderr,
-      }),
-    ).toBe(0);
+    const r = await cliInProcess(
+      ['run', '--out', out(), '--gpu-tool', 'none', '--quiet', '--', 'node', '-e', code],
+      '',
+      {
+        stderrTty: true,
+      },
+    );
+    expect(r.code).toBe(0);
+    const e = r.err;
     expect(e).toMatch(/^\r\x1b\[Krunning \d+\.\d s · log \d+\.\d KiB · \d+(\.\d)? (B|KiB)\/s/);
     expect(e.endsWith('\r\x1b[K')).toBe(true);
   });

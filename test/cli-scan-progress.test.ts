@@ -1,6 +1,6 @@
-import { PassThrough, Readable } from 'node:stream';
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { cliInProcess } from './support/run-cli.js';
 
 describe('aorta-probe scan on a terminal', () => {
   it('draws a progress line with bytes and bytes/s during a long scan, and clears it before the verdict', async () => {
@@ -11,14 +11,7 @@ describe('aorta-probe scan on a terminal', () => {
         await new Promise((r) => setTimeout(r, 250));
       }
     }
-    const stdin = Readable.from(slowLog());
-    const stdout = new PassThrough();
-    const stderr = Object.assign(new PassThrough(), { isTTY: true });
-    let out = '';
-    let err = '';
-    stdout.on('data', (c: Buffer) => (out += c.toString()));
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    const code = await runCli(['scan', '-'], { stdin, stdout, stderr });
+    const { code, out, err } = await cliInProcess(['scan', '-'], Readable.from(slowLog()), { stderrTty: true });
     expect(code).toBe(0);
     expect(out).toBe('verdict: pass\nfailure detectors: (none)\nwarn detectors: (none)\ncapture: {}\n');
     const frames = err.split('\r\x1b[K').filter((f) => f !== '');
@@ -28,12 +21,8 @@ describe('aorta-probe scan on a terminal', () => {
   }, 20_000);
 
   it('draws nothing when stderr is not a terminal', async () => {
-    const stdin = Readable.from([Buffer.from('step 1 | loss=0.5\n')]);
-    const stdout = new PassThrough();
-    const stderr = new PassThrough();
-    let err = '';
-    stderr.on('data', (c: Buffer) => (err += c.toString()));
-    expect(await runCli(['scan', '-'], { stdin, stdout, stderr })).toBe(0);
+    const { code, err } = await cliInProcess(['scan', '-'], 'step 1 | loss=0.5\n');
+    expect(code).toBe(0);
     expect(err).toBe('');
   });
 });

@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { runCli } from '../../src/cli/run.js';
 
 export interface CliOutcome {
@@ -8,15 +8,25 @@ export interface CliOutcome {
 }
 
 /**
- * Runs the CLI in-process with `input` on stdin; returns the exit status and everything written to stdout and stderr.
- * `tty`: stdout claims to be a terminal (colour, progress).
+ * Runs the CLI in-process with `input` on stdin (a string, or a stream that produces it over time); returns the exit
+ * status and everything written to stdout and stderr. `tty`: stdout claims to be a terminal (colour);
+ * `stderrTty`: stderr does (the progress line).
  */
-export async function cliInProcess(args: readonly string[], input = '', { tty = false } = {}): Promise<CliOutcome> {
-  const stdin = new PassThrough();
-  stdin.end(input);
+export async function cliInProcess(
+  args: readonly string[],
+  input: string | Readable = '',
+  { tty = false, stderrTty = false } = {},
+): Promise<CliOutcome> {
+  let stdin: Readable;
+  if (typeof input === 'string') {
+    const p = new PassThrough();
+    p.end(input);
+    stdin = p;
+  } else stdin = input;
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   if (tty) Object.assign(stdout, { isTTY: true });
+  if (stderrTty) Object.assign(stderr, { isTTY: true });
   let out = '';
   let err = '';
   stdout.on('data', (c: Buffer) => (out += c.toString()));
