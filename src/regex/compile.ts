@@ -8,7 +8,7 @@
  */
 import { compileProgram, deferredProgram, type Re2Program } from './engine.js';
 import { compileIsCertain } from './deferred-compile.js';
-import { engineLoadable } from './engine-loader.js';
+import { isReady } from './engine-loader.js';
 import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './errors.js';
 import type { RegexTree } from './ast.js';
 import { fastPathRegExp } from './fast-path.js';
@@ -231,7 +231,7 @@ export class RegexCache {
     const fast = fastPath(translated.tree, translated.tree.groups.length);
     // deferred-compile.ts: where RE2 certainly compiles the pattern, it is compiled when first matched.
     const deferred =
-      engineLoadable() && (options.engineVouched === true || (fast !== null && compileIsCertain(translated.tree)));
+      isReady() && (options.engineVouched === true || (fast !== null && compileIsCertain(translated.tree)));
     let raw: Re2Program;
     try {
       raw = (deferred ? deferredProgram : compileProgram)(source, norm.includes('i'), norm.includes('s'));

@@ -40,10 +40,15 @@ let loadedTaken = false;
 /** Browser: how `ready()` built `loaded`, to build further instances the same way. */
 let browserFactory: (() => Re2Module) | undefined;
 
+/** Node's `require` for this module, made once (null: not Node); every regex compile asks `isReady()`. */
+let nodeRequireFn: ((id: string) => unknown) | null | undefined;
 function nodeRequire(): ((id: string) => unknown) | undefined {
-  const proc = (globalThis as { process?: NodeProcess }).process;
-  const mod = proc?.getBuiltinModule?.('node:module');
-  return mod === undefined ? undefined : mod.createRequire(import.meta.url);
+  if (nodeRequireFn === undefined) {
+    const proc = (globalThis as { process?: NodeProcess }).process;
+    const mod = proc?.getBuiltinModule?.('node:module');
+    nodeRequireFn = mod === undefined ? null : mod.createRequire(import.meta.url);
+  }
+  return nodeRequireFn ?? undefined;
 }
 
 /**
@@ -60,15 +65,6 @@ export function re2Module(): Re2Module {
   }
   loaded = req('re2-wasm/build/wasm/re2.js') as Re2Module;
   return loaded;
-}
-
-/**
- * Whether `re2Module()` would return rather than throw: the engine is loaded, or Node can load it on demand. A
- * browser before `ready()` cannot; compile.ts then compiles at once, so that the missing `ready()` is the same
- * error for every pattern, not only for the ones whose compile it would otherwise defer.
- */
-export function engineLoadable(): boolean {
-  return loaded !== undefined || nodeRequire() !== undefined;
 }
 
 /**
@@ -90,7 +86,11 @@ export function freshRe2Module(): Re2Module {
   return req('re2-wasm/build/wasm/re2.js') as Re2Module;
 }
 
-/** Whether the engine is loaded (or, in Node, loadable synchronously): regex work will not throw for want of it. */
+/**
+ * Whether the engine is loaded (or, in Node, loadable synchronously): regex work will not throw for want of it.
+ * compile.ts defers a program's compile only then, so that a browser that skipped `ready()` gets the same error
+ * for every pattern, not only for the ones whose compile would otherwise wait.
+ */
 export function isReady(): boolean {
   return loaded !== undefined || nodeRequire() !== undefined;
 }
