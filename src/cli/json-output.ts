@@ -28,25 +28,30 @@ export interface ErrorRecord {
   node: string | null;
 }
 
-/** An input that could not be read (missing, a directory, no permission): exit 2. */
-export class ReadError extends Error {
-  override name = 'ReadError';
+/** A file the command could not read or write, with the system's reason. */
+abstract class FileError extends Error {
   constructor(
+    verb: 'read' | 'write',
     readonly file: string,
     cause: unknown,
   ) {
-    super(`cannot read ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`cannot ${verb} ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
+/** An input that could not be read (missing, a directory, no permission): exit 2. */
+export class ReadError extends FileError {
+  override name = 'ReadError';
+  constructor(file: string, cause: unknown) {
+    super('read', file, cause);
   }
 }
 
 /** An output that could not be written (`--emit-to`, `report --out`): an I/O failure, exit 3. */
-export class WriteError extends Error {
+export class WriteError extends FileError {
   override name = 'WriteError';
-  constructor(
-    readonly file: string,
-    cause: unknown,
-  ) {
-    super(`cannot write ${file}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  constructor(file: string, cause: unknown) {
+    super('write', file, cause);
   }
 }
 
@@ -97,7 +102,7 @@ export function errorRecord(err: unknown, file: string | null = null): ErrorReco
       node: null,
     };
   }
-  if (err instanceof ReadError || err instanceof WriteError) return positionlessError(err.name, err.message, err.file);
+  if (err instanceof FileError) return positionlessError(err.name, err.message, err.file);
   if (err instanceof TrialOutputError) return positionlessError(err.name, err.message, err.path);
   if (err instanceof UsageError) return positionlessError(err.name, err.message);
   const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
