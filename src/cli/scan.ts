@@ -200,13 +200,14 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
     }
   }
   let source: ByteSource;
+  let file: AsyncGenerator<Uint8Array> | null = null;
   let total: number | null = null;
   if (args.log === '-') source = io.stdin;
   else {
     // Opened first: "cannot open" is a usage problem, not a verdict.
     try {
       const opened = await openFileChunks(args.log);
-      source = opened;
+      source = file = opened;
       total = opened.size;
     } catch (e) {
       return fail(new ReadError(args.log, e), EXIT.usage);
@@ -227,7 +228,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   let scanned: ScanResult | null = null;
   try {
     // Two halves at once only in the CLI's own process: the second runs in a worker thread of the bin's bundle.
-    if (io.ownProcess === true && source !== io.stdin && total !== null)
+    if (io.ownProcess === true && file !== null && total !== null)
       scanned = await scanSplit(
         scanRecipe,
         args.log,
@@ -236,7 +237,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
         args.threads,
         progressCallback(progress, total),
       );
-    if (scanned !== null) await (source as AsyncGenerator<Uint8Array>).return(undefined);
+    if (scanned !== null) await file?.return(undefined);
     else
       scanned = await scanStream(
         scanRecipe,

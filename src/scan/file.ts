@@ -18,7 +18,7 @@ const CHUNK_BYTES = 256 * 1024;
 /**
  * Opens `path` (failing here, before any scanning, if it cannot be read: missing, unreadable, a directory) and
  * returns its bytes (and its size, for a regular file) as chunks that are views of two reused buffers: each is valid only until the next is
- * requested. The file is closed when the iteration ends, also early (`return()`).
+ * requested. The file is closed when the iteration ends, also early (`return()`, even before the first chunk).
  */
 export async function openFileChunks(
   path: string,
@@ -36,7 +36,35 @@ export async function openFileChunks(
     await handle.close();
     throw e;
   }
-  return Object.assign(chunks(handle, chunkBytes, range), { size });
+  return Object.assign(closingEarly(chunks(handle, chunkBytes, range), handle), { size });
+}
+
+/**
+ * `gen`, whose `return()` also closes `handle` when called before the first `next()`: a generator that has not
+ * started does not run its `finally` (scan.ts opens a file to report "cannot read" early, then may not read it).
+ */
+function closingEarly(gen: AsyncGenerator<Uint8Array>, handle: FileHandle): AsyncGenerator<Uint8Array> {
+  let started = false;
+  const it: AsyncGenerator<Uint8Array> = {
+    next(...args) {
+      started = true;
+      return gen.next(...args);
+    },
+    async return(value) {
+      if (!started) {
+        started = true;
+        await handle.close();
+      }
+      return gen.return(value);
+    },
+    throw(err) {
+      return gen.throw(err);
+    },
+    [Symbol.asyncIterator]() {
+      return it;
+    },
+  };
+  return it;
 }
 
 /** Bytes [start, end) of a file. */
