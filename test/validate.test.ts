@@ -293,6 +293,15 @@ describe('errors', () => {
     ['exit_code {\n.,', "'{' was never closed", 1, 11],
     ['exit_code = 137', 'invalid syntax', 1, 11],
     ['exit_code == 1 and or 2', 'invalid syntax', 1, 20],
+    // dict's '{' invalid_double_starred_kvpairs '}' does not start with an invalid rule, so pegen
+    // runs it in the first pass too (nested expressions without the invalid rules), and the error it
+    // raises there is final: the key after the first pair gets no comma or 'else' hint.
+    ["{'a': 1, capture 'b'}", "':' expected after dictionary key", 1, 16],
+    ['{**capture, exit_code if 1}', "':' expected after dictionary key", 1, 21],
+    ["{'a': 1, float(capture 'b')}", "':' expected after dictionary key", 1, 14],
+    ["{'a': 1, (capture 1)}", 'invalid syntax. Perhaps you forgot a comma?', 1, 11],
+    ['{capture 1}', 'invalid syntax. Perhaps you forgot a comma?', 1, 2],
+    ["{'a': 1, 'b': capture 1}", 'invalid syntax. Perhaps you forgot a comma?', 1, 15],
   ])('syntax error for %j: %s', (text, msg, line, col) => {
     const err = rejection(text);
     expect(err.kind).toBe('syntax');

@@ -1167,10 +1167,18 @@ class Parser {
     return FAIL;
   }
 
-  /** dict: '{' [double_starred_kvpairs] '}' */
+  /**
+   * dict: '{' [double_starred_kvpairs] '}' | '{' invalid_double_starred_kvpairs '}'
+   *
+   * pegen guards an alternative with `call_invalid_rules` only when the alternative *starts* with
+   * an invalid rule, so this one also runs in the first pass (and under expression_without_invalid),
+   * with its nested expressions parsed without the invalid rules. An error it raises in the first
+   * pass is final: the second pass starts with `error_indicator` still set and does nothing. So
+   * `{a: b, d e}` says "':' expected after dictionary key" where `{d e}` gets the comma hint.
+   */
   private dict(): Expr | null {
     const d = this.dictDisplay();
-    if (d === FAIL && this.invalidRules) {
+    if (d === FAIL) {
       this.attempt(() => (this.op('{') ? this.invalidDoubleStarredKvpairs() : FAIL));
     }
     return d;
