@@ -3,11 +3,8 @@
  * conditions CPython's `ast.parse(mode="eval")` rejects, with the oracle's message (which embeds
  * CPython's line and column) and CPython's span (`lineno`, `offset`, `end_lineno`, `end_offset`);
  * the header names the generator command and the Python version. `validateCondition` must give
- * the same message, position included.
- *
- * fixtures/conditions/syntax-open.json lists the conditions that still differ, so the gap is
- * measured rather than hidden: the test fails on any other difference, and on a listed condition
- * that now agrees (remove it). End positions are reported, not yet asserted.
+ * the same message, position included, for every record. End positions are reported, not yet
+ * asserted.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -29,9 +26,6 @@ const lines = readFileSync(new URL('../fixtures/conditions/golden-syntax-errors.
   .filter(Boolean);
 const header = (JSON.parse(lines[0]!) as { meta: { records: number; python: string } }).meta;
 const records = lines.slice(1).map((l) => JSON.parse(l) as SyntaxRecord);
-const OPEN: ReadonlySet<string> = new Set(
-  JSON.parse(readFileSync(new URL('../fixtures/conditions/syntax-open.json', import.meta.url), 'utf8')) as string[],
-);
 
 function ours(condition: string): SandboxError {
   try {
@@ -51,9 +45,8 @@ describe('CPython 3.11 syntax errors (fixtures/conditions/golden-syntax-errors.j
     expect(records.every((r) => r.kind === 'syntax')).toBe(true);
   });
 
-  it("gives CPython's message and position, apart from the listed open records", () => {
-    const newDiffs: string[] = [];
-    const nowAgree: string[] = [];
+  it("gives CPython's message and position for every record", () => {
+    const diffs: string[] = [];
     let agree = 0;
     let endAgree = 0;
     for (const rec of records) {
@@ -62,15 +55,14 @@ describe('CPython 3.11 syntax errors (fixtures/conditions/golden-syntax-errors.j
       const same = e.detail === rec.message;
       if (same) agree++;
       if (rec.end_lineno === e.line && rec.end_offset === e.endCol) endAgree++;
-      if (!same && !OPEN.has(rec.condition) && newDiffs.length < 20) {
-        newDiffs.push(`${JSON.stringify(rec.condition)}\n    cpython: ${rec.message}\n    ours:    ${e.detail}`);
+      if (!same && diffs.length < 20) {
+        diffs.push(`${JSON.stringify(rec.condition)}\n    cpython: ${rec.message}\n    ours:    ${e.detail}`);
       }
-      if (same && OPEN.has(rec.condition)) nowAgree.push(JSON.stringify(rec.condition));
     }
     console.log(
       `syntax errors: ${agree} of ${records.length} agree on message and position; end positions agree for ${endAgree}`,
     );
-    expect(newDiffs, newDiffs.join('\n')).toEqual([]);
-    expect(nowAgree, 'these now agree: remove them from fixtures/conditions/syntax-open.json').toEqual([]);
+    expect(diffs, diffs.join('\n')).toEqual([]);
+    expect(agree).toBe(records.length);
   }, 300_000);
 });

@@ -22,6 +22,7 @@ import type {
   UnaryOpName,
 } from './ast.js';
 import { decodeStrings } from './string-literal.js';
+import { exceedsPegenStack } from './pegen-stack.js';
 import { type SourceText, makeSource, toCodePoints, translateNewlines } from './source.js';
 import {
   atEndOfInput,
@@ -36,10 +37,9 @@ import {
 import { isTokenizerError, type Token, tokenize } from './tokenizer.js';
 
 /**
- * Rule nesting limit. CPython's pegen stops at MAXSTACK = 6000 rule frames (about 3000 nested
- * unary operators or lambdas) with a MemoryError; ours counts a little differently and stops
- * earlier, so that deep input is a clean syntax error before the JS stack runs out. Neither limit
- * is reachable by a condition: the 256-character cap comes first.
+ * Rule nesting limit, so that deep input is a clean syntax error before the JS stack runs out;
+ * the 256-character cap keeps conditions far below it. CPython's own limit (pegen's MAXSTACK,
+ * MemoryError) is reachable by a condition about 195 brackets deep: pegen-stack.ts models it.
  */
 export const MAX_PARSER_DEPTH = 3000;
 const TOO_DEEP = 'too many nested expressions (parser stack overflow)';
@@ -111,11 +111,18 @@ function parseClean(text: string): Expression {
   /** The line `_PyPegen_tokenize_full_source_to_check_for_errors` compares an unclosed bracket with. */
   let errorLine: number;
   let checkRest = true;
+  let stackError: PySyntaxError | undefined;
   try {
     const first = new Parser(src, tokens, false);
     parser = first;
     const tree = first.parseEval();
     if (tree !== FAIL) return tree;
+    // The second pass may run out of pegen's stack before it gets to its answer; the
+    // MemoryError is not a SyntaxError, so nothing replaces it.
+    if (exceedsPegenStack(tokens)) {
+      stackError = unpositionedError('MemoryError: ', { line: 1, col: 1 });
+      throw stackError;
+    }
     // As CPython: a failed first pass is parsed again with the `invalid_*` rules switched on,
     // which raise the specific messages; if none applies, the first pass's position is reported.
     parser = new Parser(src, tokens, true, first.furthestFetched);
@@ -127,6 +134,7 @@ function parseClean(text: string): Expression {
     // An indentation error returns before the rest of the source is tokenized.
     if (error.msg === UNEXPECTED_INDENT) checkRest = false;
   } catch (e) {
+    if (e === stackError) throw e;
     // A safety net under MAX_PARSER_DEPTH: whatever the JS engine's stack size, deep input is a
     // syntax error, never a crash.
     if (e instanceof RangeError) throw syntaxError(TOO_DEEP, { line: 1, col: 1 });

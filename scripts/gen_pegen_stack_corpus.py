@@ -1,0 +1,158 @@
+#!/usr/bin/env python3
+"""Golden corpus for pegen's MAXSTACK in deep bracket nests (src/condition/pegen-stack.ts).
+
+Every record is a JSON line {"condition", "message", "level"}: CPython 3.11's verdict message (from
+`cpython_oracle.verdict`, so a MemoryError reads "MemoryError:  (line None, col None)") and the frame
+count the model gives. The conditions have the modelled shape, O* A '{' O* [B] with nothing closed,
+drawn so that many fall within 15 frames of the limit.
+
+It also draws the same nests with one foreign token inserted (an operator, a string, a closing
+bracket, a second A '{'), which the model does not cover; they are not written, but the meta line
+counts how many of them CPython stops with MemoryError (`outside_shape`), the size of the deviation
+docs/deviations.md lists.
+
+    python3 scripts/gen_pegen_stack_corpus.py --seed 1 --count 3000 --out fixtures/conditions/golden-pegen-stack.jsonl
+
+Before writing, it checks the model (the frame counts read from pegen-stack.ts) against every verdict and
+exits 1 on any difference, so a CPython whose frame counts differ cannot produce a golden that agrees
+with a wrong model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpython_oracle import verdict  # noqa: E402
+
+
+
+def _model_constants() -> dict:
+    """The frame counts, read from src/condition/pegen-stack.ts (one table, checked here)."""
+    src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "src", "condition", "pegen-stack.ts"),
+               encoding="utf-8").read()
+    out = {}
+    for name, value in re.findall(r"^const (\w+)(?:: [^=]+)? = ([^;]+);", src, re.M):
+        if value.startswith("{"):
+            out[name] = {k: int(v) for k, v in re.findall(r"'(.)': (\d+)", value)}
+        elif value.isdigit():
+            out[name] = int(value)
+    return out
+
+
+_C = _model_constants()
+BRACKET, FINAL_BRACKET = _C["BRACKET"], _C["FINAL_BRACKET"]
+FINAL_BREAK, FINAL_NUMBER, FINAL_NAME_IN_BRACE = _C["FINAL_BREAK"], _C["FINAL_NUMBER"], _C["FINAL_NAME_IN_BRACE"]
+LIMIT = _C["PEGEN_MAXSTACK_LEVEL"]
+HARD_KEYWORDS = {"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+                 "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
+                 "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+                 "with", "yield"}
+TOKEN = re.compile(r"\s*([([{]|[0-9][0-9.]*j?|[^\W\d]\w*)")
+
+
+def model_level(s: str) -> int | None:
+    """The model's second-pass level, or None when `s` is not the modelled shape."""
+    toks, i = [], 0
+    while i < len(s):
+        m = TOKEN.match(s, i)
+        if not m:
+            return None
+        toks.append(m.group(1))
+        i = m.end()
+    opens = [n for n, t in enumerate(toks) if t in BRACKET]
+    if len(opens) > 200:  # the tokenizer's 201st bracket ends the tokens
+        toks = toks[: opens[200]]
+    kind = lambda t: "open" if t in BRACKET else ("number" if t[0].isdigit() or t in ("True", "False", "None") else ("name" if t not in HARD_KEYWORDS else None))  # noqa: E731
+    k = 0
+    while k < len(toks) and kind(toks[k]) == "open":
+        k += 1
+    if k + 1 >= len(toks) or kind(toks[k]) is None or toks[k + 1] != "{":
+        return None
+    j = k + 2
+    while j < len(toks) and kind(toks[j]) == "open":
+        j += 1
+    inner = j - (k + 2)
+    if j < len(toks) and (kind(toks[j]) in (None, "open") or j + 1 != len(toks)):
+        return None
+    level = sum(BRACKET[t] for t in toks if t in BRACKET)
+    last = toks[-1]
+    if kind(last) == "open":
+        return level - BRACKET[last] + (FINAL_BREAK if inner == 0 else FINAL_BRACKET[last])
+    if kind(last) == "number":
+        return level + FINAL_NUMBER
+    return level + (FINAL_NAME_IN_BRACE if inner > 0 and toks[-2] == "{" else 0)
+
+
+ATOMS = ["x", "_", "match", "case", "True", "None", "exit_code", "\u946b", "1", "0.5", "7j", "capture"]
+OTHER = ["'s'", ")", "]", "}", "+", ",", "not", "lambda", " ", "x{", "1 2"]
+
+
+def draw(rng: random.Random, foreign: bool) -> str:
+    total = rng.randint(185, 214)
+    k = rng.randint(0, total - 1) if rng.random() < 0.75 else rng.randint(max(0, total - 6), total - 1)
+    k = min(k, 199)  # a 201st bracket before A is the tokenizer's error in the first pass
+    weights = rng.choice([(1, 1, 1), (5, 1, 1), (1, 5, 1), (1, 1, 5), (0, 0, 1), (0, 1, 0), (1, 0, 0)])
+    outer = "".join(rng.choices("([{", weights=weights, k=k))
+    inner = "".join(rng.choices("([{", weights=weights, k=total - 1 - k))
+    a = rng.choice(ATOMS)
+    b = rng.choice(ATOMS + ["", "", ""])
+    s = outer + a + "{" + inner + b
+    if foreign:
+        at = rng.randint(0, len(s))
+        s = s[:at] + rng.choice(OTHER) + s[at:]
+    return s[:256]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--count", type=int, default=3000)
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    rng = random.Random(args.seed)
+    seen, records, wrong = set(), [], 0
+    outside = {"draws": 0, "memory_errors": 0}
+    while len(records) < args.count:
+        foreign = rng.random() < 0.15
+        s = draw(rng, foreign)
+        if s in seen:
+            continue
+        seen.add(s)
+        v = verdict(s)
+        level = model_level(s)
+        memory = v["message"].startswith("condition: syntax error: MemoryError")
+        if level is None:
+            if not foreign:
+                print(f"a drawn nest is not the modelled shape: {s!r}", file=sys.stderr)
+                wrong += 1
+            outside["draws"] += 1
+            outside["memory_errors"] += memory
+            continue
+        if (level >= LIMIT) != memory:
+            wrong += 1
+            print(f"model disagrees: level {level}, {v['message'][:80]}: {s!r}", file=sys.stderr)
+        records.append({"condition": s, "message": v["message"], "level": level})
+    if wrong:
+        return 1
+    meta = {"generator": "scripts/gen_pegen_stack_corpus.py",
+            "command": f"python3 scripts/gen_pegen_stack_corpus.py --seed {args.seed} --count {args.count} --out {args.out}",
+            "python": sys.version.split()[0], "records": len(records),
+            "memory_errors": sum(r["message"].startswith("condition: syntax error: MemoryError") for r in records),
+            "near_limit": sum(abs(r["level"] - LIMIT) <= 15 for r in records),
+            "outside_shape": outside}
+    with open(args.out, "w", encoding="utf-8") as f:
+        f.write(json.dumps({"meta": meta}, ensure_ascii=False) + "\n")
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    print(json.dumps(meta), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
