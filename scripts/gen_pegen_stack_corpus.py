@@ -48,12 +48,13 @@ def _model_constants() -> dict:
 _C = _model_constants()
 BRACKET, FINAL_BRACKET = _C["BRACKET"], _C["FINAL_BRACKET"]
 FINAL_BREAK, FINAL_NUMBER, FINAL_NAME_IN_BRACE = _C["FINAL_BREAK"], _C["FINAL_NUMBER"], _C["FINAL_NAME_IN_BRACE"]
+UNARY, FINAL_UNARY, FINAL_NOT = _C["UNARY"], _C["FINAL_UNARY"], _C["FINAL_NOT"]
 LIMIT = _C["PEGEN_MAXSTACK_LEVEL"]
 HARD_KEYWORDS = {"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
                  "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
                  "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
                  "with", "yield"}
-TOKEN = re.compile(r"\s*([([{]|[0-9][0-9.]*j?|[^\W\d]\w*)")
+TOKEN = re.compile(r"\s*([([{]|[-+~]|[0-9][0-9.]*j?|[^\W\d]\w*)")
 
 
 def model_level(s: str) -> int | None:
@@ -68,29 +69,60 @@ def model_level(s: str) -> int | None:
     opens = [n for n, t in enumerate(toks) if t in BRACKET]
     if len(opens) > 200:  # the tokenizer's 201st bracket ends the tokens
         toks = toks[: opens[200]]
-    kind = lambda t: "open" if t in BRACKET else ("number" if t[0].isdigit() or t in ("True", "False", "None") else ("name" if t not in HARD_KEYWORDS else None))  # noqa: E731
-    k = 0
-    while k < len(toks) and kind(toks[k]) == "open":
-        k += 1
-    if k + 1 >= len(toks) or kind(toks[k]) is None or toks[k + 1] != "{":
+    if not toks:
         return None
-    j = k + 2
-    while j < len(toks) and kind(toks[j]) == "open":
-        j += 1
-    inner = j - (k + 2)
-    if j < len(toks) and (kind(toks[j]) in (None, "open") or j + 1 != len(toks)):
+
+    def kind(t: str) -> str | None:
+        if t in BRACKET:
+            return "open"
+        if t in ("+", "-", "~"):
+            return "unary"
+        if t == "not":
+            return "not"
+        if t[0].isdigit() or t in ("True", "False", "None"):
+            return "number"
+        return None if t in HARD_KEYWORDS else "name"
+
+    level, prev, broken, brk = 0, "start", False, -1
+    for n, t in enumerate(toks):
+        k = kind(t)
+        if k is None or (k == "not" and prev not in ("start", "open", "not", "break")):
+            return None
+        if k in ("number", "name"):
+            if not broken:  # A, then the '{' that ends the first pass
+                if n + 1 >= len(toks) or toks[n + 1] != "{":
+                    return None
+                prev = "atom"
+                continue
+            if n + 1 != len(toks):  # B ends the nest
+                return None
+        elif k == "open" and prev == "atom":
+            broken, brk = True, n
+            level += BRACKET[t]
+            prev = "break"
+            continue
+        elif k == "open":
+            level += BRACKET[t]
+        else:
+            level += UNARY
+        prev = k
+    if not broken:
         return None
-    level = sum(BRACKET[t] for t in toks if t in BRACKET)
-    last = toks[-1]
-    if kind(last) == "open":
-        return level - BRACKET[last] + (FINAL_BREAK if inner == 0 else FINAL_BRACKET[last])
-    if kind(last) == "number":
+    last, before = toks[-1], toks[-2]
+    k = kind(last)
+    if k == "open":
+        return level - BRACKET[last] + (FINAL_BREAK if len(toks) - 1 == brk else FINAL_BRACKET[last])
+    if k == "unary":
+        return level - UNARY + FINAL_UNARY
+    if k == "not":
+        return level - UNARY + FINAL_NOT
+    if k == "number" or kind(before) in ("unary", "not"):
         return level + FINAL_NUMBER
-    return level + (FINAL_NAME_IN_BRACE if inner > 0 and toks[-2] == "{" else 0)
+    return level + (FINAL_NAME_IN_BRACE if before == "{" and len(toks) - 2 != brk else 0)
 
 
 ATOMS = ["x", "_", "match", "case", "True", "None", "exit_code", "\u946b", "1", "0.5", "7j", "capture"]
-OTHER = ["'s'", ")", "]", "}", "+", ",", "not", "lambda", " ", "x{", "1 2"]
+OTHER = ["'s'", ")", "]", "}", "+", ",", "not", "lambda", "x{", "1 2", "*", "."]
 
 
 def draw(rng: random.Random, foreign: bool) -> str:
@@ -98,15 +130,25 @@ def draw(rng: random.Random, foreign: bool) -> str:
     k = rng.randint(0, total - 1) if rng.random() < 0.75 else rng.randint(max(0, total - 6), total - 1)
     k = min(k, 199)  # a 201st bracket before A is the tokenizer's error in the first pass
     weights = rng.choice([(1, 1, 1), (5, 1, 1), (1, 5, 1), (1, 1, 5), (0, 0, 1), (0, 1, 0), (1, 0, 0)])
-    outer = "".join(rng.choices("([{", weights=weights, k=k))
-    inner = "".join(rng.choices("([{", weights=weights, k=total - 1 - k))
-    a = rng.choice(ATOMS)
-    b = rng.choice(ATOMS + ["", "", ""])
+    unary = rng.choice([0, 0, 0.02, 0.1])  # unary operators before operands
+    def operands(n: int) -> str:
+        out = []
+        for _ in range(n):
+            if rng.random() < unary:
+                out.append(rng.choice(["+", "-", "~", "not ", "not ", "-+"]))
+            out.append(rng.choices("([{", weights=weights)[0])
+        return "".join(out)
+    def prefix() -> str:
+        return rng.choice(["+", "-", "~", "not ", "not -"]) if rng.random() < unary * 3 else ""
+    outer = operands(k)
+    inner = operands(total - 1 - k)
+    a = prefix() + rng.choice(ATOMS)
+    b = rng.choice([prefix() + rng.choice(ATOMS), "", "", "", rng.choice(["+", "-", "not", "~"])])
     s = outer + a + "{" + inner + b
     if foreign:
         at = rng.randint(0, len(s))
         s = s[:at] + rng.choice(OTHER) + s[at:]
-    return s[:256]
+    return s
 
 
 def main() -> int:
@@ -121,7 +163,7 @@ def main() -> int:
     while len(records) < args.count:
         foreign = rng.random() < 0.15
         s = draw(rng, foreign)
-        if s in seen:
+        if len(s) > 256 or s in seen:  # a condition is at most 256 characters
             continue
         seen.add(s)
         v = verdict(s)
