@@ -3,11 +3,11 @@
 
 Every record is a JSON line {"condition", "message", "level"}: CPython 3.11's verdict message (from
 `cpython_oracle.verdict`, so a MemoryError reads "MemoryError:  (line None, col None)") and the frame
-count the model gives. The conditions have the modelled shape, O* A '{' O* [B] with nothing closed,
-drawn so that many fall within 15 frames of the limit.
+count the model gives. The conditions have the modelled shape, (U* O)* U* A '{' (U* O)* [U* B | U+]
+with nothing closed (U a unary operator), drawn so that many fall within 15 frames of the limit.
 
 It also draws the same nests with one foreign token inserted (an operator, a string, a closing
-bracket, a second A '{'), which the model does not cover; they are not written, but the meta line
+bracket, a second A '{', a binary operator), which the model does not cover; they are not written, but the meta line
 counts how many of them CPython stops with MemoryError (`outside_shape`), the size of the deviation
 docs/deviations.md lists.
 
