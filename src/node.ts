@@ -8,7 +8,7 @@ export { scanFile } from './scan/file.js';
 
 // The trial runner
 export { runTrial, TrialOptionsError } from './trial/run-trial.js';
-export { TrialOutputError } from './trial/out-files.js';
+export { TrialOutputError } from './trial/output-error.js';
 export type { TrialOptions, TrialOutcome, TrialProgress } from './trial/run-trial.js';
 export { LOG_FILE, RESULT_FILE } from './trial/result-json.js';
 export type { TierDurations, TrialResult } from './trial/result-json.js';

@@ -17,7 +17,7 @@ import { formatTrial, shownPath } from './run-trial.js';
 import { atMost, parseCommandArgs, UsageError, type OptionSpecs } from './args.js';
 import { paletteFor } from './tty.js';
 import { errorRecord, jsonLine, positionlessError } from './json-output.js';
-import { TrialOutputError } from '../trial/out-files.js';
+import { TrialOutputError } from '../trial/output-error.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
 

@@ -10,7 +10,7 @@ import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
 // The error classes alone: recipe/index.js would load the loader (yaml, the regex engine) into every command.
 import { RecipeError, RecipeSandboxError } from '../recipe/errors.js';
 import { UsageError } from './args.js';
-import { TrialOutputError } from '../trial/out-files.js';
+import { TrialOutputError } from '../trial/output-error.js';
 
 export interface ErrorRecord {
   /** The error's class: UsageError, ReadError, WriteError, RecipeSchemaError, SandboxError, …, InternalError. */

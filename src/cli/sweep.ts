@@ -36,7 +36,7 @@ import { isTty, ProgressLine } from './tty.js';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine, ReadError, WriteError } from './json-output.js';
 import { planJson, runJson, type PlanJson } from './sweep-json.js';
-import { TrialOutputError } from '../trial/out-files.js';
+import { TrialOutputError } from '../trial/output-error.js';
 
 export const SWEEP_USAGE = `Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]
 

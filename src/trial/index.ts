@@ -1,6 +1,7 @@
 /** The trial runner: run a command, classify it (Tiers 1 to 5), write result.json; the classifier's parts. */
 export { DEFAULT_KILL_GRACE_MS, runTrial, TrialOptionsError } from './run-trial.js';
-export { prepareOutDir, TrialOutputError } from './out-files.js';
+export { prepareOutDir } from './out-files.js';
+export { TrialOutputError } from './output-error.js';
 export type { TrialOptions, TrialOutcome, TrialProgress } from './run-trial.js';
 export { LOG_FILE, RESULT_FILE } from './result-json.js';
 export type { TierDurations, TrialResult } from './result-json.js';

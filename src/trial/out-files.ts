@@ -20,17 +20,7 @@ import {
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 
-/** Why an output file could not be used; `beforeStart` says the trial never ran (usage error, exit 2). */
-export class TrialOutputError extends Error {
-  override name = 'TrialOutputError';
-  constructor(
-    message: string,
-    readonly path: string,
-    readonly beforeStart: boolean,
-  ) {
-    super(message);
-  }
-}
+import { TrialOutputError } from './output-error.js';
 
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 

@@ -18,7 +18,8 @@ import { GuardedGpu, type GpuSamplerFactory, type GpuToolChoice } from './gpu.js
 import { TrialLogScanner, type DeferredReport, type LogScannerOptions } from './log-scanner.js';
 import { tailFile } from './log-tail.js';
 import { packageInfo } from './package-info.js';
-import { createFresh, prepareOutDir, TrialOutputError } from './out-files.js';
+import { createFresh, prepareOutDir } from './out-files.js';
+import { TrialOutputError } from './output-error.js';
 import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
 import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
 import {
