@@ -7,7 +7,7 @@
  * Exit status (exit-codes.ts), the worst over the files: 0 valid, 1 invalid (or warnings with --strict), 2 usage
  * error or an unreadable file.
  */
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { RecipeSchemaError } from '../condition/errors.js';
 import { formatWarning, lintRecipe, type LintWarning } from '../lint/index.js';
 import { loadRecipe, RecipeError } from '../recipe/index.js';
@@ -18,7 +18,7 @@ import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from './ar
 import { EXIT, worstExit } from './exit-codes.js';
 import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from './json-output.js';
 import { readInput, STDIN_NAME } from './recipe-file.js';
-import { paletteFor } from './tty.js';
+import { paletteOnTty } from './tty.js';
 
 export const CHECK_USAGE = `Usage: aorta-probe check RECIPE... [--format text|json|sarif|github] [--strict]
 
@@ -63,7 +63,8 @@ export const CHECK_OPTIONS = {
 
 export interface CheckIo {
   stdin?: Readable;
-  stdout?: Writable;
+  /** Whether stdout is a terminal, to decide on colour (with NO_COLOR, FORCE_COLOR). */
+  stdoutIsTty?: () => boolean;
   env?: NodeJS.ProcessEnv;
   write(text: string): Promise<void>;
   writeError(text: string): Promise<void>;
@@ -173,7 +174,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
 
 export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
   const results: Checked[] = [];
-  for (const f of args.files) results.push(await checkOne(f, args.strict, io.stdin));
+  for (const f of args.files) results.push(await checkOne(f, args.strict, f === '-' ? io.stdin : undefined));
   const records = results.map((r) => r.record);
   switch (args.format) {
     case 'json':
@@ -188,7 +189,7 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
       await io.write(githubAnnotations(records.flatMap(annotations)));
       break;
     case 'text': {
-      const c = paletteFor(io.stdout ?? null, io.env);
+      const c = paletteOnTty(io.stdoutIsTty?.() === true, io.env);
       for (const r of results) {
         const { file, warnings } = r.record;
         if (r.record.error !== null) {

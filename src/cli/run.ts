@@ -21,7 +21,7 @@ import { UsageError, usageShort } from './args.js';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine } from './json-output.js';
 import { didYouMean } from '../text/suggest.js';
-import { isTty, paletteFor } from './tty.js';
+import { isTty, type Palette, paletteOnTty } from './tty.js';
 
 export interface CliIo {
   stdin: Readable;
@@ -32,6 +32,16 @@ export interface CliIo {
    * process-wide settings (young-generation.ts).
    */
   ownProcess?: boolean;
+  /** The process's own descriptors, for output written without creating the stream objects (process-io.ts). */
+  fds?: StdFds;
+}
+
+/** Direct writes to the bin's stdout and stderr descriptors (process-io.ts). */
+export interface StdFds {
+  /** Writes all of `text`, or returns false when the stream object exists (then write through it). */
+  write(which: 'stdout' | 'stderr', text: string): boolean;
+  /** Whether the descriptor is a terminal. */
+  isTty(which: 'stdout' | 'stderr'): boolean;
 }
 
 const PROGRAM = 'aorta-probe';
@@ -95,19 +105,19 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     if (command === undefined) return await usageError(io, 'missing command', TOP_SHORT, false);
     if (command === '-h' || command === '--help') {
-      await writeAll(io.stdout, USAGE);
+      await writeOut(io, USAGE);
       return EXIT.ok;
     }
     if (command === '-V' || command === '--version') {
       const json = rest.length === 1 && rest[0] === '--json';
       if (rest.length > 0 && !json) return await usageError(io, `unexpected argument '${rest[0]}'`, TOP_SHORT, false);
-      await writeAll(io.stdout, json ? jsonLine({ version: packageVersion() }) : `${PROGRAM} ${packageVersion()}\n`);
+      await writeOut(io, json ? jsonLine({ version: packageVersion() }) : `${PROGRAM} ${packageVersion()}\n`);
       return EXIT.ok;
     }
     if (command === 'help') {
       const [topic, ...more] = rest;
       if (topic === undefined) {
-        await writeAll(io.stdout, USAGE);
+        await writeOut(io, USAGE);
         return EXIT.ok;
       }
       if (more.length > 0)
@@ -127,8 +137,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     if (command === 'playground') return await playgroundCommand(rest, io);
     if (command === 'patterns') {
       const r = (await import('./scan.js')).runPatterns(rest);
-      if (r.out !== '') await writeAll(io.stdout, r.out);
-      if (r.err !== '') await writeAll(io.stderr, r.err);
+      if (r.out !== '') await writeOut(io, r.out);
+      if (r.err !== '') await writeErr(io, r.err);
       return r.code;
     }
     const wantsJson = argv.includes('--json');
@@ -142,7 +152,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return await usageError(io, `unknown command '${command}'${didYouMean(command, COMMANDS)}`, TOP_SHORT, wantsJson);
   } catch (err) {
     if (isEpipe(err)) return EXIT.ok;
-    await writeAll(io.stderr, `${PROGRAM}: ${describeIoError(err)}\n`).catch(() => {});
+    await writeErr(io, `${PROGRAM}: ${describeIoError(err)}\n`).catch(() => {});
     return EXIT.error;
   }
 }
@@ -201,15 +211,15 @@ async function runSubcommand<A extends { help: boolean }>(
     throw err;
   }
   if (parsed.help) {
-    await writeAll(io.stdout, c.usage);
+    await writeOut(io, c.usage);
     return 0;
   }
   return c.run(parsed, io);
 }
 
 const textIo = (io: CliIo) => ({
-  write: (t: string) => writeAll(io.stdout, t),
-  writeError: (t: string) => writeAll(io.stderr, t),
+  write: (t: string) => writeOut(io, t),
+  writeError: (t: string) => writeErr(io, t),
 });
 
 // Each command's module is imported when that command runs: a process loads only what it uses (`eval` never
@@ -221,7 +231,14 @@ async function checkCommand(args: readonly string[], io: CliIo): Promise<number>
       name: 'check',
       usage: m.CHECK_USAGE,
       parse: m.parseCheckArgs,
-      run: (a) => m.runCheck(a, { stdin: io.stdin, stdout: io.stdout, ...textIo(io) }),
+      run: (a) =>
+        m.runCheck(a, {
+          get stdin() {
+            return io.stdin;
+          },
+          stdoutIsTty: () => ttyOf(io, 'stdout'),
+          ...textIo(io),
+        }),
     },
     args,
     io,
@@ -237,10 +254,12 @@ async function scanCommand(args: readonly string[], io: CliIo): Promise<number> 
       parse: m.parseScanArgs,
       run: (a) =>
         m.runScan(a, {
-          stdin: io.stdin,
+          get stdin() {
+            return io.stdin;
+          },
           ...textIo(io),
-          stdout: io.stdout,
-          progressTo: isTty(io.stderr) ? io.stderr : null,
+          stdoutIsTty: () => ttyOf(io, 'stdout'),
+          progressTo: ttyOf(io, 'stderr') ? io.stderr : null,
           ownProcess: io.ownProcess === true,
         }),
     },
@@ -337,12 +356,12 @@ async function disasmExpression(condition: string, io: CliIo): Promise<number> {
     text = disassemble(compileCondition(condition).program);
   } catch (err) {
     if (err instanceof SandboxError) {
-      await writeAll(io.stderr, `${err.message}\n`);
+      await writeErr(io, `${err.message}\n`);
       return EXIT.fail;
     }
     throw err;
   }
-  await writeAll(io.stdout, text);
+  await writeOut(io, text);
   return EXIT.ok;
 }
 
@@ -362,18 +381,15 @@ async function evalExpression(condition: string, vars: ConditionVars, json: bool
     result = compileCondition(condition).evaluateDetailed(vars);
   } catch (err) {
     if (err instanceof SandboxError) {
-      if (json) await writeAll(io.stdout, jsonLine(records.sandboxErrorResult(err)));
-      await writeAll(io.stderr, `${err.message}\n`);
+      if (json) await writeOut(io, jsonLine(records.sandboxErrorResult(err)));
+      await writeErr(io, `${err.message}\n`);
       return EXIT.fail;
     }
-    if (json) await writeAll(io.stdout, jsonLine({ valid: false, error: errorRecord(err) }));
-    await writeAll(io.stderr, `${PROGRAM}: internal error: ${describeInternalError(err)}\n`);
+    if (json) await writeOut(io, jsonLine({ valid: false, error: errorRecord(err) }));
+    await writeErr(io, `${PROGRAM}: internal error: ${describeInternalError(err)}\n`);
     return EXIT.error;
   }
-  await writeAll(
-    io.stdout,
-    json ? jsonLine(records.evaluatedResult(result)) : formatDetailed(result, paletteFor(io.stdout)),
-  );
+  await writeOut(io, json ? jsonLine(records.evaluatedResult(result)) : formatDetailed(result, stdoutPalette(io)));
   return EXIT.ok;
 }
 
@@ -383,12 +399,39 @@ function describeInternalError(err: unknown): string {
 
 /** Exit 2 with the message and the short usage on stderr, and the error object on stdout when JSON was asked for. */
 async function usageError(io: CliIo, message: string, short: string, json: boolean, err?: unknown): Promise<number> {
-  if (json) await writeAll(io.stdout, jsonLine({ error: errorRecord(err ?? new UsageError(message)) })).catch(() => {});
-  await writeAll(io.stderr, `${PROGRAM}: ${message}\n\n${short}`).catch(() => {});
+  if (json) await writeOut(io, jsonLine({ error: errorRecord(err ?? new UsageError(message)) })).catch(() => {});
+  await writeErr(io, `${PROGRAM}: ${message}\n\n${short}`).catch(() => {});
   return EXIT.usage;
 }
 
 /** Writes and waits for the write to complete; rejects on a stream error instead of crashing. */
+/** `text` to stdout: straight to the descriptor while no stream object exists (process-io.ts), else through it. */
+function writeOut(io: CliIo, text: string): Promise<void> {
+  return writeTo(io, 'stdout', text);
+}
+
+function writeErr(io: CliIo, text: string): Promise<void> {
+  return writeTo(io, 'stderr', text);
+}
+
+function writeTo(io: CliIo, which: 'stdout' | 'stderr', text: string): Promise<void> {
+  try {
+    if (io.fds?.write(which, text) === true) return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return writeAll(io[which], text);
+}
+
+/** Whether stdout or stderr is a terminal, without creating the stream where the descriptor can tell (process-io.ts). */
+function ttyOf(io: CliIo, which: 'stdout' | 'stderr'): boolean {
+  return io.fds !== undefined ? io.fds.isTty(which) : isTty(io[which]);
+}
+
+function stdoutPalette(io: CliIo): Palette {
+  return paletteOnTty(ttyOf(io, 'stdout'));
+}
+
 function writeAll(stream: Writable, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     // Left attached on failure: the 'error' event follows the write callback.
