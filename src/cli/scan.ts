@@ -26,7 +26,6 @@ import {
   type ScanVars,
 } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
-import { scanSplit } from './scan-split.js';
 import {
   classify,
   disableSet,
@@ -233,8 +232,9 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   let scanned: ScanResult | null = null;
   try {
     // Two halves at once only in the CLI's own process: the second runs in a worker thread of the bin's bundle.
-    if (io.ownProcess === true && file !== null && total !== null)
-      scanned = await scanSplit(
+    // Imported only then: its node:os and node:worker_threads cost a one-thread scan's cold start ~3 ms.
+    if (io.ownProcess === true && file !== null && total !== null && (args.threads ?? 1) >= 2)
+      scanned = await (await import('./scan-split.js')).scanSplit(
         scanRecipe,
         args.log,
         total,
