@@ -52,6 +52,15 @@ describe('the aorta-probe bin', () => {
     expect(staticRequires(imports[0]!.slice(2))).toEqual([]);
   });
 
+  it('imports nothing dynamically at run time: a code-cached chunk (vm.Script) has no dynamic-import callback', () => {
+    // A relative import() is a require in the bundle; one of a node builtin would stay an import() and throw
+    // "A dynamic import callback was not specified" when reached.
+    const dynamic = readdirSync(CLI_DIR)
+      .filter((f) => f.endsWith('.cjs'))
+      .filter((f) => /\bimport\(/.test(readFileSync(join(CLI_DIR, f), 'utf8')));
+    expect(dynamic).toEqual([]);
+  });
+
   it('is ASCII only (one-byte sources for V8) in every chunk', () => {
     const files = ['main.cjs', ...readdirSync(CLI_DIR).filter((f) => /^chunk-.*\.cjs$/.test(f))];
     expect(files.length).toBeGreaterThan(5);
