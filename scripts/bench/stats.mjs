@@ -34,6 +34,30 @@ export function rate(fn, { runs, ms, budgetMs = Infinity }) {
   return summarize(rates);
 }
 
+/**
+ * `rate` for several engines at once, their timed loops taken in turn (one loop of each, `runs`
+ * times over): a stretch of seconds in which the machine is slower (its vCPUs are shared, and at
+ * times one runs much slower than the other) then falls on every engine of a row alike, so their
+ * ratio is a side-by-side one. Returns the same keys, each summarized as `rate` does.
+ */
+export function interleavedRates(fns, { runs, ms }) {
+  const names = Object.keys(fns);
+  const samples = Object.fromEntries(names.map((k) => [k, []]));
+  for (let r = 0; r < runs; r++) {
+    for (const k of names) {
+      let n = 0;
+      const t0 = performance.now();
+      let t = t0;
+      while (t - t0 < ms) {
+        n += fns[k]();
+        t = performance.now();
+      }
+      samples[k].push(n / ((t - t0) / 1000));
+    }
+  }
+  return Object.fromEntries(names.map((k) => [k, summarize(samples[k])]));
+}
+
 /** Median time per call in microseconds over `runs` loops of about `ms` each (for µs-scale work). */
 export function timePerCall(fn, { runs, ms, budgetMs }) {
   const r = rate(
