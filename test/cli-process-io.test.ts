@@ -4,14 +4,15 @@
  * the same as through the streams. Run on the built bin, with stdin, stdout and stderr pipes as a CI job has.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from './support/browser.js';
 
 const MAIN = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.cjs');
 const dir = mkdtempSync(join(tmpdir(), 'aorta-process-io-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // Preloaded into the bin's process: at exit, the node modules it loaded, one per line.
 const DUMP = join(dir, 'dump-modules.cjs');
 writeFileSync(
