@@ -10,6 +10,7 @@
 import { fstatSync, writeSync } from 'node:fs';
 
 import type { CliIo, StdFds } from './run.js';
+import { isTty } from './tty.js';
 
 type Which = 'stdout' | 'stderr';
 const FD: Readonly<Record<Which, number>> = { stdout: 1, stderr: 2 };
@@ -35,12 +36,12 @@ export function processIo(): CliIo {
       return true;
     },
     isTty(which) {
-      if (made[which]) return (process[which] as { isTTY?: boolean }).isTTY === true;
-      // A pipe, a file or a socket is no terminal; only a character device needs the tty module to tell.
-      const st = fstatSync(FD[which]);
-      if (!st.isCharacterDevice()) return false;
-      made[which] = true;
-      return (process[which] as { isTTY?: boolean }).isTTY === true;
+      if (!made[which]) {
+        // A pipe, a file or a socket is no terminal; only a character device needs the stream (tty) to tell.
+        if (!fstatSync(FD[which]).isCharacterDevice()) return false;
+        made[which] = true;
+      }
+      return isTty(process[which]);
     },
   };
   return {

@@ -404,7 +404,6 @@ async function usageError(io: CliIo, message: string, short: string, json: boole
   return EXIT.usage;
 }
 
-/** Writes and waits for the write to complete; rejects on a stream error instead of crashing. */
 /** `text` to stdout: straight to the descriptor while no stream object exists (process-io.ts), else through it. */
 function writeOut(io: CliIo, text: string): Promise<void> {
   return writeTo(io, 'stdout', text);
@@ -432,6 +431,7 @@ function stdoutPalette(io: CliIo): Palette {
   return paletteOnTty(ttyOf(io, 'stdout'));
 }
 
+/** Writes and waits for the write to complete; rejects on a stream error instead of crashing. */
 function writeAll(stream: Writable, text: string): Promise<void> {
   return new Promise((resolve, reject) => {
     // Left attached on failure: the 'error' event follows the write callback.

@@ -31,24 +31,16 @@ export function isTty(stream: Writable): boolean {
   return (stream as Writable & { isTTY?: boolean }).isTTY === true;
 }
 
-export function colourEnabled(stream: Writable, env: NodeJS.ProcessEnv = process.env): boolean {
-  return colourOnTty(isTty(stream), env);
-}
-
-/** The rule itself, for output whose terminal-ness is known without a stream object (process-io.ts). */
-export function colourOnTty(tty: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
-  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
-  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return true;
-  return tty && env.TERM !== 'dumb';
-}
-
 /** The palette for text written to `stream` (null: text that is not for a terminal, e.g. inside XML). */
 export function paletteFor(stream: Writable | null, env: NodeJS.ProcessEnv = process.env): Palette {
-  return stream !== null && colourEnabled(stream, env) ? ANSI_PALETTE : NO_PALETTE;
+  return stream === null ? NO_PALETTE : paletteOnTty(isTty(stream), env);
 }
 
+/** The same, for output whose terminal-ness is known without a stream object (process-io.ts). */
 export function paletteOnTty(tty: boolean, env: NodeJS.ProcessEnv = process.env): Palette {
-  return colourOnTty(tty, env) ? ANSI_PALETTE : NO_PALETTE;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return NO_PALETTE;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '' && env.FORCE_COLOR !== '0') return ANSI_PALETTE;
+  return tty && env.TERM !== 'dumb' ? ANSI_PALETTE : NO_PALETTE;
 }
 
 /** `1.5 KiB`, `12.3 MiB`: binary units, as the log sizes are. */
