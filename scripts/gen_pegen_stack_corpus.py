@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import keyword
 import os
 import random
 import re
@@ -50,10 +51,8 @@ BRACKET, FINAL_BRACKET = _C["BRACKET"], _C["FINAL_BRACKET"]
 FINAL_BREAK, FINAL_NUMBER, FINAL_NAME_IN_BRACE = _C["FINAL_BREAK"], _C["FINAL_NUMBER"], _C["FINAL_NAME_IN_BRACE"]
 UNARY, FINAL_UNARY, FINAL_NOT = _C["UNARY"], _C["FINAL_UNARY"], _C["FINAL_NOT"]
 LIMIT = _C["PEGEN_MAXSTACK_LEVEL"]
-HARD_KEYWORDS = {"and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-                 "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in",
-                 "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-                 "with", "yield"}
+# CPython's own list: True/False/None are atoms and are told apart before this is asked.
+HARD_KEYWORDS = frozenset(keyword.kwlist)
 TOKEN = re.compile(r"\s*([([{]|[-+~]|[0-9][0-9.]*j?|[^\W\d]\w*)")
 
 
