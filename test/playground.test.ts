@@ -160,7 +160,12 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     await page.fill('#scratch-capture', 'loss=nan');
     await page.locator('#scratch-expr').pressSequentially("math.isnan(float(capture['loss']))");
     const out = page.locator('#scratch-out');
-    await poll(() => out.getAttribute('data-state')).toBe('fired');
+    // Wait for the whole expression's answer: a typed prefix such as `math.isnan` is a truthy condition too, so
+    // 'fired' alone can be a prefix's state.
+    await poll(() => page.locator('#scratch-out tr.final').textContent()).toBe(
+      "math.isnan(float(capture['loss']))True (bool) → fires",
+    );
+    expect(await out.getAttribute('data-state')).toBe('fired');
     const rows = await page.locator('#scratch-out tr').allTextContents();
     expect(rows).toContain("float(capture['loss'])nan (float)");
     expect(rows.at(-1)).toBe("math.isnan(float(capture['loss']))True (bool) → fires");
