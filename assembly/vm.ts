@@ -1261,6 +1261,7 @@ export function run(): i32 {
   let tags = vm.stTag;
   let nums = vm.stNum;
   let refs = vm.stRef;
+  let compared = false;
   for (;;) {
     let op = unchecked(prog[Op.HEADER_WORDS + 2 * pc]);
     let arg = unchecked(prog[Op.HEADER_WORDS + 2 * pc + 1]);
@@ -1328,8 +1329,8 @@ export function run(): i32 {
             unchecked(refs[s + 1]),
           )
         ) {
-          s++;
-          continue;
+          compared = true;
+          break;
         }
         s = vm.sp;
         break;
@@ -1341,8 +1342,8 @@ export function run(): i32 {
           cn = unchecked(vm.constNum[k]),
           cr = unchecked(vm.constRef[k]);
         if (compareAt(tags, nums, s, cmp, unchecked(tags[s]), unchecked(nums[s]), unchecked(refs[s]), ct, cn, cr)) {
-          s++;
-          continue;
+          compared = true;
+          break;
         }
         s = vm.sp;
         break;
@@ -1363,8 +1364,8 @@ export function run(): i32 {
           cn = unchecked(vm.constNum[k]),
           cr = unchecked(vm.constRef[k]);
         if (compareAt(tags, nums, s, cmp, vt, vn, 0, ct, cn, cr)) {
-          s++;
-          continue;
+          compared = true;
+          break;
         }
         s = vm.sp;
         break;
@@ -1492,6 +1493,40 @@ export function run(): i32 {
         vm.resultRef = unchecked(refs[s]);
         vm.resultError = E_OK;
         return E_OK;
+    }
+    if (compared) {
+      // An inline comparison left its bool in slot s, not yet pushed. What follows a comparison
+      // is nearly always a branch on it or RETURN, so that instruction runs here, without a
+      // dispatch of its own: CPython's ceval does the same after COMPARE_OP (its PREDICT macro).
+      // The verifier has checked it: a comparison never ends the code, and its successor is
+      // reached at the depth it leaves.
+      compared = false;
+      let b = unchecked(nums[s]) != 0;
+      let next = Op.HEADER_WORDS + 2 * pc;
+      let nextOp = unchecked(prog[next]);
+      if (nextOp == Op.OP_POP_JUMP_IF_FALSE) {
+        pc = b ? pc + 1 : unchecked(prog[next + 1]);
+      } else if (nextOp == Op.OP_JUMP_IF_FALSE_OR_POP) {
+        if (b) pc++;
+        else {
+          s++;
+          pc = unchecked(prog[next + 1]);
+        }
+      } else if (nextOp == Op.OP_JUMP_IF_TRUE_OR_POP) {
+        if (!b) pc++;
+        else {
+          s++;
+          pc = unchecked(prog[next + 1]);
+        }
+      } else if (nextOp == Op.OP_RETURN) {
+        vm.sp = s;
+        vm.resultTag = T_BOOL;
+        vm.resultNum = b ? 1 : 0;
+        vm.resultRef = 0;
+        vm.resultError = E_OK;
+        return E_OK;
+      } else s++;
+      continue;
     }
     // Only helper calls reach here: they may have raised.
     if (vm.err != E_OK) {
