@@ -28,6 +28,8 @@ export const CONDITIONS = [
   '+walltime_sec',
   '(1 if exit_code != 0 else 0) or (walltime_sec > 0)',
   '0 < exit_code < 10',
+  '(walltime_sec / 60 if exit_code == 0 else walltime_sec) > 1',
+  '1 < (exit_code if walltime_sec > 0 else peak_vram_mib)',
   '0 <= exit_code <= walltime_sec < 100',
   // a middle operand that is not a literal or a variable: evaluated once, kept under the result
   "0 < int(capture['n']) < 10",

@@ -134,9 +134,38 @@ describe('what the compiler and the host do for speed keeps CPython semantics', 
     expect(compileCondition(text).evaluate(v)).toBe(repr === 'True');
   });
 
+  // The VM runs the branch or RETURN that follows an inline comparison in the comparison's own
+  // dispatch (assembly/vm.ts, as CPython's PREDICT), and the compiler compares inside the arms of
+  // a conditional expression: python3's answers for each branch taken and not taken.
+  it.each([
+    ['exit_code == 0 or walltime_sec', { exit_code: 1, walltime_sec: 2.5 }, 'float', '2.5'],
+    ['exit_code == 0 or walltime_sec', { exit_code: 0, walltime_sec: 2.5 }, 'bool', 'True'],
+    ['exit_code == 0 and walltime_sec', { exit_code: 0, walltime_sec: 2.5 }, 'float', '2.5'],
+    ['exit_code == 0 and walltime_sec', { exit_code: 1, walltime_sec: 2.5 }, 'bool', 'False'],
+    [
+      '(walltime_sec / 60 if exit_code == 0 else walltime_sec) > 1',
+      { exit_code: 0, walltime_sec: 75.5 },
+      'bool',
+      'True',
+    ],
+    [
+      '(walltime_sec / 60 if exit_code == 0 else walltime_sec) > 1',
+      { exit_code: 137, walltime_sec: 0.5 },
+      'bool',
+      'False',
+    ],
+    ["(1 / exit_code if exit_code else 'a') > 1", { exit_code: 2 }, 'bool', 'False'],
+  ])('%s with %j is %s %s', (text, over, type, repr) => {
+    const v = vars(over);
+    expect(detailed(text, v)).toEqual({ fired: repr !== 'False', value: { type, repr } });
+    expect(compileCondition(text).evaluateBatch([v, v])).toEqual([repr !== 'False', repr !== 'False']);
+  });
+
   it.each([
     ['1 < capture', {}],
     ["1 < exit_code < 'a'", { exit_code: 2 }],
+    ["(1 / exit_code if exit_code else 'a') > 1", { exit_code: 0 }],
+    ['1 < (exit_code if walltime_sec > 0 else capture)', { walltime_sec: 0.0 }],
   ])('%s with %j raises TypeError', (text, over) => {
     expect(detailed(text, vars(over))).toEqual({ fired: false, error: 'TypeError' });
   });

@@ -5,7 +5,7 @@
  * deciding operand, chained comparisons evaluate middle operands once and short-circuit.
  */
 import * as Op from '../../assembly/opcodes.js';
-import type { Compare, Expr, PyConstant } from './ast.js';
+import type { Compare, Expr, IfExp, PyConstant } from './ast.js';
 import type { CheckedCondition } from './validate.js';
 
 /** name → index, from one of the contract's name tables. */
@@ -156,22 +156,26 @@ class Compiler {
         for (const at of exits) this.land(at);
         return;
       }
-      case 'IfExp': {
-        this.expr(e.test);
-        const toElse = this.emit(Op.OP_POP_JUMP_IF_FALSE, 0);
-        this.expr(e.body);
-        const toEnd = this.emit(Op.OP_JUMP, 0);
-        this.land(toElse);
-        this.expr(e.orelse);
-        this.land(toEnd);
+      case 'IfExp':
+        this.branches(e, (arm) => this.expr(arm));
         return;
-      }
       case 'Compare':
         this.compare(e);
         return;
       default:
         throw new CompileError(`${e.type} reached the compiler`);
     }
+  }
+
+  /** `body if test else orelse`, with `arm` emitting each of the two arms. */
+  private branches(e: IfExp, arm: (e: Expr) => void): void {
+    this.expr(e.test);
+    const toElse = this.emit(Op.OP_POP_JUMP_IF_FALSE, 0);
+    arm(e.body);
+    const toEnd = this.emit(Op.OP_JUMP, 0);
+    this.land(toElse);
+    arm(e.orelse);
+    this.land(toEnd);
   }
 
   /**
@@ -229,8 +233,20 @@ class Compiler {
    * of a variable swaps sides (`0 < exit_code` is `exit_code > 0`): every comparison between the
    * values a condition can hold is its own mirror image, raising the same exception if any, and
    * neither operand can raise or has effects, so the order they are loaded in is unobservable.
+   * A comparison of a conditional expression with such an operand is made in each arm
+   * (`(a if t else b) > 1` as `(a > 1) if t else (b > 1)`): the same operations run in the same
+   * order, and each arm's comparison can then be fused with its operands (in the ternary bench
+   * row, the arm taken becomes one LOAD_VAR_COMPARE_CONST).
    */
   private comparison(left: Expr, cmp: number, right: Expr): void {
+    if (left.type === 'IfExp' && isPlainOperand(right)) {
+      this.branches(left, (arm) => this.comparison(arm, cmp, right));
+      return;
+    }
+    if (right.type === 'IfExp' && isPlainOperand(left)) {
+      this.branches(right, (arm) => this.comparison(left, cmp, arm));
+      return;
+    }
     const leftVar = left.type === 'Name' ? VARS.get(left.id) : undefined;
     const rightVar = right.type === 'Name' ? VARS.get(right.id) : undefined;
     if (right.type === 'Constant') {
