@@ -58,8 +58,10 @@ export function compileCondition(text: unknown, options: CompileOptions = {}): C
   const checked = validateCondition(text);
   const program = compileChecked(checked);
   const keys = captureKeysRead(checked.tree);
+  // The shared instance is looked up once: it is never replaced (it renews its own wasm instance).
+  let shared: ConditionVM | null = null;
   const vm = (): ConditionVM => {
-    const shared = sharedVm(heapLimitBytes);
+    shared ??= sharedVm(heapLimitBytes);
     shared.setCostBudget(costBudget);
     return shared;
   };
