@@ -359,10 +359,7 @@ export class ConditionVM {
     if (!Number.isSafeInteger(exit) || typeof wall !== 'number' || (vram !== null && !Number.isSafeInteger(vram)))
       throwVarsError(v, 0, false);
     const cap = v.capture;
-    if (keys !== null && keys.length === 0 && typeof cap === 'object' && cap !== null && !Array.isArray(cap)) {
-      // The program reads no capture, and a plain object's entries need no check (as in encodeVars).
-      if (!(cap instanceof Map)) return this.ex.evaluateOnce(exit, wall, vram ?? 0, 0);
-    }
+    if (nothingToEncode(cap, keys)) return this.ex.evaluateOnce(exit, wall, vram ?? 0, 0);
     target = this.memWords();
     targetEnd = this.singleEnd;
     let r: EncodedCapture | null;
@@ -532,13 +529,9 @@ function encodeVars(
     const countAt = at + Op.INPUT_CAPTURE_COUNT;
     at += Op.INPUT_HEADER_WORDS;
     const cap = v.capture;
-    if (keys !== null && keys.length === 0 && typeof cap === 'object' && cap !== null && !Array.isArray(cap)) {
-      // The program reads no capture, and a plain object's entries need no check (a Map's
-      // entries are checked as they are read, so a Map takes encodeCapture).
-      if (!(cap instanceof Map)) {
-        out[countAt] = 0;
-        continue;
-      }
+    if (nothingToEncode(cap, keys)) {
+      out[countAt] = 0;
+      continue;
     }
     try {
       const r = encodeCapture(cap, at, keys)!; // the scratch target always has room
@@ -553,6 +546,22 @@ function encodeVars(
     }
   }
   return at;
+}
+
+/**
+ * Whether a capture needs no encoding at all: the program reads no capture, and it is a plain
+ * object, whose entries need no check (a Map's entries are checked as they are read, so a Map
+ * takes encodeCapture, as does anything that is not a mapping, to be refused there).
+ */
+function nothingToEncode(cap: unknown, keys: readonly string[] | null): boolean {
+  return (
+    keys !== null &&
+    keys.length === 0 &&
+    typeof cap === 'object' &&
+    cap !== null &&
+    !Array.isArray(cap) &&
+    !(cap instanceof Map)
+  );
 }
 
 /** Throws checkVars' error for a set the fast test refused (of set `i`, in a batch). */
