@@ -1507,6 +1507,8 @@ export function run(): i32 {
       if (nextOp == Op.OP_POP_JUMP_IF_FALSE) {
         pc = b ? pc + 1 : unchecked(prog[next + 1]);
       } else if (nextOp == Op.OP_JUMP_IF_FALSE_OR_POP) {
+        // Two branches rather than one test of b against the opcode: the merged form measured
+        // slower on `exit_code == 0 or walltime_sec > 1` (16.7 against 16.0 ns a set, side by side).
         if (b) pc++;
         else {
           s++;

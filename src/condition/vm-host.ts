@@ -387,7 +387,7 @@ export class ConditionVM {
       program,
       () => {
         // Sized up front and filled by index: push cost 6–9 ns per set here (its growth copies),
-        // a third of a simple condition's whole batch time; assignment costs ~2.5. V8 marks such an
+        // about a fifth of a simple condition's whole batch time; assignment costs ~2.5. V8 marks such an
         // array holey, but every index is filled before it is returned.
         const result = new Array<boolean>(list.length);
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
