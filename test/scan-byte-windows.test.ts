@@ -15,7 +15,18 @@ class Rng {
 
 const decode = (b: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(b);
 
-/** The windows ByteWindower cuts from `bytes` fed in the given chunk sizes. */
+/**
+ * `windows` without `ownBytes` (iterWindows does not give it), after checking that, where given, it is the UTF-8
+ * length of the owned region.
+ */
+function checkedOwnBytes(windows: readonly ScanWindow[]): ScanWindow[] {
+  return windows.map(({ ownBytes, ...rest }) => {
+    if (ownBytes !== undefined) expect(ownBytes).toBe(Buffer.byteLength(rest.text.slice(rest.from, rest.ownEnd)));
+    return rest;
+  });
+}
+
+/** The windows ByteWindower cuts from `bytes` fed in the given chunk sizes (checkedOwnBytes). */
 function windowsOf(bytes: Uint8Array, windowBytes: number, chunkSizes: () => number): ScanWindow[] {
   const w = new ByteWindower({ windowBytes });
   const out: ScanWindow[] = [];
@@ -25,7 +36,7 @@ function windowsOf(bytes: Uint8Array, windowBytes: number, chunkSizes: () => num
     i += n;
   }
   out.push(...w.end());
-  return out;
+  return checkedOwnBytes(out);
 }
 
 function expectSameWindows(bytes: Uint8Array, windowBytes: number, rng: Rng): void {
@@ -79,12 +90,12 @@ describe('ByteWindower cuts the windows iterWindows cuts from the decoded text',
   it('string chunks are taken as decoded text', () => {
     const w = new ByteWindower({ windowBytes: 16 });
     const text = 'éa😀'.repeat(20);
-    const got = [...w.push(utf8(text.slice(0, 10))), ...w.push(text.slice(10)), ...w.end()];
+    const got = checkedOwnBytes([...w.push(utf8(text.slice(0, 10))), ...w.push(text.slice(10)), ...w.end()]);
     expect(got).toEqual([...iterWindows(text, { windowBytes: 16 })]);
   });
 
   it('an empty stream is one empty last window', () => {
-    expect(new ByteWindower().end()).toEqual([{ text: '', base: 0, from: 0, ownEnd: 0, last: true }]);
+    expect(new ByteWindower().end()).toEqual([{ text: '', base: 0, from: 0, ownEnd: 0, last: true, ownBytes: 0 }]);
   });
 
   it("the default window keeps even a two-byte-character window under V8's 128 KiB large-object size", () => {

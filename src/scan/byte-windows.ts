@@ -159,7 +159,7 @@ export class ByteWindower {
     const units = (a: number, b: number) => (ascii ? b - a : this.#units(a, b));
     const base = this.#base16 + units(0, ctx); // acc[0, ctx) is empty after the first window
     const ownEnd = last ? text.length : text.length - units(next, end);
-    const w: ScanWindow = { text, base, from: units(ctx, start), ownEnd, last };
+    const w: ScanWindow = { text, base, from: units(ctx, start), ownEnd, last, ownBytes: (last ? end : next) - start };
     if (!last) {
       // Keep the code point before `next` as the next window's context.
       let cut = next - 1;

@@ -44,7 +44,7 @@ export class LogPosition {
     const p = this.#window;
     if (p !== null) {
       this.#line += newlinesIn(p.text, p.from, p.ownEnd);
-      this.#bytes += bytesIn(p.text, p.from, p.ownEnd);
+      this.#bytes += p.ownBytes ?? bytesIn(p.text, p.from, p.ownEnd);
     }
     this.#window = w;
     this.#lastLocal = -1;

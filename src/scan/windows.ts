@@ -72,6 +72,11 @@ export interface ScanWindow {
   /** Index of `text` just past the owned region (`text.length` for the last window). */
   readonly ownEnd: number;
   readonly last: boolean;
+  /**
+   * UTF-8 bytes of the owned region `text[from, ownEnd)`, when the windower has them at hand (cut from valid
+   * UTF-8 bytes, scan/byte-windows.ts); absent, whoever needs them counts them (scan/position.ts).
+   */
+  readonly ownBytes?: number;
 }
 
 /** UTF-8 bytes and UTF-16 units of the code point at `i`. A lone surrogate counts as U+FFFD (3 bytes). */
