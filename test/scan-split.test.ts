@@ -3,11 +3,12 @@
  * file): the merged result must be the one-piece scan's, positions included.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { planRanges } from '../src/cli/scan-split.js';
 import { mergeRanges, splitSafe, type RangeScan } from '../src/scan/split.js';
 import type { Firing } from '../src/scan/scan.js';
 import { REPO_ROOT } from './support/browser.js';
@@ -47,31 +48,74 @@ const firing = (detectorId: string, offset: number, line: number, byteOffset: nu
 
 describe('mergeRanges', () => {
   const tierMs = { tier4: 1, tier5: 2 };
-  it("keeps the first half's firing, shifts the second half's by the first half's text", () => {
-    const first: RangeScan = {
-      firings: [firing('custom:a', 5, 2, 6)],
-      engineFailed: false,
-      end: { units: 100, newlines: 10, bytes: 120 },
-      tierMs,
-    };
-    const second: RangeScan = {
-      firings: [firing('custom:a', 1, 1, 1), firing('custom:b', 3, 2, 4)],
-      engineFailed: false,
-      end: { units: 50, newlines: 5, bytes: 50 },
-      tierMs,
-    };
-    const r = mergeRanges(first, second, []);
+  const range = (firings: Firing[], end: RangeScan['end']): RangeScan => ({
+    firings,
+    engineFailed: false,
+    end,
+    tierMs,
+  });
+
+  it("keeps the first range's firing, shifts the others' by the text of every range before them", () => {
+    const r = mergeRanges(
+      [
+        range([firing('custom:a', 5, 2, 6)], { units: 100, newlines: 10, bytes: 120 }),
+        range([firing('custom:a', 1, 1, 1), firing('custom:b', 3, 2, 4)], { units: 50, newlines: 5, bytes: 50 }),
+        range([firing('custom:b', 0, 1, 0), firing('custom:c', 7, 3, 9)], { units: 30, newlines: 3, bytes: 30 }),
+      ],
+      [],
+    );
     expect(r?.detectors.map((d) => [d.id, d.line, d.byte_offset])).toEqual([
       ['custom:a', 2, 6],
       ['custom:b', 12, 124],
+      ['custom:c', 18, 179],
     ]);
+    expect(r?.tier_durations_ms).toEqual({ tier4: 3, tier5: 6 });
+  });
+
+  it('ignores the ranges after one that stopped early (every pattern fired in it)', () => {
+    const r = mergeRanges(
+      [
+        range([], { units: 100, newlines: 10, bytes: 100 }),
+        range([firing('custom:a', 1, 1, 1)], null),
+        range([firing('custom:z', 0, 1, 0)], { units: 1, newlines: 0, bytes: 1 }),
+      ],
+      [],
+    );
+    expect(r?.detectors.map((d) => [d.id, d.line, d.byte_offset])).toEqual([['custom:a', 11, 101]]);
     expect(r?.tier_durations_ms).toEqual({ tier4: 2, tier5: 4 });
   });
 
-  it('refuses to merge after an engine failure in either half', () => {
-    const ok: RangeScan = { firings: [], engineFailed: false, end: { units: 1, newlines: 1, bytes: 1 }, tierMs };
-    expect(mergeRanges({ ...ok, engineFailed: true }, ok, [])).toBeNull();
-    expect(mergeRanges(ok, { ...ok, engineFailed: true }, [])).toBeNull();
+  it('refuses to merge after an engine failure in any range', () => {
+    const ok = range([], { units: 1, newlines: 1, bytes: 1 });
+    expect(mergeRanges([{ ...ok, engineFailed: true }, ok], [])).toBeNull();
+    expect(mergeRanges([ok, ok, { ...ok, engineFailed: true }], [])).toBeNull();
+  });
+});
+
+describe('planRanges', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'aorta-plan-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('tiles the file with ranges cut just after a "\\n", shrinking towards the end, none under 8 MiB', () => {
+    const MiB = 1024 * 1024;
+    const line = 'x'.repeat(99) + '\n';
+    const path = join(dir, 'log');
+    writeFileSync(path, line.repeat((100 * MiB) / line.length));
+    const size = statSync(path).size;
+    const ranges = planRanges(path, size, 2);
+    expect(ranges.map((r) => Math.round((r.end - r.start) / MiB))).toEqual([25, 19, 14, 11, 8, 8, 16]);
+    expect(ranges[0]!.start).toBe(0);
+    expect(ranges.at(-1)!.end).toBe(size);
+    for (let i = 1; i < ranges.length; i++) {
+      expect(ranges[i]!.start).toBe(ranges[i - 1]!.end);
+      expect(ranges[i]!.start % line.length).toBe(0); // just after a "\n"
+    }
+  });
+
+  it('is one range when no "\\n" follows the first cut', () => {
+    const path = join(dir, 'one-line');
+    writeFileSync(path, 'y'.repeat(20 * 1024 * 1024));
+    expect(planRanges(path, 20 * 1024 * 1024, 2)).toEqual([{ start: 0, end: 20 * 1024 * 1024 }]);
   });
 });
 
@@ -102,7 +146,7 @@ describe('a two-thread scan of a file equals the one-piece scan', () => {
     return path;
   }
 
-  it('in the library call, with positions and captures', () => {
+  it('in the library call, with positions and captures, also when the worker cannot start', () => {
     const log = writeLog();
     const recipe = join(dir, 'recipe.yaml');
     writeFileSync(
@@ -134,13 +178,17 @@ describe('a two-thread scan of a file equals the one-piece scan', () => {
       const recipe = loadRecipe(readFileSync(${JSON.stringify(recipe)}), 'recipe.yaml');
       const vars = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
       const log = ${JSON.stringify(log)};
-      const split = await scanSplit(recipe, log, statSync(log).size, vars, 2, null);
+      const size = statSync(log).size;
+      const split = await scanSplit(recipe, log, size, vars, 2, null);
+      // A worker that cannot start: this thread scans every range.
+      const absent = await scanSplit(recipe, log, size, vars, 2, null, new URL('./no-such-worker.cjs', import.meta.url));
       const whole = await scanFile(recipe, log, vars);
-      for (const r of [split, whole]) if (r) delete r.tier_durations_ms;
-      console.log(JSON.stringify({ split, whole }));`;
+      for (const r of [split, absent, whole]) if (r) delete r.tier_durations_ms;
+      console.log(JSON.stringify({ split, absent, whole }));`;
     const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
     expect(out.split).not.toBeNull();
     expect(out.split).toEqual(out.whole);
+    expect(out.absent).toEqual(out.whole);
     expect(out.whole.detectors.map((d: { id: string; line: number }) => [d.id, d.line])).toEqual([
       ['custom:warned', 1001],
       ['tier4:hip_error', 200_001],

@@ -1,18 +1,22 @@
 /**
- * Worker-thread entry of scan-split.ts: scans its byte range of the log and posts the range's scan (firings,
- * engine failures, where its text ends). Bundled beside the bin as scan-part-worker.cjs (scripts/bundle-cli.mjs).
+ * Worker-thread entry of scan-split.ts: claims ranges of the log in turn with the main thread, posts each range's
+ * scan (firings, engine failures, where its text ends), then that it stopped. Bundled beside the bin as
+ * scan-part-worker.cjs (scripts/bundle-cli.mjs).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { scanFileRange } from '../scan/file.js';
-import type { PartJob, PartReply } from './scan-split.js';
+import { scanClaimedRanges, sharedView, type PartJob, type PartReply } from './scan-split.js';
 
 const job = workerData as PartJob;
-const scanned = new Float64Array(job.progress);
+const scanned = sharedView(job.shared).workerBytes;
 const post = (reply: PartReply): void => parentPort?.postMessage(reply);
 
-scanFileRange(job.recipe, job.path, job.range, job.vars, (chunk) => {
-  scanned[0] = scanned[0]! + chunk.length;
-}).then(
-  (scan) => post({ ok: true, scan }),
-  (err: unknown) => post({ ok: false, message: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
+scanClaimedRanges(
+  job,
+  (index, scan) => post({ kind: 'range', index, scan }),
+  (chunk) => {
+    scanned[0] = scanned[0]! + chunk.length;
+  },
+).then(
+  () => post({ kind: 'stopped', error: null }),
+  (err: unknown) => post({ kind: 'stopped', error: err instanceof Error ? (err.stack ?? err.message) : String(err) }),
 );

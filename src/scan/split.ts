@@ -1,8 +1,9 @@
 /**
- * Scanning one log file as two byte ranges at once (the CLI runs the second in a worker thread), with the result
- * a single scan gives.
+ * Scanning one log file as several byte ranges at once (the CLI runs them on two threads, scan-split.ts), with
+ * the result a single scan gives.
  *
- * Invariants, for a split at byte S just after a "\n" of the file, when every pattern passes `splitSafe`:
+ * Invariants, for ranges cut at bytes S₁ < S₂ < … each just after a "\n" of the file, when every pattern passes
+ * `splitSafe` (stated for one cut S; each cut is one, as the ranges on either side of it are scanned alone):
  *  1. **Same text.** "\n" is never inside a UTF-8 sequence, so decoding [0, S) and [S, end) separately (invalid
  *     bytes as U+FFFD, scan/stream.ts) gives the two halves of the whole file's text.
  *  2. **No match crosses S.** A line-local pattern (`RegexHandle.lineLocal`: it cannot match "\n") matches within
@@ -18,10 +19,10 @@
  *     `matchAll` over the text whenever each match is decided within the window overlap of its start
  *     (scan/windows.ts), as the single scan does.
  *  5. **The same firings.** A pattern fires at its first match whose condition holds (conditions see only the
- *     match and the trial's variables), so it fires in the first range if it fires there at all, else at its
- *     first firing in the second. Positions in the second range are shifted by the first range's text: its
- *     lines, UTF-16 units and decoded UTF-8 bytes.
- * An engine failure in either range is not merged: the caller scans the file in one piece instead.
+ *     match and the trial's variables), so it fires in the earliest range where it fires at all, at that range's
+ *     firing. Positions in a range are shifted by the text of every range before it: its lines, UTF-16 units
+ *     and decoded UTF-8 bytes.
+ * An engine failure in any range is not merged: the caller scans the file in one piece instead.
  */
 import { parsePythonRegex, type RegexNode } from '../regex/index.js';
 import { nullable } from '../regex/nonempty.js';
@@ -89,33 +90,31 @@ export interface RangeScan {
 }
 
 /**
- * The single scan's result from its two ranges' (invariant 5), or null when it cannot be merged: an engine
- * failure, or a first range that stopped early without every pattern having fired (it cannot happen; kept as a
- * guard).
+ * The single scan's result from its ranges' scans, in file order (invariant 5), or null after an engine failure
+ * in any of them. A range that stopped early (end null: every pattern fired in it) decides every pattern, so the
+ * ranges after it are not looked at (the caller need not have scanned them).
  */
-export function mergeRanges(
-  first: RangeScan,
-  second: RangeScan,
-  patterns: readonly CustomPattern[],
-): ScanResult | null {
-  if (first.engineFailed || second.engineFailed) return null;
-  const byId = new Map(first.firings.map((f) => [f.detectorId, f]));
-  const end = first.end;
-  for (const f of second.firings) {
-    if (byId.has(f.detectorId)) continue;
-    if (end === null) return null;
-    byId.set(f.detectorId, {
-      ...f,
-      offset: f.offset + end.units,
-      line: f.line + end.newlines,
-      byteOffset: f.byteOffset + end.bytes,
-    });
+export function mergeRanges(scans: readonly RangeScan[], patterns: readonly CustomPattern[]): ScanResult | null {
+  if (scans.some((s) => s.engineFailed)) return null;
+  const byId = new Map<string, Firing>();
+  const shift = { units: 0, newlines: 0, bytes: 0 };
+  const tierMs = { tier4: 0, tier5: 0 };
+  for (const scan of scans) {
+    for (const f of scan.firings) {
+      if (byId.has(f.detectorId)) continue;
+      byId.set(f.detectorId, {
+        ...f,
+        offset: f.offset + shift.units,
+        line: f.line + shift.newlines,
+        byteOffset: f.byteOffset + shift.bytes,
+      });
+    }
+    tierMs.tier4 += scan.tierMs.tier4;
+    tierMs.tier5 += scan.tierMs.tier5;
+    if (scan.end === null) break;
+    shift.units += scan.end.units;
+    shift.newlines += scan.end.newlines;
+    shift.bytes += scan.end.bytes;
   }
-  return {
-    ...resolveVerdict([...byId.values()], patterns),
-    tier_durations_ms: {
-      tier4: first.tierMs.tier4 + second.tierMs.tier4,
-      tier5: first.tierMs.tier5 + second.tierMs.tier5,
-    },
-  };
+  return { ...resolveVerdict([...byId.values()], patterns), tier_durations_ms: tierMs };
 }
