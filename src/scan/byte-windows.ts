@@ -45,8 +45,14 @@ export class ByteWindower {
   readonly windowBytes: number;
   readonly overlap: number;
   readonly #options: WindowOptions;
-  /** Bytes not yet dropped; acc[0] is a code-point boundary at absolute UTF-16 offset #base16. */
+  /**
+   * Bytes [#head, #len) are not yet dropped; acc[#head] is a code-point boundary at absolute UTF-16 offset #base16.
+   * Dropped bytes are reclaimed only when a chunk does not fit after #len: moving what is kept to the front after
+   * every window moved ~2.4 bytes per byte scanned (a 256 KiB chunk holds four 60 KiB windows), ~15% of a warm
+   * clean scan.
+   */
   #acc: Buffer | null;
+  #head = 0;
   #len = 0;
   #base16 = 0;
   /** Index in #acc where the next window's owned region starts. */
@@ -102,6 +108,12 @@ export class ByteWindower {
 
   #append(chunk: Uint8Array): void {
     let acc = this.#acc!;
+    if (this.#len + chunk.length > acc.length && this.#head > 0) {
+      acc.copyWithin(0, this.#head, this.#len);
+      this.#len -= this.#head;
+      this.#start -= this.#head;
+      this.#head = 0;
+    }
     if (this.#len + chunk.length > acc.length) {
       const grown = nodeBuffer!.Buffer.allocUnsafe(Math.max(2 * acc.length, this.#len + chunk.length));
       acc.copy(grown, 0, 0, this.#len);
@@ -139,10 +151,11 @@ export class ByteWindower {
           return null;
       }
     }
+    const head = this.#head;
     let ctx = start;
-    if (start > 0)
+    if (start > head)
       do ctx--;
-      while (ctx > 0 && isContinuation(acc[ctx]!));
+      while (ctx > head && isContinuation(acc[ctx]!));
     const view = acc.subarray(ctx, end);
     const ascii = nodeBuffer!.isAscii(view);
     if (!ascii && !nodeBuffer!.isUtf8(view)) return null;
@@ -157,17 +170,16 @@ export class ByteWindower {
     // UTF-16 offsets without walking the whole window: [ctx, start) and [cut, next) are one code point each, and
     // [next, end) is the overlap, so only the overlap is counted (the text itself gives the window's length).
     const units = (a: number, b: number) => (ascii ? b - a : this.#units(a, b));
-    const base = this.#base16 + units(0, ctx); // acc[0, ctx) is empty after the first window
+    const base = this.#base16 + units(head, ctx); // acc[head, ctx) is empty after the first window
     const ownEnd = last ? text.length : text.length - units(next, end);
     const w: ScanWindow = { text, base, from: units(ctx, start), ownEnd, last, ownBytes: (last ? end : next) - start };
     if (!last) {
       // Keep the code point before `next` as the next window's context.
       let cut = next - 1;
-      while (cut > 0 && isContinuation(acc[cut]!)) cut--;
+      while (cut > head && isContinuation(acc[cut]!)) cut--;
       this.#base16 = base + ownEnd - units(cut, next);
-      acc.copyWithin(0, cut, this.#len);
-      this.#len -= cut;
-      this.#start = next - cut;
+      this.#head = cut;
+      this.#start = next;
     }
     return w;
   }
@@ -180,12 +192,13 @@ export class ByteWindower {
       return [];
     }
     const acc = this.#acc;
+    const head = this.#head;
     let ctx = this.#start;
-    if (ctx > 0)
+    if (ctx > head)
       do ctx--;
-      while (ctx > 0 && isContinuation(acc[ctx]!));
+      while (ctx > head && isContinuation(acc[ctx]!));
     // Everything before #start was valid (it was in delivered windows), so these units are exact.
-    const base = this.#base16 + this.#units(0, ctx);
+    const base = this.#base16 + this.#units(head, ctx);
     const from = this.#units(ctx, this.#start);
     const text = this.#textDecoder.decode(acc.subarray(ctx, this.#len), { stream: true });
     this.#text = new StreamWindower(this.#options, { text, base, from });
