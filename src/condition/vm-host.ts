@@ -8,6 +8,7 @@
 import * as Op from '../../assembly/opcodes.js';
 import { checkVars, checkVarsList, ConditionVarsError, type ConditionVars } from './vars.js';
 import { VM_WASM_BASE64 } from './vm-wasm.generated.js';
+import { base64Bytes } from '../text/base64.js';
 
 export type { ConditionVars } from './vars.js';
 
@@ -128,18 +129,7 @@ export interface VmExports {
 let compiled: WebAssembly.Module | null = null;
 
 function vmModule(): WebAssembly.Module {
-  if (compiled === null) {
-    // Node's Buffer decodes base64 natively; atob + a per-character callback cost ~9 ms of a cold CLI start.
-    // Browsers (no Buffer) keep the portable path.
-    const { Buffer: NodeBuffer } = globalThis as {
-      Buffer?: { from(s: string, enc: 'base64'): Uint8Array<ArrayBuffer> };
-    };
-    const bytes =
-      NodeBuffer !== undefined
-        ? NodeBuffer.from(VM_WASM_BASE64, 'base64')
-        : Uint8Array.from(atob(VM_WASM_BASE64), (c) => c.charCodeAt(0));
-    compiled = new WebAssembly.Module(bytes);
-  }
+  if (compiled === null) compiled = new WebAssembly.Module(base64Bytes(VM_WASM_BASE64));
   return compiled;
 }
 
