@@ -16,27 +16,33 @@ class Rng {
 const decode = (b: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(b);
 
 /**
- * `windows` without `ownBytes` (iterWindows does not give it), after checking that, where given, it is the UTF-8
- * length of the owned region.
+ * `windows` without what only a byte windower gives (`ownBytes`, `bytes`, `bytesFrom`, `ascii`: iterWindows has
+ * none), after checking each of them against the window's text. Call it on a push's windows at once: their
+ * `bytes` are views of the windower's buffer, valid until the next push.
  */
-function checkedOwnBytes(windows: readonly ScanWindow[]): ScanWindow[] {
-  return windows.map(({ ownBytes, ...rest }) => {
+function checkedByteFields(windows: readonly ScanWindow[]): ScanWindow[] {
+  return windows.map(({ ownBytes, bytes, bytesFrom, ascii, ...rest }) => {
     if (ownBytes !== undefined) expect(ownBytes).toBe(Buffer.byteLength(rest.text.slice(rest.from, rest.ownEnd)));
+    if (bytes !== undefined) {
+      expect(Buffer.from(bytes).toString('utf8')).toBe(rest.text);
+      expect(bytesFrom).toBe(Buffer.byteLength(rest.text.slice(0, rest.from)));
+      expect(ascii).toBe(bytes.every((b) => b < 0x80));
+    }
     return rest;
   });
 }
 
-/** The windows ByteWindower cuts from `bytes` fed in the given chunk sizes (checkedOwnBytes). */
+/** The windows ByteWindower cuts from `bytes` fed in the given chunk sizes (checkedByteFields). */
 function windowsOf(bytes: Uint8Array, windowBytes: number, chunkSizes: () => number): ScanWindow[] {
   const w = new ByteWindower({ windowBytes });
   const out: ScanWindow[] = [];
   for (let i = 0; i < bytes.length; ) {
     const n = Math.max(1, chunkSizes());
-    out.push(...w.push(bytes.subarray(i, i + n)));
+    out.push(...checkedByteFields(w.push(bytes.subarray(i, i + n))));
     i += n;
   }
-  out.push(...w.end());
-  return checkedOwnBytes(out);
+  out.push(...checkedByteFields(w.end()));
+  return out;
 }
 
 function expectSameWindows(bytes: Uint8Array, windowBytes: number, rng: Rng): void {
@@ -90,12 +96,18 @@ describe('ByteWindower cuts the windows iterWindows cuts from the decoded text',
   it('string chunks are taken as decoded text', () => {
     const w = new ByteWindower({ windowBytes: 16 });
     const text = 'éa😀'.repeat(20);
-    const got = checkedOwnBytes([...w.push(utf8(text.slice(0, 10))), ...w.push(text.slice(10)), ...w.end()]);
+    const got = [
+      ...checkedByteFields(w.push(utf8(text.slice(0, 10)))),
+      ...checkedByteFields(w.push(text.slice(10))),
+      ...checkedByteFields(w.end()),
+    ];
     expect(got).toEqual([...iterWindows(text, { windowBytes: 16 })]);
   });
 
   it('an empty stream is one empty last window', () => {
-    expect(new ByteWindower().end()).toEqual([{ text: '', base: 0, from: 0, ownEnd: 0, last: true, ownBytes: 0 }]);
+    expect(checkedByteFields(new ByteWindower().end())).toEqual([
+      { text: '', base: 0, from: 0, ownEnd: 0, last: true },
+    ]);
   });
 
   it("the default window keeps even a two-byte-character window under V8's 128 KiB large-object size", () => {

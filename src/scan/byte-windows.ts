@@ -172,7 +172,17 @@ export class ByteWindower {
     const units = (a: number, b: number) => (ascii ? b - a : this.#units(a, b));
     const base = this.#base16 + units(head, ctx); // acc[head, ctx) is empty after the first window
     const ownEnd = last ? text.length : text.length - units(next, end);
-    const w: ScanWindow = { text, base, from: units(ctx, start), ownEnd, last, ownBytes: (last ? end : next) - start };
+    const w: ScanWindow = {
+      text,
+      base,
+      from: units(ctx, start),
+      ownEnd,
+      last,
+      ownBytes: (last ? end : next) - start,
+      bytes: view,
+      bytesFrom: start - ctx,
+      ascii,
+    };
     if (!last) {
       // Keep the code point before `next` as the next window's context.
       let cut = next - 1;

@@ -39,14 +39,21 @@ export class LogPosition {
   #lastLine = 1;
   #lastBytes = 0;
 
-  /** Moves on to the next window (windows in order, each fed once). */
-  enter(w: ScanWindow): void {
+  /** "\n"s in the current window's owned region, when the caller counted them (scan/byte-prefilter.ts). */
+  #ownNewlines: number | undefined;
+
+  /**
+   * Moves on to the next window (windows in order, each fed once); `ownNewlines`, when given, is the number of
+   * "\n"s in its owned region.
+   */
+  enter(w: ScanWindow, ownNewlines?: number): void {
     const p = this.#window;
     if (p !== null) {
-      this.#line += newlinesIn(p.text, p.from, p.ownEnd);
+      this.#line += this.#ownNewlines ?? newlinesIn(p.text, p.from, p.ownEnd);
       this.#bytes += p.ownBytes ?? bytesIn(p.text, p.from, p.ownEnd);
     }
     this.#window = w;
+    this.#ownNewlines = ownNewlines;
     this.#lastLocal = -1;
   }
 

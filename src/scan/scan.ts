@@ -20,6 +20,7 @@ import { compileCondition, type CompiledCondition, type ConditionVars } from '..
 import { compileRegex, RegexMatchAbortError, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
+import { BytePrefilter } from './byte-prefilter.js';
 import { LogPosition, type LogLocation } from './position.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
 
@@ -200,6 +201,8 @@ export class ScanSession {
   readonly #matchers: WindowedMatcher[] = [];
   readonly #observer: ScanObserver | null;
   readonly #position = new LogPosition();
+  /** The byte pass over windows cut from bytes, made at the first such window (null: unavailable). */
+  #bytePass: BytePrefilter | null | undefined;
   readonly #vars: ScanVars;
   #remaining4: number;
   #remaining5: number;
@@ -269,7 +272,7 @@ export class ScanSession {
   /** Feeds the next window (windows must come in order, as `iterWindows` makes them). */
   feed(w: ScanWindow): void {
     if (this.#disposed) throw new Error('ScanSession used after dispose()');
-    this.#position.enter(w);
+    this.#position.enter(w, this.#byteScan(w));
     const empty = w.last && w.base === 0 && w.text.length === 0;
     const t0 = performance.now();
     if (this.#remaining4 > 0 && !empty) this.#remaining4 = this.#step(this.#t4, w);
@@ -278,6 +281,30 @@ export class ScanSession {
     this.#ms4 += t1 - t0;
     this.#ms5 += performance.now() - t1;
     this.#observer?.windowDone?.(w);
+  }
+
+  /**
+   * Runs the byte pass over a window cut from bytes (the patterns' literals; see #step) and returns the newlines of
+   * its owned region; undefined when it did not run (a window of text, or the prefilter is off).
+   */
+  #byteScan(w: ScanWindow): number | undefined {
+    const bytes = w.bytes;
+    if (bytes === undefined || !WindowedMatcher.prefilter) return undefined;
+    if (this.#bytePass === undefined) {
+      // Indexed by rank: the catalogue, then the recipe.
+      const sets = [...this.#t4, ...this.#t5].map((p) => p.matcher.regex.literals);
+      this.#bytePass = BytePrefilter.create(sets, bytes);
+    }
+    const pass = this.#bytePass;
+    if (pass === null) return undefined;
+    pass.scan(bytes, w.ascii === true);
+    const from = w.bytesFrom ?? 0;
+    return pass.newlines(from, from + (w.ownBytes ?? bytes.length - from));
+  }
+
+  /** Whether pattern `p` may match in window `w` as far as the byte pass can tell. */
+  #mayMatch(p: Live, w: ScanWindow): boolean {
+    return w.bytes === undefined || this.#bytePass == null || this.#bytePass.mayMatch(p.pattern.rank);
   }
 
   #fire(p: Live, m: AbsoluteMatch): void {
@@ -291,7 +318,7 @@ export class ScanSession {
     for (const p of live) {
       if (p.fired !== null || p.failed !== null) continue;
       try {
-        this.#match(p, w);
+        if (this.#mayMatch(p, w)) this.#match(p, w);
       } catch (err) {
         if (!(err instanceof RegexMatchAbortError)) throw err;
         this.#failed(p, w, err);

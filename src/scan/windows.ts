@@ -77,6 +77,15 @@ export interface ScanWindow {
    * UTF-8 bytes, scan/byte-windows.ts); absent, whoever needs them counts them (scan/position.ts).
    */
   readonly ownBytes?: number;
+  /**
+   * The window's text as its UTF-8 bytes, when it was cut from valid UTF-8 (scan/byte-windows.ts): a view that is
+   * valid only until the windower is given more bytes (a session is fed each window before that).
+   */
+  readonly bytes?: Uint8Array;
+  /** Index in `bytes` where the owned region starts (given with `bytes`). */
+  readonly bytesFrom?: number;
+  /** Whether `bytes` are all ASCII (given with `bytes`). */
+  readonly ascii?: boolean;
 }
 
 /** UTF-8 bytes and UTF-16 units of the code point at `i`. A lone surrogate counts as U+FFFD (3 bytes). */

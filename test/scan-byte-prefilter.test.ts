@@ -1,0 +1,124 @@
+/**
+ * src/scan/byte-prefilter.ts and the byte scanner (assembly/bytescan): on random bytes and random literal sets,
+ * `mayMatch` is exactly "every clause has a string in the text" (case-insensitively for a case-insensitive set
+ * on ASCII text; always true for one on other text), and `newlines` is the count of "\n" bytes, at every length
+ * and alignment.
+ */
+import { describe, expect, it } from 'vitest';
+import type { LiteralSet } from '../src/regex/literals.js';
+import { BytePrefilter } from '../src/scan/byte-prefilter.js';
+import { rng as mulberry } from './support/rng.js';
+
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+function pick<T>(r: () => number, xs: readonly T[]): T {
+  return xs[Math.floor(r() * xs.length)]!;
+}
+
+/** Text over a small alphabet (so that literals occur, and near-misses abound); `wide` adds non-ASCII. */
+function randomText(r: () => number, length: number, wide: boolean): string {
+  const alphabet = wide
+    ? ['a', 'b', 'A', 'B', 'n', '=', '\n', ' ', 'é', 'ſ', '😀']
+    : ['a', 'b', 'A', 'B', 'n', '=', '\n', ' '];
+  let s = '';
+  while (s.length < length) s += pick(r, alphabet);
+  return s;
+}
+
+function randomSet(r: () => number, wide: boolean): LiteralSet {
+  const caseInsensitive = r() < 0.4;
+  const alphabet =
+    caseInsensitive || !wide ? ['a', 'b', 'A', 'n', '=', ' '] : ['a', 'b', 'A', 'n', '=', ' ', 'é', '😀'];
+  const clauses = Array.from({ length: 1 + Math.floor(r() * 2) }, () =>
+    Array.from({ length: 1 + Math.floor(r() * 3) }, () =>
+      randomText(r, 1 + Math.floor(r() * 6), false).replace(/\n/g, 'b'),
+    ).map((s) => (alphabet.length > 6 && r() < 0.3 ? `${s}${pick(r, ['é', '😀'])}` : s)),
+  );
+  return { clauses, caseInsensitive };
+}
+
+function holds(set: LiteralSet, text: string): boolean {
+  const hay = set.caseInsensitive ? text.toLowerCase() : text;
+  return set.clauses.every((c) => c.some((lit) => hay.includes(set.caseInsensitive ? lit.toLowerCase() : lit)));
+}
+
+describe('BytePrefilter', () => {
+  it('mayMatch is exactly the literal condition on ASCII text, and sound on other text', () => {
+    const r = mulberry(20261202);
+    let held = 0;
+    let notHeld = 0;
+    for (let round = 0; round < 300; round++) {
+      const wide = round % 3 === 0;
+      // Up to 40 patterns: more literals than the scanner's 8 buckets, so buckets are shared.
+      const sets = Array.from({ length: 1 + Math.floor(r() * 40) }, (_, i) =>
+        i % 7 === 6 ? null : randomSet(r, wide),
+      );
+      const sample = utf8(randomText(r, 500, wide));
+      const pf = BytePrefilter.create(sets, sample);
+      expect(pf).not.toBeNull();
+      for (let t = 0; t < 5; t++) {
+        const text = randomText(r, Math.floor(r() * 400), wide);
+        const bytes = utf8(text);
+        const ascii = bytes.every((b) => b < 0x80);
+        pf!.scan(bytes, ascii);
+        sets.forEach((set, i) => {
+          const expected = set === null || (set.caseInsensitive && !ascii) || holds(set, text);
+          if (expected) held++;
+          else notHeld++;
+          expect(pf!.mayMatch(i), JSON.stringify({ set, text })).toBe(expected);
+        });
+      }
+    }
+    // Both outcomes occur often enough for the comparison to mean something.
+    expect(Math.min(held, notHeld)).toBeGreaterThan(1000);
+  });
+
+  it('finds a literal at the very start and end of the text and across 16-byte blocks', () => {
+    const sets: LiteralSet[] = [
+      { clauses: [['Traceback (most']], caseInsensitive: false },
+      { clauses: [['loss=nan']], caseInsensitive: true },
+      { clauses: [['x']], caseInsensitive: false },
+      { clauses: [['yz']], caseInsensitive: false },
+    ];
+    const pf = BytePrefilter.create(sets, utf8('step 1 loss=0.5 lr=3e-4\n'.repeat(100)))!;
+    const pad = '.'.repeat(40);
+    for (let at = 0; at < 40; at++) {
+      for (const [i, lit] of [
+        [0, 'Traceback (most'],
+        [1, 'LoSS=NaN'],
+        [2, 'x'],
+        [3, 'yz'],
+      ] as const) {
+        const text = `${pad.slice(0, at)}${lit}`;
+        pf.scan(utf8(text), true);
+        expect(pf.mayMatch(i), `${lit} at ${at}`).toBe(true);
+        pf.scan(utf8(`${lit}${pad.slice(0, at)}`), true);
+        expect(pf.mayMatch(i), `${lit} then ${at}`).toBe(true);
+        // One byte short of the literal, at the end: not found (nothing past the text counts).
+        pf.scan(utf8(text.slice(0, -1)), true);
+        expect(pf.mayMatch(i), `${lit} cut at ${at}`).toBe(false);
+      }
+    }
+  });
+
+  it('counts newlines at every length and offset', () => {
+    const r = mulberry(7);
+    const pf = BytePrefilter.create([], utf8('sample'))!;
+    for (let round = 0; round < 200; round++) {
+      const bytes = Uint8Array.from({ length: Math.floor(r() * 5000) }, () => (r() < 0.2 ? 0x0a : 0x61));
+      pf.scan(bytes, true);
+      const from = Math.floor(r() * Math.min(40, bytes.length + 1));
+      const to = from + Math.floor(r() * (bytes.length - from + 1));
+      const expected = bytes.subarray(from, to).reduce((n, b) => n + (b === 0x0a ? 1 : 0), 0);
+      expect(pf.newlines(from, to)).toBe(expected);
+    }
+  });
+
+  it('grows its memory for a window longer than a page', () => {
+    const pf = BytePrefilter.create([{ clauses: [['needle']], caseInsensitive: false }], utf8('x'))!;
+    const text = `${'\n'.repeat(300_000)}needle`;
+    pf.scan(utf8(text), true);
+    expect(pf.mayMatch(0)).toBe(true);
+    expect(pf.newlines(0, text.length)).toBe(300_000);
+  });
+});
