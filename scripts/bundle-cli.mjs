@@ -70,13 +70,13 @@ await build({
     format: 'cjs',
     entryFileNames: '[name].cjs',
     chunkFileNames: 'chunk-[name]-[hash].cjs',
-    // What every command loads (argument errors, exit codes, the JSON error object, TTY checks) in one chunk,
-    // not one per module: each extra file is a resolve + open + compile on the `--version` path.
+    // What every command loads (argument errors, exit codes, the JSON error object, TTY checks, the code cache)
+    // in one chunk, not one per module: each extra file is a resolve + open + compile on the `--version` path.
     codeSplitting: {
       groups: [
         {
           name: 'core',
-          test: /dist\/src\/(cli\/(args|suggest|exit-codes|json-output|tty)|errors|(condition|recipe)\/errors)\.js$/,
+          test: /dist\/src\/(cli\/(args|suggest|exit-codes|json-output|tty|code-cache)|errors|(condition|recipe)\/errors)\.js$/,
         },
       ],
     },
