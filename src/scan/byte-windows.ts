@@ -41,6 +41,23 @@ function sequenceLength(b: number): number {
   return 0;
 }
 
+/**
+ * An ASCII window whose text is decoded from `bytes` on first read. Why: the byte pass (scan/byte-prefilter.ts)
+ * clears most windows of a log without their text, and a 60 KiB string per window was ~8% of a warm clean scan
+ * to copy plus most of its young-generation collections. The text must be read while `bytes` is valid (before
+ * the windower's next push), as every other use of a window's bytes.
+ */
+function lazyText(bytes: Buffer, fields: Omit<ScanWindow, 'text'>): ScanWindow {
+  let text: string | null = null;
+  return {
+    get text(): string {
+      text ??= bytes.toString('latin1');
+      return text;
+    },
+    ...fields,
+  };
+}
+
 export class ByteWindower {
   readonly windowBytes: number;
   readonly overlap: number;
@@ -159,8 +176,10 @@ export class ByteWindower {
     const view = acc.subarray(ctx, end);
     const ascii = nodeBuffer!.isAscii(view);
     if (!ascii && !nodeBuffer!.isUtf8(view)) return null;
-    // Validated above, so Node's own UTF-8 decoder (faster than TextDecoder here) gives the same text.
-    const text = acc.toString(ascii ? 'latin1' : 'utf8', ctx, end);
+    // Validated above, so Node's own UTF-8 decoder (faster than TextDecoder here) gives the same text. An ASCII
+    // window's text is decoded only when asked for (see `lazyText`); its length is its byte count.
+    const decoded = ascii ? null : acc.toString('utf8', ctx, end);
+    const length = decoded?.length ?? end - ctx;
     let next = end;
     if (!last) {
       next = Math.max(start, end - this.overlap);
@@ -171,9 +190,8 @@ export class ByteWindower {
     // [next, end) is the overlap, so only the overlap is counted (the text itself gives the window's length).
     const units = (a: number, b: number) => (ascii ? b - a : this.#units(a, b));
     const base = this.#base16 + units(head, ctx); // acc[head, ctx) is empty after the first window
-    const ownEnd = last ? text.length : text.length - units(next, end);
-    const w: ScanWindow = {
-      text,
+    const ownEnd = last ? length : length - units(next, end);
+    const fields = {
       base,
       from: units(ctx, start),
       ownEnd,
@@ -183,6 +201,7 @@ export class ByteWindower {
       bytesFrom: start - ctx,
       ascii,
     };
+    const w: ScanWindow = decoded === null ? lazyText(view, fields) : { text: decoded, ...fields };
     if (!last) {
       // Keep the code point before `next` as the next window's context.
       let cut = next - 1;

@@ -160,7 +160,7 @@ export async function scanFileRange(
     let end: RangeEnd | null = null;
     if (!session.done && last !== null) {
       const w: ScanWindow = last;
-      const units = w.base + w.text.length;
+      const units = w.base + w.ownEnd; // the last window owns its whole text (which may no longer be readable)
       const at = session.locate(units);
       end = { units, newlines: at.line - 1, bytes: at.byteOffset };
     }

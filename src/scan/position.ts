@@ -39,21 +39,23 @@ export class LogPosition {
   #lastLine = 1;
   #lastBytes = 0;
 
-  /** "\n"s in the current window's owned region, when the caller counted them (scan/byte-prefilter.ts). */
-  #ownNewlines: number | undefined;
+  /** "\n"s and UTF-8 bytes in the current window's owned region, added when the next window is entered. */
+  #ownLines = 0;
+  #ownBytes = 0;
 
   /**
    * Moves on to the next window (windows in order, each fed once); `ownNewlines`, when given, is the number of
-   * "\n"s in its owned region.
+   * "\n"s in its owned region. The window's own counts are taken now, while its text (which a byte window
+   * decodes on demand from a buffer the windower reuses) is still readable, and only when not given.
    */
   enter(w: ScanWindow, ownNewlines?: number): void {
-    const p = this.#window;
-    if (p !== null) {
-      this.#line += this.#ownNewlines ?? newlinesIn(p.text, p.from, p.ownEnd);
-      this.#bytes += p.ownBytes ?? bytesIn(p.text, p.from, p.ownEnd);
+    if (this.#window !== null) {
+      this.#line += this.#ownLines;
+      this.#bytes += this.#ownBytes;
     }
     this.#window = w;
-    this.#ownNewlines = ownNewlines;
+    this.#ownLines = ownNewlines ?? newlinesIn(w.text, w.from, w.ownEnd);
+    this.#ownBytes = w.ownBytes ?? bytesIn(w.text, w.from, w.ownEnd);
     this.#lastLocal = -1;
   }
 

@@ -273,7 +273,7 @@ export class ScanSession {
   feed(w: ScanWindow): void {
     if (this.#disposed) throw new Error('ScanSession used after dispose()');
     this.#position.enter(w, this.#byteScan(w));
-    const empty = w.last && w.base === 0 && w.text.length === 0;
+    const empty = w.last && w.base === 0 && w.ownEnd === 0; // a last window owns its whole text
     const t0 = performance.now();
     if (this.#remaining4 > 0 && !empty) this.#remaining4 = this.#step(this.#t4, w);
     const t1 = performance.now();
