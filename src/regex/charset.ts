@@ -99,28 +99,46 @@ export const CLASS_ESCAPE: Readonly<Record<'d' | 'w' | 's', CharSet>> = {
 
 /**
  * The characters `(?i)c` matches in Python, for each c whose answer is not just {c}. Built on first use: parsing
- * the table is ~3 ms of a cold process, and `check` or `scan` of a recipe with no IGNORECASE never needs it.
+ * the table is ~3 ms of a cold process, and `check` or `scan` of a recipe with no IGNORECASE never needs it. The
+ * ASCII entries (the table is sorted, so they come first) are parsed on their own for questions about ASCII
+ * characters, which is all the built-in catalogue's IGNORECASE pattern asks: the whole table cost every cold
+ * `scan` ~10 ms.
  */
 let ignorecase: Map<number, readonly number[]> | undefined;
-function ignorecaseTable(): Map<number, readonly number[]> {
-  if (ignorecase !== undefined) return ignorecase;
-  ignorecase = new Map();
+let ignorecaseAscii: Map<number, readonly number[]> | undefined;
+
+function parseIgnorecase(below: number): Map<number, readonly number[]> {
+  const table = new Map<number, readonly number[]>();
   for (const entry of PY_IGNORECASE_EQUIVALENTS.split(';')) {
     const [c, eq] = entry.split(':') as [string, string];
-    ignorecase.set(
-      parseInt(c, 16),
+    const cp = parseInt(c, 16);
+    if (cp >= below) break;
+    table.set(
+      cp,
       eq.split(',').map((h) => parseInt(h, 16)),
     );
   }
+  return table;
+}
+
+function ignorecaseTable(): Map<number, readonly number[]> {
+  ignorecase ??= parseIgnorecase(Infinity);
   return ignorecase;
 }
 
+/** The table's entries for `cp`'s range: the ASCII ones alone for an ASCII `cp`. */
+function ignorecaseFor(cp: number): Map<number, readonly number[]> {
+  if (cp >= 0x80) return ignorecaseTable();
+  ignorecaseAscii ??= ignorecase ?? parseIgnorecase(0x80);
+  return ignorecaseAscii;
+}
+
 /** Whether IGNORECASE changes what `cp` matches in Python (Python's "cased" characters). */
-export const isCased = (cp: number): boolean => ignorecaseTable().has(cp);
+export const isCased = (cp: number): boolean => ignorecaseFor(cp).has(cp);
 
 /** What `(?i)c` matches in Python. */
 export function caseEquivalents(cp: number): CharSet {
-  const eq = ignorecaseTable().get(cp);
+  const eq = ignorecaseFor(cp).get(cp);
   return eq === undefined ? single(cp) : normalise(eq.map((d) => [d, d] as const));
 }
 
