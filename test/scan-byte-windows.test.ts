@@ -21,12 +21,13 @@ const decode = (b: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true }).
  * `bytes` are views of the windower's buffer, valid until the next push.
  */
 function checkedByteFields(windows: readonly ScanWindow[]): ScanWindow[] {
-  return windows.map(({ ownBytes, bytes, bytesFrom, ascii, ...rest }) => {
-    if (ownBytes !== undefined) expect(ownBytes).toBe(Buffer.byteLength(rest.text.slice(rest.from, rest.ownEnd)));
-    if (bytes !== undefined) {
-      expect(Buffer.from(bytes).toString('utf8')).toBe(rest.text);
-      expect(bytesFrom).toBe(Buffer.byteLength(rest.text.slice(0, rest.from)));
-      expect(ascii).toBe(bytes.every((b) => b < 0x80));
+  return windows.map((w) => {
+    const rest: ScanWindow = { text: w.text, base: w.base, from: w.from, ownEnd: w.ownEnd, last: w.last };
+    if (w.ownBytes !== undefined) expect(w.ownBytes).toBe(Buffer.byteLength(w.text.slice(w.from, w.ownEnd)));
+    if (w.bytes !== undefined) {
+      expect(Buffer.from(w.bytes).toString('utf8')).toBe(w.text);
+      expect(w.bytesFrom).toBe(Buffer.byteLength(w.text.slice(0, w.from)));
+      expect(w.ascii).toBe(w.bytes.every((b) => b < 0x80));
     }
     return rest;
   });
