@@ -32,7 +32,6 @@ interface ByteScanExports {
 }
 
 // The layout assembly/bytescan/index.ts documents.
-const TABLES = 0;
 const LITERALS = 1024;
 const FOUND = 4096;
 const LITERAL_BYTES = 8192;
@@ -111,23 +110,15 @@ export class BytePrefilter {
     this.#count = records.length;
     const mem = this.#mem;
     const view = new DataView(x.memory.buffer);
-    mem.fill(0, TABLES, LITERALS);
     records.forEach(({ bytes, ci }, i) => {
-      const bucket = 1 << (i % BUCKETS);
-      const at = fingerprintOffset(bytes, triples);
       mem.set(bytes, bytesAt);
       const rec = LITERALS + 16 * i;
       view.setUint32(rec, bytesAt, true);
       view.setUint32(rec + 4, bytes.length, true);
-      view.setUint32(rec + 8, at, true);
-      view.setUint32(rec + 12, bucket | (ci ? CASE_INSENSITIVE : 0), true);
+      view.setUint32(rec + 8, fingerprintOffset(bytes, triples), true);
+      // The nibble tables are built from these records by the byte scanner, per range.
+      view.setUint32(rec + 12, (1 << (i % BUCKETS)) | (ci ? CASE_INSENSITIVE : 0), true);
       bytesAt += bytes.length;
-      // The fingerprint: bytes at, at + 1 and at + 2 (past the end of a shorter literal: any byte).
-      for (let j = 0; j < FINGERPRINT; j++) {
-        const table = TABLES + 32 * j;
-        if (at + j < bytes.length) for (const b of variants(bytes[at + j]!, ci)) addToTable(mem, table, b, bucket);
-        else for (let n = 0; n < 32; n++) mem[table + n]! |= bucket;
-      }
     });
   }
 
@@ -160,16 +151,6 @@ export class BytePrefilter {
   newlines(from: number, to: number): number {
     return this.#x.countNewlines(this.#text + from, to - from);
   }
-}
-
-function addToTable(mem: Uint8Array, table: number, b: number, bucket: number): void {
-  mem[table + (b & 15)]! |= bucket;
-  mem[table + 16 + (b >> 4)]! |= bucket;
-}
-
-/** A byte and, for a case-insensitive ASCII letter, its upper case. */
-function variants(b: number, ci: boolean): number[] {
-  return ci && b >= 0x61 && b <= 0x7a ? [b, b - 0x20] : [b];
 }
 
 const fold = (b: number): number => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
