@@ -114,6 +114,22 @@ describe('BytePrefilter', () => {
     }
   });
 
+  it('gives the sets whose literals no longer fit its table no plan (they always may match), the others stay exact', () => {
+    // 100 literals of 1000 bytes: more than the 56 KiB the module keeps for literal bytes.
+    const lit = (i: number) => `${String(i).padStart(3, '0')}${'q'.repeat(997)}`;
+    const sets: LiteralSet[] = Array.from({ length: 100 }, (_, i) => ({ clauses: [[lit(i)]], caseInsensitive: false }));
+    const pf = BytePrefilter.create(sets, utf8('sample'))!;
+    pf.scan(utf8('nothing here'), true);
+    const may = sets.map((_, i) => pf.mayMatch(i));
+    expect(may.slice(0, 50)).toEqual(Array(50).fill(false));
+    expect(may.slice(60)).toEqual(Array(40).fill(true));
+    const text = `x${lit(3)}y${lit(42)}`;
+    pf.scan(utf8(text), true);
+    expect(sets.map((_, i) => pf.mayMatch(i)).slice(0, 50)).toEqual(
+      Array.from({ length: 50 }, (_, i) => i === 3 || i === 42),
+    );
+  });
+
   it('grows its memory for a window longer than a page', () => {
     const pf = BytePrefilter.create([{ clauses: [['needle']], caseInsensitive: false }], utf8('x'))!;
     const text = `${'\n'.repeat(300_000)}needle`;

@@ -76,7 +76,7 @@ export class BytePrefilter {
 
   /**
    * A prefilter for patterns with these literal sets (null: none), or null when the byte scanner is unavailable.
-   * `sample` (a first window's bytes) ranks byte pairs by how common they are in this log.
+   * `sample` (a first window's bytes) ranks byte triples by how common they are in this log (fingerprints).
    */
   static create(sets: readonly (LiteralSet | null)[], sample: Uint8Array): BytePrefilter | null {
     const mod = byteScanModule();
@@ -92,15 +92,16 @@ export class BytePrefilter {
     const max = x.MAX_LITERALS.value as number;
     const triples = tripleFrequencies(sample);
     const records: { bytes: Uint8Array; ci: boolean }[] = [];
-    let bytesAt = LITERAL_BYTES;
+    let bytesUsed = LITERAL_BYTES; // where the next literal's bytes go: a set that would pass the end gets no plan
     const plans = sets.map((set): PatternPlan | null => {
       if (set === null) return null;
       if (set.caseInsensitive && !set.clauses.every((c) => c.every(isAsciiText))) return null;
       const size = set.clauses.reduce((n, c) => n + c.length, 0);
       const bytes = set.clauses.flat().map((s) => utf8.encode(set.caseInsensitive ? s.toLowerCase() : s));
       const total = bytes.reduce((n, b) => n + b.length, 0);
-      if (records.length + size > max || bytesAt + total > LITERAL_BYTES_END || bytes.some((b) => b.length === 0))
+      if (records.length + size > max || bytesUsed + total > LITERAL_BYTES_END || bytes.some((b) => b.length === 0))
         return null;
+      bytesUsed += total;
       let k = records.length;
       const clauses = set.clauses.map((c) => c.map(() => k++));
       for (const b of bytes) records.push({ bytes: b, ci: set.caseInsensitive });
@@ -110,6 +111,7 @@ export class BytePrefilter {
     this.#count = records.length;
     const mem = this.#mem;
     const view = new DataView(x.memory.buffer);
+    let bytesAt = LITERAL_BYTES;
     records.forEach(({ bytes, ci }, i) => {
       mem.set(bytes, bytesAt);
       const rec = LITERALS + 16 * i;
