@@ -203,6 +203,8 @@ export class ScanSession {
   readonly #position = new LogPosition();
   /** The byte pass over windows cut from bytes, made at the first such window (null: unavailable). */
   #bytePass: BytePrefilter | null | undefined;
+  /** The window the byte pass last ran on: its answers hold for that window only. */
+  #byteWindow: ScanWindow | null = null;
   readonly #vars: ScanVars;
   #remaining4: number;
   #remaining5: number;
@@ -298,13 +300,14 @@ export class ScanSession {
     const pass = this.#bytePass;
     if (pass === null) return undefined;
     pass.scan(bytes, w.ascii === true);
+    this.#byteWindow = w;
     const from = w.bytesFrom ?? 0;
     return pass.newlines(from, from + (w.ownBytes ?? bytes.length - from));
   }
 
   /** Whether pattern `p` may match in window `w` as far as the byte pass can tell. */
   #mayMatch(p: Live, w: ScanWindow): boolean {
-    return w.bytes === undefined || this.#bytePass == null || this.#bytePass.mayMatch(p.pattern.rank);
+    return this.#byteWindow !== w || this.#bytePass == null || this.#bytePass.mayMatch(p.pattern.rank);
   }
 
   #fire(p: Live, m: AbsoluteMatch): void {
