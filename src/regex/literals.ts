@@ -213,7 +213,7 @@ export function requiredLiterals(pattern: string, flags = ''): LiteralSet | null
  * sign (k) and U+017F (s), which both fold, and İ / ı (i), which clauseRegex adds. Non-ASCII literals
  * get no prefilter.
  */
-function foldsSafely(s: string): boolean {
+export function foldsSafely(s: string): boolean {
   return /^[\x00-\x7f]*$/.test(s);
 }
 

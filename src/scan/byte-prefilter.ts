@@ -19,7 +19,7 @@
  *  4. The search covers the whole window (its left context and overlap too): a superset of what the matcher looks
  *     at from its resume point, so presence is only over-reported. The text prefilter still runs after a "may".
  */
-import type { LiteralSet } from '../regex/literals.js';
+import { foldsSafely, type LiteralSet } from '../regex/literals.js';
 import { base64Bytes } from '../text/base64.js';
 import { BYTESCAN_WASM_BASE64 } from './bytescan-wasm.generated.js';
 
@@ -57,7 +57,6 @@ function byteScanModule(): WebAssembly.Module | null {
 }
 
 const utf8 = new TextEncoder();
-const isAsciiText = (s: string): boolean => /^[\x00-\x7f]*$/.test(s);
 
 /** A pattern's clauses as literal indices, and whether they are compared case-insensitively. */
 interface PatternPlan {
@@ -95,7 +94,8 @@ export class BytePrefilter {
     let bytesUsed = LITERAL_BYTES; // where the next literal's bytes go: a set that would pass the end gets no plan
     const plans = sets.map((set): PatternPlan | null => {
       if (set === null) return null;
-      if (set.caseInsensitive && !set.clauses.every((c) => c.every(isAsciiText))) return null;
+      // literals.ts keeps only such strings in a case-insensitive set; a set made elsewhere may not.
+      if (set.caseInsensitive && !set.clauses.every((c) => c.every(foldsSafely))) return null;
       const size = set.clauses.reduce((n, c) => n + c.length, 0);
       const bytes = set.clauses.flat().map((s) => utf8.encode(set.caseInsensitive ? s.toLowerCase() : s));
       const total = bytes.reduce((n, b) => n + b.length, 0);
