@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { LiteralSet } from '../src/regex/literals.js';
+import * as L from '../assembly/bytescan/layout.js';
 import { BytePrefilter } from '../src/scan/byte-prefilter.js';
 import { rng as mulberry } from './support/rng.js';
 
@@ -41,6 +42,19 @@ function holds(set: LiteralSet, text: string): boolean {
   const hay = set.caseInsensitive ? text.toLowerCase() : text;
   return set.clauses.every((c) => c.some((lit) => hay.includes(set.caseInsensitive ? lit.toLowerCase() : lit)));
 }
+
+describe('the byte scanner layout (assembly/bytescan/layout.ts)', () => {
+  it('lays its regions out in order, without overlap', () => {
+    expect(L.TABLES + L.FINGERPRINT * L.TABLE_BYTES).toBeLessThanOrEqual(L.SCRATCH);
+    expect(L.SCRATCH + 16).toBeLessThanOrEqual(L.LITERALS);
+    expect(L.LITERALS + L.MAX_LITERALS * L.RECORD_BYTES).toBe(L.FOUND);
+    expect(L.FOUND + L.MAX_LITERALS).toBeLessThanOrEqual(L.LITERAL_BYTES);
+    expect(L.LITERAL_BYTES_END).toBeLessThanOrEqual(L.TEXT_BASE);
+    expect(L.RECORD_FLAGS + 4).toBeLessThanOrEqual(L.RECORD_BYTES);
+    expect(1 << (L.BUCKETS - 1)).toBeLessThanOrEqual(L.BUCKET_MASK);
+    expect(L.CASE_INSENSITIVE & L.BUCKET_MASK).toBe(0);
+  });
+});
 
 describe('BytePrefilter', () => {
   it('mayMatch is exactly the literal condition on ASCII text, and sound on other text', () => {

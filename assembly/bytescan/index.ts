@@ -15,23 +15,33 @@
 //    (a timestamp's "-") stops making candidates once found (measured on the bench's every-line pattern: with
 //    the found literals left in, this pass took ~0.3 ms per 60 KiB window, most of that scan).
 //
-// Memory layout (offsets in bytes), written by the host unless said otherwise:
-//   0..95       the six nibble tables (lo/hi for fingerprint byte 0, 1 and 2), 16 bytes each (built here)
-//   96..111     scratch (a candidate vector, to read its lanes)
-//   1024..      literal records, 16 bytes each: bytes offset u32, length u32, fingerprint offset u32,
-//               bucket bit (low 8 bits) | case-insensitive flag (bit 8) u32
-//   4096..      found flags, one byte per literal (set to 1 by findLiterals; the host clears them)
-//   8192..      literal bytes (a case-insensitive literal is stored lower-cased; it is ASCII)
-//   TEXT_BASE.. the range to search, followed by at least 32 bytes the host has zeroed
+// The memory layout and the literal records are assembly/bytescan/layout.ts's, which the host imports too.
 
-const SCRATCH: usize = 96;
-const LITERALS: usize = 1024;
-const FOUND: usize = 4096;
+import {
+  BUCKET_MASK,
+  CASE_INSENSITIVE,
+  FINGERPRINT,
+  FOUND,
+  LITERALS,
+  RECORD_BYTES,
+  RECORD_BYTES_AT,
+  RECORD_FINGERPRINT,
+  RECORD_FLAGS,
+  RECORD_LENGTH,
+  SCRATCH,
+  TABLE_BYTES,
+  TABLES,
+} from './layout';
 
-/** Where the host puts the text: the second 64 KiB page. */
-export const TEXT_BASE: usize = 65536;
-/** The most literals the tables above hold. */
-export const MAX_LITERALS: i32 = 192;
+/** Literal `i`'s record. */
+function record(i: i32): usize {
+  return <usize>LITERALS + <usize>i * <usize>RECORD_BYTES;
+}
+
+/** Whether literal `i` is marked found. */
+function found(i: i32): bool {
+  return load<u8>(<usize>FOUND + <usize>i) != 0;
+}
 
 /** "\n" bytes in [ptr, ptr + len). */
 export function countNewlines(ptr: usize, len: i32): i32 {
@@ -59,11 +69,9 @@ export function countNewlines(ptr: usize, len: i32): i32 {
   return total;
 }
 
-const FINGERPRINT: usize = 3;
-
 /** Adds byte `b` of bucket `bit` to fingerprint table `j` (and its upper case, for a case-insensitive letter). */
 function addByte(j: usize, b: u32, bit: u8, ci: bool): void {
-  const t = j << 5;
+  const t = <usize>TABLES + j * <usize>TABLE_BYTES;
   store<u8>(t + (b & 15), load<u8>(t + (b & 15)) | bit);
   store<u8>(t + 16 + (b >> 4), load<u8>(t + 16 + (b >> 4)) | bit);
   if (ci && b - 0x61 < 26) addByte(j, b - 0x20, bit, false);
@@ -71,19 +79,20 @@ function addByte(j: usize, b: u32, bit: u8, ci: bool): void {
 
 /** The nibble tables of the literals not yet found: each one's fingerprint bytes, any byte past its end. */
 function buildTables(count: i32): void {
-  memory.fill(0, 0, FINGERPRINT << 5);
+  memory.fill(<usize>TABLES, 0, <usize>FINGERPRINT * <usize>TABLE_BYTES);
   for (let i = 0; i < count; i++) {
-    if (load<u8>(FOUND + <usize>i) != 0) continue;
-    const rec = LITERALS + ((<usize>i) << 4);
-    const bytes = <usize>load<u32>(rec);
-    const len = <usize>load<u32>(rec, 4);
-    const at = <usize>load<u32>(rec, 8);
-    const flags = load<u32>(rec, 12);
-    const bit = <u8>(flags & 0xff);
-    const ci = (flags & 0x100) != 0;
-    for (let j: usize = 0; j < FINGERPRINT; j++) {
+    if (found(i)) continue;
+    const rec = record(i);
+    const bytes = <usize>load<u32>(rec + <usize>RECORD_BYTES_AT);
+    const len = <usize>load<u32>(rec + <usize>RECORD_LENGTH);
+    const at = <usize>load<u32>(rec + <usize>RECORD_FINGERPRINT);
+    const flags = load<u32>(rec + <usize>RECORD_FLAGS);
+    const bit = <u8>(flags & BUCKET_MASK);
+    const ci = (flags & CASE_INSENSITIVE) != 0;
+    for (let j: usize = 0; j < <usize>FINGERPRINT; j++) {
+      const t = <usize>TABLES + j * <usize>TABLE_BYTES;
       if (at + j < len) addByte(j, <u32>load<u8>(bytes + at + j), bit, ci);
-      else for (let n: usize = 0; n < 32; n++) store<u8>((j << 5) + n, load<u8>((j << 5) + n) | bit);
+      else for (let n: usize = 0; n < <usize>TABLE_BYTES; n++) store<u8>(t + n, load<u8>(t + n) | bit);
     }
   }
 }
@@ -95,11 +104,11 @@ function fold(b: u32): u32 {
 
 /** Whether literal `i` occurs at `at`, entirely within [start, end). */
 function verify(i: i32, at: isize, start: usize, end: usize): bool {
-  const rec = LITERALS + ((<usize>i) << 4);
-  const bytes = <usize>load<u32>(rec);
-  const len = <usize>load<u32>(rec, 4);
+  const rec = record(i);
+  const bytes = <usize>load<u32>(rec + <usize>RECORD_BYTES_AT);
+  const len = <usize>load<u32>(rec + <usize>RECORD_LENGTH);
   if (at < <isize>start || <usize>at + len > end) return false;
-  const ci = (load<u32>(rec, 12) & 0x100) != 0;
+  const ci = (load<u32>(rec + <usize>RECORD_FLAGS) & CASE_INSENSITIVE) != 0;
   const t = <usize>at;
   for (let k: usize = 0; k < len; k++) {
     let b = <u32>load<u8>(t + k);
@@ -114,18 +123,20 @@ function verify(i: i32, at: isize, start: usize, end: usize): bool {
  * now. Stops early once all are.
  */
 export function findLiterals(ptr: usize, len: i32, count: i32): i32 {
+  // Table j's low-nibble half at TABLES + j * TABLE_BYTES, its high-nibble half 16 bytes on.
+  const t = <usize>TABLES;
   buildTables(count);
-  let lo0 = v128.load(0);
-  let hi0 = v128.load(16);
-  let lo1 = v128.load(32);
-  let hi1 = v128.load(48);
-  let lo2 = v128.load(64);
-  let hi2 = v128.load(80);
+  let lo0 = v128.load(t);
+  let hi0 = v128.load(t + 16);
+  let lo1 = v128.load(t + <usize>TABLE_BYTES);
+  let hi1 = v128.load(t + <usize>TABLE_BYTES + 16);
+  let lo2 = v128.load(t + 2 * <usize>TABLE_BYTES);
+  let hi2 = v128.load(t + 2 * <usize>TABLE_BYTES + 16);
   const nibble = i8x16.splat(0x0f);
   const end = ptr + <usize>len;
   let marked = 0;
-  for (let i = 0; i < count; i++) if (load<u8>(FOUND + <usize>i) != 0) marked++;
-  let found = false;
+  for (let i = 0; i < count; i++) if (found(i)) marked++;
+  let newlyFound = false;
   // Fingerprints start at p .. p + 15 and end two bytes later, so the last block reads up to 17 bytes past the
   // range, into the host's padding: a candidate starting there is dropped (`at >= end`), and verify's bounds
   // check rejects any occurrence that would end past the range.
@@ -138,35 +149,35 @@ export function findLiterals(ptr: usize, len: i32, count: i32): i32 {
     const m2 = v128.and(i8x16.swizzle(lo2, v128.and(d, nibble)), i8x16.swizzle(hi2, i8x16.shr_u(d, 4)));
     const c = v128.and(v128.and(m0, m1), m2);
     if (!v128.any_true(c)) continue;
-    v128.store(SCRATCH, c);
+    v128.store(<usize>SCRATCH, c);
     let lanes = i8x16.bitmask(i8x16.ne(c, i8x16.splat(0)));
     while (lanes != 0) {
       const j = ctz(lanes);
       lanes &= lanes - 1;
       const at = p + <usize>j;
       if (at >= end) break;
-      const buckets = <u32>load<u8>(SCRATCH + <usize>j);
+      const buckets = <u32>load<u8>(<usize>SCRATCH + <usize>j);
       for (let i = 0; i < count; i++) {
-        if (load<u8>(FOUND + <usize>i) != 0) continue;
-        const rec = LITERALS + ((<usize>i) << 4);
-        if ((load<u32>(rec, 12) & buckets & 0xff) == 0) continue;
-        if (verify(i, <isize>at - <isize>load<u32>(rec, 8), ptr, end)) {
-          store<u8>(FOUND + <usize>i, 1);
+        if (found(i)) continue;
+        const rec = record(i);
+        if ((load<u32>(rec + <usize>RECORD_FLAGS) & buckets & BUCKET_MASK) == 0) continue;
+        if (verify(i, <isize>at - <isize>load<u32>(rec + <usize>RECORD_FINGERPRINT), ptr, end)) {
+          store<u8>(<usize>FOUND + <usize>i, 1);
           if (++marked == count) return marked;
-          found = true;
+          newlyFound = true;
         }
       }
     }
-    if (found) {
+    if (newlyFound) {
       // Later candidates of this block's lanes are still checked against FOUND; later blocks use the new tables.
-      found = false;
+      newlyFound = false;
       buildTables(count);
-      lo0 = v128.load(0);
-      hi0 = v128.load(16);
-      lo1 = v128.load(32);
-      hi1 = v128.load(48);
-      lo2 = v128.load(64);
-      hi2 = v128.load(80);
+      lo0 = v128.load(t);
+      hi0 = v128.load(t + 16);
+      lo1 = v128.load(t + <usize>TABLE_BYTES);
+      hi1 = v128.load(t + <usize>TABLE_BYTES + 16);
+      lo2 = v128.load(t + 2 * <usize>TABLE_BYTES);
+      hi2 = v128.load(t + 2 * <usize>TABLE_BYTES + 16);
     }
   }
   return marked;

@@ -20,27 +20,31 @@
  *     at from its resume point, so presence is only over-reported. The text prefilter still runs after a "may".
  */
 import { foldsSafely, type LiteralSet } from '../regex/literals.js';
+import {
+  BUCKETS,
+  CASE_INSENSITIVE,
+  FINGERPRINT,
+  FOUND,
+  LITERAL_BYTES,
+  LITERAL_BYTES_END,
+  LITERALS,
+  MAX_LITERALS,
+  PADDING,
+  RECORD_BYTES,
+  RECORD_BYTES_AT,
+  RECORD_FINGERPRINT,
+  RECORD_FLAGS,
+  RECORD_LENGTH,
+  TEXT_BASE,
+} from '../../assembly/bytescan/layout.js';
 import { base64Bytes } from '../text/base64.js';
 import { BYTESCAN_WASM_BASE64 } from './bytescan-wasm.generated.js';
 
 interface ByteScanExports {
   readonly memory: WebAssembly.Memory;
-  readonly TEXT_BASE: WebAssembly.Global;
-  readonly MAX_LITERALS: WebAssembly.Global;
   countNewlines(ptr: number, len: number): number;
   findLiterals(ptr: number, len: number, count: number): number;
 }
-
-// The layout assembly/bytescan/index.ts documents.
-const LITERALS = 1024;
-const FOUND = 4096;
-const LITERAL_BYTES = 8192;
-const LITERAL_BYTES_END = 65536;
-const PADDING = 32;
-/** Fingerprint length (assembly/bytescan says why 3). */
-const FINGERPRINT = 3;
-const BUCKETS = 8;
-const CASE_INSENSITIVE = 0x100;
 
 let compiled: WebAssembly.Module | null | undefined;
 
@@ -67,7 +71,6 @@ interface PatternPlan {
 export class BytePrefilter {
   readonly #x: ByteScanExports;
   #mem: Uint8Array;
-  readonly #text: number;
   readonly #count: number;
   /** Per pattern: its plan, or null (no literals, or none the byte scanner can search: it may always match). */
   readonly #plans: readonly (PatternPlan | null)[];
@@ -86,9 +89,7 @@ export class BytePrefilter {
 
   private constructor(x: ByteScanExports, sets: readonly (LiteralSet | null)[], sample: Uint8Array) {
     this.#x = x;
-    this.#text = x.TEXT_BASE.value as number;
     this.#mem = new Uint8Array(x.memory.buffer);
-    const max = x.MAX_LITERALS.value as number;
     const triples = tripleFrequencies(sample);
     const records: { bytes: Uint8Array; ci: boolean }[] = [];
     let bytesUsed = LITERAL_BYTES; // where the next literal's bytes go: a set that would pass the end gets no plan
@@ -99,7 +100,11 @@ export class BytePrefilter {
       const size = set.clauses.reduce((n, c) => n + c.length, 0);
       const bytes = set.clauses.flat().map((s) => utf8.encode(set.caseInsensitive ? s.toLowerCase() : s));
       const total = bytes.reduce((n, b) => n + b.length, 0);
-      if (records.length + size > max || bytesUsed + total > LITERAL_BYTES_END || bytes.some((b) => b.length === 0))
+      if (
+        records.length + size > MAX_LITERALS ||
+        bytesUsed + total > LITERAL_BYTES_END ||
+        bytes.some((b) => b.length === 0)
+      )
         return null;
       bytesUsed += total;
       let k = records.length;
@@ -114,29 +119,29 @@ export class BytePrefilter {
     let bytesAt = LITERAL_BYTES;
     records.forEach(({ bytes, ci }, i) => {
       mem.set(bytes, bytesAt);
-      const rec = LITERALS + 16 * i;
-      view.setUint32(rec, bytesAt, true);
-      view.setUint32(rec + 4, bytes.length, true);
-      view.setUint32(rec + 8, fingerprintOffset(bytes, triples), true);
+      const rec = LITERALS + RECORD_BYTES * i;
+      view.setUint32(rec + RECORD_BYTES_AT, bytesAt, true);
+      view.setUint32(rec + RECORD_LENGTH, bytes.length, true);
+      view.setUint32(rec + RECORD_FINGERPRINT, fingerprintOffset(bytes, triples), true);
       // The nibble tables are built from these records by the byte scanner, per range.
-      view.setUint32(rec + 12, (1 << (i % BUCKETS)) | (ci ? CASE_INSENSITIVE : 0), true);
+      view.setUint32(rec + RECORD_FLAGS, (1 << (i % BUCKETS)) | (ci ? CASE_INSENSITIVE : 0), true);
       bytesAt += bytes.length;
     });
   }
 
   /** Searches `bytes` (a window's UTF-8 bytes; `ascii`: all below 0x80); `mayMatch` and `newlines` answer for it. */
   scan(bytes: Uint8Array, ascii: boolean): void {
-    const need = this.#text + bytes.length + PADDING;
+    const need = TEXT_BASE + bytes.length + PADDING;
     if (need > this.#mem.length) {
       this.#x.memory.grow(Math.ceil((need - this.#mem.length) / 65536));
       this.#mem = new Uint8Array(this.#x.memory.buffer);
     }
     const mem = this.#mem;
-    mem.set(bytes, this.#text);
-    mem.fill(0, this.#text + bytes.length, need);
+    mem.set(bytes, TEXT_BASE);
+    mem.fill(0, TEXT_BASE + bytes.length, need);
     if (this.#count > 0) {
       mem.fill(0, FOUND, FOUND + this.#count);
-      this.#x.findLiterals(this.#text, bytes.length, this.#count);
+      this.#x.findLiterals(TEXT_BASE, bytes.length, this.#count);
     }
     this.#ascii = ascii;
   }
@@ -151,7 +156,7 @@ export class BytePrefilter {
 
   /** "\n" bytes in [from, to) of the window last scanned. */
   newlines(from: number, to: number): number {
-    return this.#x.countNewlines(this.#text + from, to - from);
+    return this.#x.countNewlines(TEXT_BASE + from, to - from);
   }
 }
 

@@ -1,0 +1,37 @@
+// The byte scanner's memory layout and record format: every fact assembly/bytescan/index.ts and its host
+// (src/scan/byte-prefilter.ts) must agree on, in one file both import (as assembly/opcodes.ts is for the VM). It
+// must stay valid TypeScript and valid AssemblyScript, so it holds only integer constants. Offsets in bytes.
+
+/** The six nibble tables (lo/hi for fingerprint bytes 0, 1 and 2), TABLE_BYTES each, built by the module. */
+export const TABLES = 0;
+export const TABLE_BYTES = 32;
+/** Fingerprint length in bytes (index.ts says why 3). */
+export const FINGERPRINT = 3;
+/** Scratch for one candidate vector, to read its lanes. */
+export const SCRATCH = 96;
+
+/** Literal records, RECORD_BYTES each, written by the host. */
+export const LITERALS = 1024;
+export const RECORD_BYTES = 16;
+/** Field offsets of a record (each a little-endian u32). */
+export const RECORD_BYTES_AT = 0; // where the literal's bytes are
+export const RECORD_LENGTH = 4; // how many there are
+export const RECORD_FINGERPRINT = 8; // the fingerprint's offset in the literal
+export const RECORD_FLAGS = 12; // the bucket bit (BUCKET_MASK) | CASE_INSENSITIVE
+export const BUCKETS = 8;
+export const BUCKET_MASK = 0xff;
+/** A case-insensitive literal: stored lower-cased, ASCII only. */
+export const CASE_INSENSITIVE = 0x100;
+/** The most literals the records (and the found flags) hold: (FOUND - LITERALS) / RECORD_BYTES. */
+export const MAX_LITERALS = 192;
+
+/** Found flags, one byte per literal: the module sets them, the host clears them per range. */
+export const FOUND = 4096;
+
+/** The literals' bytes, [LITERAL_BYTES, LITERAL_BYTES_END). */
+export const LITERAL_BYTES = 8192;
+export const LITERAL_BYTES_END = 65536;
+
+/** Where the host puts the range to search (the second 64 KiB page), followed by PADDING zeroed bytes. */
+export const TEXT_BASE = 65536;
+export const PADDING = 32;
