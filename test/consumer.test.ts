@@ -110,6 +110,8 @@ describe('the packed package, installed offline', () => {
       'dist/src/node.js',
       'dist/src/node.d.ts',
       'dist/src/cli/main.cjs',
+      'dist/assembly/opcodes.js',
+      'dist/assembly/bytescan/layout.js',
     ]) {
       expect(paths).toContain(p);
     }
@@ -117,12 +119,12 @@ describe('the packed package, installed offline', () => {
     expect(
       paths.filter(
         (p) =>
-          !/^(dist\/src\/|dist\/assembly\/opcodes\.(js|d\.ts)$|dist\/playground\/|fixtures\/(demo|logs|recipes)\/|schemas\/[a-z-]+\.schema\.json$|LICENSE$|README\.md$|package\.json$)/.test(
+          !/^(dist\/src\/|dist\/assembly\/(opcodes|bytescan\/layout)\.(js|d\.ts)$|dist\/playground\/|fixtures\/(demo|logs|recipes)\/|schemas\/[a-z-]+\.schema\.json$|LICENSE$|README\.md$|package\.json$)/.test(
             p,
           ),
       ),
     ).toEqual([]);
-    expect(paths.filter((p) => p.endsWith('.wasm'))).toHaveLength(1); // the playground's re2.wasm; the VM is embedded
+    expect(paths.filter((p) => p.endsWith('.wasm'))).toHaveLength(1); // the playground's re2.wasm; the VM and the byte scanner are embedded
     expect(
       paths.filter((p) => p.endsWith('.d.ts') && (consumer.pack.files.find((f) => f.path === p)?.size ?? 0) > 20_000),
     ).toEqual([]);
