@@ -26,8 +26,9 @@ describe('deferred RE2 compiles', () => {
   it('defers fast-path patterns within the bound, and compiles the others at once', () => {
     expect(compiledAtOnce('deferred-1: loss=(?P<loss>[^ \\n]+)')).toBe(false);
     expect(compiledAtOnce('deferred-2: hipError_[A-Za-z0-9_]+|HIP error:')).toBe(false);
-    // Outside the fast path (a flag, an anchor, a quantified group): compiled when the pattern is.
-    expect(compiledAtOnce('deferred-3: nan', 'i')).toBe(true);
+    // IGNORECASE is in the fast path's sets; an anchor or a quantified group keeps a pattern outside it,
+    // compiled when the pattern is.
+    expect(compiledAtOnce('deferred-3: nan', 'i')).toBe(false);
     expect(compiledAtOnce('deferred-4$')).toBe(true);
     expect(compiledAtOnce('deferred-5: (ab)+')).toBe(true);
     // On the fast path but over the instruction bound: [^a]{1000} is 1000 copies of a two-range class.
@@ -74,7 +75,7 @@ describe('deferred RE2 compiles', () => {
     }
   });
 
-  it('a process that checks the demo recipe and scans a clean log, or one with a Traceback, never starts the engine; a NaN loss does', () => {
+  it('a process that checks the demo recipe and scans a clean log, one with a Traceback or a NaN loss, never starts the engine; a pattern outside the fast path does', () => {
     const url = (p: string) => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', 'src', p)).href);
     const script = `
       import { readFileSync } from 'node:fs';
@@ -87,17 +88,23 @@ describe('deferred RE2 compiles', () => {
       const traceback = scanLog(recipe, 'Traceback (most recent call last):\\n  File "x"\\n', vars);
       const b = engineStats().instancesLoaded;
       const nan = scanLog(recipe, 'step 3 loss=NaN\\n', vars);
-      console.log(JSON.stringify([a, b, engineStats().instancesLoaded, clean.verdict,
-        traceback.failure_detectors_fired, nan.failure_detectors_fired]));`;
+      const c = engineStats().instancesLoaded;
+      const looped = loadRecipe('custom_patterns:\\n  - id: steps\\n    match:\\n      regex: \\'(?:step \\\\d+ )+done\\'\\n    on_match: fail\\n', 'looped.yaml');
+      const steps = scanLog(looped, 'step 1 step 2 done\\n', vars);
+      console.log(JSON.stringify([a, b, c, engineStats().instancesLoaded, clean.verdict,
+        traceback.failure_detectors_fired, nan.failure_detectors_fired, steps.failure_detectors_fired]));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
-    // python_traceback (`(?m)^Traceback …`) runs on the fast path; nan_signature (IGNORECASE) needs RE2.
+    // python_traceback (`(?m)^Traceback …`) and nan_signature (IGNORECASE, an optional group) run on the fast
+    // path; a repeated group needs RE2.
     expect(JSON.parse(out)).toEqual([
+      0,
       0,
       0,
       1,
       'pass',
       ['tier4:python_traceback'],
       ['tier4:nan_signature', 'custom:nan_loss'],
+      ['custom:steps'],
     ]);
   });
 });

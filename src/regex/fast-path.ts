@@ -11,39 +11,43 @@
  * the rule it breaks (`FastPathRule`, named after the step below):
  *
  *  1. **Same meaning.** The subset is: literal characters, `.`, character classes, the quantifiers
- *     `* + ? {n} {n,} {n,m}` (greedy or lazy) on single characters only (1-quantified-group), capturing /
- *     non-capturing groups without quantifiers, alternation, `\b \B`, and `^` under MULTILINE (written
- *     `(?<![^\n])`: like `\b` it reads only the code point before it, which a scan window carries as its left
- *     context and both engines read from the text before the search position). No flag in force on any node
- *     but MULTILINE (1-flags: IGNORECASE, DOTALL, flag groups), no other anchor (1-anchor: they depend on where
- *     the subject starts or ends, which a window's does not show), no class that matches nothing
- *     (1-empty-class). Each character item is written as the
- *     explicit code-point class the tree holds for it (members.ts: what RE2 is given, by translate.ts, to
- *     match) and compiled with the `u` flag, so both engines see the same code points. Both engines are
- *     leftmost-first with the same greedy/lazy preferences, and with no quantified groups every capture is
+ *     `* + ? {n} {n,} {n,m}` (greedy or lazy) on single characters, one optional pass through a group (`(…)?`,
+ *     `(…)??`, written as a choice with an empty alternative in the quantifier's order — leftmost-first in both
+ *     engines — and unambiguous for the captures inside: set by the pass or unset); no other quantified group
+ *     (1-quantified-group: nested loops, captures of the last pass), capturing / non-capturing / scoped-flag
+ *     groups, alternation, `\b \B`, and `^` under MULTILINE (written `(?<![^\n])`: like `\b` it reads only the
+ *     code point before it, which a scan window carries as its left context and both engines read from the
+ *     text before the search position). No other anchor (1-anchor: they depend on where the subject starts or
+ *     ends, which a window's does not show), no class that matches nothing (1-empty-class). Flags need no rule:
+ *     the tree holds their effect on each node (IGNORECASE and DOTALL in its sets, MULTILINE in its anchors).
+ *     Each character item is written as the explicit code-point class the tree holds for it (members.ts: what
+ *     RE2 is given, by translate.ts, to match — IGNORECASE included) and compiled with the `u` flag and
+ *     without `i`, so both engines see the same code points. Both engines are
+ *     leftmost-first with the same greedy/lazy preferences, and with no looping groups every capture is
  *     unambiguous. A text with a lone surrogate (RE2 reads it as U+FFFD) is left to RE2 (match.ts).
  *  2. **Linear time.** A backtracking engine is slow only when it can re-scan the same text many times. In the
  *     subset: (a) every variable-length item except a final one is followed by a mandatory item whose first
  *     characters it cannot match, so backing off a repetition fails at once, position by position
- *     (2a-backoff; a choice's alternatives must be fixed-length, non-empty and assertion-free for its first
- *     characters to be known, 2a-choice; `x{0}` outside a choice is not modelled, 2a-zero-repeat); (b) no
+ *     (2a-backoff; a choice's alternatives must be fixed-length and assertion-free for its first characters
+ *     to be known, 2a-choice, and a choice with an empty alternative is not mandatory; `x{0}` outside a choice
+ *     is not modelled, 2a-zero-repeat); (b) no
  *     item of that kind can match a character that can start a match (2b-restart), so no attempt starts
  *     inside a run another attempt already scanned, which needs every alternative to start with a mandatory
- *     item (2b-start); (c) a final variable item always succeeds once reached, and the next search resumes
+ *     item (2b-start: not `a*`, not `(?:a)?`); (c) a final variable item always succeeds once reached, and the next search resumes
  *     after the match — only assertions after a repetition could still fail (2c-assertion-after-run);
- *     (d) the alternatives tried at one position are bounded (≤ 16 in product, 2d-branching). So each
+ *     (d) the alternatives tried at one position are bounded (≤ 16 in product, an optional group counting
+ *     two, 2d-branching). So each
  *     character is examined a bounded number of times: linear in the text, whatever the input.
  *
  * The differential test in test/regex-fast-path.test.ts checks (1) against re2-wasm on generated patterns and
  * texts.
  */
-import { alternativesOf, itemsOf, type Node, type RegexTree } from './ast.js';
+import { alternativesOf, itemsOf, type Node, type RegexTree, type Repeat } from './ast.js';
 import { intersects, union, type CharSet } from './charset.js';
 import { classMembers, dotMembers, literalMembers } from './members.js';
 
 /** Why a pattern stays on RE2: the step of the module comment's proof it cannot be shown to satisfy. */
 export type FastPathRule =
-  | '1-flags'
   | '1-anchor'
   | '1-quantified-group'
   | '1-empty-class'
@@ -104,12 +108,13 @@ const MAX_BRANCHING = 16;
 /** The set a single-character node matches, or why it is outside the subset. */
 function charSet(node: Node): CharSet | Rejection | null {
   switch (node.k) {
+    // IGNORECASE and DOTALL are already in the sets: members.ts gives what RE2 is made to match (translate.ts
+    // writes these very sets for it, or a fold the corpus test shows to agree), and V8 gets them without `i`.
     case 'literal':
-      return node.ci ? reject('1-flags', node.start) : literalMembers(node);
+      return literalMembers(node);
     case 'dot':
-      return node.dotAll ? reject('1-flags', node.start) : dotMembers(node);
+      return dotMembers(node);
     case 'class': {
-      if (node.ci) return reject('1-flags', node.start);
       const set = classMembers(node);
       return set.length === 0 ? reject('1-empty-class', node.start) : set;
     }
@@ -124,7 +129,7 @@ function item(node: Node): Item | Rejection {
   switch (node.k) {
     case 'repeat': {
       const sub = charSet(node.sub);
-      if (sub === null) return reject('1-quantified-group', node.start); // ambiguous captures, nested loops
+      if (sub === null) return optionalGroup(node);
       if (rejected(sub)) return sub;
       return { k: 'set', at: node.start, set: sub, min: node.min, max: node.max, lazy: node.lazy };
     }
@@ -140,10 +145,8 @@ function item(node: Node): Item | Rejection {
       )
         return { k: 'assert', at: node.start, what: node.what };
       return reject('1-anchor', node.start);
-    case 'global-flags':
-      return reject('1-flags', node.start);
     case 'group': {
-      if (node.flags !== null) return reject('1-flags', node.start);
+      // A scoped-flag group is a plain group: its flags are in the nodes it holds.
       const alts = alternatives(node.body);
       return rejected(alts) ? alts : { k: 'group', at: node.start, capture: node.index > 0, alts };
     }
@@ -166,19 +169,56 @@ function each<A, B extends object>(xs: readonly A[], f: (x: A) => B | Rejection)
   return out;
 }
 
+/**
+ * `(…)?` and `(…)??`: one optional pass through a group is a choice between it and nothing, in the order the
+ * quantifier prefers (leftmost-first in both engines), so `(?:X)?` is written `(?:X|)` and `(?:X)??` `(?:|X)`.
+ * With at most one pass a capture inside is unambiguous: set by the pass, or unset. Any other quantified group
+ * may loop (nested repetitions, captures from the last pass).
+ */
+function optionalGroup(node: Repeat): Item | Rejection {
+  if (node.min !== 0 || node.max !== 1) return reject('1-quantified-group', node.start);
+  const sub = item(node.sub);
+  if (rejected(sub)) return sub;
+  return { k: 'group', at: node.start, capture: false, alts: node.lazy ? [[], [sub]] : [[sub], []] };
+}
+
+/** A global flag group `(?i)` matches nothing: its flags are in the nodes, so it is no item. */
 const alternatives = (node: Node): Seq[] | Rejection =>
-  each(alternativesOf(node), (alt): Seq | Rejection => each(itemsOf(alt), item));
+  each(alternativesOf(node), (alt): Seq | Rejection =>
+    each(
+      itemsOf(alt).filter((n) => n.k !== 'global-flags'),
+      item,
+    ),
+  );
 
 // Step 2: linear time.
 
 /** An item as the linear-time analysis sees it, after inlining single-alternative groups. */
 type Flat =
   | { readonly k: 'var' | 'fixed'; readonly at: number; readonly set: CharSet; readonly min: number }
-  | { readonly k: 'choice'; readonly at: number; readonly first: CharSet; readonly branches: number }
+  | {
+      readonly k: 'choice';
+      readonly at: number;
+      /** The first characters of its non-empty alternatives. */
+      readonly first: CharSet;
+      /** It has an empty alternative (`(?:X)?`), so it may consume nothing: `first` is not mandatory. */
+      readonly optional: boolean;
+      readonly branches: number;
+    }
   | { readonly k: 'assert'; readonly at: number };
 
-/** The first set of a choice's alternative, which must be fixed-length (2a-choice). */
-function fixedFirst(seq: Seq, at: number): CharSet | Rejection {
+/** What a choice's alternatives start with: a mandatory first set unless one of them is empty. */
+interface ChoiceFirst {
+  readonly first: CharSet;
+  readonly optional: boolean;
+}
+
+/**
+ * The first set of a choice's alternative, which must be fixed-length (2a-choice), or 'empty' for an
+ * alternative with no items.
+ */
+function fixedFirst(seq: Seq, at: number): CharSet | 'empty' | Rejection {
+  if (seq.length === 0) return 'empty';
   let first: CharSet | null = null;
   for (const it of seq) {
     if (it.k === 'assert') return reject('2a-choice', it.at);
@@ -188,21 +228,25 @@ function fixedFirst(seq: Seq, at: number): CharSet | Rejection {
     } else {
       const firsts = choiceFirst(it.alts, it.at);
       if (rejected(firsts)) return firsts;
-      if (first === null) first = firsts;
+      // An optional group first: the alternative's first characters are its or what follows; not modelled.
+      if (first === null && firsts.optional) return reject('2a-choice', it.at);
+      if (first === null) first = firsts.first;
     }
   }
-  // An empty alternative would make the group optional.
+  // Items that all match nothing (`x{0}`): the alternative is empty in effect; not modelled.
   return first ?? reject('2a-choice', at);
 }
 
-function choiceFirst(alts: readonly Seq[], at: number): CharSet | Rejection {
+function choiceFirst(alts: readonly Seq[], at: number): ChoiceFirst | Rejection {
   let first: CharSet = [];
+  let optional = false;
   for (const alt of alts) {
     const f = fixedFirst(alt, at);
-    if (rejected(f)) return f;
-    first = union(first, f);
+    if (f === 'empty') optional = true;
+    else if (rejected(f)) return f;
+    else first = union(first, f);
   }
-  return first;
+  return { first, optional };
 }
 
 function branchesOf(seq: Seq): number {
@@ -221,9 +265,10 @@ function flatten(seq: Seq, out: Flat[]): Rejection | null {
       const r = flatten(it.alts[0]!, out);
       if (r !== null) return r;
     } else {
-      const first = choiceFirst(it.alts, it.at);
-      if (rejected(first)) return first;
-      out.push({ k: 'choice', at: it.at, first, branches: it.alts.reduce((s, a) => s + branchesOf(a), 0) });
+      const c = choiceFirst(it.alts, it.at);
+      if (rejected(c)) return c;
+      const branches = it.alts.reduce((s, a) => s + branchesOf(a), 0);
+      out.push({ k: 'choice', at: it.at, first: c.first, optional: c.optional, branches });
     }
   }
   return null;
@@ -241,9 +286,9 @@ function checkLinear(alts: readonly Seq[], at: number): Rejection | null {
     branching += branchesOf(alt);
     const head = flat.find((f) => f.k !== 'assert');
     if (head === undefined) return reject('2b-start', alt[0]?.at ?? at);
-    if (head.k === 'choice') starts = union(starts, head.first);
-    else if (head.min >= 1) starts = union(starts, head.set);
-    else return reject('2b-start', head.at); // an optional first item: matches could start anywhere
+    // An optional first item (`a*`, `(?:a)?`): matches could start anywhere.
+    if (head.k === 'choice' ? head.optional : head.min < 1) return reject('2b-start', head.at);
+    starts = union(starts, head.k === 'choice' ? head.first : head.set);
     for (let i = 0; i < flat.length; i++) {
       const f = flat[i]!;
       if (f.k !== 'var') continue;
@@ -252,7 +297,15 @@ function checkLinear(alts: readonly Seq[], at: number): Rejection | null {
       while (j < flat.length && flat[j]!.k === 'assert') j++;
       const next = flat[j];
       if (next === undefined) return reject('2c-assertion-after-run', f.at); // they may fail after the run
-      const nextFirst = next.k === 'choice' ? next.first : next.k !== 'assert' && next.min >= 1 ? next.set : null;
+      // The next item must be mandatory; an optional one (`a*(?:b)?c`) would let the run back off onto what follows.
+      const nextFirst =
+        next.k === 'choice'
+          ? next.optional
+            ? null
+            : next.first
+          : next.k !== 'assert' && next.min >= 1
+            ? next.set
+            : null;
       if (nextFirst === null || intersects(f.set, nextFirst)) return reject('2a-backoff', f.at);
       backedOff = union(backedOff, f.set);
     }
