@@ -50,6 +50,10 @@ const recipe = m.loadRecipe(${JSON.stringify(RECIPE)}, 'recipe.yaml');
 const r = m.scanLog(recipe, ${JSON.stringify(LOG)}, vars);
 out.verdict = r.verdict; out.failures = r.failure_detectors_fired; out.capture = r.capture;
 out.engineAfterRecipe = loadedRe2();
+const looped = m.compileRegex('(?:ab)+c');
+out.loopedMatches = [...m.matchAll(looped, 'xababc')].map((x) => x.match);
+looped.dispose();
+out.engineAfterLooped = loadedRe2();
 try { m.loadRecipe(${JSON.stringify(RECIPE.replace("math.isnan(float(capture['loss']))", 'exit_code ** 2'))}, 'recipe.yaml'); } catch (e) {
   out.recipeError = [e.name, e.file, e.line, e.col, e.reason, e instanceof m.SandboxError && e instanceof m.RecipeSchemaError];
 }
@@ -148,7 +152,10 @@ describe('the packed package, installed offline', () => {
     expect(got).toEqual({
       ...EXPECTED,
       engineAfterConditions: false,
-      engineAfterRecipe: true,
+      // Every pattern of the recipe and of Tier 4 runs on the fast path; a repeated group needs RE2.
+      engineAfterRecipe: false,
+      loopedMatches: ['ababc'],
+      engineAfterLooped: true,
       file: EXPECTED.failures,
       sameClasses: true,
       version,
@@ -161,7 +168,10 @@ describe('the packed package, installed offline', () => {
     expect(got).toEqual({
       ...EXPECTED,
       engineAfterConditions: false,
-      engineAfterRecipe: true,
+      // Every pattern of the recipe and of Tier 4 runs on the fast path; a repeated group needs RE2.
+      engineAfterRecipe: false,
+      loopedMatches: ['ababc'],
+      engineAfterLooped: true,
       file: EXPECTED.failures,
       sameClasses: true,
       version,
