@@ -19,14 +19,13 @@ export const RECORD_LENGTH = 4; // how many there are
 export const RECORD_FINGERPRINT = 8; // the fingerprint's offset in the literal
 export const RECORD_FLAGS = 12; // the bucket bit (BUCKET_MASK) | CASE_INSENSITIVE
 export const BUCKETS = 8;
-export const BUCKET_MASK = 0xff;
+export const BUCKET_MASK = (1 << BUCKETS) - 1;
 /** A case-insensitive literal: stored lower-cased, ASCII only. */
 export const CASE_INSENSITIVE = 0x100;
-/** The most literals the records (and the found flags) hold: (FOUND - LITERALS) / RECORD_BYTES. */
-export const MAX_LITERALS = 192;
-
 /** Found flags, one byte per literal: the module sets them, the host clears them per range. */
 export const FOUND = 4096;
+/** The most literals the records hold (192); the found flags' region fits as many. */
+export const MAX_LITERALS = (FOUND - LITERALS) / RECORD_BYTES;
 
 /** The literals' bytes, [LITERAL_BYTES, LITERAL_BYTES_END). */
 export const LITERAL_BYTES = 8192;

@@ -274,6 +274,13 @@ function flatten(seq: Seq, out: Flat[]): Rejection | null {
   return null;
 }
 
+/** The characters an item must start with when it is reached, or null if it may consume nothing. */
+function mandatoryFirst(f: Flat): CharSet | null {
+  if (f.k === 'assert') return null;
+  if (f.k === 'choice') return f.optional ? null : f.first;
+  return f.min >= 1 ? f.set : null;
+}
+
 /** Property 2 of the module comment, or the first step that cannot be shown. */
 function checkLinear(alts: readonly Seq[], at: number): Rejection | null {
   let starts: CharSet = [];
@@ -287,8 +294,9 @@ function checkLinear(alts: readonly Seq[], at: number): Rejection | null {
     const head = flat.find((f) => f.k !== 'assert');
     if (head === undefined) return reject('2b-start', alt[0]?.at ?? at);
     // An optional first item (`a*`, `(?:a)?`): matches could start anywhere.
-    if (head.k === 'choice' ? head.optional : head.min < 1) return reject('2b-start', head.at);
-    starts = union(starts, head.k === 'choice' ? head.first : head.set);
+    const headFirst = mandatoryFirst(head);
+    if (headFirst === null) return reject('2b-start', head.at);
+    starts = union(starts, headFirst);
     for (let i = 0; i < flat.length; i++) {
       const f = flat[i]!;
       if (f.k !== 'var') continue;
@@ -298,14 +306,7 @@ function checkLinear(alts: readonly Seq[], at: number): Rejection | null {
       const next = flat[j];
       if (next === undefined) return reject('2c-assertion-after-run', f.at); // they may fail after the run
       // The next item must be mandatory; an optional one (`a*(?:b)?c`) would let the run back off onto what follows.
-      const nextFirst =
-        next.k === 'choice'
-          ? next.optional
-            ? null
-            : next.first
-          : next.k !== 'assert' && next.min >= 1
-            ? next.set
-            : null;
+      const nextFirst = mandatoryFirst(next);
       if (nextFirst === null || intersects(f.set, nextFirst)) return reject('2a-backoff', f.at);
       backedOff = union(backedOff, f.set);
     }

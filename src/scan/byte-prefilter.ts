@@ -91,8 +91,9 @@ export class BytePrefilter {
     this.#x = x;
     this.#mem = new Uint8Array(x.memory.buffer);
     const triples = tripleFrequencies(sample);
-    const records: { bytes: Uint8Array; ci: boolean }[] = [];
-    let bytesUsed = LITERAL_BYTES; // where the next literal's bytes go: a set that would pass the end gets no plan
+    /** `at`: where its bytes go in the module's memory; a set that would pass the end gets no plan. */
+    const records: { bytes: Uint8Array; ci: boolean; at: number }[] = [];
+    let bytesAt = LITERAL_BYTES;
     const plans = sets.map((set): PatternPlan | null => {
       if (set === null) return null;
       // literals.ts keeps only such strings in a case-insensitive set; a set made elsewhere may not.
@@ -102,30 +103,30 @@ export class BytePrefilter {
       const total = bytes.reduce((n, b) => n + b.length, 0);
       if (
         records.length + size > MAX_LITERALS ||
-        bytesUsed + total > LITERAL_BYTES_END ||
+        bytesAt + total > LITERAL_BYTES_END ||
         bytes.some((b) => b.length === 0)
       )
         return null;
-      bytesUsed += total;
       let k = records.length;
       const clauses = set.clauses.map((c) => c.map(() => k++));
-      for (const b of bytes) records.push({ bytes: b, ci: set.caseInsensitive });
+      for (const b of bytes) {
+        records.push({ bytes: b, ci: set.caseInsensitive, at: bytesAt });
+        bytesAt += b.length;
+      }
       return { clauses, caseInsensitive: set.caseInsensitive };
     });
     this.#plans = plans;
     this.#count = records.length;
     const mem = this.#mem;
     const view = new DataView(x.memory.buffer);
-    let bytesAt = LITERAL_BYTES;
-    records.forEach(({ bytes, ci }, i) => {
-      mem.set(bytes, bytesAt);
+    records.forEach(({ bytes, ci, at }, i) => {
+      mem.set(bytes, at);
       const rec = LITERALS + RECORD_BYTES * i;
-      view.setUint32(rec + RECORD_BYTES_AT, bytesAt, true);
+      view.setUint32(rec + RECORD_BYTES_AT, at, true);
       view.setUint32(rec + RECORD_LENGTH, bytes.length, true);
       view.setUint32(rec + RECORD_FINGERPRINT, fingerprintOffset(bytes, triples), true);
       // The nibble tables are built from these records by the byte scanner, per range.
       view.setUint32(rec + RECORD_FLAGS, (1 << (i % BUCKETS)) | (ci ? CASE_INSENSITIVE : 0), true);
-      bytesAt += bytes.length;
     });
   }
 
