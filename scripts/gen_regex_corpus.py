@@ -40,11 +40,14 @@ SPACE_CHARS = [' ', '\t', '\n', '\x0b', '\x0c', '\r', '\x1c', '\x1f', '\x85', '\
 # docs/regex.md), which is not a question of regex meaning.
 DIGIT_CHARS = ['0', '7', '9', '\u0663', '\u0969', '\uff10', '\U0001d7ce', '\u00b2', '\u2460', '\u0f33']
 ASCII_CHARS = list('abcxyz019 _-.:=()[]{}*+?|^$\\/"\'') + ['\n']
+# The ASCII letters with non-ASCII case partners (K: U+212A, s: U+017F, i: U+0130/U+0131): an ASCII text with
+# them tells whether IGNORECASE folds a class escape's members, which Python never does ((?i)\W matches no k).
+ASCII_CASE = list('kKsSiI')
 LATIN1 = ['\u00e9', '\u00fc', '\u00e0', '\u00ff', '\u00d7', '\u00f7', '\u00aa', '\u00ba', '\u00a7']
 ASTRAL = ['\U0001f600', '\U0001d400', '\U00010400', '\U00020000', '\U0001f4a9']
 
 ALPHABETS = {
-    'ascii': ASCII_CHARS,
+    'ascii': ASCII_CHARS + ASCII_CASE,
     'latin1': ASCII_CHARS[:12] + LATIN1,
     'astral': ASCII_CHARS[:8] + ASTRAL + LATIN1[:2],
     'space': ['a', 'b', '1'] + SPACE_CHARS,

@@ -224,6 +224,16 @@ describe('load-time syntax check', () => {
 });
 
 describe('matching', () => {
+  it('leaves class escapes unfolded under IGNORECASE, as Python does (only written members fold)', () => {
+    // Python 3.11: re.findall(r'(?i)\W', 'kKsSiI aA!B') == [' ', '!']; re.findall(r'\W', 'kKsSiI a!', re.I) == [' ', '!'];
+    // re.findall(r'(?i)[\Wa]+', 'kKsSiI aA!B') == [' aA!']; re.findall(r'(?i)[^\Wa]+', 'kKsSiI aA!B') == ['kKsSiI', 'B']
+    const text = 'kKsSiI aA!B';
+    expect(all('(?i)\\W', text).map((m) => m.match)).toEqual([' ', '!']);
+    expect(all('\\W', 'kKsSiI a!', 'i').map((m) => m.match)).toEqual([' ', '!']);
+    expect(all('(?i)[\\Wa]+', text).map((m) => m.match)).toEqual([' aA!']);
+    expect(all('(?i)[^\\Wa]+', text).map((m) => m.match)).toEqual(['kKsSiI', 'B']);
+  });
+
   it('reports UTF-16 offsets after astral characters', () => {
     const text = '🤡123 é€ 😀x 45';
     const m = all('\\d+', text);

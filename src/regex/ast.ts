@@ -39,8 +39,17 @@ export interface Dot extends Span {
 /** A set `[…]` or a class escape `\d \D \w \W \s \S`, as the code points Python matches case-sensitively. */
 export interface Class extends Span {
   readonly k: 'class';
-  /** The members before any negation (`[^a-z]` → a-z); under IGNORECASE Python folds these, then negates. */
+  /**
+   * The members written as characters and ranges, before any negation (`[^a-z]` → a-z); under IGNORECASE Python
+   * folds these, then negates.
+   */
   readonly positive: CharSet;
+  /**
+   * The members of the class escapes in it (`\d \s \w \D \S \W`, alone or in a set), before any negation. Never
+   * folded: Python tests them on the character (on its lower case beside a cased member, the same answer for every
+   * ASCII character), so `(?i)\W` matches no letter although the complement of `\w` holds U+212A KELVIN SIGN.
+   */
+  readonly categories: CharSet;
   readonly negated: boolean;
   readonly ci: boolean;
   /** It contains `\w` or `\W`, which stay ASCII-only here (see CLASS_ESCAPE in charset.ts). */

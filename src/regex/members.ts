@@ -6,7 +6,7 @@
  * charset.ts's.
  */
 import type { Class, Dot, Literal } from './ast.js';
-import { caseClosure, caseEquivalents, complement, hasCased, MAX_CP, single, type CharSet } from './charset.js';
+import { caseClosure, caseEquivalents, complement, hasCased, MAX_CP, single, union, type CharSet } from './charset.js';
 
 const NL = 0x0a;
 const ANY: CharSet = [[0, MAX_CP]];
@@ -19,7 +19,8 @@ export function literalMembers(node: Literal): CharSet {
 
 /** The code points a class node matches in Python, IGNORECASE applied. */
 export function classMembers(node: Class): CharSet {
-  const positive = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
+  const written = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
+  const positive = node.categories.length === 0 ? written : union(written, node.categories);
   return node.negated ? complement(positive) : positive;
 }
 

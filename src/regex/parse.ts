@@ -12,7 +12,7 @@
  *  - RE2-only syntax Python rejects gets a hint naming the Python spelling (`\z`, `\pL`, `\x{41}`, `\Q…\E`).
  */
 import type { Class, FlagChange, Group, Node, RegexTree } from './ast.js';
-import { CLASS_ESCAPE, complement, isCased, normalise, single, type CharSet } from './charset.js';
+import { CLASS_ESCAPE, complement, isCased, normalise, type CharSet } from './charset.js';
 import { RegexSyntaxError, type RegexSyntaxErrorKind } from './errors.js';
 import { strRepr } from '../condition/repr.js';
 import { isXidContinue, isXidStart } from '../condition/unicode-tables.js';
@@ -278,7 +278,7 @@ class Parser {
     }
     const e = this.escape(false);
     if (e.k === 'char') return { k: 'literal', start, end: this.i, cp: e.cp, ci: this.flags.i };
-    return this.classNode(start, classEscapeSet(e.letter), false, e.letter.toLowerCase() === 'w');
+    return this.classNode(start, [], classEscapeSet(e.letter), false, e.letter.toLowerCase() === 'w');
   }
 
   /**
@@ -354,8 +354,14 @@ class Parser {
     return cp === undefined ? undefined : String.fromCodePoint(cp);
   }
 
-  private classNode(start: number, positive: CharSet, negated: boolean, usesAsciiWord: boolean): Class {
-    return { k: 'class', start, end: this.i, positive, negated, ci: this.flags.i, usesAsciiWord };
+  private classNode(
+    start: number,
+    positive: CharSet,
+    categories: CharSet,
+    negated: boolean,
+    usesAsciiWord: boolean,
+  ): Class {
+    return { k: 'class', start, end: this.i, positive, categories, negated, ci: this.flags.i, usesAsciiWord };
   }
 
   /** `[…]`, Python's rules: `]` first is a member, `-` first or last is a member, ranges need plain ends. */
@@ -365,6 +371,12 @@ class Parser {
     const negated = this.p[this.i] === '^';
     if (negated) this.i++;
     const ranges: (readonly [number, number])[] = [];
+    const categories: (readonly [number, number])[] = [];
+    /** A single member: a class escape's go to `categories`. */
+    const add = (e: Escaped): void => {
+      if (e.k === 'char') ranges.push([e.cp, e.cp]);
+      else categories.push(...classEscapeSet(e.letter));
+    };
     let members = 0;
     let usesAsciiWord = false;
     let astralCased = -1; // offset of a single cased member beyond U+FFFF
@@ -394,7 +406,8 @@ class Parser {
         if (that === undefined) unterminated();
         if (that === ']') {
           this.i++;
-          ranges.push(...setOf(lo), [0x2d, 0x2d]);
+          add(lo);
+          ranges.push([0x2d, 0x2d]);
           break;
         }
         const hiStart = this.i;
@@ -410,7 +423,7 @@ class Parser {
         ranges.push([lo.cp, hi.cp]);
       } else {
         if (lo.k === 'char' && lo.cp > 0xffff && isCased(lo.cp) && astralCased < 0) astralCased = itemStart;
-        ranges.push(...setOf(lo));
+        add(lo);
       }
     }
     if (this.flags.i && astralCased >= 0) {
@@ -423,7 +436,7 @@ class Parser {
         HINTS.astralSet,
       );
     }
-    return this.classNode(start, normalise(ranges), negated, usesAsciiWord);
+    return this.classNode(start, normalise(ranges), normalise(categories), negated, usesAsciiWord);
   }
 
   private setItem(): Escaped {
@@ -564,10 +577,6 @@ function applyFlags(flags: Flags, change: FlagChange): Flags {
 function classEscapeSet(letter: string): CharSet {
   const base = CLASS_ESCAPE[letter.toLowerCase() as 'd' | 'w' | 's'];
   return letter === letter.toUpperCase() ? complement(base) : base;
-}
-
-function setOf(e: Escaped): CharSet {
-  return e.k === 'char' ? single(e.cp) : classEscapeSet(e.letter);
 }
 
 /**
