@@ -145,7 +145,6 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
     }
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   }
-  const sourceSha256 = sha256Hex(bytes);
   const json = fileName.toLowerCase().endsWith('.json');
   // PyYAML's reader rejects non-printable characters before parsing.
   const badChar = json ? null : /[^\x09\x0A\x0D\x20-\x7E\x85\xA0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.exec(text);
@@ -204,9 +203,8 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
   const bare = keys.includes('custom_patterns') && keys.every((k) => k === 'custom_patterns' || k === 'tests');
   if (bare) {
     const customPatterns = validateCustomPatterns(ctx, get(root, 'custom_patterns')!, options);
-    return {
+    return withSourceSha256(bytes, {
       fileName,
-      sourceSha256,
       bare,
       mode: 'probe',
       schemaVersion: null,
@@ -221,9 +219,21 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
       customPatterns,
       keys,
       ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
-    };
+    });
   }
-  return loadFull(ctx, root, keys, sourceSha256, options);
+  return withSourceSha256(bytes, loadFull(ctx, root, keys, options));
+}
+
+/**
+ * `recipe` with `sourceSha256` computed on first read: only a trial's result.json records it, and hashing in plain
+ * JS (sha256.ts says why) was ~2–3 ms of every cold `check` and `scan`.
+ */
+function withSourceSha256(bytes: Uint8Array, recipe: Omit<Recipe, 'sourceSha256'>): Recipe {
+  let hex: string | null = null;
+  return Object.defineProperty(recipe, 'sourceSha256', {
+    get: () => (hex ??= sha256Hex(bytes)),
+    enumerable: true,
+  }) as Recipe;
 }
 
 /** Line/column from offsets alone (used when parsing failed). */
@@ -243,7 +253,7 @@ class LineCounterLite {
   }
 }
 
-function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, options: LoadRecipeOptions): Recipe {
+function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOptions): Omit<Recipe, 'sourceSha256'> {
   // 2. Phase-3 intercept.
   const phase3 = keys.filter((k) => PHASE_3_KEYS.includes(k)).sort();
   if (phase3.length > 0) {
@@ -297,7 +307,6 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], sourceSha256: string, 
   }
   const base = {
     fileName: ctx.file,
-    sourceSha256,
     bare: false,
     mode,
     schemaVersion,
