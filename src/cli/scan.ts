@@ -26,7 +26,6 @@ import {
   type ScanVars,
 } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
-import { nowMs } from '../clock.js';
 import {
   classify,
   disableSet,
@@ -143,9 +142,9 @@ export function progressText(bytes: number, ms: number, total: number | null): s
 /** Redraws the progress line from a byte count (at most 4 times a second, after 1 s); null without a line. */
 function progressCallback(line: ProgressLine | null, total: number): ((bytes: number) => void) | null {
   if (line === null) return null;
-  const t0 = nowMs();
+  const t0 = performance.now();
   return (bytes) => {
-    const ms = nowMs() - t0;
+    const ms = performance.now() - t0;
     line.update(ms, () => progressText(bytes, ms, total));
   };
 }
@@ -156,11 +155,11 @@ async function* withProgress(
   line: ProgressLine,
   total: number | null,
 ): AsyncGenerator<Uint8Array | string> {
-  const t0 = nowMs();
+  const t0 = performance.now();
   let bytes = 0;
   for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
     bytes += chunk.length;
-    const ms = nowMs() - t0;
+    const ms = performance.now() - t0;
     line.update(ms, () => progressText(bytes, ms, total));
     yield chunk;
   }
@@ -217,7 +216,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
     }
   }
   const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
-  const t0 = nowMs();
+  const t0 = performance.now();
   // The recipe's disables apply as in a trial: disabled custom patterns are not scanned, disabled ids not listed.
   const disabled = disableSet(recipe);
   const scanRecipe =
@@ -276,7 +275,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
       recipe,
     ),
   };
-  const seconds = (nowMs() - t0) / 1000;
+  const seconds = (performance.now() - t0) / 1000;
   const log = shownLog(args.log);
   const classified: Classified = {
     log,

@@ -23,7 +23,6 @@ import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
 import { BytePrefilter } from './byte-prefilter.js';
 import { LogPosition, type LogLocation } from './position.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
-import { nowMs } from '../clock.js';
 
 export const MISSING_PASS_SIGNAL = 'meta:missing_pass_signal';
 /** An error detector: a pattern's match aborted the regex engine even alone, so the log was not fully scanned. */
@@ -218,9 +217,9 @@ export class ScanSession {
     this.#fileName = recipe?.fileName ?? '<recipe>';
     this.#observer = options.observer ?? null;
     this.#vars = vars;
-    const t0 = nowMs();
+    const t0 = performance.now();
     this.#t4 = options.tier4 === false ? [] : tier4Live();
-    const t1 = nowMs();
+    const t1 = performance.now();
     try {
       this.#t5 = this.#tier5Live(options.defer ?? (() => false));
     } catch (e) {
@@ -228,7 +227,7 @@ export class ScanSession {
       throw e;
     }
     this.#ms4 += t1 - t0;
-    this.#ms5 += nowMs() - t1;
+    this.#ms5 += performance.now() - t1;
     this.#remaining4 = this.#t4.length;
     this.#remaining5 = this.#t5.length;
   }
@@ -277,12 +276,12 @@ export class ScanSession {
     if (this.#disposed) throw new Error('ScanSession used after dispose()');
     this.#position.enter(w, this.#byteScan(w));
     const empty = w.last && w.base === 0 && w.ownEnd === 0; // a last window owns its whole text
-    const t0 = nowMs();
+    const t0 = performance.now();
     if (this.#remaining4 > 0 && !empty) this.#remaining4 = this.#step(this.#t4, w);
-    const t1 = nowMs();
+    const t1 = performance.now();
     if (this.#remaining5 > 0) this.#remaining5 = this.#step(this.#t5, w);
     this.#ms4 += t1 - t0;
-    this.#ms5 += nowMs() - t1;
+    this.#ms5 += performance.now() - t1;
     this.#observer?.windowDone?.(w);
   }
 
