@@ -115,17 +115,54 @@ describe('BytePrefilter', () => {
     }
   });
 
-  it('counts newlines at every length and offset', () => {
+  it('counts the newlines of the part it is given, at every length and offset, with and without literals', () => {
     const r = mulberry(7);
-    const pf = BytePrefilter.create([], utf8('sample'))!;
-    for (let round = 0; round < 200; round++) {
-      const bytes = Uint8Array.from({ length: Math.floor(r() * 5000) }, () => (r() < 0.2 ? 0x0a : 0x61));
-      pf.scan(bytes, true);
-      const from = Math.floor(r() * Math.min(40, bytes.length + 1));
-      const to = from + Math.floor(r() * (bytes.length - from + 1));
-      const expected = bytes.subarray(from, to).reduce((n, b) => n + (b === 0x0a ? 1 : 0), 0);
-      expect(pf.newlines(from, to)).toBe(expected);
+    // No literals (countNewlines alone); literals never found (counted in the search loop); a literal found early
+    // (the search stops, the rest is counted after); "ab" and "ba" found late or not at all.
+    const plans: LiteralSet[][] = [
+      [],
+      [{ clauses: [['zzz']], caseInsensitive: false }],
+      [{ clauses: [['b']], caseInsensitive: false }],
+      [
+        { clauses: [['ab']], caseInsensitive: false },
+        { clauses: [['ba']], caseInsensitive: true },
+      ],
+    ];
+    for (const sets of plans) {
+      const pf = BytePrefilter.create(sets, utf8('sample'))!;
+      for (let round = 0; round < 300; round++) {
+        // Up to 255 * 16 * 2 bytes: past the point where the loop's byte lanes are widened.
+        const n = Math.floor(r() * 9000);
+        const bytes = Uint8Array.from({ length: n }, () => (r() < 0.3 ? 0x0a : r() < 0.003 ? 0x62 : 0x61));
+        const from = Math.floor(r() * Math.min(40, n + 1));
+        const to = r() < 0.3 ? n : from + Math.floor(r() * (n - from + 1));
+        pf.scan(bytes, true, from, to);
+        const expected = bytes.subarray(from, to).reduce((k, b) => k + (b === 0x0a ? 1 : 0), 0);
+        expect(pf.newlines(), `${sets.length} sets, [${from}, ${to}) of ${n}`).toBe(expected);
+      }
+      expect(() => pf.scan(utf8('abc'), true, 2, 4)).toThrow(RangeError);
     }
+  });
+
+  it('clears all patterns at once only when every one has a plan and none of their literals is there', () => {
+    const cs: LiteralSet = { clauses: [['needle']], caseInsensitive: false };
+    const ci: LiteralSet = { clauses: [['loss=nan']], caseInsensitive: true };
+    const both = BytePrefilter.create([cs, ci], utf8('sample'))!;
+    both.scan(utf8('nothing here\n'), true);
+    expect(both.clearsAll()).toBe(true);
+    both.scan(utf8('a needle here\n'), true);
+    expect(both.clearsAll()).toBe(false);
+    // Not ASCII: a case-insensitive literal could match through a non-ASCII case partner, so it may match.
+    both.scan(utf8('nothing here \u212a\n'), false);
+    expect(both.clearsAll()).toBe(false);
+    const sensitive = BytePrefilter.create([cs], utf8('sample'))!;
+    sensitive.scan(utf8('nothing here \u212a\n'), false);
+    expect(sensitive.clearsAll()).toBe(true);
+    // A pattern without literals may always match.
+    const unplanned = BytePrefilter.create([cs, null], utf8('sample'))!;
+    unplanned.scan(utf8('nothing here\n'), true);
+    expect(unplanned.clearsAll()).toBe(false);
+    expect(unplanned.mayMatch(0)).toBe(false);
   });
 
   it('gives the sets whose literals no longer fit its table no plan (they always may match), the others stay exact', () => {
@@ -149,6 +186,6 @@ describe('BytePrefilter', () => {
     const text = `${'\n'.repeat(300_000)}needle`;
     pf.scan(utf8(text), true);
     expect(pf.mayMatch(0)).toBe(true);
-    expect(pf.newlines(0, text.length)).toBe(300_000);
+    expect(pf.newlines()).toBe(300_000);
   });
 });

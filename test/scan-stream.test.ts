@@ -1,6 +1,10 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { loadRecipe, type Recipe } from '../src/recipe/index.js';
+import { scanFile } from '../src/scan/file.js';
 import { iterWindows, scanLog, scanStream, StreamWindower, type ScanVars } from '../src/scan/index.js';
 
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
@@ -19,6 +23,30 @@ function* chunks(bytes: Uint8Array, max: number, seed = 1): Generator<Uint8Array
     yield bytes.subarray(i, Math.min(bytes.length, i + n));
     i += n;
   }
+}
+
+/**
+ * A source that reads `bytes` into the buffer it is given (as file.ts's `openFileChunks` does through `readInto`),
+ * 1..max bytes a time; `closed` once stream.ts has called its `return()`.
+ */
+function reader(bytes: Uint8Array, max: number, seed = 1) {
+  let at = 0;
+  let s = seed;
+  const source = Object.assign([][Symbol.iterator](), {
+    closed: false,
+    readInto(into: Uint8Array): number {
+      s = (s * 1103515245 + 12345) % 2 ** 31;
+      const n = Math.min(into.length, 1 + (s % max), bytes.length - at);
+      into.set(bytes.subarray(at, at + n));
+      at += n;
+      return n;
+    },
+    return() {
+      source.closed = true;
+      return { done: true as const, value: undefined };
+    },
+  });
+  return source;
 }
 
 const RECIPE = recipe(
@@ -91,6 +119,8 @@ describe('scanStream equals scanLog on the decoded text', () => {
       ]);
       for (const max of [1, 7, 300]) {
         expectSame(await scanStream(RECIPE, chunks(bytes, max, windowBytes + max), VARS, { windowBytes }), expected);
+        // The same bytes read into the windower's own buffer (as file.ts's readInto does), a few at a time.
+        expectSame(await scanStream(RECIPE, reader(bytes, max, windowBytes + max), VARS, { windowBytes }), expected);
       }
     }
   });
@@ -181,5 +211,22 @@ describe('scanStream equals scanLog on the decoded text', () => {
     expect(expected.warn_detectors_fired).toEqual(['custom:vram']);
     const r = await scanStream(RECIPE, chunks(bytes, 70_001), VARS);
     expectSame(r, expected);
+    // From a file, read into the windower's buffer (the invalid sequences leave the byte path mid-file).
+    const dir = mkdtempSync(join(tmpdir(), 'aorta-scan-file-'));
+    try {
+      writeFileSync(join(dir, 'big.log'), bytes);
+      expectSame(await scanFile(RECIPE, join(dir, 'big.log'), VARS), expected);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('closes a reader source once it has read it', async () => {
+    const rc = recipe("{id: first, match: {regex: 'step 0 '}, on_match: warn}");
+    const bytes = Buffer.from('step 0 here\n'.padEnd(300_000, 'x'));
+    const src = reader(bytes, 5000);
+    const r = await scanStream(rc, src, VARS);
+    expect(r.warn_detectors_fired).toEqual(['custom:first']);
+    expect(src.closed).toBe(true);
   });
 });

@@ -3,8 +3,8 @@
  * which the browser bundle uses).
  *
  * Why not `createReadStream`: it allocates a new Buffer per chunk, and on a VM where a fresh page costs ~70 µs to
- * fault in, allocating 1 MiB chunks alone caps a scan near 60 MB/s. Here reads land in two reused buffers; the
- * scanner copies what it needs before asking for the next chunk.
+ * fault in, allocating 1 MiB chunks alone caps a scan near 60 MB/s. Here reads land in a reused buffer: the
+ * windower's own (`readInto`, which stream.ts uses), or one of this module's whose chunks the windower copies.
  */
 import { close, fstat, open, readSync, type Stats } from 'node:fs';
 import { ScanSession, type ScanOptions, type ScanRecipe, type ScanResult, type ScanVars } from './scan.js';
@@ -47,14 +47,17 @@ function openFile(path: string): Promise<OpenFile> {
 
 /**
  * Opens `path` (failing here, before any scanning, if it cannot be read: missing, unreadable, a directory) and
- * returns its bytes (and its size, for a regular file) as chunks that are views of two reused buffers: each is valid only until the next is
- * requested. The file is closed when the iteration ends, also early (`return()`, even before the first chunk).
+ * returns its bytes (and its size, for a regular file) as chunks that are views of one reused buffer: each is valid
+ * only until the next is requested. Or, instead of iterating, `readInto` reads the next bytes into a buffer the
+ * caller gives (stream.ts: the windower's own, which saves copying every byte once more); the two must not be
+ * mixed. The file is closed when the iteration ends, also early (`return()`, even before the first chunk), which a
+ * caller of `readInto` calls when done.
  */
 export async function openFileChunks(
   path: string,
   chunkBytes = CHUNK_BYTES,
   range: ByteRange | null = null,
-): Promise<AsyncGenerator<Uint8Array> & { readonly size: number | null }> {
+): Promise<FileChunks> {
   const handle = await openFile(path);
   let size: number | null;
   try {
@@ -66,7 +69,43 @@ export async function openFileChunks(
     await handle.close();
     throw e;
   }
-  return Object.assign(closingEarly(chunks(handle, chunkBytes, range), handle), { size });
+  const reader = new Reader(handle.fd, range);
+  return Object.assign(closingEarly(chunks(handle, reader, chunkBytes), handle), {
+    size,
+    readInto: (into: Uint8Array) => reader.read(into),
+  });
+}
+
+/** What `openFileChunks` returns. */
+export type FileChunks = AsyncGenerator<Uint8Array> & {
+  readonly size: number | null;
+  /** Reads the next bytes into `into` (as many as fit); 0 at the end. */
+  readonly readInto: (into: Uint8Array) => number;
+};
+
+/**
+ * Synchronous reads, from where the last one ended. A regular file's read returns from the page cache in tens of
+ * microseconds; going through the thread pool for each (fs/promises) left the scanner idle for ~15% of a clean
+ * scan, while a blocking read holds the event loop only for that long (a read ahead on the thread pool, into a
+ * second buffer, measured no faster on 2 cores).
+ */
+class Reader {
+  #at: number | null;
+  constructor(
+    readonly fd: number,
+    readonly range: ByteRange | null,
+  ) {
+    this.#at = range?.start ?? null;
+  }
+
+  read(into: Uint8Array): number {
+    const at = this.#at;
+    const want = this.range === null || at === null ? into.length : Math.min(into.length, this.range.end - at);
+    if (want <= 0) return 0;
+    const n = readSync(this.fd, into, 0, want, at);
+    if (at !== null) this.#at = at + n;
+    return n;
+  }
 }
 
 /**
@@ -103,22 +142,14 @@ export interface ByteRange {
   readonly end: number;
 }
 
-/**
- * Synchronous reads into one reused buffer. A regular file's read returns from the page cache in tens of
- * microseconds; going through the thread pool for each (fs/promises) left the scanner idle for ~15% of a
- * clean scan, while a blocking read holds the event loop only for that long.
- */
-async function* chunks(handle: OpenFile, chunkBytes: number, range: ByteRange | null): AsyncGenerator<Uint8Array> {
+/** The file's bytes as views of one reused buffer; closes the file when done. */
+async function* chunks(handle: OpenFile, reader: Reader, chunkBytes: number): AsyncGenerator<Uint8Array> {
   try {
     const buf = new Uint8Array(chunkBytes);
-    let at = range?.start ?? null;
     for (;;) {
-      const want = range === null || at === null ? chunkBytes : Math.min(chunkBytes, range.end - at);
-      if (want <= 0) return;
-      const bytesRead = readSync(handle.fd, buf, 0, want, at);
-      if (bytesRead === 0) return;
-      if (at !== null) at += bytesRead;
-      yield buf.subarray(0, bytesRead);
+      const n = reader.read(buf);
+      if (n === 0) return;
+      yield buf.subarray(0, n);
     }
   } finally {
     await handle.close();
@@ -130,14 +161,19 @@ export async function* readFileChunks(path: string, chunkBytes = CHUNK_BYTES): A
   yield* await openFileChunks(path, chunkBytes);
 }
 
-/** `scanStream` over a file, read with `readFileChunks`. */
-export function scanFile(
+/** `scanStream` over a file, read with `openFileChunks` (into the windower's buffer). */
+export async function scanFile(
   recipe: ScanRecipe | null,
   path: string,
   vars: ScanVars,
   options: ScanOptions = {},
 ): Promise<ScanResult> {
-  return scanStream(recipe, readFileChunks(path), vars, options);
+  const file = await openFileChunks(path);
+  try {
+    return await scanStream(recipe, file, vars, options);
+  } finally {
+    await file.return(undefined); // closes it also when the scan failed before reading
+  }
 }
 
 /**

@@ -20,7 +20,8 @@ import { compileCondition, type CompiledCondition, type ConditionVars } from '..
 import { compileRegex, RegexMatchAbortError, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
-import { BytePrefilter } from './byte-prefilter.js';
+import { BytePrefilter, ByteScanMemory } from './byte-prefilter.js';
+import type { ByteBufferSource } from './byte-windows.js';
 import { LogPosition, type LogLocation } from './position.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
 
@@ -203,6 +204,8 @@ export class ScanSession {
   readonly #position = new LogPosition();
   /** The byte pass over windows cut from bytes, made at the first such window (null: unavailable). */
   #bytePass: BytePrefilter | null | undefined;
+  /** The byte scanner instance whose arena holds the windower's bytes (`byteBuffer`), once asked for. */
+  #byteMemory: ByteScanMemory | null | undefined;
   /** The window the byte pass last ran on: its answers hold for that window only. */
   #byteWindow: ScanWindow | null = null;
   readonly #vars: ScanVars;
@@ -275,6 +278,11 @@ export class ScanSession {
   feed(w: ScanWindow): void {
     if (this.#disposed) throw new Error('ScanSession used after dispose()');
     this.#position.enter(w, this.#byteScan(w));
+    if (this.#byteWindow === w && this.#bytePass!.clearsAll()) {
+      // No pattern may match here (most windows of a clean log): nothing to step, nor to time.
+      this.#observer?.windowDone?.(w);
+      return;
+    }
     const empty = w.last && w.base === 0 && w.ownEnd === 0; // a last window owns its whole text
     const t0 = performance.now();
     if (this.#remaining4 > 0 && !empty) this.#remaining4 = this.#step(this.#t4, w);
@@ -283,6 +291,17 @@ export class ScanSession {
     this.#ms4 += t1 - t0;
     this.#ms5 += performance.now() - t1;
     this.#observer?.windowDone?.(w);
+  }
+
+  /**
+   * Where a windower feeding this session should keep its bytes: the byte pass's arena, so that it searches each
+   * window where it lies. Undefined where the byte pass will not run (the windower then allocates its own).
+   */
+  byteBuffer(): ByteBufferSource | undefined {
+    if (!WindowedMatcher.prefilter || this.#bytePass !== undefined) return undefined;
+    this.#byteMemory ??= ByteScanMemory.create();
+    const memory = this.#byteMemory;
+    return memory === null ? undefined : (size) => memory.arena(size);
   }
 
   /**
@@ -295,14 +314,14 @@ export class ScanSession {
     if (this.#bytePass === undefined) {
       // Indexed by rank: the catalogue, then the recipe.
       const sets = [...this.#t4, ...this.#t5].map((p) => p.matcher.regex.literals);
-      this.#bytePass = BytePrefilter.create(sets, bytes);
+      this.#bytePass = BytePrefilter.create(sets, bytes, this.#byteMemory ?? ByteScanMemory.create());
     }
     const pass = this.#bytePass;
     if (pass === null) return undefined;
-    pass.scan(bytes, w.ascii === true);
-    this.#byteWindow = w;
     const from = w.bytesFrom ?? 0;
-    return pass.newlines(from, from + (w.ownBytes ?? bytes.length - from));
+    pass.scan(bytes, w.ascii === true, from, from + (w.ownBytes ?? bytes.length - from));
+    this.#byteWindow = w;
+    return pass.newlines();
   }
 
   /** Whether pattern `p` may match in window `w` as far as the byte pass can tell. */

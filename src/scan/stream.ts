@@ -15,6 +15,9 @@ import type { ScanWindow } from './windows.js';
 
 export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
+/** Bytes per read from a `ByteReader`. */
+const READ_BYTES = 64 * 1024;
+
 /**
  * Feeds `source` to `session` window by window until it ends or the session is done (then the source's iterator is
  * returned early). `onChunk` sees each chunk once its windows are fed (progress displays).
@@ -25,7 +28,7 @@ export async function feedSource(
   options: ScanOptions = {},
   onChunk?: (chunk: Uint8Array | string) => void,
 ): Promise<void> {
-  const windower = new ByteWindower(options);
+  const windower = new ByteWindower(options, session.byteBuffer());
   const feed = (windows: readonly ScanWindow[]): boolean => {
     for (const w of windows) {
       session.feed(w);
@@ -33,11 +36,37 @@ export async function feedSource(
     }
     return false;
   };
-  for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
-    if (feed(windower.push(chunk))) return;
-    onChunk?.(chunk);
+  if (isByteReader(source)) {
+    try {
+      for (;;) {
+        const got = windower.pushFrom(source.readInto, READ_BYTES);
+        if (got === null) break;
+        if (feed(got.windows)) return;
+        onChunk?.(got.read);
+      }
+    } finally {
+      await source.return?.();
+    }
+  } else {
+    for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
+      if (feed(windower.push(chunk))) return;
+      onChunk?.(chunk);
+    }
   }
   feed(windower.end());
+}
+
+/**
+ * A source that can also read into a buffer it is given (file.ts's `openFileChunks`): then its bytes are read
+ * straight into the windower's, and `return()`, when it has one, is called once done.
+ */
+interface ByteReader {
+  readInto(into: Uint8Array): number;
+  return?(): unknown;
+}
+
+function isByteReader(source: ByteSource): source is ByteSource & ByteReader {
+  return typeof (source as Partial<ByteReader>).readInto === 'function';
 }
 
 /** Scans a log read from `source` (byte chunks, or already-decoded string chunks). */

@@ -155,11 +155,11 @@ export class TrialLogScanner {
   constructor(recipe: ScanRecipe | null, options: LogScannerOptions = {}) {
     this.#options = options;
     this.#budget = options.candidateBudget ?? DEFAULT_CANDIDATE_BUDGET;
-    this.#windower = new ByteWindower(options);
     this.#session = new ScanSession(recipe, NO_VARS, {
       defer: (p) => p.condition !== null && readsTrialVars(p.condition),
       observer: { matchFound: (p, m) => this.#collect(p, m) },
     });
+    this.#windower = new ByteWindower(options, this.#session.byteBuffer());
     for (const p of this.#session.patterns()) {
       if (p.deferred) this.#deferred.set(p.rank, { pattern: p, candidates: [], seen: new Set(), spill: null });
     }
