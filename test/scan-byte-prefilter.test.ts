@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { LiteralSet } from '../src/regex/literals.js';
 import * as L from '../assembly/bytescan/layout.js';
-import { BytePrefilter } from '../src/scan/byte-prefilter.js';
+import { BytePrefilter, ByteScanMemory } from '../src/scan/byte-prefilter.js';
 import { rng as mulberry } from './support/rng.js';
 
 const utf8 = (s: string) => new TextEncoder().encode(s);
@@ -179,6 +179,26 @@ describe('BytePrefilter', () => {
     expect(sets.map((_, i) => pf.mayMatch(i)).slice(0, 50)).toEqual(
       Array.from({ length: 50 }, (_, i) => i === 3 || i === 42),
     );
+  });
+
+  it('searches bytes in its arena where they lie, keeps them when the arena grows, and copies others after it', () => {
+    const memory = ByteScanMemory.create()!;
+    const small = memory.arena(64);
+    small.set(utf8('xx needle xx'));
+    // Growing past the memory's end detaches `small`; the larger arena starts with its bytes.
+    const big = memory.arena(300_000);
+    expect(Buffer.from(big.subarray(0, 12)).toString()).toBe('xx needle xx');
+    const pf = BytePrefilter.create([{ clauses: [['needle']], caseInsensitive: false }], utf8('x'), memory)!;
+    expect(memory.offsetOf(big.subarray(3, 9))).toBe(L.TEXT_BASE + 3);
+    pf.scan(big.subarray(0, 12), true);
+    expect(pf.mayMatch(0)).toBe(true);
+    pf.scan(big.subarray(0, 8), true); // "xx needl": the literal's end is past the range
+    expect(pf.mayMatch(0)).toBe(false);
+    // A window from elsewhere is copied in after the arena: the arena's bytes are untouched.
+    expect(memory.offsetOf(utf8('xx needle xx'))).toBeNull();
+    pf.scan(utf8('no such thing'), true);
+    expect(pf.mayMatch(0)).toBe(false);
+    expect(Buffer.from(memory.arena(300_000).subarray(0, 12)).toString()).toBe('xx needle xx');
   });
 
   it('grows its memory for a window longer than a page', () => {

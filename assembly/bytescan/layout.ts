@@ -31,6 +31,9 @@ export const MAX_LITERALS = (FOUND - LITERALS) / RECORD_BYTES;
 export const LITERAL_BYTES = 8192;
 export const LITERAL_BYTES_END = 65536;
 
-/** Where the host puts the range to search (the second 64 KiB page), followed by PADDING zeroed bytes. */
+/**
+ * Where the host's ranges start (the second 64 KiB page): the windower's arena, or a copy; PADDING readable bytes
+ * follow each (their values do not matter: index.ts says why).
+ */
 export const TEXT_BASE = 65536;
 export const PADDING = 32;

@@ -71,8 +71,8 @@ interface PatternPlan {
 /**
  * One instance of the byte scanner. Its memory holds the literal records, and from TEXT_BASE an arena: a buffer
  * the windower (byte-windows.ts) can keep a log's bytes in, so that each window is searched where it lies instead
- * of being copied in first (a copy of every byte scanned, ~5% of a cold clean scan). Bytes from elsewhere are
- * copied in after the arena.
+ * of being copied in first (a copy of every byte scanned: 3–8 ms of a cold clean 100 MiB scan in the profile).
+ * Bytes from elsewhere are copied in after the arena.
  */
 export class ByteScanMemory {
   readonly x: ByteScanExports;

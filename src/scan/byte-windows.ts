@@ -108,6 +108,8 @@ export class ByteWindower {
   #textDecoder: TextDecoder | null = null;
   #ended = false;
   readonly #buffer: ByteBufferSource;
+  /** `pushFrom`'s buffer once the stream has left the byte path. */
+  #spare: Uint8Array | null = null;
 
   constructor(options: WindowOptions = {}, buffer: ByteBufferSource = allocateBuffer) {
     this.#options = options;
@@ -146,7 +148,9 @@ export class ByteWindower {
   ): { readonly read: Uint8Array; readonly windows: ScanWindow[] } | null {
     if (this.#ended) throw new Error('ByteWindower: pushFrom() after end()');
     if (this.#text !== null) {
-      const into = new Uint8Array(want);
+      // Off the byte path, chunks are decoded as they come, so one buffer serves every read.
+      if (this.#spare === null || this.#spare.length < want) this.#spare = new Uint8Array(want);
+      const into = this.#spare.subarray(0, want);
       const n = read(into);
       return n === 0 ? null : { read: into.subarray(0, n), windows: this.push(into.subarray(0, n)) };
     }
