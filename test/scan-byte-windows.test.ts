@@ -105,6 +105,36 @@ describe('ByteWindower cuts the windows iterWindows cuts from the decoded text',
     expect(got).toEqual([...iterWindows(text, { windowBytes: 16 })]);
   });
 
+  it('pushFrom reads into its own buffer, on a 64-byte boundary when reads are multiples of 64, and cuts the same windows', () => {
+    const rng = new Rng(11);
+    const text = Array.from({ length: 4000 }, (_, i) => `step ${i} loss=0.${rng.int(0, 999)} é中😀\n`).join('');
+    const bytes = utf8(text);
+    for (const [windowBytes, want] of [
+      [333, 960],
+      [4096, 65536],
+    ] as const) {
+      const w = new ByteWindower({ windowBytes });
+      const offsets: number[] = [];
+      let at = 0;
+      const out: ScanWindow[] = [];
+      for (;;) {
+        const got = w.pushFrom((into) => {
+          const n = Math.min(into.length, bytes.length - at);
+          if (n > 0) offsets.push(into.byteOffset); // the call after the last, short read finds nothing to read
+          into.set(bytes.subarray(at, at + n));
+          at += n;
+          return n;
+        }, want);
+        if (got === null) break;
+        expect(Buffer.from(got.read).equals(Buffer.from(bytes.subarray(at - got.read.length, at)))).toBe(true);
+        out.push(...checkedByteFields(got.windows));
+      }
+      out.push(...checkedByteFields(w.end()));
+      expect(out).toEqual([...iterWindows(text, { windowBytes })]);
+      expect(offsets.filter((o) => o % 64 !== 0)).toEqual([]);
+    }
+  });
+
   it('an empty stream is one empty last window', () => {
     expect(checkedByteFields(new ByteWindower().end())).toEqual([
       { text: '', base: 0, from: 0, ownEnd: 0, last: true },

@@ -156,11 +156,6 @@ async function* chunks(handle: OpenFile, reader: Reader, chunkBytes: number): As
   }
 }
 
-/** `openFileChunks` as one iterable (the open happens on the first `next()`). */
-export async function* readFileChunks(path: string, chunkBytes = CHUNK_BYTES): AsyncGenerator<Uint8Array> {
-  yield* await openFileChunks(path, chunkBytes);
-}
-
 /** `scanStream` over a file, read with `openFileChunks` (into the windower's buffer). */
 export async function scanFile(
   recipe: ScanRecipe | null,
