@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RecipeSchemaError, SandboxError } from '../src/index.js';
@@ -325,6 +326,21 @@ describe('top level', () => {
       ['custom:nccl_warn', 'NCCL WARN', 'warn', 'rccl_hang', null],
     ]);
     expect(r.sourceSha256).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('gives the sha256 of the recipe bytes, computed when first read, as an own enumerable key', () => {
+    const file = new URL('../fixtures/recipes/example-probe-smoke.yaml', import.meta.url);
+    const bytes = readFileSync(file);
+    const expected = createHash('sha256').update(bytes).digest('hex');
+    const full = loadRecipe(bytes, 'example-probe-smoke.yaml');
+    expect(full.sourceSha256).toBe(expected);
+    expect(loadRecipe(bytes.toString('utf8'), 'example-probe-smoke.yaml').sourceSha256).toBe(expected);
+    expect(Object.keys(full)).toContain('sourceSha256');
+    expect({ ...full }.sourceSha256).toBe(expected);
+    const bareText = 'custom_patterns:\n  - {id: x, match: {regex: x}}\n';
+    const bare = loadRecipe(bareText, 'bare.yaml');
+    expect(bare.bare).toBe(true);
+    expect(bare.sourceSha256).toBe(createHash('sha256').update(bareText).digest('hex'));
   });
 
   it('loads a bare custom_patterns file and the minimal probe recipe', () => {

@@ -9,10 +9,8 @@
 import { close, fstat, open, readSync, type Stats } from 'node:fs';
 import { ScanSession, type ScanOptions, type ScanRecipe, type ScanResult, type ScanVars } from './scan.js';
 import type { RangeEnd, RangeScan } from './split.js';
-import { feedSource, scanStream } from './stream.js';
+import { feedSource, READ_BYTES, scanStream, type ByteReader } from './stream.js';
 import type { ScanWindow } from './windows.js';
-
-const CHUNK_BYTES = 256 * 1024;
 
 /**
  * An open descriptor, through node:fs's callback API (the open itself still goes through the thread pool, so a
@@ -55,7 +53,7 @@ function openFile(path: string): Promise<OpenFile> {
  */
 export async function openFileChunks(
   path: string,
-  chunkBytes = CHUNK_BYTES,
+  chunkBytes = READ_BYTES,
   range: ByteRange | null = null,
 ): Promise<FileChunks> {
   const handle = await openFile(path);
@@ -77,11 +75,7 @@ export async function openFileChunks(
 }
 
 /** What `openFileChunks` returns. */
-export type FileChunks = AsyncGenerator<Uint8Array> & {
-  readonly size: number | null;
-  /** Reads the next bytes into `into` (as many as fit); 0 at the end. */
-  readonly readInto: (into: Uint8Array) => number;
-};
+export type FileChunks = AsyncGenerator<Uint8Array> & Pick<ByteReader, 'readInto'> & { readonly size: number | null };
 
 /**
  * Synchronous reads, from where the last one ended. A regular file's read returns from the page cache in tens of
@@ -186,7 +180,7 @@ export async function scanFileRange(
   let last: ScanWindow | null = null;
   const session = new ScanSession(recipe, vars, { observer: { windowDone: (w) => (last = w) } });
   try {
-    await feedSource(session, await openFileChunks(path, CHUNK_BYTES, range), {}, onChunk);
+    await feedSource(session, await openFileChunks(path, READ_BYTES, range), {}, onChunk);
     const result = session.result();
     let end: RangeEnd | null = null;
     if (!session.done && last !== null) {
