@@ -165,6 +165,20 @@ describe('BytePrefilter', () => {
     expect(unplanned.mayMatch(0)).toBe(false);
   });
 
+  it('says whether a pattern’s literals were found, or null where its answer would not be its own', () => {
+    const cs: LiteralSet = { clauses: [['needle'], ['thread', 'string']], caseInsensitive: false };
+    const ci: LiteralSet = { clauses: [['loss=nan']], caseInsensitive: true };
+    const pf = BytePrefilter.create([cs, ci, null], utf8('sample'))!;
+    pf.scan(utf8('a needle and a string\n'), true);
+    expect([0, 1, 2].map((i) => pf.literalsFound(i))).toEqual([true, false, null]);
+    pf.scan(utf8('a needle, no second clause; LOSS=NaN\n'), true);
+    expect([0, 1, 2].map((i) => pf.literalsFound(i))).toEqual([false, true, null]);
+    // Not ASCII: a case-insensitive set may match through a non-ASCII case partner the bytes do not show.
+    pf.scan(utf8('thread needle \u212a\n'), false);
+    expect([0, 1, 2].map((i) => pf.literalsFound(i))).toEqual([true, null, null]);
+    expect([0, 1, 2].map((i) => pf.mayMatch(i))).toEqual([true, true, true]);
+  });
+
   it('gives the sets whose literals no longer fit its table no plan (they always may match), the others stay exact', () => {
     // 100 literals of 1000 bytes: more than the 56 KiB the module keeps for literal bytes.
     const lit = (i: number) => `${String(i).padStart(3, '0')}${'q'.repeat(997)}`;

@@ -244,8 +244,16 @@ export class BytePrefilter {
 
   /** Whether pattern `i` (its index in the sets given to `create`) may match in the window last scanned. */
   mayMatch(i: number): boolean {
+    return this.literalsFound(i) !== false;
+  }
+
+  /**
+   * Whether the window last scanned holds pattern `i`'s literals (every clause has one), or null when the byte
+   * scanner cannot tell (no plan, or a case-insensitive set in a window that is not ASCII).
+   */
+  literalsFound(i: number): boolean | null {
     const plan = this.#plans[i];
-    if (plan === undefined || plan === null || (plan.caseInsensitive && !this.#ascii)) return true;
+    if (plan === undefined || plan === null || (plan.caseInsensitive && !this.#ascii)) return null;
     const mem = this.#m.bytes();
     return plan.clauses.every((clause) => clause.some((k) => mem[FOUND + k] !== 0));
   }

@@ -324,9 +324,9 @@ export class ScanSession {
     return pass.newlines();
   }
 
-  /** Whether pattern `p` may match in window `w` as far as the byte pass can tell. */
-  #mayMatch(p: Live, w: ScanWindow): boolean {
-    return this.#byteWindow !== w || this.#bytePass == null || this.#bytePass.mayMatch(p.pattern.rank);
+  /** Whether window `w` holds pattern `p`'s literals, as the byte pass found; null when it cannot tell. */
+  #literalsFound(p: Live, w: ScanWindow): boolean | null {
+    return this.#byteWindow !== w || this.#bytePass == null ? null : this.#bytePass.literalsFound(p.pattern.rank);
   }
 
   #fire(p: Live, m: AbsoluteMatch): void {
@@ -340,7 +340,8 @@ export class ScanSession {
     for (const p of live) {
       if (p.fired !== null || p.failed !== null) continue;
       try {
-        if (this.#mayMatch(p, w)) this.#match(p, w);
+        const found = this.#literalsFound(p, w);
+        if (found !== false) this.#match(p, w, found === true);
       } catch (err) {
         if (!(err instanceof RegexMatchAbortError)) throw err;
         this.#failed(p, w, err);
@@ -350,13 +351,16 @@ export class ScanSession {
     return remaining;
   }
 
-  /** Matches one pattern over one window: reports, evaluates and fires. Throws RegexMatchAbortError. */
-  #match(p: Live, w: ScanWindow): void {
+  /**
+   * Matches one pattern over one window: reports, evaluates and fires. `literalsFound`: the byte pass found the
+   * pattern's literals in the window, so the matcher need not look for them again. Throws RegexMatchAbortError.
+   */
+  #match(p: Live, w: ScanWindow, literalsFound: boolean): void {
     const obs = this.#observer;
     const { pattern } = p;
     const c = pattern.condition;
     if (pattern.deferred) {
-      for (const m of p.matcher.matchesIn(w)) {
+      for (const m of p.matcher.matchesIn(w, literalsFound)) {
         obs?.matchFound?.(pattern, m);
         // The caller decides deferred patterns on distinct captures: one empty match (`{}`) stands for all.
         if (m.end === m.index) p.matcher.skipEmptyMatches();
@@ -364,7 +368,7 @@ export class ScanSession {
       return;
     }
     if (c === null) {
-      for (const m of p.matcher.matchesIn(w)) {
+      for (const m of p.matcher.matchesIn(w, literalsFound)) {
         obs?.matchFound?.(pattern, m);
         this.#fire(p, m);
         return;
@@ -384,7 +388,7 @@ export class ScanSession {
       return i >= 0;
     };
     try {
-      for (const m of p.matcher.matchesIn(w)) {
+      for (const m of p.matcher.matchesIn(w, literalsFound)) {
         obs?.matchFound?.(pattern, m);
         batch.push(m);
         if (batch.length === CONDITION_BATCH && flush()) return;

@@ -238,13 +238,18 @@ export class WindowedMatcher {
     return true;
   }
 
-  *matchesIn(w: ScanWindow): Generator<AbsoluteMatch> {
+  /**
+   * The matches in `w` past the last one reported. `literalsFound`: the caller knows the window holds the pattern's
+   * literals (the byte pass found them), so looking for them again in its text would only cost time.
+   */
+  *matchesIn(w: ScanWindow, literalsFound = false): Generator<AbsoluteMatch> {
     const from = Math.max(w.from, this.#next - w.base);
     if (from > w.text.length) return;
     if (!w.last && from >= w.ownEnd) return;
     // The prefilter: a window holding none of the pattern's literals cannot match; skip RE2.
     const literals = this.regex.literals;
-    if (WindowedMatcher.prefilter && literals !== null && !windowMayMatch(literals, w.text, from)) return;
+    if (WindowedMatcher.prefilter && literals !== null && !literalsFound && !windowMayMatch(literals, w.text, from))
+      return;
     if (this.#companion !== null) {
       yield* this.#nonEmptyMatchesIn(w, from, this.#companion);
       return;
