@@ -93,9 +93,12 @@ export class ByteScanMemory {
       : new ByteScanMemory(new WebAssembly.Instance(mod, {}).exports as unknown as ByteScanExports);
   }
 
-  /** The whole memory (a new view after it grew: growing detaches the old buffer). */
+  /**
+   * The whole memory (a new view after it grew: growing detaches the old buffer, and its views drop to length 0,
+   * which is cheaper to test than calling the `memory.buffer` getter on every call).
+   */
   bytes(): Uint8Array {
-    if (this.#mem.buffer !== this.x.memory.buffer) this.#mem = new Uint8Array(this.x.memory.buffer);
+    if (this.#mem.length === 0) this.#mem = new Uint8Array(this.x.memory.buffer);
     return this.#mem;
   }
 
@@ -121,7 +124,7 @@ export class ByteScanMemory {
   /** Where `bytes` lie in this memory's arena (with the padding after them in memory), or null. */
   offsetOf(bytes: Uint8Array): number | null {
     const at = bytes.byteOffset;
-    return bytes.buffer === this.x.memory.buffer && at >= TEXT_BASE && at + bytes.length <= TEXT_BASE + this.#arenaBytes
+    return bytes.buffer === this.bytes().buffer && at >= TEXT_BASE && at + bytes.length <= TEXT_BASE + this.#arenaBytes
       ? at
       : null;
   }
@@ -255,7 +258,13 @@ export class BytePrefilter {
     const plan = this.#plans[i];
     if (plan === undefined || plan === null || (plan.caseInsensitive && !this.#ascii)) return null;
     const mem = this.#m.bytes();
-    return plan.clauses.every((clause) => clause.some((k) => mem[FOUND + k] !== 0));
+    // Loops, not every/some: this runs per pattern per window that holds some literal, mostly before it is hot.
+    for (const clause of plan.clauses) {
+      let found = false;
+      for (let j = 0; j < clause.length && !found; j++) found = mem[FOUND + clause[j]!] !== 0;
+      if (!found) return false;
+    }
+    return true;
   }
 }
 
