@@ -44,7 +44,11 @@ const S = args.quick
     }
   : {
       cond: { runs: 7, ms: 250 },
-      scan: { logBytes: 100 * MiB, bigBytes: 1024 * MiB, repeats: { ours: 7, slow: 3, big: 2, whole: 15, bigWhole: 5 } },
+      scan: {
+        logBytes: 100 * MiB,
+        bigBytes: 1024 * MiB,
+        repeats: { ours: 7, slow: 3, big: 2, whole: 15, bigWhole: 5 },
+      },
       coldRuns: 15,
       adv: { runs: 5, capMs: 10_000 },
     };
