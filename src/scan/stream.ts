@@ -15,8 +15,13 @@ import type { ScanWindow } from './windows.js';
 
 export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
 
-/** Bytes per read: from a `ByteReader`, and per chunk of file.ts's reads (64, 128 and 256 KiB measured the same). */
-export const READ_BYTES = 64 * 1024;
+/**
+ * Bytes per read: from a `ByteReader`, and per chunk of file.ts's reads. 256 KiB: a cold 100 MiB scan spends about
+ * a tenth of its time in the kernel's copies from the page cache, and four times fewer, larger reads made a whole
+ * process 5 % faster (21 alternating runs over the clean 100 MiB: median 213 -> 201 ms; the dirty one 215 -> 205);
+ * 1 MiB measured the same as 256 KiB, and the buffer stays small beside the young generation.
+ */
+export const READ_BYTES = 256 * 1024;
 
 /**
  * Feeds `source` to `session` window by window until it ends or the session is done (then the source's iterator is
