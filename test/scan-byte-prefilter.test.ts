@@ -1,7 +1,7 @@
 /**
  * src/scan/byte-prefilter.ts and the byte scanner (assembly/bytescan): on random bytes and random literal sets,
- * `mayMatch` is exactly "every clause has a string in the text" (case-insensitively for a case-insensitive set
- * on ASCII text; always true for one on other text), and `newlines` is the count of "\n" bytes, at every length
+ * `literalsFound` is exactly "every clause has a string in the text" (case-insensitively for a case-insensitive
+ * set on ASCII text; null, cannot tell, for one on other text and for a pattern without a plan), and `newlines` is the count of "\n" bytes, at every length
  * and alignment.
  */
 import { describe, expect, it } from 'vitest';
@@ -57,7 +57,7 @@ describe('the byte scanner layout (assembly/bytescan/layout.ts)', () => {
 });
 
 describe('BytePrefilter', () => {
-  it('mayMatch is exactly the literal condition on ASCII text, and sound on other text', () => {
+  it('literalsFound is exactly the literal condition on ASCII text, and says it cannot tell on other text', () => {
     const r = mulberry(20261202);
     let held = 0;
     let notHeld = 0;
@@ -76,10 +76,10 @@ describe('BytePrefilter', () => {
         const ascii = bytes.every((b) => b < 0x80);
         pf!.scan(bytes, ascii);
         sets.forEach((set, i) => {
-          const expected = set === null || (set.caseInsensitive && !ascii) || holds(set, text);
-          if (expected) held++;
+          const expected = set === null || (set.caseInsensitive && !ascii) ? null : holds(set, text);
+          if (expected !== false) held++;
           else notHeld++;
-          expect(pf!.mayMatch(i), JSON.stringify({ set, text })).toBe(expected);
+          expect(pf!.literalsFound(i), JSON.stringify({ set, text })).toBe(expected);
         });
       }
     }
@@ -105,12 +105,12 @@ describe('BytePrefilter', () => {
       ] as const) {
         const text = `${pad.slice(0, at)}${lit}`;
         pf.scan(utf8(text), true);
-        expect(pf.mayMatch(i), `${lit} at ${at}`).toBe(true);
+        expect(pf.literalsFound(i), `${lit} at ${at}`).toBe(true);
         pf.scan(utf8(`${lit}${pad.slice(0, at)}`), true);
-        expect(pf.mayMatch(i), `${lit} then ${at}`).toBe(true);
+        expect(pf.literalsFound(i), `${lit} then ${at}`).toBe(true);
         // One byte short of the literal, at the end: not found (nothing past the text counts).
         pf.scan(utf8(text.slice(0, -1)), true);
-        expect(pf.mayMatch(i), `${lit} cut at ${at}`).toBe(false);
+        expect(pf.literalsFound(i), `${lit} cut at ${at}`).toBe(false);
       }
     }
   });
@@ -162,7 +162,7 @@ describe('BytePrefilter', () => {
     const unplanned = BytePrefilter.create([cs, null], utf8('sample'))!;
     unplanned.scan(utf8('nothing here\n'), true);
     expect(unplanned.clearsAll()).toBe(false);
-    expect(unplanned.mayMatch(0)).toBe(false);
+    expect([0, 1].map((i) => unplanned.literalsFound(i))).toEqual([false, null]);
   });
 
   it('says whether a pattern’s literals were found, or null where its answer would not be its own', () => {
@@ -176,7 +176,6 @@ describe('BytePrefilter', () => {
     // Not ASCII: a case-insensitive set may match through a non-ASCII case partner the bytes do not show.
     pf.scan(utf8('thread needle \u212a\n'), false);
     expect([0, 1, 2].map((i) => pf.literalsFound(i))).toEqual([true, null, null]);
-    expect([0, 1, 2].map((i) => pf.mayMatch(i))).toEqual([true, true, true]);
   });
 
   it('gives the sets whose literals no longer fit its table no plan (they always may match), the others stay exact', () => {
@@ -185,12 +184,12 @@ describe('BytePrefilter', () => {
     const sets: LiteralSet[] = Array.from({ length: 100 }, (_, i) => ({ clauses: [[lit(i)]], caseInsensitive: false }));
     const pf = BytePrefilter.create(sets, utf8('sample'))!;
     pf.scan(utf8('nothing here'), true);
-    const may = sets.map((_, i) => pf.mayMatch(i));
-    expect(may.slice(0, 50)).toEqual(Array(50).fill(false));
-    expect(may.slice(60)).toEqual(Array(40).fill(true));
+    const found = sets.map((_, i) => pf.literalsFound(i));
+    expect(found.slice(0, 50)).toEqual(Array(50).fill(false));
+    expect(found.slice(60)).toEqual(Array(40).fill(null));
     const text = `x${lit(3)}y${lit(42)}`;
     pf.scan(utf8(text), true);
-    expect(sets.map((_, i) => pf.mayMatch(i)).slice(0, 50)).toEqual(
+    expect(sets.map((_, i) => pf.literalsFound(i)).slice(0, 50)).toEqual(
       Array.from({ length: 50 }, (_, i) => i === 3 || i === 42),
     );
   });
@@ -205,13 +204,13 @@ describe('BytePrefilter', () => {
     const pf = BytePrefilter.create([{ clauses: [['needle']], caseInsensitive: false }], utf8('x'), memory)!;
     expect(memory.offsetOf(big.subarray(3, 9))).toBe(L.TEXT_BASE + 3);
     pf.scan(big.subarray(0, 12), true);
-    expect(pf.mayMatch(0)).toBe(true);
+    expect(pf.literalsFound(0)).toBe(true);
     pf.scan(big.subarray(0, 8), true); // "xx needl": the literal's end is past the range
-    expect(pf.mayMatch(0)).toBe(false);
+    expect(pf.literalsFound(0)).toBe(false);
     // A window from elsewhere is copied in after the arena: the arena's bytes are untouched.
     expect(memory.offsetOf(utf8('xx needle xx'))).toBeNull();
     pf.scan(utf8('no such thing'), true);
-    expect(pf.mayMatch(0)).toBe(false);
+    expect(pf.literalsFound(0)).toBe(false);
     expect(Buffer.from(memory.arena(300_000).subarray(0, 12)).toString()).toBe('xx needle xx');
   });
 
@@ -219,7 +218,7 @@ describe('BytePrefilter', () => {
     const pf = BytePrefilter.create([{ clauses: [['needle']], caseInsensitive: false }], utf8('x'))!;
     const text = `${'\n'.repeat(300_000)}needle`;
     pf.scan(utf8(text), true);
-    expect(pf.mayMatch(0)).toBe(true);
+    expect(pf.literalsFound(0)).toBe(true);
     expect(pf.newlines()).toBe(300_000);
   });
 });

@@ -146,7 +146,7 @@ export class BytePrefilter {
   /** Literals found in the window last scanned. */
   #found = 0;
   #newlines = 0;
-  /** Every pattern has a plan with a clause (so `mayMatch` is false for each when no literal is found). */
+  /** Every pattern has a plan with a clause (so `literalsFound` is false for each when no literal is found). */
   readonly #everyPlanned: boolean;
   readonly #someCaseInsensitive: boolean;
   /** Per pattern: its plan, or null (no literals, or none the byte scanner can search: it may always match). */
@@ -211,7 +211,7 @@ export class BytePrefilter {
   }
 
   /**
-   * Searches `bytes` (a window's UTF-8 bytes; `ascii`: all below 0x80); `mayMatch` answers for it, and `newlines`
+   * Searches `bytes` (a window's UTF-8 bytes; `ascii`: all below 0x80); `literalsFound` answers for it, and `newlines`
    * for its part [linesFrom, linesTo) (the window's own bytes). Bytes in the memory's arena are searched where they
    * are; others are copied in first.
    */
@@ -245,14 +245,10 @@ export class BytePrefilter {
     return this.#found === 0 && this.#everyPlanned && (this.#ascii || !this.#someCaseInsensitive);
   }
 
-  /** Whether pattern `i` (its index in the sets given to `create`) may match in the window last scanned. */
-  mayMatch(i: number): boolean {
-    return this.literalsFound(i) !== false;
-  }
-
   /**
-   * Whether the window last scanned holds pattern `i`'s literals (every clause has one), or null when the byte
-   * scanner cannot tell (no plan, or a case-insensitive set in a window that is not ASCII).
+   * Whether the window last scanned holds the literals of pattern `i` (its index in the sets given to `create`):
+   * every clause has one. Null when the byte scanner cannot tell (no plan, or a case-insensitive set in a window
+   * that is not ASCII); the pattern may then match, and only a look at the text says more.
    */
   literalsFound(i: number): boolean | null {
     const plan = this.#plans[i];

@@ -19,7 +19,7 @@ export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Arra
  * Bytes per read: from a `ByteReader`, and per chunk of file.ts's reads. 256 KiB: a cold 100 MiB scan spends about
  * a tenth of its time in the kernel's copies from the page cache, and four times fewer, larger reads made a whole
  * process 5 % faster (21 alternating runs over the clean 100 MiB: median 213 -> 201 ms; the dirty one 215 -> 205);
- * 1 MiB measured the same as 256 KiB, and the buffer stays small beside the young generation.
+ * 1 MiB measured the same as 256 KiB, and the peak RSS of a 1 GiB scan did not move (57.8 vs 58.0 MiB).
  */
 export const READ_BYTES = 256 * 1024;
 
