@@ -1,9 +1,11 @@
 /**
  * A classified log (scan) or trial (run) in each output format, from one plain record, so `scan` and `run` show
  * the same thing the same way: compiler-style location lines (`train.log:42: tier4:hip_error — hipError_…`), JUnit
- * test cases and GitHub annotations.
+ * test cases and GitHub annotations. Every string here that comes from the log or the recipe (a match, an id, the
+ * log's name) is made inert (text/inert.ts): these outputs reach a terminal or a CI runner.
  */
 import { strRepr } from '../condition/repr.js';
+import { inertLine } from '../text/inert.js';
 import type { FiredDetector } from '../scan/index.js';
 import type { Annotation } from '../report/github.js';
 import type { JUnitCase } from '../report/junit.js';
@@ -29,18 +31,22 @@ const captureRepr = (c: Readonly<Record<string, string>>): string =>
 /** `LOG:LINE: ID — MATCH`, with ` (warn)`/` (info)` for the detectors that do not fail, and a non-empty capture. */
 export function detectorLine(log: string, d: FiredDetector, c: Palette): string {
   const failing = d.kind === 'tier4' || d.kind === 'fail';
-  const id = failing ? c.red(d.id) : d.kind === 'warn' ? c.yellow(d.id) : d.id;
+  const shownId = inertLine(d.id);
+  const id = failing ? c.red(shownId) : d.kind === 'warn' ? c.yellow(shownId) : shownId;
   const kind = failing ? '' : ` (${d.kind})`;
   const capture = Object.keys(d.capture).length > 0 ? `  ${c.dim(captureRepr(d.capture))}` : '';
-  return `${c.bold(`${log}:${d.line}:`)} ${id}${kind} — ${oneLine(d.match)}${capture}\n`;
+  return `${c.bold(`${inertLine(log)}:${d.line}:`)} ${id}${kind} — ${oneLine(d.match)}${capture}\n`;
 }
 
-/** A match shown on one line (a regex with DOTALL or `\s` may span lines). */
-const oneLine = (s: string): string => s.replace(/\r?\n/g, '⏎');
+/**
+ * A match shown on one inert line: a regex with DOTALL or `\s` may span lines (each break becomes ⏎), and the log
+ * may hold ESC sequences or other controls (escaped).
+ */
+const oneLine = (s: string): string => inertLine(s.replace(/\r?\n/g, '⏎'));
 
 function describe(d: FiredDetector): string {
   const capture = Object.keys(d.capture).length > 0 ? ` ${captureRepr(d.capture)}` : '';
-  return `line ${d.line} (byte ${d.byte_offset}): ${d.id}${d.kind === 'tier4' || d.kind === 'fail' ? '' : ` (${d.kind})`} — ${oneLine(d.match)}${capture}`;
+  return `line ${d.line} (byte ${d.byte_offset}): ${inertLine(d.id)}${d.kind === 'tier4' || d.kind === 'fail' ? '' : ` (${d.kind})`} — ${oneLine(d.match)}${capture}`;
 }
 
 /** The JUnit test case of one log or trial. */
@@ -61,14 +67,15 @@ export function junitCase(r: Classified, name: string, classname: string, system
     message:
       r.verdict === 'pass'
         ? ''
-        : `${r.verdict}: ${first.slice(0, 3).join(', ')}${first.length > 3 ? `, and ${first.length - 3} more` : ''}`,
-    details: [...unpositioned.map((id) => id), ...r.detectors.map(describe)].map((l) => `${l}\n`).join(''),
+        : `${r.verdict}: ${first.slice(0, 3).map(inertLine).join(', ')}${first.length > 3 ? `, and ${first.length - 3} more` : ''}`,
+    details: [...unpositioned.map(inertLine), ...r.detectors.map(describe)].map((l) => `${l}\n`).join(''),
     systemOut,
   };
 }
 
 /** GitHub annotations: an error per failing or error detector, a warning per warn detector; info ones are silent. */
-export function detectorAnnotations(r: Classified, file: string | undefined): Annotation[] {
+export function detectorAnnotations(r: Classified, log: string | undefined): Annotation[] {
+  const file = log === undefined ? undefined : inertLine(log);
   const out: Annotation[] = [];
   const positioned = new Set(r.detectors.map((d) => d.id));
   for (const id of [...r.errors, ...r.failures]) {
@@ -76,8 +83,8 @@ export function detectorAnnotations(r: Classified, file: string | undefined): An
       out.push({
         level: 'error',
         ...(file === undefined ? {} : { file }),
-        title: id,
-        message: `${r.log}: ${id} (verdict ${r.verdict})`,
+        title: inertLine(id),
+        message: `${inertLine(r.log)}: ${inertLine(id)} (verdict ${r.verdict})`,
       });
   }
   for (const d of r.detectors) {
@@ -85,8 +92,8 @@ export function detectorAnnotations(r: Classified, file: string | undefined): An
     out.push({
       level: d.kind === 'warn' ? 'warning' : 'error',
       ...(file === undefined ? {} : { file, line: d.line }),
-      title: d.id,
-      message: `${r.log}:${d.line}: ${oneLine(d.match)}${Object.keys(d.capture).length > 0 ? ` ${captureRepr(d.capture)}` : ''}`,
+      title: inertLine(d.id),
+      message: `${inertLine(r.log)}:${d.line}: ${oneLine(d.match)}${Object.keys(d.capture).length > 0 ? ` ${captureRepr(d.capture)}` : ''}`,
     });
   }
   return out;

@@ -1,7 +1,9 @@
 /**
  * `aorta-probe run [--recipe R.yaml] [options] -- CMD [ARGS...]`: runs one trial (src/trial/) and prints its
- * verdict. The command's output is shown as it arrives (stdout in the human form, stderr with --format json|junit|github so stdout
- * holds exactly one JSON object; --quiet hides it), and kept in DIR/output.log next to DIR/result.json.
+ * verdict. The command's output is shown as it arrives (stdout in the human form; stderr with --format json|junit so
+ * stdout holds exactly one document; stdout with --format github, framed so that the runner takes none of it for a
+ * workflow command (stop-commands.ts); --quiet hides it), and kept in DIR/output.log next to DIR/result.json. Every
+ * text we print that comes from the trial, its kernel log, its GPU tool or the recipe is made inert (text/inert.ts).
  *
  * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
  * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
@@ -30,6 +32,8 @@ import {
 import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 import { holdYoungGeneration } from './young-generation.js';
+import { StopCommandsFrame } from './stop-commands.js';
+import { inertLine, inertLines } from '../text/inert.js';
 
 export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format F] [--quiet]
                        [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS]
@@ -54,8 +58,10 @@ as written, to DIR/output.log; the record goes to DIR/result.json.
                        Sampling interval. Default: 1.
   --format FORMAT      text (default); json: result.json's object on one line
                        (schemas/result.schema.json); junit: JUnit XML, one testcase for the trial;
-                       github: GitHub Actions annotations. With any but text the command's
-                       output goes to stderr, so stdout holds only the document.
+                       github: GitHub Actions annotations. With json or junit the command's
+                       output goes to stderr, so stdout holds only the document; with github it
+                       stays on stdout between '::stop-commands::TOKEN' and '::TOKEN::' (TOKEN
+                       random), so the runner reads no workflow command from it.
   --json               The same as --format json.
   --disable-detector TIER[:ID]
                        Turn off a tier (tier1..tier5) or one detector (tier2:hang, custom:ID);
@@ -84,7 +90,7 @@ export interface RunArgs {
   readonly recipe: string | null;
   readonly out: string | null;
   readonly timeoutSec: number | null;
-  /** Any format but text also moves the command's echo to stderr (stdout holds only the document). */
+  /** json and junit also move the command's echo to stderr (stdout holds only the document); github frames it. */
   readonly format: RunFormat;
   readonly quiet: boolean;
   readonly gpuTool: GpuToolChoice;
@@ -174,7 +180,7 @@ function signalExitCode(signal: NodeJS.Signals): number {
 export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   let recipe: Recipe | null = null;
   if (args.recipe !== null) {
-    const loaded = await loadRecipeFile(args.recipe, 'run', (t) => io.stderr.write(t), io.stdin);
+    const loaded = await loadRecipeFile(args.recipe, 'run', (t) => io.stderr.write(inertLines(t)), io.stdin);
     if ('failure' in loaded) {
       if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(loaded.error) }));
       return EXIT.usage;
@@ -183,7 +189,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   }
   // A command that cannot start its trial: the one message on stderr, and with --json the error object too.
   const refuse = async (err: UsageError | TrialOutputError | TrialOptionsError): Promise<number> => {
-    await writeQuietly(io.stderr, `aorta-probe run: ${err.message}\n`);
+    await writeQuietly(io.stderr, `aorta-probe run: ${inertLine(err.message)}\n`);
     if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(err) }));
     return EXIT.usage;
   };
@@ -202,7 +208,11 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     throw err;
   }
   const env = io.env ?? process.env;
-  const echo = args.quiet ? null : args.format !== 'text' ? io.stderr : io.stdout;
+  // The runner reads workflow commands from every line; the trial's must not count as ours.
+  const frame = args.format === 'github' && !args.quiet ? new StopCommandsFrame(io.stdout) : null;
+  const echo = args.quiet
+    ? null
+    : (frame?.echo ?? (args.format === 'json' || args.format === 'junit' ? io.stderr : io.stdout));
   const progress = args.quiet && isTty(io.stderr) ? new ProgressLine(io.stderr) : null;
 
   // Ctrl-C (or a TERM) reaches only us — the trial runs in its own session — so forward it; a second one kills.
@@ -231,6 +241,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
       gpuTool: args.gpuTool,
       gpuIntervalMs: args.gpuIntervalMs,
       env,
+      runnerEnv: env,
       signal: interrupt.signal,
       forceKill: forceKill.signal,
       disableDetectors: args.disableDetectors,
@@ -248,7 +259,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     // An unusable --out is a usage error found before the trial started; failing to write afterwards is an I/O
     // error (exit 3), never the "fail" status.
     if (err instanceof TrialOutputError && !err.beforeStart) {
-      await writeQuietly(io.stderr, `aorta-probe run: ${err.message}\n`);
+      await writeQuietly(io.stderr, `aorta-probe run: ${inertLine(err.message)}\n`);
       if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(err) }));
       return EXIT.error;
     }
@@ -258,11 +269,12 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     progress?.clear();
+    await frame?.close(); // before anything of ours is printed: our annotations come after the resume line
   }
   const { result } = outcome;
   // With --gpu-tool auto on a host without a GPU tool, the summary's "unavailable (no GPU tool)" says it all.
   if (result.gpu.tool !== null || args.gpuTool !== 'auto') {
-    for (const w of result.gpu.warnings) await writeQuietly(io.stderr, `aorta-probe run: warning: ${w}\n`);
+    for (const w of result.gpu.warnings) await writeQuietly(io.stderr, `aorta-probe run: warning: ${inertLine(w)}\n`);
   }
   // The result is on disk already; a reader that went away (EPIPE) does not change the exit status.
   await writeQuietly(
@@ -356,26 +368,30 @@ function describeTiers23(r: TrialResult): string {
       .join(' + ');
     out += `hang: detected after ${h.detected_after_sec} s (${held})${h.killed ? ', trial killed' : ''}${h.reconciled ? ', reconciled (exit 0)' : ''}\n`;
   }
+  // A reason quotes the tool's own error line, which is the kernel tool's (or a replaced one's) text.
   for (const reason of (r.tier3?.disabled_reasons ?? []).filter((x) => x.startsWith('kernel log')))
-    out += `tier3: not checked: ${reason}\n`;
+    out += `tier3: not checked: ${inertLine(reason)}\n`;
   if (r.exit_status.reason !== 'default')
-    out += `exit status: ${r.exit_status.status} (exit_codes: ${r.exit_status.reason})\n`;
+    out += `exit status: ${r.exit_status.status} (exit_codes: ${inertLine(r.exit_status.reason)})\n`;
   return out;
 }
 
-/** The human summary of a trial. `separate`: a blank line first, after the command's own output. */
+/**
+ * The human summary of a trial. `separate`: a blank line first, after the command's own output. Text from the
+ * trial or the recipe (matches, ids, the exec error) is made inert; captures are reprs already.
+ */
 export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false): string {
   const r = outcome.result;
   const verdictColour = r.verdict === 'pass' ? c.green : r.verdict === 'fail' ? c.red : c.yellow;
   const list = (ids: readonly string[], colour: (s: string) => string): string =>
-    ids.length === 0 ? '(none)' : ids.map(colour).join(', ');
+    ids.length === 0 ? '(none)' : ids.map((id) => colour(inertLine(id))).join(', ');
   const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
   const log = shownPath(outcome.logPath);
   return (
     (separate ? '\n' : '') +
     r.detectors.map((d) => detectorLine(log, d, c)).join('') +
     `verdict: ${c.bold(verdictColour(r.verdict))}\n` +
-    `exit code: ${describeExitCode(r)}\n` +
+    `exit code: ${inertLine(describeExitCode(r))}\n` +
     `walltime: ${r.walltime_sec.toFixed(3)} s\n` +
     `peak VRAM: ${describeVram(r)}\n` +
     `failure detectors: ${list(r.failure_detectors_fired, c.red)}\n` +
@@ -383,7 +399,7 @@ export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false)
     `warn detectors: ${list(r.warn_detectors_fired, c.yellow)}\n` +
     `capture: {${capture.join(', ')}}\n` +
     describeTiers23(r) +
-    `log: ${shownPath(outcome.logPath)} (${formatBytes(r.log.bytes)})\n` +
-    `result: ${shownPath(outcome.resultPath)}\n`
+    `log: ${inertLine(log)} (${formatBytes(r.log.bytes)})\n` +
+    `result: ${inertLine(shownPath(outcome.resultPath))}\n`
   );
 }

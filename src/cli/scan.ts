@@ -9,6 +9,7 @@
 import type { Readable, Writable } from 'node:stream';
 import { formatBytes, NO_PALETTE, paletteOnTty, ProgressLine } from './tty.js';
 import { strRepr } from '../condition/repr.js';
+import { inertLine, inertLines } from '../text/inert.js';
 import type { Recipe } from '../recipe/index.js';
 import { githubAnnotations } from '../report/github.js';
 import { junitXml } from '../report/junit.js';
@@ -188,8 +189,9 @@ const shownLog = (log: string): string => (log === '-' ? '<stdin>' : log);
 export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   const fail = async (err: unknown, code: number): Promise<number> => {
     if (args.format === 'json') await io.write(jsonLine({ log: args.log, error: errorRecord(err) }));
+    // A recipe's error quotes its source (line and caret), a read error the path: inert, as every text output.
     await io.writeError(
-      err instanceof ReadError ? `aorta-probe scan: ${err.message}\n` : `${(err as Error).message}\n`,
+      inertLines(err instanceof ReadError ? `aorta-probe scan: ${err.message}\n` : `${(err as Error).message}\n`),
     );
     return code;
   };
@@ -308,13 +310,17 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   return verdictExit(result.verdict);
 }
 
+/**
+ * The human summary of a scan. Log- and recipe-derived text (matches, ids, engine-failure messages) is made inert
+ * (text/inert.ts); captures are reprs already.
+ */
 export function formatScan(log: string, r: ScanResult, c = NO_PALETTE): string {
   const list = (ids: readonly string[], colour: (s: string) => string): string =>
-    ids.length === 0 ? '(none)' : ids.map(colour).join(', ');
+    ids.length === 0 ? '(none)' : ids.map((id) => colour(inertLine(id))).join(', ');
   const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
   return (
     r.detectors.map((d) => detectorLine(log, d, c)).join('') +
-    r.engine_failures.map((f) => `${log}:${f.line}: ${c.red(f.id)} — ${f.message}\n`).join('') +
+    r.engine_failures.map((f) => `${inertLine(log)}:${f.line}: ${c.red(f.id)} — ${inertLine(f.message)}\n`).join('') +
     `verdict: ${c.bold(r.verdict === 'pass' ? c.green(r.verdict) : c.red(r.verdict))}\n` +
     `failure detectors: ${list(r.failure_detectors_fired, c.red)}\n` +
     (r.error_detectors_fired.length > 0 ? `error detectors: ${list(r.error_detectors_fired, c.red)}\n` : '') +
