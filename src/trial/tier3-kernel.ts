@@ -32,6 +32,24 @@ export function parseStampedLine(line: string): { ms: number; time: string | nul
   return { ms, time: line.slice(0, line.length - m[4]!.length).trim(), text: m[4]! };
 }
 
+/**
+ * A kernel line longer than this (UTF-8 bytes) keeps only its start. printk caps a record at 1 KiB and journald's
+ * LineMax defaults to 48 KiB, so only a replaced tool or a corrupt journal prints more; the regex engine refuses a
+ * subject over 1 MiB, and one such line must not cost the trial its verdict.
+ */
+export const MAX_KERNEL_LINE_BYTES = 64 * 1024;
+
+/** `text` cut to MAX_KERNEL_LINE_BYTES at a character boundary, with a marker that says so and how long it was. */
+export function truncateKernelText(text: string): string {
+  // Fast path: no string this short can exceed the limit (a UTF-16 unit is at most 3 UTF-8 bytes).
+  if (text.length * 3 <= MAX_KERNEL_LINE_BYTES) return text;
+  const head = new Uint8Array(MAX_KERNEL_LINE_BYTES);
+  // encodeInto writes whole characters only, so `read` ends at a character boundary.
+  const { read } = new TextEncoder().encodeInto(text, head);
+  if (read === text.length) return text;
+  return `${text.slice(0, read)} [aorta-probe: line truncated, ${Buffer.byteLength(text)} bytes, the first ${MAX_KERNEL_LINE_BYTES} kept]`;
+}
+
 /** The lines stamped in [startMs − KERNEL_LEAD_MS, endMs]; unstamped lines are dropped (their time is unknown). */
 export function linesInWindow(output: string, startMs: number, endMs: number): KernelLine[] {
   const text = output.length > MAX_KERNEL_LOG_BYTES ? output.slice(-MAX_KERNEL_LOG_BYTES) : output;
@@ -39,7 +57,7 @@ export function linesInWindow(output: string, startMs: number, endMs: number): K
   for (const raw of text.split('\n')) {
     if (raw === '') continue;
     const p = parseStampedLine(raw);
-    if (p.ms >= startMs - KERNEL_LEAD_MS && p.ms <= endMs) out.push({ time: p.time, text: p.text });
+    if (p.ms >= startMs - KERNEL_LEAD_MS && p.ms <= endMs) out.push({ time: p.time, text: truncateKernelText(p.text) });
   }
   return out;
 }
@@ -69,17 +87,25 @@ const SOURCES: readonly Source[] = [
   },
 ];
 
-/** Reads the kernel messages of the window [startMs, endMs] (epoch milliseconds). Never throws. */
-export async function readKernelLog(startMs: number, endMs: number, env: NodeJS.ProcessEnv): Promise<KernelLogRead> {
+/**
+ * Reads the kernel messages of the window [startMs, endMs] (epoch milliseconds). Never throws. `runnerEnv` is the
+ * runner's own environment, which finds and runs the tools: never the trial's, whose PATH or LD_PRELOAD a recipe's
+ * mitigations may set, so that the trial cannot choose the program that reports on it.
+ */
+export async function readKernelLog(
+  startMs: number,
+  endMs: number,
+  runnerEnv: NodeJS.ProcessEnv,
+): Promise<KernelLogRead> {
   const reasons: string[] = [];
   for (const s of SOURCES) {
-    const path = await findTool(s.tool, env);
+    const path = await findTool(s.tool, runnerEnv);
     if (path === null) {
       reasons.push(`${s.tool}: not on PATH`);
       continue;
     }
     const r = await runTool(path, s.args(startMs), {
-      env,
+      env: runnerEnv,
       timeoutMs: KERNEL_LOG_TIMEOUT_MS,
       maxStdoutBytes: 4 * MAX_KERNEL_LOG_BYTES,
     });
