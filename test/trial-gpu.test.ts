@@ -74,6 +74,7 @@ describe('runTrial with the GPU sampler', () => {
       gpuTool: 'amd-smi',
       gpuIntervalMs: 100,
       env,
+      runnerEnv: env,
     });
     const scenarioDir = env.FAKE_GPU_SCENARIO!;
     const metricCalls = Number(readFileSync(join(scenarioDir, 'metric.count'), 'utf8'));
@@ -106,6 +107,7 @@ describe('runTrial with the GPU sampler', () => {
       gpuTool: 'amd-smi',
       gpuIntervalMs: 100,
       env,
+      runnerEnv: env,
     });
     expect(result).toMatchObject({
       verdict: 'pass',

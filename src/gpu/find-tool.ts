@@ -1,18 +1,23 @@
-/** Locating amd-smi / nvidia-smi the way a shell would, in the environment the sampler was given. */
+/**
+ * Locating our helpers (amd-smi, nvidia-smi, dmesg, journalctl) the way a shell would, in the runner's own
+ * environment: never a trial's, whose PATH a recipe may set (TrialOptions.runnerEnv).
+ */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
-import { delimiter, join } from 'node:path';
+import { delimiter, isAbsolute, join } from 'node:path';
 
 export type GpuToolName = 'amd-smi' | 'nvidia-smi';
 
 /**
- * The directories searched for `name`: every `PATH` entry, then, for amd-smi only,
+ * The directories searched for `name`: every absolute `PATH` entry, then, for amd-smi only,
  * `$ROCM_PATH/bin` (`/opt/rocm/bin` when `ROCM_PATH` is unset), where ROCm installs it without
- * putting it on PATH.
+ * putting it on PATH. A relative entry (`.`, `bin`, an empty one) is skipped, unlike in a shell: it names a
+ * directory under the working directory, which the trial shares and can write a `dmesg` into before Tier 3 runs.
  */
 export function searchDirs(name: string, env: NodeJS.ProcessEnv): string[] {
-  const dirs = (env['PATH'] ?? '').split(delimiter).filter((d) => d !== '');
-  if (name === 'amd-smi') dirs.push(join(env['ROCM_PATH'] ?? '/opt/rocm', 'bin'));
+  const dirs = (env['PATH'] ?? '').split(delimiter).filter((d) => isAbsolute(d));
+  const rocm = env['ROCM_PATH'] ?? '/opt/rocm';
+  if (name === 'amd-smi' && isAbsolute(rocm)) dirs.push(join(rocm, 'bin'));
   return dirs;
 }
 

@@ -35,7 +35,10 @@ export interface GpuSamplerOptions {
   intervalMs?: number;
   /** Hard timeout per tool call (its process group is killed), default 5000. */
   callTimeoutMs?: number;
-  /** Environment (PATH) used to find and run the tools; default `process.env`. */
+  /**
+   * Environment (PATH, ROCM_PATH) used to find and run the tools; default `process.env`. The runner's own, never a
+   * trial's: whoever sets it chooses the program the sampler runs.
+   */
   env?: NodeJS.ProcessEnv;
   /**
    * Sample only these devices, by the tool's index or GPU key (nvidia UUID): the ones a trial was given (a

@@ -11,6 +11,7 @@ export interface GpuOptions {
   readonly tool: GpuToolChoice;
   /** Poll interval; the sampler's default (1 s) when undefined. */
   readonly intervalMs?: number;
+  /** The runner's own environment, which finds and runs the tool: never the trial's (TrialOptions.runnerEnv). */
   readonly env: NodeJS.ProcessEnv;
   /** Only these devices are sampled (see `GpuSamplerOptions.devices`). */
   readonly devices?: readonly string[];

@@ -70,6 +70,12 @@ export interface TrialOptions {
   readonly gpuSamplerFactory?: GpuSamplerFactory;
   /** The command's environment (default: ours); AORTA_PROBE_TRIAL_DIR is added. */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The runner's own environment (default: ours, `process.env`), which finds and runs our helpers: dmesg, journalctl,
+   * amd-smi, nvidia-smi. Never `env`: a recipe's mitigations may set the trial's PATH or LD_PRELOAD, and the trial
+   * must not choose the programs that report on it.
+   */
+  readonly runnerEnv?: NodeJS.ProcessEnv;
   readonly cwd?: string;
   /**
    * Aborting it stops the trial as an interrupt: the signal named by `signal.reason` (a signal name such as
@@ -81,6 +87,16 @@ export interface TrialOptions {
   readonly onProgress?: (progress: TrialProgress) => void;
   /** Window size and deferred-candidate budget (tests). */
   readonly scan?: LogScannerOptions;
+  /**
+   * Called with the command's pid, which is also its process group's id (it leads a new session), as soon as it
+   * runs: a supervisor that must end the group should this process die (the sweep's reaper) registers it.
+   */
+  readonly onSpawn?: (pgid: number) => void;
+  /**
+   * The trial directory as the command is told it (AORTA_PROBE_TRIAL_DIR), when `outDir` reaches the directory
+   * through a descriptor the caller holds (`/proc/self/fd/N`, the sweep: src/sweep/dir-ref.ts). Default: `outDir`.
+   */
+  readonly outDirShown?: string;
   /** `--disable-detector` tokens (a tier name or a detector id, already checked), united with the recipe's. */
   readonly disableDetectors?: readonly string[];
 }
@@ -125,7 +141,8 @@ export async function runTrial(
   const logPath = join(outDir, LOG_FILE);
   const timeoutSec = options.timeoutSec ?? recipe?.timeoutPerTrial ?? null;
   const killGraceMs = options.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
-  const env = { ...(options.env ?? process.env), AORTA_PROBE_TRIAL_DIR: outDir };
+  const env = { ...(options.env ?? process.env), AORTA_PROBE_TRIAL_DIR: options.outDirShown ?? outDir };
+  const runnerEnv = options.runnerEnv ?? process.env;
 
   const disabled = disableSet(recipe, options.disableDetectors);
   // Disabled custom patterns are removed before the scan (no capture, no missing required pattern).
@@ -149,7 +166,12 @@ export async function runTrial(
       throw new TrialOutputError(`cannot read back ${logPath}: ${(err as Error).message}`, logPath, true);
     }
     const gpu = await GuardedGpu.create(
-      { tool: options.gpuTool ?? 'auto', intervalMs: options.gpuIntervalMs, env, devices: options.gpuDevices },
+      {
+        tool: options.gpuTool ?? 'auto',
+        intervalMs: options.gpuIntervalMs,
+        env: runnerEnv,
+        devices: options.gpuDevices,
+      },
       options.gpuSamplerFactory,
     );
     tier2 = isDisabled(disabled, 'tier2:hang')
@@ -184,7 +206,7 @@ export async function runTrial(
     const t3 = performance.now();
     const tier3 =
       launched && !tierDisabled(disabled, 'tier3')
-        ? await runTier3(facts, gpu, recipe?.tier3VramGrowth ?? true, env)
+        ? await runTier3(facts, gpu, recipe?.tier3VramGrowth ?? true, runnerEnv)
         : { ids: [], record: null };
     const tier3Ms = performance.now() - t3;
     const scan = await scanner.finish(vars);
@@ -256,17 +278,25 @@ async function runTier3(
   facts: RunFacts,
   gpu: GuardedGpu,
   vramGrowth: boolean,
-  env: NodeJS.ProcessEnv,
+  runnerEnv: NodeJS.ProcessEnv,
 ): Promise<{ ids: string[]; record: Tier3Record }> {
   const record: Tier3Record = { kernel_source: null, kernel_lines_in_window: 0, events: [], disabled_reasons: [] };
   const ids = new Set<string>();
-  const kernel = await readKernelLog(facts.startedMs, Math.max(facts.endedMs, Date.now()), env);
+  const kernel = await readKernelLog(facts.startedMs, Math.max(facts.endedMs, Date.now()), runnerEnv);
   if (kernel.ok) {
-    const k = scanKernelLines(kernel.lines);
-    record.kernel_source = kernel.source;
-    record.kernel_lines_in_window = kernel.lines.length;
-    record.events = k.events;
-    for (const id of k.ids) ids.add(id);
+    // The kernel's text is not ours: whatever scanning it throws costs Tier 3 a reason, never the trial its record.
+    let k: ReturnType<typeof scanKernelLines> | null = null;
+    try {
+      k = scanKernelLines(kernel.lines);
+    } catch (err) {
+      record.disabled_reasons.push(`kernel log: not scanned: ${(err as Error).message}`);
+    }
+    if (k !== null) {
+      record.kernel_source = kernel.source;
+      record.kernel_lines_in_window = kernel.lines.length;
+      record.events = k.events;
+      for (const id of k.ids) ids.add(id);
+    }
   } else {
     record.disabled_reasons.push(`kernel log: ${kernel.reason}`);
   }
@@ -289,7 +319,11 @@ export class TrialOptionsError extends RangeError {
  * exits): the trial's own files are in `--out`, so nothing it writes there can plant or edit candidates.
  */
 let spillDir: string | null = null;
-function privateSpillDir(): string {
+/**
+ * The process's private directory for spill files (made on first use, removed at exit). Exported so that a
+ * supervisor can remove it when the process dies without running its exit hooks (the sweep's reaper).
+ */
+export function privateSpillDir(): string {
   if (spillDir === null) {
     const dir = mkdtempSync(join(tmpdir(), 'aorta-probe-spill-'));
     spillDir = dir;
@@ -341,6 +375,7 @@ async function execute(
   // The worker behind spawnChild owns the timeout and the kill grace: they fire on time however busy this thread is.
   const timeoutMs = o.timeoutSec === null ? null : o.timeoutSec * 1000;
   const child = await spawnChild(argv, { logFd, env: o.env, cwd: o.cwd, timeoutMs, killGraceMs: o.killGraceMs });
+  if (child.kind === 'started') o.onSpawn?.(child.pid);
   if (child.kind === 'exec_failed') {
     // As the original, the reason goes into the log (it wrote str(exc) to stderr.log), which is then scanned.
     const text = `${child.message}\n`;

@@ -28,10 +28,11 @@ export function fakeKernelEnv(kernelLog: string, extra: NodeJS.ProcessEnv = {}):
   };
 }
 
+/** A trial whose `env` (fake kernel or GPU tools on PATH) is also the runner's own, unless `runnerEnv` says otherwise. */
 export function trial(
   recipe: Recipe | null,
   argv: string[],
   options: Partial<TrialOptions> & { outDir: string },
 ): Promise<TrialOutcome> {
-  return runTrial(recipe, argv, { gpuTool: 'none', ...options });
+  return runTrial(recipe, argv, { gpuTool: 'none', runnerEnv: options.env, ...options });
 }
