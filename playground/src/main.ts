@@ -19,7 +19,16 @@ import type {
   ValueOut,
   Vars,
 } from './protocol.js';
-import { loadSession, MAX_LOG_IN_HASH, readHash, saveSession, writeHash, type PageState } from './state.js';
+import {
+  loadSession,
+  MAX_LINK_STATE_BYTES,
+  MAX_LOG_IN_HASH,
+  readHash,
+  saveSession,
+  ShareLinkTooLarge,
+  writeHash,
+  type PageState,
+} from './state.js';
 
 // ------------------------------------------------------------------------------------------------ helpers
 
@@ -680,11 +689,32 @@ function currentState(): PageState {
   };
 }
 
-async function saveHash(): Promise<void> {
+/** Keeps the address bar's link up to date; false when the state is too large for a link (the link is removed). */
+async function saveHash(): Promise<boolean> {
   const state = currentState();
   const hash = await writeHash(state);
-  history.replaceState(null, '', hash);
+  // A stale link would open an older state: none is better.
+  history.replaceState(null, '', hash ?? `${location.pathname}${location.search}`);
   saveSession(state);
+  return hash !== null;
+}
+
+/**
+ * The state of the link the page was opened with, or null; a link that cannot be opened says why in the banner
+ * above the editors (the page then opens the last session or the first example).
+ */
+async function openLink(): Promise<PageState | null> {
+  try {
+    return await readHash(location.hash);
+  } catch (e) {
+    const banner = $('link-banner');
+    banner.textContent =
+      e instanceof ShareLinkTooLarge
+        ? e.message
+        : 'This share link was not opened: it is damaged or incomplete (was it cut short when copied?).';
+    banner.hidden = false;
+    return null;
+  }
 }
 
 function setDoc(view: EditorView, text: string): void {
@@ -823,7 +853,12 @@ function mount(): void {
   });
   $('cancel').addEventListener('click', () => scanner.restart());
   $('share').addEventListener('click', () => {
-    void saveHash().then(async () => {
+    void saveHash().then(async (linked) => {
+      if (!linked) {
+        $('share').textContent = `No link: the recipe is over ${MAX_LINK_STATE_BYTES / 1048576} MiB`;
+        setTimeout(() => ($('share').textContent = 'Copy share link'), 2000);
+        return;
+      }
       try {
         await navigator.clipboard.writeText(location.href);
         $('share').textContent = 'Link copied';
@@ -842,7 +877,7 @@ function mount(): void {
 async function start(): Promise<void> {
   mount();
   // A shared link wins; then the last session in this browser; then the first example.
-  const fromHash = await readHash(location.hash).catch(() => null);
+  const fromHash = await openLink();
   const restored = fromHash ?? loadSession();
   applyState(restored ?? exampleState(EXAMPLES[0]!));
   const select = $('example') as HTMLSelectElement;
