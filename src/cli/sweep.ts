@@ -482,12 +482,6 @@ async function emitCommand(
   if (args.emit === 'slurm') {
     const out = resolve(args.out);
     logDir = join(args.out, 'slurm');
-    try {
-      mkdirSync(resolve(out, 'slurm'), { recursive: true }); // sbatch does not create the --output directory
-    } catch (err) {
-      const e = new WriteError(logDir, err);
-      return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.error);
-    }
     const common: TaskCommandOptions = {
       probeCommand: args.probeCommand ?? thisProbeCommand(),
       recipe: resolve(args.recipe),
@@ -496,12 +490,24 @@ async function emitCommand(
       passThrough: args.passThrough,
       argv: args.argv,
     };
-    text = emitSlurm(plan, {
-      ...common,
-      parallel: args.parallel === 1 ? undefined : args.parallel,
-      gpusPerTrial: args.gpusPerTrial,
-      sbatch: args.sbatch,
-    });
+    try {
+      text = emitSlurm(plan, {
+        ...common,
+        parallel: args.parallel === 1 ? undefined : args.parallel,
+        gpusPerTrial: args.gpusPerTrial,
+        sbatch: args.sbatch,
+      });
+    } catch (err) {
+      // An --out or --sbatch value no #SBATCH line can carry (SbatchValueError): refused before anything is made.
+      if (!(err instanceof RangeError)) throw err;
+      return refuse(new UsageError(err.message), `aorta-probe sweep: ${err.message}\n`, EXIT.usage);
+    }
+    try {
+      mkdirSync(resolve(out, 'slurm'), { recursive: true }); // sbatch does not create the --output directory
+    } catch (err) {
+      const e = new WriteError(logDir, err);
+      return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.error);
+    }
   } else {
     // In the pod the recipe files come from the ConfigMap, the results go to the volume mounted at --out.
     const files: { name: string; text: string }[] = [];
@@ -560,8 +566,15 @@ async function emitCommand(
   return EXIT.ok;
 }
 
-/** A ConfigMap key (file name) for the i-th file: its base name, made a valid key, unique by position. */
+/**
+ * A ConfigMap key (file name) for the i-th file: its base name made a valid key ([-._a-zA-Z0-9], at most 253
+ * characters, not starting with '.'). Keys never collide, or one file's text would stand for another's: the
+ * others' keys start `<i>-`, and the recipe's (i = 0) never starts with a digit.
+ */
 function configKey(path: string, i: number): string {
-  const base = basename(path).replace(/[^-._a-zA-Z0-9]/g, '_');
-  return i === 0 ? base : `${i}-${base}`;
+  const base = basename(path)
+    .replace(/[^-._a-zA-Z0-9]/g, '_')
+    .slice(0, 240);
+  if (i > 0) return `${i}-${base}`;
+  return /^[0-9.]/.test(base) ? `_${base}` : base;
 }
