@@ -1,6 +1,7 @@
 /**
  * `report` / `aggregateResults` on hand-made result.json files, broken ones included: exact numbers in every
  * format, the JUnit XML validated against its XSD (fixtures/junit/junit.xsd, with libxml2 via xmllint-wasm).
+ * What a record may not make `report` do is in report-trust.test.ts, report-inert.test.ts and report-scale.test.ts.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -100,7 +101,7 @@ describe('distribution', () => {
 describe('aggregateResults on hand-made records', () => {
   it('counts per cell, flags flaky cells, ranks detectors with an example line, and lists every broken file', async () => {
     const { report } = await load();
-    expect(report.totals).toEqual({ trials: 6, pass: 3, fail: 2, error: 1, flakyCells: 2 });
+    expect(report.totals).toEqual({ trials: 6, pass: 3, fail: 2, error: 1, flakyCells: 2, unfinished: 0 });
     expect(report.earlierAttempts).toBe(1);
     expect(report.problems).toEqual([
       { path: 'runs/T/a-none/trial_4/result.json', reason: 'empty file' },
@@ -116,6 +117,7 @@ describe('aggregateResults on hand-made records', () => {
       pass: 2,
       fail: 1,
       error: 1,
+      unfinished: 0,
       flaky: true,
       flakyReasons: ['mixed verdicts'],
       retried: 0,
@@ -200,6 +202,7 @@ skipped 5 files:
           pass: 0,
           fail: 1,
           error: 0,
+          unfinished: 0,
           flaky: false,
           flaky_reasons: [],
           retried: 0,
@@ -214,6 +217,7 @@ skipped 5 files:
           pass: 2,
           fail: 1,
           error: 1,
+          unfinished: 0,
           flaky: true,
           flaky_reasons: ['mixed verdicts'],
           retried: 0,
@@ -238,6 +242,7 @@ skipped 5 files:
           pass: 1,
           fail: 0,
           error: 0,
+          unfinished: 0,
           flaky: true,
           flaky_reasons: ['passed on retry'],
           retried: 1,
@@ -247,7 +252,7 @@ skipped 5 files:
           peak_vram_mib: null,
         },
       ],
-      totals: { trials: 6, pass: 3, fail: 2, error: 1, flaky_cells: 2 },
+      totals: { trials: 6, pass: 3, fail: 2, error: 1, flaky_cells: 2, unfinished: 0 },
       problems: [
         { path: 'runs/T/a-none/trial_4/result.json', reason: 'empty file' },
         // JSON.parse's own message, which differs between node versions.
@@ -272,22 +277,22 @@ skipped 5 files:
 | \`a-none\` | 4 | 2 | 1 | 1 | yes (mixed verdicts) | 2.500 / 10.000 / 10.000 | 200 / 400 / 400 |
 | \`b\` | 1 | 1 | 0 | 0 | yes (passed on retry) | 0.500 / 0.500 / 0.500 | – |
 
-### a-none: detectors
+### \`a-none\`: detectors
 
 | trials | detector | kind | example |
 |---:|---|---|---|
 | 1 | \`custom:slow_step\` | warn |  |
 | 1 | \`tier1:exit_nonzero\` | failure |  |
 | 1 | \`tier1:timeout\` | error |  |
-| 1 | \`tier4:nan_signature\` | failure | \`step 5 loss=nan <&>\` (runs/T/a-none/trial_2/output.log:2) |
+| 1 | \`tier4:nan_signature\` | failure | \`step 5 loss=nan <&>\` (\`runs/T/a-none/trial_2/output.log:2\`) |
 
 ### Skipped files
 
-- \`runs/T/a-none/trial_4/result.json\`: empty file
-- \`runs/T/a-none/trial_5/result.json\`: ${report.problems[1]!.reason}
-- \`runs/T/a-none/trial_6/result.json\`: not a JSON object (got an array)
-- \`runs/T/a-none/trial_7/result.json\`: 'verdict' is "flaky", not pass, fail or error
-- \`runs/T/a-none/trial_8/result.json\`: missing 'walltime_sec'
+- \`runs/T/a-none/trial_4/result.json\`: \`empty file\`
+- \`runs/T/a-none/trial_5/result.json\`: \`${report.problems[1]!.reason}\`
+- \`runs/T/a-none/trial_6/result.json\`: \`not a JSON object (got an array)\`
+- \`runs/T/a-none/trial_7/result.json\`: \`'verdict' is "flaky", not pass, fail or error\`
+- \`runs/T/a-none/trial_8/result.json\`: \`missing 'walltime_sec'\`
 `);
   });
 
@@ -302,7 +307,7 @@ skipped 5 files:
     expect(v.errors).toEqual([]);
     expect(v.valid).toBe(true);
     expect(xml).toBe(`<?xml version="1.0" encoding="UTF-8"?>
-<testsuites name="aorta-probe" tests="6" failures="2" errors="1" time="16.75">
+<testsuites name="aorta-probe" tests="11" failures="2" errors="1" time="16.75">
   <testsuite name="_unknown_" tests="1" failures="1" errors="0" skipped="0" time="0.25" id="0" package="aorta-probe">
     <properties>
       <property name="flaky" value="no"/>
@@ -335,6 +340,23 @@ skipped 5 files:
       <property name="passed_on_retry" value="1"/>
     </properties>
     <testcase name="trial_0" classname="b" time="0.5"/>
+  </testsuite>
+  <testsuite name="skipped files" tests="5" failures="0" errors="0" skipped="5" time="0" id="3" package="aorta-probe">
+    <testcase name="runs/T/a-none/trial_4/result.json" classname="skipped files" time="0">
+      <skipped message="empty file"/>
+    </testcase>
+    <testcase name="runs/T/a-none/trial_5/result.json" classname="skipped files" time="0">
+      <skipped message="${report.problems[1]!.reason.replace(/"/g, '&quot;')}"/>
+    </testcase>
+    <testcase name="runs/T/a-none/trial_6/result.json" classname="skipped files" time="0">
+      <skipped message="not a JSON object (got an array)"/>
+    </testcase>
+    <testcase name="runs/T/a-none/trial_7/result.json" classname="skipped files" time="0">
+      <skipped message="'verdict' is &quot;flaky&quot;, not pass, fail or error"/>
+    </testcase>
+    <testcase name="runs/T/a-none/trial_8/result.json" classname="skipped files" time="0">
+      <skipped message="missing 'walltime_sec'"/>
+    </testcase>
   </testsuite>
 </testsuites>
 `);
@@ -388,6 +410,7 @@ describe('aorta-probe report (CLI)', () => {
       fail: 2,
       error: 1,
       flaky_cells: 2,
+      unfinished: 0,
     });
     expect(r.err.split('\n')[0]).toBe('aorta-probe report: skipped runs/T/a-none/trial_4/result.json: empty file');
   });

@@ -11,14 +11,18 @@ import type { Writable } from 'node:stream';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine, WriteError } from './json-output.js';
 import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../report/index.js';
+import { inertLine } from '../text/inert.js';
 
 export const REPORT_USAGE = `Usage: aorta-probe report DIR|FILE... [--format text|json|junit|markdown|html] [--out FILE]
 
 Reads every result.json under each DIR (recursively) or each FILE given — from 'sweep', from
 cluster jobs, from 'run' — and reports per cell: trials, pass / fail / error, flaky (mixed
 verdicts, or passed on a retry), detectors by the number of trials they fired in with an example
-log line, wall time and peak VRAM (median, p95, max). A record's cell is its cell_name, else the
-directory above trial_<n>/, else _unknown_. Files that are not usable records are listed and skipped.
+log line, wall time and peak VRAM (median, p95, max), and unfinished trials (trial_<n>/ directories
+without a result.json). A record's cell is its cell_name, else the directory above trial_<n>/, else
+_unknown_. Files that are not usable records are listed and skipped. Symbolic links below DIR are
+not followed; a log is read only inside its record's directory, a recipe only when it matches the
+sha256 the record holds.
 
   --format F     text (default), json, junit (JUnit XML: a testsuite per cell, a testcase per
                  trial), markdown, or html (one self-contained page with pictures).
@@ -58,8 +62,8 @@ export interface ReportIo {
 }
 
 export async function runReportCommand(args: ReportArgs, io: ReportIo): Promise<number> {
-  const { records, problems, earlierAttempts } = await readResults(args.paths);
-  const report = await aggregateResults(records, { problems, earlierAttempts });
+  const { records, problems, earlierAttempts, unfinished } = await readResults(args.paths);
+  const report = await aggregateResults(records, { problems, earlierAttempts, unfinished });
   const text = formatReport(args.format, report, records);
   if (args.out === null) await new Promise<void>((res) => io.stdout.write(text, () => res()));
   else {
@@ -74,9 +78,11 @@ export async function runReportCommand(args: ReportArgs, io: ReportIo): Promise<
     }
   }
   // The skipped files are in the report; on stderr too, so they are seen when the report goes to a file or a parser.
-  for (const p of problems) io.stderr.write(`aorta-probe report: skipped ${p.path}: ${p.reason}\n`);
+  // Paths and reasons come from the file system and the records: made inert for the terminal.
+  for (const p of problems)
+    io.stderr.write(`aorta-probe report: skipped ${inertLine(p.path)}: ${inertLine(p.reason)}\n`);
   if (records.length === 0) {
-    io.stderr.write(`aorta-probe report: no usable result.json under ${args.paths.join(', ')}\n`);
+    io.stderr.write(`aorta-probe report: no usable result.json under ${inertLine(args.paths.join(', '))}\n`);
     return 1;
   }
   return 0;

@@ -1,10 +1,12 @@
 /**
- * `aggregateResults`: trial records → one summary per cell (verdict counts, flakiness, detectors by count with
- * an example log line, wall time and peak VRAM distributions). Every report format renders this one object.
+ * `aggregateResults`: trial records → one summary per cell (verdict counts, flakiness, unfinished trials, detectors
+ * by count with an example log line, wall time and peak VRAM distributions). Every report format renders this one
+ * object. Loops only: a sweep's records, or one record's detector ids, may number in the millions, more than a
+ * spread into a call (`Math.max(...xs)`) or a recursion can take.
  */
 import type { Verdict } from '../trial/index.js';
-import { findExampleLine, type ExampleLine } from './examples.js';
-import type { ReadProblem, TrialRecord } from './read-results.js';
+import { findExampleLines, type ExampleLine } from './examples.js';
+import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 
 export interface Distribution {
   /** Values it was computed from (trials with a value). */
@@ -31,10 +33,13 @@ export type FlakyReason = 'mixed verdicts' | 'passed on retry';
 
 export interface CellSummary {
   readonly cell: string;
+  /** Finished trials: records read. */
   readonly trials: number;
   readonly pass: number;
   readonly fail: number;
   readonly error: number;
+  /** Trial directories without a result.json (interrupted, still running, or lost their record). */
+  readonly unfinished: number;
   /** Mixed verdicts among the cell's trials, or a trial that passed only on a retry. */
   readonly flaky: boolean;
   readonly flakyReasons: readonly FlakyReason[];
@@ -57,10 +62,13 @@ export interface SweepReport {
     readonly fail: number;
     readonly error: number;
     readonly flakyCells: number;
+    readonly unfinished: number;
   };
   /** Files that were not usable records. */
   readonly problems: readonly ReadProblem[];
   readonly earlierAttempts: number;
+  /** The unfinished trial directories counted in the cells, in path order. */
+  readonly unfinished: readonly UnfinishedTrial[];
 }
 
 export interface AggregateOptions {
@@ -68,11 +76,15 @@ export interface AggregateOptions {
   readonly examples?: boolean;
   readonly problems?: readonly ReadProblem[];
   readonly earlierAttempts?: number;
+  /** `readResults`'s `unfinished`: counted per cell; a cell with only unfinished trials is listed too. */
+  readonly unfinished?: readonly UnfinishedTrial[];
 }
+
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 export function distribution(values: readonly number[]): Distribution | null {
   if (values.length === 0) return null;
-  const s = [...values].sort((a, b) => a - b);
+  const s = Float64Array.from(values).sort();
   const n = s.length;
   const median = n % 2 === 1 ? s[(n - 1) / 2]! : (s[n / 2 - 1]! + s[n / 2]!) / 2;
   return { n, median, p95: s[Math.ceil(0.95 * n) - 1]!, max: s[n - 1]! };
@@ -84,71 +96,115 @@ const KINDS: ReadonlyArray<[DetectorKind, (r: TrialRecord) => readonly string[]]
   ['warn', (r) => r.warnDetectors],
 ];
 
+interface Tally {
+  readonly kind: DetectorKind;
+  trials: number;
+  readonly first: TrialRecord;
+  /** The last trial counted, so an id listed twice in one trial counts once. */
+  last: TrialRecord;
+}
+
+/** Detectors of a cell by the trials they fired in, each with its example from the first trial it fired in. */
+function countDetectors(rs: readonly TrialRecord[], examples: boolean): DetectorCount[] {
+  const tallies = new Map<string, Tally>();
+  for (const r of rs) {
+    for (const [kind, ids] of KINDS) {
+      for (const id of ids(r)) {
+        const t = tallies.get(id);
+        if (t === undefined) tallies.set(id, { kind, trials: 1, first: r, last: r });
+        else if (t.last !== r) {
+          t.trials++;
+          t.last = r;
+        }
+      }
+    }
+  }
+  // Each trial's log is read once for all the detectors whose example it holds.
+  const byFirst = new Map<TrialRecord, string[]>();
+  if (examples) {
+    for (const [id, t] of tallies) {
+      const ids = byFirst.get(t.first);
+      if (ids === undefined) byFirst.set(t.first, [id]);
+      else ids.push(id);
+    }
+  }
+  const found = new Map<string, ExampleLine>();
+  for (const [r, ids] of byFirst) for (const [id, ex] of findExampleLines(r, ids)) found.set(id, ex);
+  const counted: DetectorCount[] = [];
+  for (const [id, t] of tallies) counted.push({ id, kind: t.kind, trials: t.trials, example: found.get(id) ?? null });
+  return counted.sort((a, b) => b.trials - a.trials || compareStrings(a.id, b.id));
+}
+
+function summarise(cell: string, rs: TrialRecord[], unfinished: number, examples: boolean): CellSummary {
+  // Trial order within a cell, so "the first trial it fired in" does not depend on file-system order.
+  rs.sort((a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || compareStrings(a.path, b.path));
+  const counts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0 };
+  let retried = 0;
+  let passedOnRetry = 0;
+  const walltimes: number[] = [];
+  const vrams: number[] = [];
+  for (const r of rs) {
+    counts[r.verdict]++;
+    if (r.attempts > 1) retried++;
+    if (r.passedOnRetry) passedOnRetry++;
+    walltimes.push(r.walltimeSec);
+    if (r.peakVramMib !== null) vrams.push(r.peakVramMib);
+  }
+  const reasons: FlakyReason[] = [];
+  if ((counts.pass > 0 ? 1 : 0) + (counts.fail > 0 ? 1 : 0) + (counts.error > 0 ? 1 : 0) > 1)
+    reasons.push('mixed verdicts');
+  if (passedOnRetry > 0) reasons.push('passed on retry');
+  return {
+    cell,
+    trials: rs.length,
+    pass: counts.pass,
+    fail: counts.fail,
+    error: counts.error,
+    unfinished,
+    flaky: reasons.length > 0,
+    flakyReasons: reasons,
+    retried,
+    passedOnRetry,
+    detectors: countDetectors(rs, examples),
+    walltimeSec: distribution(walltimes),
+    peakVramMib: distribution(vrams),
+  };
+}
+
 export async function aggregateResults(
   records: readonly TrialRecord[],
   options: AggregateOptions = {},
 ): Promise<SweepReport> {
   const byCell = new Map<string, TrialRecord[]>();
+  const unfinishedByCell = new Map<string, number>();
   for (const r of records) {
-    const list = byCell.get(r.cell) ?? [];
-    list.push(r);
-    byCell.set(r.cell, list);
+    const list = byCell.get(r.cell);
+    if (list === undefined) byCell.set(r.cell, [r]);
+    else list.push(r);
   }
+  const unfinished = options.unfinished ?? [];
+  for (const u of unfinished) {
+    unfinishedByCell.set(u.cell, (unfinishedByCell.get(u.cell) ?? 0) + 1);
+    if (!byCell.has(u.cell)) byCell.set(u.cell, []);
+  }
+  const names = Array.from(byCell.keys()).sort(compareStrings);
   const cells: CellSummary[] = [];
-  for (const name of [...byCell.keys()].sort()) {
-    // Trial order within a cell, so "the first trial it fired in" does not depend on file-system order.
-    const rs = byCell
-      .get(name)!
-      .sort((a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || (a.path < b.path ? -1 : 1));
-    const count = (v: Verdict): number => rs.filter((r) => r.verdict === v).length;
-    const verdicts = new Set(rs.map((r) => r.verdict));
-    const passedOnRetry = rs.filter((r) => r.passedOnRetry).length;
-    const reasons: FlakyReason[] = [];
-    if (verdicts.size > 1) reasons.push('mixed verdicts');
-    if (passedOnRetry > 0) reasons.push('passed on retry');
-
-    const detectors = new Map<string, { kind: DetectorKind; trials: number; first: TrialRecord }>();
-    for (const r of rs) {
-      for (const [kind, ids] of KINDS) {
-        for (const id of new Set(ids(r))) {
-          const d = detectors.get(id);
-          if (d === undefined) detectors.set(id, { kind, trials: 1, first: r });
-          else d.trials++;
-        }
-      }
-    }
-    const counted: DetectorCount[] = [];
-    for (const [id, d] of detectors) {
-      const example = options.examples === false ? null : await findExampleLine(d.first, id);
-      counted.push({ id, kind: d.kind, trials: d.trials, example });
-    }
-    counted.sort((a, b) => b.trials - a.trials || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    cells.push({
-      cell: name,
-      trials: rs.length,
-      pass: count('pass'),
-      fail: count('fail'),
-      error: count('error'),
-      flaky: reasons.length > 0,
-      flakyReasons: reasons,
-      retried: rs.filter((r) => r.attempts > 1).length,
-      passedOnRetry,
-      detectors: counted,
-      walltimeSec: distribution(rs.map((r) => r.walltimeSec)),
-      peakVramMib: distribution(rs.flatMap((r) => (r.peakVramMib === null ? [] : [r.peakVramMib]))),
-    });
+  const totals = { trials: 0, pass: 0, fail: 0, error: 0, flakyCells: 0, unfinished: 0 };
+  for (const name of names) {
+    const c = summarise(name, byCell.get(name)!, unfinishedByCell.get(name) ?? 0, options.examples !== false);
+    cells.push(c);
+    totals.trials += c.trials;
+    totals.pass += c.pass;
+    totals.fail += c.fail;
+    totals.error += c.error;
+    totals.unfinished += c.unfinished;
+    if (c.flaky) totals.flakyCells++;
   }
-  const sum = (f: (c: CellSummary) => number): number => cells.reduce((a, c) => a + f(c), 0);
   return {
     cells,
-    totals: {
-      trials: sum((c) => c.trials),
-      pass: sum((c) => c.pass),
-      fail: sum((c) => c.fail),
-      error: sum((c) => c.error),
-      flakyCells: cells.filter((c) => c.flaky).length,
-    },
+    totals,
     problems: options.problems ?? [],
     earlierAttempts: options.earlierAttempts ?? 0,
+    unfinished,
   };
 }

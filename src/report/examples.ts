@@ -1,14 +1,20 @@
 /**
- * An example log line for a log-pattern detector: the first line of a trial's log that the detector's regex
- * matches — the built-in Tier 4 catalogue, or the `custom_patterns` of the recipe the trial recorded. Detectors
- * that read no log (Tier 1: exit codes, signals, timeouts) have no example.
+ * Example log lines for log-pattern detectors: the first line of a trial's log that a detector's regex matches —
+ * the built-in Tier 4 catalogue, or the `custom_patterns` of the recipe the trial recorded. Detectors that read no
+ * log (Tier 1: exit codes, signals, timeouts) have no example.
+ *
+ * Nothing of the record is trusted: the log is read only inside the record's directory (confined-path.ts), the
+ * recipe only when its bytes match the recorded sha256 (recipe-source.ts), and neither when it is a FIFO, a device
+ * or a link (safe-read.ts).
  */
-import { readFileSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { dirname, relative } from 'node:path';
 import { loadRecipe } from '../recipe/index.js';
 import { compileRegex, testRegex, type RegexHandle } from '../regex/index.js';
 import { TIER4_PATTERNS } from '../scan/index.js';
-import type { TrialRecord } from './read-results.js';
+import { confinedPath } from './confined-path.js';
+import { recipeCandidates, verifiedRecipeBytes } from './recipe-source.js';
+import type { TrialRecord } from './records.js';
+import { readRegularFile } from './safe-read.js';
 
 export interface ExampleLine {
   /** The log file and the 1-based line number in it. */
@@ -22,54 +28,53 @@ export interface ExampleLine {
 export const MAX_EXAMPLE_LOG_BYTES = 16 * 1024 * 1024;
 export const MAX_EXAMPLE_CHARS = 200;
 
-const recipePatterns = new Map<string, ReadonlyMap<string, { regex: string; flags: string }> | null>();
-
-function customPattern(recipeFile: string | null, id: string): { regex: string; flags: string } | null {
-  if (recipeFile === null) return null;
-  if (!recipePatterns.has(recipeFile)) {
-    let table: Map<string, { regex: string; flags: string }> | null = null;
-    try {
-      // The recipe as it is now: if it changed since the trial ran, the example may be missing, never wrong-looking.
-      const recipe = loadRecipe(readFileSync(recipeFile), recipeFile);
-      table = new Map(recipe.customPatterns.map((p) => [p.detectorId, { regex: p.regex, flags: p.flags }]));
-    } catch {
-      table = null;
-    }
-    recipePatterns.set(recipeFile, table);
-  }
-  return recipePatterns.get(recipeFile)?.get(id) ?? null;
+interface Pattern {
+  readonly regex: string;
+  readonly flags: string;
 }
 
-function patternFor(record: TrialRecord, id: string): { regex: string; flags: string } | null {
-  if (id.startsWith('tier4:')) {
-    const p = TIER4_PATTERNS.find((x) => x.detectorId === id);
-    return p === undefined ? null : { regex: p.regex, flags: p.flags };
+const TIER4 = new Map<string, Pattern>(TIER4_PATTERNS.map((p) => [p.detectorId, { regex: p.regex, flags: p.flags }]));
+
+/** Custom patterns by detector id, per (recipe file, sha256, run directory): null when no recipe could be used. */
+const recipeTables = new Map<string, ReadonlyMap<string, Pattern> | null>();
+
+function customTable(record: TrialRecord): ReadonlyMap<string, Pattern> | null {
+  const candidates = recipeCandidates(record.path, record.recipeFile);
+  const key = `${record.recipeSha256 ?? ''}\0${candidates.join('\0')}`;
+  if (!recipeTables.has(key)) {
+    let table: Map<string, Pattern> | null = null;
+    const bytes = verifiedRecipeBytes(candidates, record.recipeSha256);
+    if (bytes !== null) {
+      try {
+        // Parsed under the recorded name, which chose the parser (.json or YAML) when the trial ran.
+        const recipe = loadRecipe(bytes, record.recipeFile ?? candidates[0]!);
+        table = new Map(recipe.customPatterns.map((p) => [p.detectorId, { regex: p.regex, flags: p.flags }]));
+      } catch {
+        table = null;
+      }
+    }
+    recipeTables.set(key, table);
   }
-  if (id.startsWith('custom:')) return customPattern(record.recipeFile, id);
+  return recipeTables.get(key) ?? null;
+}
+
+function patternFor(record: TrialRecord, id: string): Pattern | null {
+  if (id.startsWith('tier4:')) return TIER4.get(id) ?? null;
+  if (id.startsWith('custom:')) return customTable(record)?.get(id) ?? null;
   return null;
 }
 
-async function readStart(path: string): Promise<string | null> {
-  try {
-    const h = await open(path, 'r');
-    try {
-      const buf = Buffer.alloc(MAX_EXAMPLE_LOG_BYTES);
-      const { bytesRead } = await h.read(buf, 0, buf.length, 0);
-      return buf.subarray(0, bytesRead).toString('utf8');
-    } finally {
-      await h.close();
-    }
-  } catch {
-    return null;
-  }
+/** The start of the record's log, when it is a regular file inside the record's directory. */
+function logLines(record: TrialRecord): { file: string; lines: string[] } | null {
+  if (record.logPath === null) return null;
+  const base = dirname(record.path);
+  const file = confinedPath(base, relative(base, record.logPath));
+  if (file === null) return null;
+  const r = readRegularFile(file, { maxBytes: MAX_EXAMPLE_LOG_BYTES, over: 'prefix' });
+  return 'bytes' in r ? { file: record.logPath, lines: r.bytes.toString('utf8').split('\n') } : null;
 }
 
-export async function findExampleLine(record: TrialRecord, id: string): Promise<ExampleLine | null> {
-  if (record.logPath === null) return null;
-  const pattern = patternFor(record, id);
-  if (pattern === null) return null;
-  const text = await readStart(record.logPath);
-  if (text === null) return null;
+function firstMatch(lines: readonly string[], pattern: Pattern): { line: number; text: string } | null {
   let regex: RegexHandle;
   try {
     regex = compileRegex(pattern.regex, pattern.flags);
@@ -77,12 +82,10 @@ export async function findExampleLine(record: TrialRecord, id: string): Promise<
     return null;
   }
   try {
-    const lines = text.split('\n');
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!.replace(/\r$/, '');
       if (testRegex(regex, line))
         return {
-          file: record.logPath,
           line: i + 1,
           text: line.length > MAX_EXAMPLE_CHARS ? `${line.slice(0, MAX_EXAMPLE_CHARS - 1)}…` : line,
         };
@@ -91,4 +94,22 @@ export async function findExampleLine(record: TrialRecord, id: string): Promise<
   } finally {
     regex.dispose();
   }
+}
+
+/** An example line for each of `ids` (detectors that fired in `record`) that has one; the log is read once. */
+export function findExampleLines(record: TrialRecord, ids: readonly string[]): Map<string, ExampleLine> {
+  const found = new Map<string, ExampleLine>();
+  const wanted: [string, Pattern][] = [];
+  for (const id of ids) {
+    const p = patternFor(record, id);
+    if (p !== null) wanted.push([id, p]);
+  }
+  if (wanted.length === 0) return found;
+  const log = logLines(record);
+  if (log === null) return found;
+  for (const [id, p] of wanted) {
+    const m = firstMatch(log.lines, p);
+    if (m !== null) found.set(id, { file: log.file, line: m.line, text: m.text });
+  }
+  return found;
 }

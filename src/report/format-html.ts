@@ -2,12 +2,19 @@
  * `report --format html`: one self-contained page (inline CSS and SVG, no script, no network resource) with the
  * two pictures a person would rather look at than read — verdicts per cell as stacked bars, and each cell's wall
  * times as dots on one shared axis with the median marked — followed by the same tables as the text report.
+ * Built with loops over the records (a sweep may have hundreds of thousands), never a spread into a call.
  */
+import { inertLine } from '../text/inert.js';
 import type { CellSummary, SweepReport } from './aggregate.js';
 import { mib, seconds } from './format-text.js';
-import { xmlText as esc } from './xml.js';
+import { xmlText } from './xml.js';
 import { shownPath } from './paths.js';
-import type { TrialRecord } from './read-results.js';
+import type { TrialRecord } from './records.js';
+
+/** Text from a record or a log: controls escaped as in the text report, then markup. */
+function esc(s: string): string {
+  return xmlText(inertLine(s));
+}
 
 const COLOURS = { pass: '#2e7d32', fail: '#c62828', error: '#f9a825' } as const;
 const LABEL_W = 200;
@@ -42,7 +49,15 @@ function verdictBars(cells: readonly CellSummary[]): string {
 }
 
 function walltimeDots(cells: readonly CellSummary[], records: readonly TrialRecord[]): string {
-  const max = Math.max(...records.map((r) => r.walltimeSec), 0) || 1;
+  let max = 0;
+  const byCell = new Map<string, TrialRecord[]>();
+  for (const r of records) {
+    max = Math.max(max, r.walltimeSec);
+    const list = byCell.get(r.cell);
+    if (list === undefined) byCell.set(r.cell, [r]);
+    else list.push(r);
+  }
+  if (max === 0) max = 1;
   const h = cells.length * ROW_H + 36;
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + BAR_W + 40}" height="${h}" role="img" aria-label="Wall time per trial">`;
   const xOf = (s: number): number => LABEL_W + (s / max) * BAR_W;
@@ -50,7 +65,7 @@ function walltimeDots(cells: readonly CellSummary[], records: readonly TrialReco
     const y = i * ROW_H + 4 + (ROW_H - 6) / 2;
     svg += `<text x="${LABEL_W - 8}" y="${y + 5}" text-anchor="end">${esc(c.cell)}</text>`;
     svg += `<line x1="${LABEL_W}" x2="${LABEL_W + BAR_W}" y1="${n(y)}" y2="${n(y)}" stroke="#ddd"/>`;
-    for (const r of records.filter((x) => x.cell === c.cell)) {
+    for (const r of byCell.get(c.cell) ?? []) {
       svg += `<circle cx="${n(xOf(r.walltimeSec))}" cy="${n(y)}" r="4" fill="${COLOURS[r.verdict]}" fill-opacity="0.7"><title>${esc(r.trial === null ? r.path : `trial_${r.trial}`)}: ${seconds(r.walltimeSec)} s, ${r.verdict}</title></circle>`;
     }
     if (c.walltimeSec !== null) {
@@ -74,17 +89,19 @@ function dist(d: CellSummary['walltimeSec'], unit: (x: number) => string): strin
 
 export function formatHtml(report: SweepReport, records: readonly TrialRecord[]): string {
   const t = report.totals;
-  let body = `<h1>aorta-probe report</h1>\n<p>${t.trials} trials in ${report.cells.length} cells: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ${t.flakyCells} flaky cells</p>\n`;
+  const withUnfinished = t.unfinished > 0;
+  let body = `<h1>aorta-probe report</h1>\n<p>${t.trials} trials in ${report.cells.length} cells: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ${t.flakyCells} flaky cells${withUnfinished ? `; ${t.unfinished} unfinished trials` : ''}</p>\n`;
   if (report.cells.length > 0) {
     body += `<h2>Verdicts per cell</h2>\n${verdictBars(report.cells)}\n<h2>Wall time per trial</h2>\n<p>Each dot is a trial, coloured by verdict; the bar is the cell's median.</p>\n${walltimeDots(report.cells, records)}\n`;
   }
   body +=
     '<h2>Cells</h2>\n<table>\n<tr><th rowspan="2">cell</th><th rowspan="2">trials</th><th rowspan="2">pass</th><th rowspan="2">fail</th><th rowspan="2">error</th><th rowspan="2">flaky</th>' +
+    (withUnfinished ? '<th rowspan="2">unfinished</th>' : '') +
     '<th colspan="3">walltime (s)</th><th colspan="3">peak VRAM (MiB)</th></tr>\n<tr><th>median</th><th>p95</th><th>max</th><th>median</th><th>p95</th><th>max</th></tr>\n';
   for (const c of report.cells) {
     body +=
       `<tr><td>${esc(c.cell)}</td><td>${c.trials}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.error}</td><td>${c.flaky ? esc(c.flakyReasons.join(', ')) : 'no'}</td>` +
-      `${dist(c.walltimeSec, seconds)}${dist(c.peakVramMib, mib)}</tr>\n`;
+      `${withUnfinished ? `<td>${c.unfinished}</td>` : ''}${dist(c.walltimeSec, seconds)}${dist(c.peakVramMib, mib)}</tr>\n`;
   }
   body += '</table>\n';
   for (const c of report.cells) {

@@ -1,7 +1,8 @@
 /**
  * `report --format json`: the aggregated report (`SweepReport`) as a JSON document, on one line, with snake_case
  * keys like every other JSON output of the CLI (schemas/report.schema.json); `sweep --json` embeds the same object.
- * The library's `SweepReport` keeps JavaScript's camelCase; this is the one place that maps it.
+ * The library's `SweepReport` keeps JavaScript's camelCase; this is the one place that maps it. Strings are exact
+ * (controls and all): JSON escapes them, and a parser wants the record's own bytes.
  */
 import type { CellSummary, DetectorCount, Distribution, FlakyReason, SweepReport } from './aggregate.js';
 import type { ReadProblem } from './read-results.js';
@@ -15,6 +16,8 @@ export interface CellJson {
   readonly pass: number;
   readonly fail: number;
   readonly error: number;
+  /** Trial directories without a result.json. */
+  readonly unfinished: number;
   readonly flaky: boolean;
   readonly flaky_reasons: readonly FlakyReason[];
   readonly retried: number;
@@ -33,6 +36,7 @@ export interface ReportJson {
     readonly fail: number;
     readonly error: number;
     readonly flaky_cells: number;
+    readonly unfinished: number;
   };
   readonly problems: readonly ReadProblem[];
   readonly earlier_attempts: number;
@@ -45,6 +49,7 @@ function cellJson(c: CellSummary): CellJson {
     pass: c.pass,
     fail: c.fail,
     error: c.error,
+    unfinished: c.unfinished,
     flaky: c.flaky,
     flaky_reasons: c.flakyReasons,
     retried: c.retried,
@@ -60,7 +65,14 @@ export function reportJson(report: SweepReport): ReportJson {
   return {
     report_version: REPORT_JSON_VERSION,
     cells: report.cells.map(cellJson),
-    totals: { trials: t.trials, pass: t.pass, fail: t.fail, error: t.error, flaky_cells: t.flakyCells },
+    totals: {
+      trials: t.trials,
+      pass: t.pass,
+      fail: t.fail,
+      error: t.error,
+      flaky_cells: t.flakyCells,
+      unfinished: t.unfinished,
+    },
     problems: report.problems,
     earlier_attempts: report.earlierAttempts,
   };

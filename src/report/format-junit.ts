@@ -1,34 +1,76 @@
 /**
  * `report --format junit`: one `<testsuite>` per cell (with its flaky / retried / passed-on-retry counts as
- * properties), one `<testcase>` per trial. The XML itself is junit.ts's, the one JUnit writer.
+ * properties), one `<testcase>` per trial, a `<skipped/>` one per unfinished trial, and a last suite, `skipped
+ * files`, with a `<skipped/>` case per file that was not a usable record, so a CI page shows what was left out.
+ * The XML itself is junit.ts's, the one JUnit writer. Strings from records go through `inertLine`: a CI page
+ * shows them as text, and XML 1.0 allows the C1 controls a terminal would act on.
  */
+import { inertLine } from '../text/inert.js';
 import type { SweepReport } from './aggregate.js';
-import { junitDocument, junitTestcase, junitTestsuite } from './junit.js';
-import type { TrialRecord } from './read-results.js';
+import { junitDocument, junitSkippedTestcase, junitTestcase, junitTestsuite } from './junit.js';
+import type { TrialRecord, UnfinishedTrial } from './records.js';
+import type { XmlElement } from './xml.js';
+
+/** The suite of skipped files. */
+export const SKIPPED_FILES_SUITE = 'skipped files';
 
 function caseName(r: TrialRecord): string {
-  return r.trial === null ? r.path : `trial_${r.trial}`;
+  return inertLine(r.trial === null ? r.path : `trial_${r.trial}`);
+}
+
+/** A suite's name must be a non-empty xs:token once its whitespace collapses: a blank cell name is quoted. */
+function suiteName(cell: string): string {
+  const s = inertLine(cell);
+  return /^[ \t]*$/.test(s) ? inertLine(JSON.stringify(cell)) : s;
+}
+
+function groupBy<T extends { readonly cell: string }>(items: readonly T[]): Map<string, T[]> {
+  const out = new Map<string, T[]>();
+  for (const x of items) {
+    const list = out.get(x.cell);
+    if (list === undefined) out.set(x.cell, [x]);
+    else list.push(x);
+  }
+  return out;
+}
+
+function totalSeconds(rs: readonly TrialRecord[]): number {
+  let s = 0;
+  for (const r of rs) s += r.walltimeSec;
+  return s;
+}
+
+function trialCase(r: TrialRecord, classname: string): XmlElement {
+  if (r.verdict === 'pass') return junitTestcase(caseName(r), classname, r.walltimeSec, null);
+  const ids = r.verdict === 'fail' ? r.failureDetectors : r.errorDetectors;
+  return junitTestcase(caseName(r), classname, r.walltimeSec, {
+    verdict: r.verdict,
+    attrs: { message: inertLine(ids.join(', ') || r.verdict), type: inertLine(ids[0] ?? r.verdict) },
+    body: inertLine(`exit_code ${r.exitCode}; ${r.path}`),
+  });
 }
 
 export function formatJunit(report: SweepReport, records: readonly TrialRecord[]): string {
   const t = report.totals;
-  const seconds = (rs: readonly TrialRecord[]): number => rs.reduce((a, r) => a + r.walltimeSec, 0);
+  const recordsByCell = groupBy(records);
+  const unfinishedByCell = groupBy<UnfinishedTrial>(report.unfinished);
   const suites = report.cells.map((c, id) => {
-    const rs = records
-      .filter((r) => r.cell === c.cell)
-      .sort((a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || (a.path < b.path ? -1 : 1));
-    const cases = rs.map((r) => {
-      if (r.verdict === 'pass') return junitTestcase(caseName(r), c.cell, r.walltimeSec, null);
-      const ids = r.verdict === 'fail' ? r.failureDetectors : r.errorDetectors;
-      return junitTestcase(caseName(r), c.cell, r.walltimeSec, {
-        verdict: r.verdict,
-        attrs: { message: ids.join(', ') || r.verdict, type: ids[0] ?? r.verdict },
-        body: `exit_code ${r.exitCode}; ${r.path}`,
-      });
-    });
+    const name = suiteName(c.cell);
+    const rs = (recordsByCell.get(c.cell) ?? []).sort(
+      (a, b) => (a.trial ?? Infinity) - (b.trial ?? Infinity) || (a.path < b.path ? -1 : 1),
+    );
+    const cases = rs.map((r) => trialCase(r, name));
+    for (const u of unfinishedByCell.get(c.cell) ?? [])
+      cases.push(junitSkippedTestcase(`trial_${u.trial}`, name, 'unfinished: no result.json'));
     return junitTestsuite(
-      c.cell,
-      { tests: c.trials, failures: c.fail, errors: c.error, seconds: seconds(rs) },
+      name,
+      {
+        tests: c.trials + c.unfinished,
+        failures: c.fail,
+        errors: c.error,
+        skipped: c.unfinished,
+        seconds: totalSeconds(rs),
+      },
       cases,
       { id, package: 'aorta-probe' },
       [
@@ -38,9 +80,28 @@ export function formatJunit(report: SweepReport, records: readonly TrialRecord[]
       ],
     );
   });
+  const problems = report.problems;
+  if (problems.length > 0) {
+    const cases = problems.map((p) =>
+      junitSkippedTestcase(inertLine(p.path), SKIPPED_FILES_SUITE, inertLine(p.reason)),
+    );
+    suites.push(
+      junitTestsuite(
+        SKIPPED_FILES_SUITE,
+        { tests: problems.length, failures: 0, errors: 0, skipped: problems.length, seconds: 0 },
+        cases,
+        { id: report.cells.length, package: 'aorta-probe' },
+      ),
+    );
+  }
   return junitDocument(
     'aorta-probe',
-    { tests: t.trials, failures: t.fail, errors: t.error, seconds: seconds(records) },
+    {
+      tests: t.trials + t.unfinished + problems.length,
+      failures: t.fail,
+      errors: t.error,
+      seconds: totalSeconds(records),
+    },
     suites,
   );
 }

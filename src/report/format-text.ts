@@ -1,4 +1,9 @@
-/** `report --format text` (the default) and the number formatting every human format shares. */
+/**
+ * `report --format text` (the default) and the number formatting every human format shares. Every string from a
+ * record or a log goes through `inertLine`, so an ESC sequence in a cell name or a log line cannot set a window
+ * title or fake a line of the report on the terminal.
+ */
+import { inertLine } from '../text/inert.js';
 import type { CellSummary, Distribution, SweepReport } from './aggregate.js';
 import { shownPath } from './paths.js';
 
@@ -28,32 +33,41 @@ function plural(n: number, one: string, many = `${one}s`): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
-export function formatText(report: SweepReport): string {
+/** The report's first line: totals, then earlier attempts and unfinished trials when there are any. */
+function totalsLine(report: SweepReport): string {
   const t = report.totals;
   let out =
     `${plural(t.trials, 'trial')} in ${plural(report.cells.length, 'cell')}: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ` +
     `${plural(t.flakyCells, 'flaky cell')}`;
   if (report.earlierAttempts > 0) out += `; ${plural(report.earlierAttempts, 'earlier attempt')} of retried trials`;
-  out += '\n';
+  if (t.unfinished > 0) out += `; ${plural(t.unfinished, 'unfinished trial')}`;
+  return out;
+}
+
+export function formatText(report: SweepReport): string {
+  let out = `${totalsLine(report)}\n`;
   for (const c of report.cells) {
-    out += `\ncell ${c.cell}: ${plural(c.trials, 'trial')}: pass ${c.pass}, fail ${c.fail}, error ${c.error}; ${flakyText(c)}\n`;
+    out += `\ncell ${inertLine(c.cell)}: ${plural(c.trials, 'trial')}: pass ${c.pass}, fail ${c.fail}, error ${c.error}; ${flakyText(c)}\n`;
+    if (c.unfinished > 0) out += `  unfinished: ${c.unfinished} (trial directories without result.json)\n`;
     if (c.retried > 0) out += `  retried: ${c.retried} (${c.passedOnRetry} passed on retry)\n`;
     out += `  walltime: ${describeDistribution(c.walltimeSec, seconds, ' s', 'none')}\n`;
     out += `  peak VRAM: ${describeDistribution(c.peakVramMib, mib, ' MiB', 'not sampled')}\n`;
     if (c.detectors.length === 0) out += '  detectors: none fired\n';
     else {
       out += '  detectors (trials fired in):\n';
-      const w = Math.max(...c.detectors.map((d) => String(d.trials).length));
+      let most = 0;
+      for (const d of c.detectors) most = Math.max(most, d.trials);
+      const w = String(most).length;
       for (const d of c.detectors) {
-        out += `    ${String(d.trials).padStart(w)}  ${d.id} (${d.kind})\n`;
+        out += `    ${String(d.trials).padStart(w)}  ${inertLine(d.id)} (${d.kind})\n`;
         if (d.example !== null)
-          out += `    ${' '.repeat(w)}  e.g. ${shownPath(d.example.file)}:${d.example.line}: ${d.example.text}\n`;
+          out += `    ${' '.repeat(w)}  e.g. ${inertLine(shownPath(d.example.file))}:${d.example.line}: ${inertLine(d.example.text)}\n`;
       }
     }
   }
   if (report.problems.length > 0) {
     out += `\nskipped ${plural(report.problems.length, 'file')}:\n`;
-    for (const p of report.problems) out += `  ${shownPath(p.path)}: ${p.reason}\n`;
+    for (const p of report.problems) out += `  ${inertLine(shownPath(p.path))}: ${inertLine(p.reason)}\n`;
   }
   return out;
 }

@@ -52,7 +52,11 @@ export function githubAnnotations(annotations: readonly Annotation[]): string {
     if (n < room) {
       shown.set(a.level, n + 1);
       out += command(a);
-    } else hidden.set(a.level, [...(hidden.get(a.level) ?? []), a]);
+    } else {
+      const rest = hidden.get(a.level);
+      if (rest === undefined) hidden.set(a.level, [a]);
+      else rest.push(a);
+    }
   }
   const where = (a: Annotation): string =>
     a.file === undefined ? a.title : `${a.file}${a.line === undefined ? '' : `:${a.line}`}: ${a.title}`;

@@ -5,7 +5,7 @@ import { formatJson } from './format-json.js';
 import { formatJunit } from './format-junit.js';
 import { formatMarkdown } from './format-markdown.js';
 import { formatText } from './format-text.js';
-import type { TrialRecord } from './read-results.js';
+import type { TrialRecord } from './records.js';
 
 export { aggregateResults, distribution } from './aggregate.js';
 export type {
@@ -18,7 +18,7 @@ export type {
   SweepReport,
 } from './aggregate.js';
 export { readResults, parseRecord, UNKNOWN_CELL, VERDICTS } from './read-results.js';
-export type { ReadProblem, ReadResults, TrialRecord } from './read-results.js';
+export type { ReadProblem, ReadResults, ReadResultsOptions, TrialRecord, UnfinishedTrial } from './read-results.js';
 export type { ExampleLine } from './examples.js';
 
 export const REPORT_FORMATS = ['text', 'json', 'junit', 'markdown', 'html'] as const;

@@ -7,9 +7,19 @@
  */
 import { xmlDocument, type XmlAttrs, type XmlElement } from './xml.js';
 
-/** Seconds as xs:decimal with millisecond precision, no trailing zeros (`1.25`, `16`, `0.004`). */
+/**
+ * The largest time written: 10^12 s (some 31,700 years). A record may claim 1e308 s, and a sum of such is Infinity,
+ * which xs:decimal cannot hold; below this bound milliseconds stay exact and `String` writes no exponent.
+ */
+export const MAX_JUNIT_SECONDS = 1e12;
+
+/**
+ * Seconds as xs:decimal with millisecond precision, no trailing zeros (`1.25`, `16`, `0.004`): clamped to
+ * [0, MAX_JUNIT_SECONDS], NaN as 0, so it is always a finite decimal without an exponent.
+ */
 export function junitSeconds(t: number): string {
-  return String(Math.round(t * 1000) / 1000);
+  const clamped = t > 0 ? Math.min(t, MAX_JUNIT_SECONDS) : 0;
+  return String(Math.round(clamped * 1000) / 1000);
 }
 
 export interface JUnitOutcome {
@@ -37,7 +47,18 @@ export interface JUnitCounts {
   readonly tests: number;
   readonly failures: number;
   readonly errors: number;
+  /** Of `tests`, those with `<skipped/>`; 0 when left out. */
+  readonly skipped?: number;
   readonly seconds: number;
+}
+
+/** A test case that did not run to a verdict (an unfinished trial, a record that could not be read). */
+export function junitSkippedTestcase(name: string, classname: string, message: string): XmlElement {
+  return {
+    tag: 'testcase',
+    attrs: { name, classname, time: junitSeconds(0) },
+    children: [{ tag: 'skipped', attrs: { message } }],
+  };
 }
 
 /** `<testsuite>`; `extra` attributes (timestamp, id, package) after the counts, `properties` before the cases. */
@@ -64,11 +85,11 @@ export function junitTestsuite(
       tests: counts.tests,
       failures: counts.failures,
       errors: counts.errors,
-      skipped: 0,
+      skipped: counts.skipped ?? 0,
       time: junitSeconds(counts.seconds),
       ...extra,
     },
-    children: [...props, ...cases],
+    children: props.concat(cases),
   };
 }
 

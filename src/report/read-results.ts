@@ -1,10 +1,17 @@
 /**
  * Finding and reading `result.json` files — from a sweep, a cluster job or a single `run` — into checked
- * trial records. A file that is not a usable record is reported with the reason and skipped, never fatal.
+ * trial records. A file that is not a usable record is reported with the reason and skipped, never fatal; a
+ * FIFO, a device or a link below the paths given is never opened (walk.ts, safe-read.ts).
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { RESULT_FILE, type Verdict } from '../trial/index.js';
+import { isConfinedRelative } from './confined-path.js';
+import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
+import { fileKind, readRegularFile } from './safe-read.js';
+import { TRIAL_DIR, walkRecords, type FoundTrialDir } from './walk.js';
+
+export type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 
 /** The verdicts a record may carry (the trial runner's `Verdict`), in report order. */
 export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
@@ -12,32 +19,18 @@ export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
 /** The cell of a record that names none and does not sit in `<cell>/trial_<n>/` (the original's default). */
 export const UNKNOWN_CELL = '_unknown_';
 
-export interface TrialRecord {
-  /** The result.json file. */
-  readonly path: string;
-  readonly cell: string;
-  /** `trial_index`, else the `trial_<n>` directory's n, else null. */
-  readonly trial: number | null;
-  readonly verdict: Verdict;
-  readonly exitCode: number;
-  readonly walltimeSec: number;
-  readonly peakVramMib: number | null;
-  readonly failureDetectors: readonly string[];
-  readonly errorDetectors: readonly string[];
-  readonly warnDetectors: readonly string[];
-  /** Attempts the trial took (1 without retries). */
-  readonly attempts: number;
-  /** Passed on a retry after a failed or erred attempt. */
-  readonly passedOnRetry: boolean;
-  /** The log file next to the record, when the record names one. */
-  readonly logPath: string | null;
-  /** The recipe the trial ran with, as recorded (for custom pattern regexes). */
-  readonly recipeFile: string | null;
-}
+/** Larger result.json files are skipped: a record is kilobytes, and this bounds what one file can cost. */
+export const MAX_RECORD_BYTES = 64 * 1024 * 1024;
 
-export interface ReadProblem {
-  readonly path: string;
-  readonly reason: string;
+export interface ReadResultsOptions {
+  /**
+   * Read as a sweep reads its own run directory: each path given is a run directory, and only records whose
+   * top-level `run_id` is exactly this string, at `<cell>/trial_<n>/result.json` or (earlier attempts)
+   * `<cell>/trial_<n>/attempt_<k>/result.json` below it, are counted; every other result.json is a problem
+   * (`not written by this sweep (run_id …)`, `not a trial record of this sweep`), and only trial directories at
+   * `<cell>/trial_<n>` count as unfinished.
+   */
+  readonly runId?: string;
 }
 
 export interface ReadResults {
@@ -45,57 +38,102 @@ export interface ReadResults {
   readonly problems: ReadProblem[];
   /** Records of earlier attempts of a retried trial (`final: false`), counted in their trial's `attempts`. */
   readonly earlierAttempts: number;
+  /** `trial_<n>` directories without a result.json, in path order. */
+  readonly unfinished: UnfinishedTrial[];
 }
+
+interface Candidate {
+  readonly path: string;
+  /** Components below the path given; empty for a file given by name. */
+  readonly rel: readonly string[];
+  /** Given by name: a symbolic link is followed, as the user asked for it. */
+  readonly follow: boolean;
+}
+
+// The sweep's attempt directories (src/sweep/trial-files.ts), by shape: report does not depend on the sweep.
+const ATTEMPT_DIR = /^attempt_\d+$/;
+
+/** `<cell>/trial_<n>/result.json` (3) or `<cell>/trial_<n>/attempt_<k>/result.json` (4), else 0. */
+function trialRecordDepth(rel: readonly string[]): 0 | 3 | 4 {
+  if (rel[rel.length - 1] !== RESULT_FILE || !TRIAL_DIR.test(rel[1] ?? '')) return 0;
+  if (rel.length === 3) return 3;
+  return rel.length === 4 && ATTEMPT_DIR.test(rel[2]!) ? 4 : 0;
+}
+
+const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
 /** Every result.json under each path (a directory, searched recursively, or a file), read in path order. */
-export async function readResults(paths: readonly string[]): Promise<ReadResults> {
-  const files: string[] = [];
+export async function readResults(paths: readonly string[], options: ReadResultsOptions = {}): Promise<ReadResults> {
   const problems: ReadProblem[] = [];
+  const later: ReadProblem[] = [];
+  const candidates: Candidate[] = [];
+  const trialDirs: FoundTrialDir[] = [];
   for (const p of paths) {
+    let kind: string;
     try {
-      const s = await stat(p);
-      if (s.isDirectory()) await walk(p, files);
-      else files.push(p);
+      const s = statSync(p);
+      kind = s.isDirectory() ? 'dir' : s.isFile() ? 'file' : fileKind(s);
     } catch (err) {
-      problems.push({
-        path: p,
-        reason: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      });
-    }
-  }
-  files.sort();
-  const records: TrialRecord[] = [];
-  let earlierAttempts = 0;
-  for (const f of [...new Set(files)]) {
-    let text: string;
-    try {
-      text = await readFile(f, 'utf8');
-    } catch (err) {
-      problems.push({
-        path: f,
-        reason: `cannot read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      });
+      const e = err as NodeJS.ErrnoException;
+      problems.push({ path: p, reason: `cannot read: ${e.code ?? e.message}` });
       continue;
     }
-    const r = parseRecord(f, text);
+    if (kind === 'file') candidates.push({ path: p, rel: [], follow: true });
+    else if (kind !== 'dir') problems.push({ path: p, reason: `not a regular file or directory (${kind})` });
+    else {
+      const w = walkRecords(p);
+      for (const f of w.files) candidates.push({ path: f.path, rel: f.rel, follow: false });
+      for (const d of w.unfinished) if (options.runId === undefined || d.rel.length === 2) trialDirs.push(d);
+      for (const q of w.problems) later.push(q);
+    }
+  }
+  candidates.sort(byPath);
+  const records: TrialRecord[] = [];
+  let earlierAttempts = 0;
+  let previous: string | null = null;
+  for (const c of candidates) {
+    if (c.path === previous) continue;
+    previous = c.path;
+    const depth = trialRecordDepth(c.rel);
+    if (options.runId !== undefined && depth === 0) {
+      later.push({ path: c.path, reason: 'not a trial record of this sweep' });
+      continue;
+    }
+    const read = readRegularFile(c.path, { maxBytes: MAX_RECORD_BYTES, over: 'reject', follow: c.follow });
+    if ('reason' in read) {
+      later.push({ path: c.path, reason: read.reason });
+      continue;
+    }
+    const r = parseRecord(c.path, read.bytes.toString('utf8'), options);
     if (r === 'earlier') earlierAttempts++;
-    else if (typeof r === 'string') problems.push({ path: f, reason: r });
+    else if (typeof r === 'string') later.push({ path: c.path, reason: r });
+    else if (options.runId !== undefined && depth === 4)
+      // An attempt directory holds a superseded attempt; a final record there would count its trial twice.
+      later.push({ path: c.path, reason: 'not a trial record of this sweep' });
     else records.push(r);
   }
-  return { records, problems, earlierAttempts };
+  // Stable: a file's problems stay in the order they were found.
+  later.sort(byPath);
+  for (const q of later) problems.push(q);
+  return { records, problems, earlierAttempts, unfinished: unfinishedTrials(trialDirs, records) };
 }
 
-async function walk(dir: string, out: string[]): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) await walk(p, out);
-    else if (e.isFile() && e.name === RESULT_FILE) out.push(p);
+/** Unfinished trial directories, each in the cell its finished neighbours name (else its parent's name). */
+function unfinishedTrials(dirs: readonly FoundTrialDir[], records: readonly TrialRecord[]): UnfinishedTrial[] {
+  const cellOfDir = new Map<string, string>();
+  for (const r of records) {
+    const trialDir = dirname(r.path);
+    if (!TRIAL_DIR.test(basename(trialDir))) continue;
+    const cellDir = dirname(trialDir);
+    if (!cellOfDir.has(cellDir)) cellOfDir.set(cellDir, r.cell);
   }
+  const out: UnfinishedTrial[] = dirs.map((d) => ({
+    dir: d.dir,
+    cell: cellOfDir.get(dirname(d.dir)) ?? basename(dirname(d.dir)),
+    trial: Number(TRIAL_DIR.exec(basename(d.dir))![1]),
+  }));
+  return out.sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : 0));
 }
-
-const TRIAL_DIR = /^trial_(\d+)$/;
 
 function detectorIds(v: unknown): string[] | null {
   if (!Array.isArray(v)) return null;
@@ -109,8 +147,24 @@ function detectorIds(v: unknown): string[] | null {
   return out;
 }
 
+/**
+ * A value from a record, for a reason: a string short and escaped as JSON (it may hold anything), a structure by
+ * its type only (JSON.stringify recurses, and a record may nest arrays a million deep).
+ */
+function shown(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 100 ? `${v.slice(0, 100)}…` : v);
+  if (typeof v === 'number' || typeof v === 'boolean' || v === null) return String(v);
+  return Array.isArray(v) ? 'an array' : 'an object';
+}
+
+const isNonNegativeInteger = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
+
 /** A record, `'earlier'` for a superseded attempt, or why the file is not usable. */
-export function parseRecord(path: string, text: string): TrialRecord | 'earlier' | string {
+export function parseRecord(
+  path: string,
+  text: string,
+  options: ReadResultsOptions = {},
+): TrialRecord | 'earlier' | string {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -120,19 +174,21 @@ export function parseRecord(path: string, text: string): TrialRecord | 'earlier'
   if (v === null || typeof v !== 'object' || Array.isArray(v))
     return `not a JSON object (got ${Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v})`;
   const o = v as Record<string, unknown>;
+  if (options.runId !== undefined && o.run_id !== options.runId)
+    return `not written by this sweep (${o.run_id === undefined ? 'no run_id' : `run_id ${shown(o.run_id)}`})`;
   if (o.final === false) return 'earlier';
   if (!VERDICTS.includes(o.verdict as Verdict))
-    return o.verdict === undefined
-      ? "missing 'verdict'"
-      : `'verdict' is ${JSON.stringify(o.verdict)}, not pass, fail or error`;
+    return o.verdict === undefined ? "missing 'verdict'" : `'verdict' is ${shown(o.verdict)}, not pass, fail or error`;
   if (!Number.isInteger(o.exit_code))
     return o.exit_code === undefined ? "missing 'exit_code'" : "'exit_code' is not an integer";
   if (typeof o.walltime_sec !== 'number' || !Number.isFinite(o.walltime_sec) || o.walltime_sec < 0) {
     return o.walltime_sec === undefined ? "missing 'walltime_sec'" : "'walltime_sec' is not a non-negative number";
   }
   const vram = o.peak_vram_mib ?? null;
-  if (vram !== null && (typeof vram !== 'number' || !Number.isFinite(vram)))
-    return "'peak_vram_mib' is neither a number nor null";
+  if (vram !== null && (typeof vram !== 'number' || !Number.isFinite(vram) || vram < 0))
+    return "'peak_vram_mib' is neither a non-negative number nor null";
+  const trialIndex = o.trial_index ?? null;
+  if (trialIndex !== null && !isNonNegativeInteger(trialIndex)) return "'trial_index' is not a non-negative integer";
   const lists: string[][] = [];
   for (const k of ['failure_detectors_fired', 'error_detectors_fired', 'warn_detectors_fired']) {
     const ids = o[k] === undefined ? [] : detectorIds(o[k]);
@@ -147,17 +203,13 @@ export function parseRecord(path: string, text: string): TrialRecord | 'earlier'
       : dirTrial !== null
         ? basename(dirname(dir))
         : UNKNOWN_CELL;
-  const trial = Number.isInteger(o.trial_index)
-    ? (o.trial_index as number)
-    : dirTrial !== null
-      ? Number(dirTrial[1])
-      : null;
+  const trial = trialIndex ?? (dirTrial !== null ? Number(dirTrial[1]) : null);
   const attemptsList = Array.isArray(o.attempts) ? (o.attempts as unknown[]) : [];
   const attempts = Math.max(1, attemptsList.length);
   const passedOnRetry =
     o.verdict === 'pass' && attemptsList.some((a) => (a as { verdict?: unknown } | null)?.verdict !== 'pass');
-  const log = o.log as { file?: unknown } | undefined;
-  const recipe = o.recipe as { file?: unknown } | null | undefined;
+  const log = o.log as { file?: unknown } | null | undefined;
+  const recipe = o.recipe as { file?: unknown; sha256?: unknown } | null | undefined;
   return {
     path,
     cell,
@@ -165,13 +217,14 @@ export function parseRecord(path: string, text: string): TrialRecord | 'earlier'
     verdict: o.verdict as Verdict,
     exitCode: o.exit_code as number,
     walltimeSec: o.walltime_sec,
-    peakVramMib: vram as number | null,
+    peakVramMib: vram,
     failureDetectors: lists[0]!,
     errorDetectors: lists[1]!,
     warnDetectors: lists[2]!,
     attempts,
     passedOnRetry,
-    logPath: typeof log?.file === 'string' ? join(dir, log.file) : null,
+    logPath: typeof log?.file === 'string' && isConfinedRelative(log.file) ? join(dir, log.file) : null,
     recipeFile: typeof recipe?.file === 'string' ? recipe.file : null,
+    recipeSha256: typeof recipe?.sha256 === 'string' ? recipe.sha256 : null,
   };
 }

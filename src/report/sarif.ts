@@ -30,7 +30,7 @@ export interface SarifTool {
 }
 
 export function sarifLog(tool: SarifTool, findings: readonly SarifFinding[]): object {
-  const rules = [...new Set(findings.map((f) => f.ruleId))];
+  const rules = Array.from(new Set(findings.map((f) => f.ruleId)));
   const region = (f: SarifFinding) => ({
     startLine: f.line,
     startColumn: f.col,
