@@ -7,7 +7,7 @@
  *
  *   npm run build:ts && node scripts/cli-doc-examples.mjs [docs/cli.md]
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 
@@ -90,11 +90,25 @@ export function normalise(text) {
       .replace(/("started_at": ?)"[^"]*"/g, '$1"T"')
       .replace(/("node": ?)"v[0-9.]+"/g, '$1"T"')
       .replace(/("version": ?)"[0-9][^"]*"/g, '$1"V"')
+      // A sweep's run id is random (src/sweep/run-dir.ts).
+      .replace(/("run_id": ?)"[0-9a-f]{32}"/g, '$1"R"')
   );
+}
+
+/**
+ * A sweep example shows a fresh run: its `--out` (under `runs/`, the examples' scratch directory) is removed first,
+ * or running the examples again would resume the last run's trials instead of running them.
+ */
+function freshSweepOut(args) {
+  if (args[0] !== 'sweep' || args.includes('--dry-run') || args.includes('--emit')) return;
+  const out = args[args.indexOf('--out') + 1];
+  if (args.includes('--out') && typeof out === 'string' && out.startsWith('runs/'))
+    rmSync(out, { recursive: true, force: true });
 }
 
 /** Runs one command in-process with the given runCli; stdin is empty. */
 export async function runExample(runCli, args) {
+  freshSweepOut(args);
   const stdin = new PassThrough();
   stdin.end('');
   const stdout = new PassThrough();

@@ -59,6 +59,7 @@ interface Sweep {
   mode: string;
   plan: unknown;
   task: number | null;
+  run_id: string;
   trials: {
     task: number;
     cell: string;
@@ -67,11 +68,13 @@ interface Sweep {
     exit_status: number;
     dir: string;
     result_json: string | null;
+    retention: string;
+    resumed: boolean;
     attempts: { attempt: number; verdict: string; failure_detectors_fired: string[]; dir: string }[];
   }[];
   skipped: unknown[];
   counts: unknown;
-  report: { cells: { cell: string; detectors: { id: string; example: unknown }[] }[] } | null;
+  report: { cells: { cell: string; trials: number; detectors: { id: string; example: unknown }[] }[] } | null;
   exit_status: number;
 }
 
@@ -241,9 +244,9 @@ retain: {on_pass: none}
         t.attempts.map((a) => [a.attempt, a.verdict, a.dir]),
       ]),
     ).toEqual([
-      ['none-none', 0, 'pass', null, [[1, 'pass', '.']]],
-      ['none-none', 1, 'pass', null, [[1, 'pass', '.']]],
-      ['none-none', 2, 'pass', null, [[1, 'pass', '.']]],
+      ['none-none', 0, 'pass', join(out, 'POL-1', 'none-none', 'trial_0', 'result.json'), [[1, 'pass', '.']]],
+      ['none-none', 1, 'pass', join(out, 'POL-1', 'none-none', 'trial_1', 'result.json'), [[1, 'pass', '.']]],
+      ['none-none', 2, 'pass', join(out, 'POL-1', 'none-none', 'trial_2', 'result.json'), [[1, 'pass', '.']]],
       [
         'cache_off-none',
         0,
@@ -263,8 +266,18 @@ retain: {on_pass: none}
       ['cache_off-none'],
       { pass: 3, fail: 1, error: 0 },
     ]);
-    // retain: none removed the passing trials, so the report of DIR sees the failing one only.
-    expect(doc.report!.cells.map((c) => c.cell)).toEqual(['cache_off-none']);
+    // retain: none removed the passing trials' logs, never their records: the report of DIR sees every trial.
+    expect(doc.report!.cells.map((c) => [c.cell, c.trials])).toEqual([
+      ['cache_off-none', 1],
+      ['none-none', 3],
+    ]);
+    expect(doc.trials.map((t) => [t.retention, t.resumed])).toEqual([
+      ['none', false],
+      ['none', false],
+      ['none', false],
+      ['full', false],
+    ]);
+    expect(doc.run_id).toMatch(/^[0-9a-f]{32}$/);
   });
 
   it('--emit --json carries the stop_after warning', async () => {
@@ -466,7 +479,8 @@ describe('sweep and report errors with --json: the one error object, exit codes 
     expect(r.code).toBe(3);
     const doc = onlyJson(r.out) as { error: { type: string; file: string } };
     expectValid('sweep', doc);
-    expect([doc.error.type, doc.error.file]).toEqual(['WriteError', '/dev/null/x/DOC-1/none-none/trial_0']);
+    // The run directory is opened before any trial: the error names the first path that cannot be a directory.
+    expect([doc.error.type, doc.error.file]).toEqual(['WriteError', '/dev/null/x']);
   });
 
   it('report --json with no usable result.json: the empty report, exit 1', async () => {
@@ -477,7 +491,7 @@ describe('sweep and report errors with --json: the one error object, exit codes 
     expect(doc).toEqual({
       report_version: 2,
       cells: [],
-      totals: { trials: 0, pass: 0, fail: 0, error: 0, flaky_cells: 0 },
+      totals: { trials: 0, pass: 0, fail: 0, error: 0, flaky_cells: 0, unfinished: 0 },
       problems: [],
       earlier_attempts: 0,
     });

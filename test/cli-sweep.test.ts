@@ -37,6 +37,126 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
     });
   });
 
+  it('--dry-run prints control characters of recipe values escaped, never raw (JSON stays exact)', async () => {
+    const r = join(root, 'esc.yaml');
+    // A window-title OSC, a fake verdict line after a carriage return, NEL and a line separator (issue 33 §5).
+    writeFileSync(
+      r,
+      'schema_version: 1\nmode: probe\nticket: "T\\e[2J"\ntrials: 1\nmitigation_axis: [m]\ndiagnostic_axis: [none]\nmitigations:\n  m: {TITLE: "\\e]0;owned\\a", FAKE: "x\\rverdict: pass\\N\\L"}\n',
+    );
+    const res = await cli([
+      'sweep',
+      '--recipe',
+      r,
+      '--out',
+      join(root, 'esc'),
+      '--dry-run',
+      '--',
+      'echo',
+      'a\x1b[31mred',
+    ]);
+    expect(res).toEqual({
+      code: 0,
+      err: '',
+      out: `1 cells x 1 trials = 1 trials, ticket 'T\\x1b[2J'
+  m-none: env=[TITLE=\\x1b]0;owned\\x07 FAKE=x\\x0dverdict: pass\\x85\\u2028] argv=['echo', 'a\\x1b[31mred']
+`,
+    });
+    const json = await cli(['sweep', '--recipe', r, '--out', join(root, 'esc'), '--dry-run', '--json', '--', 'true']);
+    expect((JSON.parse(json.out) as { plan: { cells: { env: object }[] } }).plan.cells[0]!.env).toEqual({
+      TITLE: '\x1b]0;owned\x07',
+      FAKE: 'x\rverdict: pass\x85\u2028',
+    });
+  });
+
+  it('a plan over 100000 trials is refused before it is built, even for --dry-run', async () => {
+    const r = join(root, 'huge.yaml');
+    writeFileSync(
+      r,
+      'schema_version: 1\nmode: probe\ntrials: 250000000\nmitigation_axis: [none, m]\ndiagnostic_axis: [none]\nmitigations: {m: {}}\n',
+    );
+    const res = await cli(['sweep', '--recipe', r, '--out', join(root, 'huge'), '--dry-run', '--', 'true']);
+    expect(res).toEqual({
+      code: 2,
+      out: '',
+      err: "aorta-probe sweep: 2 cells x 250000000 trials = 500000000 trials is more than a sweep runs (at most 100000, where Kubernetes starts warning about an Indexed Job's completions); lower the recipe's 'trials', or split the axes over several sweeps\n",
+    });
+    const viaFlag = await cli([
+      'sweep',
+      '--recipe',
+      recipe,
+      '--out',
+      join(root, 'huge'),
+      '--trials',
+      '60000',
+      '--dry-run',
+      '--',
+      'true',
+    ]);
+    expect(viaFlag.code).toBe(2);
+    expect(viaFlag.err).toContain('2 cells x 60000 trials = 120000 trials is more than a sweep runs');
+    expect(viaFlag.err).toContain('lower --trials,');
+  });
+
+  it("the sweep's report counts only the records it wrote, whatever a trial forges (issue 33 §3)", async () => {
+    const r = join(root, 'forge.yaml');
+    writeFileSync(
+      r,
+      'schema_version: 1\nmode: probe\nticket: FORGE\ntrials: 2\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n',
+    );
+    // Trial 0 fails and forges 45 passing records with the run's own id (read from run.json): 15 in cells the plan
+    // lacks, 15 at trial numbers it lacks, 15 deeper in its own directory.
+    const forge = [
+      'T=$(dirname "$(dirname "$AORTA_PROBE_TRIAL_DIR")")',
+      `ID=$(sed -n 's/.*"run_id": "\\([0-9a-f]*\\)".*/\\1/p' "$T/run.json")`,
+      'REC="{\\"verdict\\": \\"pass\\", \\"exit_code\\": 0, \\"walltime_sec\\": 1, \\"final\\": true, \\"run_id\\": \\"$ID\\"}"',
+      '[ "$AORTA_PROBE_TRIAL_INDEX" = 0 ] || exit 0',
+      'for i in $(seq 1 15); do',
+      '  mkdir -p "$T/cell$i/trial_0" "$T/none-none/trial_$((i + 5))" "$AORTA_PROBE_TRIAL_DIR/d$i/trial_0"',
+      '  echo "$REC" > "$T/cell$i/trial_0/result.json"; echo "$REC" > "$T/none-none/trial_$((i + 5))/result.json"',
+      '  echo "$REC" > "$AORTA_PROBE_TRIAL_DIR/d$i/trial_0/result.json"',
+      'done',
+      'exit 1',
+    ].join('\n');
+    const res = await cli([
+      'sweep',
+      '--recipe',
+      r,
+      '--out',
+      join(root, 'forge'),
+      '--gpu-tool',
+      'none',
+      '--',
+      'sh',
+      '-c',
+      forge,
+    ]);
+    expect(res.code).toBe(1);
+    expect(res.out.split('\n')[0]).toBe('2 trials in 1 cell: pass 1, fail 1, error 0; 1 flaky cell');
+    const json = await cli(['report', '--json', join(root, 'forge')]);
+    // `report` itself, not knowing the run, still reads them all: it is the sweep's count that must hold.
+    expect((JSON.parse(json.out) as { totals: { trials: number } }).totals.trials).toBe(47);
+  });
+
+  it('--fresh is for a local sweep only', async () => {
+    const res = await cli([
+      'sweep',
+      '--recipe',
+      recipe,
+      '--out',
+      join(root, 'f'),
+      '--fresh',
+      '--task',
+      '0',
+      '--',
+      'true',
+    ]);
+    expect(res.code).toBe(2);
+    expect(res.err.split('\n')[0]).toBe(
+      'aorta-probe: sweep: --fresh applies to a local sweep only (a cluster task must not move the run its siblings write; move DIR/<ticket> aside before submitting)',
+    );
+  });
+
   it('runs the sweep, prints the report of its directory, and exits 1 when a trial failed', async () => {
     const out = join(root, 'run');
     const r = await cli([
@@ -116,13 +236,15 @@ exit_codes:
 `,
     );
     const out = join(root, 'mapped');
+    // Each command its own run: a different command into one run directory is another sweep (refused, exit 2).
+    let runs = 0;
     const run = (cmd: string) =>
       cli([
         'sweep',
         '--recipe',
         mapped,
         '--out',
-        out,
+        runs++ === 0 ? out : `${out}${runs}`,
         '--gpu-tool',
         'none',
         '--quiet',

@@ -237,12 +237,13 @@ stop_after: {events: 2, max_trials: 10}
     expect(starts.every((d) => d !== null && d.length === 2)).toBe(true);
   });
 
-  it('retain: summary keeps result.json, log keeps the log too, none removes the trial; full keeps what the trial wrote', async () => {
+  it('retain: none < log < summary < full, result.json always kept, what went recorded in it', async () => {
     const p = await plan(
       'trials: 4\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nretain: {on_pass: summary, on_fail: log, on_error: none}\n',
     );
+    // extra.bin (5 bytes) is heavy, step.summary.json (3 bytes) a summary file, a subdirectory with 7 bytes heavy.
     const script =
-      'echo x > "$AORTA_PROBE_TRIAL_DIR/extra.bin"; case $AORTA_PROBE_TRIAL_INDEX in 0) exit 0;; 1) exit 1;; 2) exec /nonexistent/cmd;; esac';
+      'cd "$AORTA_PROBE_TRIAL_DIR"; printf 12345 > extra.bin; printf abc > step.summary.json; mkdir ckpt; printf 1234567 > ckpt/w; case $AORTA_PROBE_TRIAL_INDEX in 0) exit 0;; 1) echo boom; exit 1;; 2) exit 1;; esac';
     const s = await runSweep({ plan: p, argv: ['sh', '-c', script], outDir: out(), trial });
     expect(s.trials.map((t) => `${t.verdict}:${t.retention}`)).toEqual([
       'pass:summary',
@@ -251,21 +252,43 @@ stop_after: {events: 2, max_trials: 10}
       'pass:summary',
     ]);
     const dir = join(out(), p.ticket, 'none-none');
-    expect(readdirSync(join(dir, 'trial_0'))).toEqual(['result.json']);
+    expect(readdirSync(join(dir, 'trial_0')).sort()).toEqual(['output.log', 'result.json', 'step.summary.json']);
+    expect(json(join(dir, 'trial_0', 'result.json')).retention).toEqual({
+      level: 'summary',
+      deleted: ['ckpt/', 'extra.bin'],
+      deleted_count: 2,
+      freed_bytes: 12,
+    });
     expect(readdirSync(join(dir, 'trial_1')).sort()).toEqual(['output.log', 'result.json']);
-    expect(json(join(dir, 'trial_0', 'result.json')).retention).toBe('summary');
+    expect(json(join(dir, 'trial_1', 'result.json')).retention).toEqual({
+      level: 'log',
+      deleted: ['ckpt/', 'extra.bin', 'step.summary.json'],
+      deleted_count: 3,
+      freed_bytes: 15,
+    });
 
     const q = await plan('trials: 2\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nretain: {on_error: none}\n');
     const t = await runSweep({ plan: q, argv: ['/nonexistent/cmd'], outDir: out(), trial });
     expect(t.trials.map((x) => `${x.verdict}:${x.retention}`)).toEqual(['error:none', 'error:none']);
-    expect(existsSync(join(out(), q.ticket))).toBe(true);
-    expect(readdirSync(join(out(), q.ticket))).toEqual([]);
+    const qdir = join(out(), q.ticket, 'none-none', 'trial_1');
+    // retain: none keeps the record (the original never deletes result.json), and says what it removed.
+    expect(readdirSync(qdir)).toEqual(['result.json']);
+    const logBytes = (json(join(qdir, 'result.json')).log as { bytes: number }).bytes;
+    expect(logBytes).toBeGreaterThan(0);
+    expect(json(join(qdir, 'result.json')).retention).toEqual({
+      level: 'none',
+      deleted: ['output.log'],
+      deleted_count: 1,
+      freed_bytes: logBytes,
+    });
     const full = await plan('trials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n');
     await runSweep({ plan: full, argv: ['sh', '-c', script], outDir: out(), trial });
     expect(readdirSync(join(out(), full.ticket, 'none-none', 'trial_0')).sort()).toEqual([
+      'ckpt',
       'extra.bin',
       'output.log',
       'result.json',
+      'step.summary.json',
     ]);
   });
 
@@ -361,6 +384,7 @@ describe('per-device VRAM (the sampler with a device list)', { timeout: 30_000 }
       gpuTool: 'amd-smi',
       gpuIntervalMs: 100,
       env,
+      runnerEnv: env,
       gpuDevices: devices,
     });
     expect([result.peak_vram_mib, result.gpu.attribution]).toEqual([peak, 'device-minus-baseline']);

@@ -98,7 +98,7 @@ mitigations:
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out) as { totals: object; problems: unknown[]; cells: Array<Record<string, unknown>> };
     expect(report.problems).toEqual([]);
-    expect(report.totals).toEqual({ trials: 4, pass: 3, fail: 1, error: 0, flaky_cells: 1 });
+    expect(report.totals).toEqual({ trials: 4, pass: 3, fail: 1, error: 0, flaky_cells: 1, unfinished: 0 });
     expect(report.cells.map((c) => [c.cell, c.trials, c.pass, c.fail, c.error, c.flaky])).toEqual([
       ['none-none', 2, 1, 1, 0, true],
       ['stable-none', 2, 2, 0, 0, false],

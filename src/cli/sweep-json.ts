@@ -36,11 +36,12 @@ export interface TrialJson extends TaskJson {
   /** The final attempt's exit status as `run` has it (the recipe's `exit_codes:` included). */
   readonly exit_status: number;
   readonly dir: string;
-  /** Null when `retain: none` removed the trial's directory. */
-  readonly result_json: string | null;
+  /** The trial's record (retention never removes it). */
+  readonly result_json: string;
   readonly devices: readonly string[] | null;
   readonly interrupted: boolean;
   readonly retention: SweepTrial['retention'];
+  readonly resumed: boolean;
   readonly attempts: readonly AttemptSummary[];
 }
 
@@ -78,10 +79,11 @@ function trialJson(t: SweepTrial, out: string): TrialJson {
     verdict: t.verdict,
     exit_status: t.exitStatus,
     dir,
-    result_json: t.retention === 'none' ? null : join(dir, RESULT_FILE),
+    result_json: join(dir, RESULT_FILE),
     devices: t.devices,
     interrupted: t.interrupted,
     retention: t.retention,
+    resumed: t.resumed,
     attempts: t.attempts,
   };
 }
@@ -98,6 +100,8 @@ export function runJson(
     mode: 'run',
     plan,
     task: task ?? null,
+    run_id: summary.runId,
+    moved_aside: summary.movedAside === null ? null : underOut(plan.out, summary.movedAside),
     trials: summary.trials.map((t) => trialJson(t, plan.out)),
     skipped: summary.skipped.map(taskJson),
     stopped_cells: summary.stoppedCells,

@@ -9,7 +9,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Writable } from 'node:stream';
 import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
@@ -32,6 +32,8 @@ import {
   type TaskCommandOptions,
 } from '../sweep/index.js';
 import { slug } from '../sweep/cells.js';
+import { PlanTooLargeError, PlantedLinkError, RunDirLockedError, RunIdentityError } from '../sweep/index.js';
+import { inertLine } from '../text/inert.js';
 import { isTty, ProgressLine } from './tty.js';
 import { EXIT } from './exit-codes.js';
 import { errorRecord, jsonLine, ReadError, WriteError } from './json-output.js';
@@ -65,6 +67,10 @@ Prints the report of DIR at the end (see 'aorta-probe report').
   --timeout SECONDS      Per trial, instead of the recipe's timeout_per_trial.
   --gpu-tool TOOL        auto, amd-smi, nvidia-smi or none (as 'run'). Default auto.
   --gpu-interval SECONDS VRAM sampling interval. Default 1.
+  --fresh                DIR/<ticket> holds an earlier run: move it aside to
+                         DIR/<ticket>.prev-<UTC time> (nothing is deleted) and start anew. Without
+                         it, a re-run of the same sweep keeps every finished trial and runs the
+                         rest (resume); a different sweep there is refused (exit 2).
   --quiet                No progress line and no report at the end.
   --dry-run              Print the cells, their environments and the command; run nothing.
   --json                 Print one JSON object on stdout instead of the text (schemas/sweep.schema.json):
@@ -94,9 +100,16 @@ Examples:
   aorta-probe sweep --recipe sweep.yaml --out runs --parallel 4 --gpus 0-3 -- python train.py
   aorta-probe sweep --recipe sweep.yaml --out /shared/runs --emit slurm --emit-to sweep.sbatch -- ./job.sh
 
-Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error or invalid recipe,
-3 an output that could not be written, 130 interrupted by Ctrl-C (a second Ctrl-C kills the running
-trials). --task: 0 pass, 1 fail, 3 error. --dry-run, --emit: 0.
+Resume: DIR/<ticket>/run.json records the sweep's identity (recipe sha256, command, cells and their
+environments, trials per cell). Running the same sweep again keeps each trial whose result.json is
+complete and runs only the rest; a --task whose trial is complete exits at once with its recorded
+status. A local sweep holds DIR/<ticket>/.aorta-probe.lock; a second sweep there exits 2. If this
+process dies (even by SIGKILL), a watchdog ends its running trials within 5 s.
+
+Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error, invalid recipe,
+a locked run directory or a different sweep in it, 3 an output that could not be written (or a
+directory of the run replaced by a link), 130 interrupted by Ctrl-C (a second Ctrl-C kills the
+running trials). --task: 0 pass, 1 fail, 3 error. --dry-run, --emit: 0.
 `;
 
 export interface SweepArgs {
@@ -114,6 +127,7 @@ export interface SweepArgs {
   readonly gpuTool: GpuToolChoice;
   readonly gpuIntervalMs: number | undefined;
   readonly quiet: boolean;
+  readonly fresh: boolean;
   readonly dryRun: boolean;
   readonly json: boolean;
   readonly emit: 'slurm' | 'k8s' | undefined;
@@ -144,6 +158,7 @@ export const SWEEP_OPTIONS = {
   'gpu-tool': { type: 'string', metavar: 'TOOL' },
   'gpu-interval': { type: 'string', metavar: 'SECONDS' },
   quiet: { type: 'boolean' },
+  fresh: { type: 'boolean' },
   'dry-run': { type: 'boolean' },
   json: { type: 'boolean' },
   emit: { type: 'string', metavar: 'slurm|k8s' },
@@ -197,6 +212,10 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   const task = v.task === undefined ? undefined : parseNumber('--task', v.task, { integer: true, min: 0 });
   const taskEnv = v['task-env'];
   if (task !== undefined && taskEnv !== undefined) throw new UsageError('--task and --task-env exclude each other');
+  if (v.fresh === true && (emit !== undefined || v.task !== undefined || taskEnv !== undefined))
+    throw new UsageError(
+      '--fresh applies to a local sweep only (a cluster task must not move the run its siblings write; move DIR/<ticket> aside before submitting)',
+    );
   if (emit === 'k8s' && (v.image === undefined || v.pvc === undefined))
     throw new UsageError('--emit k8s needs --image and --pvc');
   const probeCommand = v['probe-command']?.split(/\s+/).filter((w) => w !== '');
@@ -218,6 +237,7 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
         ? undefined
         : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
     quiet: v.quiet === true,
+    fresh: v.fresh === true,
     dryRun: v['dry-run'] === true,
     json: v.json === true,
     emit,
@@ -250,6 +270,7 @@ function emptyArgs(): SweepArgs {
     gpuTool: 'auto',
     gpuIntervalMs: undefined,
     quiet: false,
+    fresh: false,
     dryRun: false,
     json: false,
     emit: undefined,
@@ -320,6 +341,7 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
   } catch (err) {
     if (err instanceof RecipeSchemaError || err instanceof SandboxError)
       return refuse(err, `${err.message}\n`, TASK_EXIT.usage);
+    if (err instanceof PlanTooLargeError) return refuseUsage(err.message);
     const path = (err as NodeJS.ErrnoException).path;
     if ((err as NodeJS.ErrnoException).code !== undefined) {
       const read = new ReadError(path ?? args.recipe, err);
@@ -335,10 +357,11 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       await write(io.stdout, jsonLine({ mode: 'dry-run', plan: planDoc, exit_status: EXIT.ok }));
       return EXIT.ok;
     }
-    let out = `${plan.cells.length} cells x ${plan.trialsPerCell} trials = ${plan.tasks.length} trials, ticket ${strRepr(plan.ticket)}\n`;
+    let out = `${plan.cells.length} cells x ${plan.trialsPerCell} trials = ${plan.tasks.length} trials, ticket ${inertLine(strRepr(plan.ticket))}\n`;
     for (const c of plan.cells) {
-      const envText = c.env.size === 0 ? '(no env)' : [...c.env].map(([k, v]) => `${k}=${v}`).join(' ');
-      out += `  ${c.name}: env=[${envText}] argv=[${args.argv.map((a) => strRepr(a)).join(', ')}]\n`;
+      // Values are the recipe's: a control character in one must not reach the terminal as itself.
+      const envText = c.env.size === 0 ? '(no env)' : [...c.env].map(([k, v]) => `${k}=${inertLine(v)}`).join(' ');
+      out += `  ${c.name}: env=[${envText}] argv=[${args.argv.map((a) => inertLine(strRepr(a))).join(', ')}]\n`;
     }
     await write(io.stdout, out);
     return EXIT.ok;
@@ -368,7 +391,13 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
   let running = 0;
   let done = 0;
   const cellsDone = new Set<string>();
+  let resumed = 0;
   const onEvent = (e: SweepEvent): void => {
+    if (e.type === 'resumed') {
+      resumed++;
+      done++;
+      counts[e.trial.verdict]++;
+    }
     if (e.type === 'start' && e.attempt === 1) running++;
     if (e.type === 'end') {
       running--;
@@ -402,9 +431,18 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       signal: interrupt.signal,
       forceKill: forceKill.signal,
       onEvent,
+      fresh: args.fresh,
+      onWarning: (message) => {
+        progress?.clear();
+        io.stderr.write(`aorta-probe sweep: warning: ${message}\n`);
+      },
     });
   } catch (err) {
     if (err instanceof RangeError) return refuseUsage(err.message);
+    // Another sweep holds the run, or the run there is a different sweep: nothing was started.
+    if (err instanceof RunDirLockedError || err instanceof RunIdentityError)
+      return refuse(err, `aorta-probe sweep: ${err.message}\n`, EXIT.usage);
+    if (err instanceof PlantedLinkError) return refuse(err, `aorta-probe sweep: ${err.message}\n`, EXIT.error);
     // A trial directory that cannot be made: the output directory is wrong (2), as for `run`; later, an I/O failure.
     if (err instanceof TrialOutputError)
       return refuse(err, `aorta-probe sweep: ${err.message}\n`, err.beforeStart ? EXIT.usage : EXIT.error);
@@ -428,21 +466,44 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       for (const t of summary.trials)
         await write(
           io.stdout,
-          `${t.task.cell.name}/trial_${t.task.trial}: ${t.verdict} (${t.attempts.length} attempt${t.attempts.length === 1 ? '' : 's'}) ${t.dir}\n`,
+          `${t.task.cell.name}/trial_${t.task.trial}: ${t.verdict} (${t.resumed ? 'finished earlier, kept' : `${t.attempts.length} attempt${t.attempts.length === 1 ? '' : 's'}`}) ${inertLine(t.dir)}\n`,
         );
   } else if (args.json || !args.quiet) {
-    // The ticket's directory as --out was given, so the report's paths are those `report DIR/TICKET` shows.
-    const { records, problems, earlierAttempts } = await readResults([join(args.out, slug(plan.ticket))]);
-    const report = await aggregateResults(records, { problems, earlierAttempts });
+    // The ticket's directory as --out was given, so the report's paths are those `report DIR/TICKET` shows. Only
+    // records this run stamped count: a trial can write result.json files anywhere it can write.
+    const { records, problems, earlierAttempts, unfinished } = plannedOnly(
+      await readResults([join(args.out, slug(plan.ticket))], { runId: summary.runId }),
+      plan,
+    );
+    const report = await aggregateResults(records, { problems, earlierAttempts, unfinished });
     if (args.json) await write(io.stdout, jsonLine(runJson(planDoc, summary, task, report, status)));
     else {
       let text = formatReport('text', report, records);
       if (summary.stoppedCells.length > 0) text += `\nstop_after: ${summary.stoppedCells.join(', ')} stopped early\n`;
       if (summary.skipped.length > 0) text += `${summary.skipped.length} trials not run\n`;
+      if (resumed > 0)
+        text += `${resumed} trial${resumed === 1 ? '' : 's'} finished by an earlier run of this sweep ${resumed === 1 ? 'was' : 'were'} kept (resume; --fresh starts anew)\n`;
+      if (summary.movedAside !== null) text += `the earlier run was moved to ${inertLine(summary.movedAside)}\n`;
       await write(io.stdout, text);
     }
   }
   return status;
+}
+
+/**
+ * The records of the plan's own trials: a trial can read the run id in run.json and write a record with it at
+ * any `<cell>/trial_<n>/` it invents, so a record counts only at a (cell, trial) the plan has.
+ */
+function plannedOnly(read: Awaited<ReturnType<typeof readResults>>, plan: SweepPlan): typeof read {
+  const planned = new Set(plan.tasks.map((t) => `${t.cell.name}/trial_${t.trial}`));
+  const records: typeof read.records = [];
+  const problems = [...read.problems];
+  for (const r of read.records) {
+    const trialDir = dirname(r.path);
+    if (planned.has(`${basename(dirname(trialDir))}/${basename(trialDir)}`)) records.push(r);
+    else problems.push({ path: r.path, reason: "not a trial of this sweep's plan" });
+  }
+  return { ...read, records, problems };
 }
 
 /** The sweep's exit status: 128+N when stopped by signal N; one task's as `run` has it; else 1 if any trial did not pass. */

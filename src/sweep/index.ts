@@ -9,7 +9,12 @@ export type {
   SweepTrial,
   SweepTrialOptions,
 } from './run-sweep.js';
-export { loadSweepPlan, trialDir, NO_TICKET } from './plan.js';
+export { loadSweepPlan, trialDir, NO_TICKET, MAX_SWEEP_TASKS, PlanTooLargeError } from './plan.js';
+export { PlantedLinkError } from './dir-ref.js';
+export { RunDirLockedError, LOCK_FILE } from './lock.js';
+export { RunIdentityError, RUN_FILE, RECIPE_COPY } from './run-dir.js';
+export type { RunIdentity, RunFile } from './run-dir.js';
+export type { RetentionRecord } from './trial-files.js';
 export type { PlanOptions, SweepPlan, SweepTask } from './plan.js';
 export { slug, synthesizeCells, RecipeCellError, UnknownMitigationError } from './cells.js';
 export type { Cell } from './cells.js';

@@ -9,6 +9,14 @@ import { spanPos } from '../recipe/tree.js';
 import { RecipeCellError, slug, synthesizeCells, UnknownMitigationError, type Cell } from './cells.js';
 import { axisNodes, parseMitigationsFile, readSweepConfig, type EnvBundle, type SweepConfig } from './config.js';
 
+/** The most trials one sweep plans (cells x trials per cell). */
+export const MAX_SWEEP_TASKS = 100_000;
+
+/** A plan over `MAX_SWEEP_TASKS`: refused before any task is built. */
+export class PlanTooLargeError extends RangeError {
+  override name = 'PlanTooLargeError';
+}
+
 /** The original's ticket directory when none is given. */
 export const NO_TICKET = '_no_ticket_';
 
@@ -70,6 +78,18 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
   }
   const trials = options.trials ?? recipe.trials ?? 1;
   const trialsPerCell = config.stopAfter?.maxTrials ?? trials;
+  // Checked before a task exists: `trials: 1000000000` once built a billion task objects (4.3 GB) for a dry run.
+  if (cells.length * trialsPerCell > MAX_SWEEP_TASKS) {
+    const from =
+      options.trials !== undefined
+        ? '--trials'
+        : config.stopAfter !== null
+          ? "the recipe's stop_after.max_trials"
+          : "the recipe's 'trials'";
+    throw new PlanTooLargeError(
+      `${cells.length} cells x ${trialsPerCell} trials = ${cells.length * trialsPerCell} trials is more than a sweep runs (at most ${MAX_SWEEP_TASKS}, where Kubernetes starts warning about an Indexed Job's completions); lower ${from}, or split the axes over several sweeps`,
+    );
+  }
   const tasks: SweepTask[] = [];
   for (const cell of cells) for (let t = 0; t < trialsPerCell; t++) tasks.push({ index: tasks.length, cell, trial: t });
   return {

@@ -3,15 +3,32 @@
  * `<out>/<ticket>/<cell>/trial_<n>/` with its cell's environment (and its own GPUs with `gpus`), retried per the
  * recipe's `retry:`, cut short per `stop_after:`, pruned per `retain:`. Aborting `signal` stops launching and
  * interrupts the running trials, which still write their result.json.
+ *
+ * Resume: a trial whose result.json this run already finished (trial-files.ts `completeRecord`) is kept, not run
+ * again; the run directory's identity (run-dir.ts) decides whether a re-run is the same sweep. A local sweep holds
+ * the run directory's lock (lock.ts); one cluster task does not (the array's tasks write disjoint trials). A
+ * reaper process (reaper.ts) ends the running trials should this process die.
  */
-import { rmSync } from 'node:fs';
-import { relative, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { runTrial, type TrialOptions } from '../trial/index.js';
-import type { RetentionLevel, Verdict } from './config.js';
+import { privateSpillDir } from '../trial/run-trial.js';
+import { RETENTION_LEVELS, type RetentionLevel, type Verdict } from './config.js';
+import { PlantedLinkError, type DirRef } from './dir-ref.js';
 import { DEFAULT_GPU_ENV, GpuPool, withDevices } from './gpus.js';
+import { acquireLock, type RunLock } from './lock.js';
 import { trialDir, type SweepPlan, type SweepTask } from './plan.js';
+import { startReaper } from './reaper.js';
 import { recipeCategories, retryReasons } from './retry.js';
-import { applyRetention, attemptDirName, setAttemptAside, stampRecord } from './trial-files.js';
+import { openRunDir, type RunDir } from './run-dir.js';
+import {
+  applyRetention,
+  attemptDirName,
+  clearDir,
+  completeRecord,
+  setAttemptAside,
+  stampRecord,
+} from './trial-files.js';
 
 export interface SweepGpuOptions {
   /** Device ids (`--gpus`). */
@@ -45,6 +62,12 @@ export interface SweepOptions {
   /** A second Ctrl-C: SIGKILL to every running trial. */
   readonly forceKill?: AbortSignal;
   readonly onEvent?: (event: SweepEvent) => void;
+  /** Move an earlier run of a different (or the same) sweep aside instead of refusing (or resuming) it. */
+  readonly fresh?: boolean;
+  /** The recipe file's bytes, copied into the run directory (default: read from `plan.recipePath`). */
+  readonly recipeBytes?: Uint8Array;
+  /** Hears what the operator should know but that stops nothing (a stale lock taken over). */
+  readonly onWarning?: (message: string) => void;
 }
 
 export interface AttemptSummary {
@@ -70,6 +93,8 @@ export interface SweepTrial {
   readonly devices: readonly string[] | null;
   readonly interrupted: boolean;
   readonly retention: RetentionLevel;
+  /** Kept from an earlier invocation of the same run, not run again. */
+  readonly resumed: boolean;
 }
 
 export type SweepEvent =
@@ -81,11 +106,17 @@ export type SweepEvent =
     }
   | { readonly type: 'retry'; readonly task: SweepTask; readonly attempt: number; readonly reasons: readonly string[] }
   | { readonly type: 'end'; readonly trial: SweepTrial }
+  /** Finished by an earlier invocation of this run: kept (sent before any trial starts). */
+  | { readonly type: 'resumed'; readonly trial: SweepTrial }
   | { readonly type: 'stop-cell'; readonly cell: string; readonly events: number };
 
 export interface SweepSummary {
   readonly outDir: string;
-  /** Finished trials, in plan order. */
+  /** The run's id (run.json), stamped into each record it writes as `run_id`. */
+  readonly runId: string;
+  /** The run directory moved aside by `fresh`, by its new name; else null. */
+  readonly movedAside: string | null;
+  /** Finished trials, in plan order; those kept from an earlier invocation have `resumed`. */
   readonly trials: readonly SweepTrial[];
   /** Tasks never started: their cell met `stop_after`, or the sweep was interrupted. */
   readonly skipped: readonly SweepTask[];
@@ -128,136 +159,255 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       throw new RangeError(`task index ${options.taskIndex} is outside the plan's 0..${plan.tasks.length - 1}`);
     queue = [t];
   }
-  const events = new Map<string, number>();
-  const stopped = new Set<string>();
-  const finished: SweepTrial[] = [];
-  const skipped: SweepTask[] = [];
-  const interrupted = (): boolean => options.signal?.aborted === true;
-  // A trial that could not be run at all (runTrial threw: the output directory is unwritable, …) stops the
-  // launching; the trials already running finish, then the error is thrown.
-  let failure: { error: unknown } | null = null;
 
-  const runTask = async (task: SweepTask, devices: readonly string[] | null): Promise<SweepTrial> => {
-    const dir = trialDir(outDir, plan.ticket, task.cell.name, task.trial);
-    rmSync(dir, { recursive: true, force: true }); // a rerun replaces the trial, never mixes two runs' files
-    const attempts: AttemptSummary[] = [];
-    const base: NodeJS.ProcessEnv = { ...(options.env ?? process.env), ...Object.fromEntries(task.cell.env) };
-    for (let attempt = 1; ; attempt++) {
-      options.onEvent?.({ type: 'start', task, attempt, devices });
-      const env = {
-        ...(devices === null ? base : withDevices(base, devices, gpuVars)),
-        [SWEEP_ENV.cell]: task.cell.name,
-        [SWEEP_ENV.trial]: String(task.trial),
-        [SWEEP_ENV.attempt]: String(attempt),
-      };
-      const { result } = await runTrial(plan.recipe, options.argv, {
-        ...options.trial,
-        outDir: dir,
-        env,
-        signal: options.signal,
-        forceKill: options.forceKill,
-        gpuDevices: devices ?? undefined,
-      });
-      const reasons = result.interrupted
-        ? []
-        : retryReasons(result as unknown as Record<string, unknown>, retry, categories);
-      const summary: AttemptSummary = {
-        attempt,
-        verdict: result.verdict,
-        exit_code: result.exit_code,
-        walltime_sec: result.walltime_sec,
-        failure_detectors_fired: result.failure_detectors_fired,
-        error_detectors_fired: result.error_detectors_fired,
-        retry_on: reasons,
-        dir: '.',
-      };
-      const sweepFacts = {
-        cell_name: task.cell.name,
-        trial_index: task.trial,
-        mitigations: task.cell.mitigations,
-        cell_env: Object.fromEntries(task.cell.env),
-        devices,
-        attempt,
-      };
-      const again = reasons.length > 0 && attempt <= retry.max && !interrupted();
-      if (again) {
-        stampRecord(dir, { ...sweepFacts, final: false });
-        const aside = setAttemptAside(dir, attempt);
-        attempts.push({ ...summary, dir: relative(dir, aside) });
-        options.onEvent?.({ type: 'retry', task, attempt, reasons });
-        continue;
-      }
-      attempts.push(summary);
-      // Interrupted trials keep everything: they are what someone will look at.
-      const level: RetentionLevel = result.interrupted ? 'full' : retain[result.verdict];
-      stampRecord(dir, { ...sweepFacts, final: true, attempts, retention: level });
-      applyRetention(dir, level);
-      return {
-        task,
-        dir,
-        verdict: result.verdict,
-        exitStatus: result.exit_status.status,
-        attempts,
-        devices,
-        interrupted: result.interrupted,
-        retention: level,
-      };
-    }
-  };
-
-  const worker = async (): Promise<void> => {
-    for (;;) {
-      const task = queue.shift();
-      if (task === undefined) return;
-      if (failure !== null || interrupted() || stopped.has(task.cell.name)) {
-        skipped.push(task);
-        continue;
-      }
-      const devices = pool === null ? null : await pool.acquire();
-      if (interrupted() || stopped.has(task.cell.name)) {
-        if (devices !== null) pool!.release(devices);
-        skipped.push(task);
-        continue;
-      }
-      let trial: SweepTrial;
-      try {
-        trial = await runTask(task, devices);
-      } catch (error) {
-        failure ??= { error };
-        skipped.push(task);
-        continue;
-      } finally {
-        if (devices !== null) pool!.release(devices);
-      }
-      finished.push(trial);
-      options.onEvent?.({ type: 'end', trial });
-      if (stopAfter !== null && trial.verdict === stopAfter.eventVerdict && !trial.interrupted) {
-        const n = (events.get(task.cell.name) ?? 0) + 1;
-        events.set(task.cell.name, n);
-        if (n >= stopAfter.events && !stopped.has(task.cell.name)) {
-          stopped.add(task.cell.name);
-          options.onEvent?.({ type: 'stop-cell', cell: task.cell.name, events: n });
-        }
-      }
-    }
-  };
-  const width = Math.min(parallel, pool?.slots ?? parallel, queue.length);
-  await Promise.all(Array.from({ length: Math.max(width, 1) }, worker));
-  if (failure !== null) throw (failure as { error: unknown }).error;
-
-  const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;
-  finished.sort((a, b) => byIndex(a.task, b.task));
-  skipped.sort(byIndex);
-  const counts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0 };
-  for (const t of finished) counts[t.verdict]++;
-  return {
+  // One cluster task owns one trial directory and takes no lock: its siblings run at the same time.
+  let lock: RunLock | null = null;
+  const warn = options.onWarning ?? (() => {});
+  const local = options.taskIndex === undefined;
+  const run = openRunDir({
     outDir,
-    trials: finished,
-    skipped,
-    stoppedCells: plan.cells.map((c) => c.name).filter((c) => stopped.has(c)),
-    interrupted: interrupted(),
-    counts,
-  };
+    plan,
+    argv: options.argv,
+    recipeBytes: options.recipeBytes ?? readFileSync(plan.recipePath),
+    fresh: options.fresh,
+    beforeUse: (dir) => {
+      if (!local) return () => {};
+      const held = acquireLock(dir, warn);
+      lock = held;
+      return () => held.release();
+    },
+  });
+  const reaper = startReaper();
+  reaper.removeOnDeath(privateSpillDir());
+  try {
+    return await sweepIn(run);
+  } finally {
+    reaper.close();
+    (lock as RunLock | null)?.release();
+    run.close();
+  }
+
+  async function sweepIn(runDir: RunDir): Promise<SweepSummary> {
+    const events = new Map<string, number>();
+    const stopped = new Set<string>();
+    const finished: SweepTrial[] = [];
+    const skipped: SweepTask[] = [];
+    const interrupted = (): boolean => options.signal?.aborted === true;
+    // A trial that could not be run at all (runTrial threw: the output directory is unwritable, …) stops the
+    // launching; the trials already running finish, then the error is thrown.
+    let failure: { error: unknown } | null = null;
+
+    const countEvent = (trial: SweepTrial): void => {
+      if (stopAfter === null || trial.verdict !== stopAfter.eventVerdict || trial.interrupted) return;
+      const name = trial.task.cell.name;
+      const n = (events.get(name) ?? 0) + 1;
+      events.set(name, n);
+      if (n >= stopAfter.events && !stopped.has(name)) {
+        stopped.add(name);
+        options.onEvent?.({ type: 'stop-cell', cell: name, events: n });
+      }
+    };
+
+    // Resume: the trials this run finished before are kept, in plan order, and count towards stop_after.
+    const toRun: SweepTask[] = [];
+    for (const task of queue) {
+      const kept = keptTrial(runDir, task);
+      if (kept === null) {
+        toRun.push(task);
+        continue;
+      }
+      finished.push(kept);
+      options.onEvent?.({ type: 'resumed', trial: kept });
+      countEvent(kept);
+    }
+    queue = toRun;
+
+    const runTask = async (task: SweepTask, devices: readonly string[] | null): Promise<SweepTrial> => {
+      const shownDir = trialDir(outDir, plan.ticket, task.cell.name, task.trial);
+      const name = `trial_${task.trial}`;
+      const cell = runDir.run.child(task.cell.name, true);
+      let dir: DirRef | null = null;
+      try {
+        // An unfinished trial's leftovers (an interrupted attempt, a SIGKILLed sweep's) are cleared, not mixed in.
+        dir = cell.child(name, true);
+        clearDir(dir);
+        return await attemptsIn(task, devices, cell, name, dir, shownDir);
+      } finally {
+        dir?.close();
+        cell.close();
+      }
+    };
+
+    const attemptsIn = async (
+      task: SweepTask,
+      devices: readonly string[] | null,
+      cell: DirRef,
+      name: string,
+      dir: DirRef,
+      shownDir: string,
+    ): Promise<SweepTrial> => {
+      const attempts: AttemptSummary[] = [];
+      const base: NodeJS.ProcessEnv = { ...(options.env ?? process.env), ...Object.fromEntries(task.cell.env) };
+      for (let attempt = 1; ; attempt++) {
+        options.onEvent?.({ type: 'start', task, attempt, devices });
+        const env = {
+          ...(devices === null ? base : withDevices(base, devices, gpuVars)),
+          [SWEEP_ENV.cell]: task.cell.name,
+          [SWEEP_ENV.trial]: String(task.trial),
+          [SWEEP_ENV.attempt]: String(attempt),
+        };
+        let pgid = 0;
+        const { result } = await runTrial(plan.recipe, options.argv, {
+          ...options.trial,
+          // Through the held descriptor: a trial that swaps its directory for a link cannot redirect our writes.
+          outDir: dir.self,
+          outDirShown: shownDir,
+          env,
+          // Our helpers (dmesg, the GPU tool) run in the sweep's base environment, never the cell's: a recipe's
+          // environment is the trial's only.
+          runnerEnv: options.trial?.runnerEnv ?? options.env ?? process.env,
+          signal: options.signal,
+          forceKill: options.forceKill,
+          gpuDevices: devices ?? undefined,
+          onSpawn: (id) => {
+            pgid = id;
+            reaper.watch(id);
+          },
+        }).finally(() => {
+          if (pgid !== 0) reaper.forget(pgid);
+        });
+        // The trial may have renamed its directory away and planted a link in its place: then nothing more is
+        // written (its own record is in the directory it moved), and the sweep stops.
+        if (!cell.holds(name, dir)) throw new PlantedLinkError(shownDir);
+        const reasons = result.interrupted
+          ? []
+          : retryReasons(result as unknown as Record<string, unknown>, retry, categories);
+        const summary: AttemptSummary = {
+          attempt,
+          verdict: result.verdict,
+          exit_code: result.exit_code,
+          walltime_sec: result.walltime_sec,
+          failure_detectors_fired: result.failure_detectors_fired,
+          error_detectors_fired: result.error_detectors_fired,
+          retry_on: reasons,
+          dir: '.',
+        };
+        const sweepFacts = {
+          run_id: runDir.runId,
+          cell_name: task.cell.name,
+          trial_index: task.trial,
+          mitigations: task.cell.mitigations,
+          cell_env: Object.fromEntries(task.cell.env),
+          devices,
+          attempt,
+        };
+        const again = reasons.length > 0 && attempt <= retry.max && !interrupted();
+        if (again) {
+          stampRecord(dir, runDir.tmp, { ...sweepFacts, final: false });
+          const aside = setAttemptAside(dir, attempt);
+          attempts.push({ ...summary, dir: aside });
+          options.onEvent?.({ type: 'retry', task, attempt, reasons });
+          continue;
+        }
+        attempts.push(summary);
+        // Interrupted trials keep everything: they are what someone will look at.
+        const level: RetentionLevel = result.interrupted ? 'full' : retain[result.verdict];
+        const retention = applyRetention(dir, level);
+        stampRecord(dir, runDir.tmp, { ...sweepFacts, final: true, attempts, retention });
+        return {
+          task,
+          dir: shownDir,
+          verdict: result.verdict,
+          exitStatus: result.exit_status.status,
+          attempts,
+          devices,
+          interrupted: result.interrupted,
+          retention: level,
+          resumed: false,
+        };
+      }
+    };
+
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const task = queue.shift();
+        if (task === undefined) return;
+        if (failure !== null || interrupted() || stopped.has(task.cell.name)) {
+          skipped.push(task);
+          continue;
+        }
+        const devices = pool === null ? null : await pool.acquire();
+        if (interrupted() || stopped.has(task.cell.name)) {
+          if (devices !== null) pool!.release(devices);
+          skipped.push(task);
+          continue;
+        }
+        let trial: SweepTrial;
+        try {
+          trial = await runTask(task, devices);
+        } catch (error) {
+          failure ??= { error };
+          skipped.push(task);
+          continue;
+        } finally {
+          if (devices !== null) pool!.release(devices);
+        }
+        finished.push(trial);
+        options.onEvent?.({ type: 'end', trial });
+        countEvent(trial);
+      }
+    };
+    const width = Math.min(parallel, pool?.slots ?? parallel, queue.length);
+    await Promise.all(Array.from({ length: Math.max(width, 1) }, worker));
+    if (failure !== null) throw (failure as { error: unknown }).error;
+
+    const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;
+    finished.sort((a, b) => byIndex(a.task, b.task));
+    skipped.sort(byIndex);
+    const counts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0 };
+    for (const t of finished) counts[t.verdict]++;
+    return {
+      outDir,
+      runId: runDir.runId,
+      movedAside: runDir.movedAside === null ? null : join(outDir, runDir.movedAside),
+      trials: finished,
+      skipped,
+      stoppedCells: plan.cells.map((c) => c.name).filter((c) => stopped.has(c)),
+      interrupted: interrupted(),
+      counts,
+    };
+  }
+}
+
+/** The trial of `task` as this run finished it earlier, or null when it must run (absent, unfinished, foreign). */
+function keptTrial(runDir: RunDir, task: SweepTask): SweepTrial | null {
+  let cell: DirRef | null = null;
+  let dir: DirRef | null = null;
+  try {
+    if (runDir.run.lstat(task.cell.name) === undefined) return null;
+    cell = runDir.run.child(task.cell.name, false);
+    if (cell.lstat(`trial_${task.trial}`) === undefined) return null;
+    dir = cell.child(`trial_${task.trial}`, false);
+    const r = completeRecord(dir, runDir.runId);
+    if (r === null) return null;
+    const verdict = r.verdict as Verdict;
+    const status = (r.exit_status as { status?: unknown } | undefined)?.status;
+    const retention = (r.retention as { level?: unknown } | undefined)?.level;
+    return {
+      task,
+      dir: join(runDir.run.shown, task.cell.name, `trial_${task.trial}`),
+      verdict,
+      exitStatus: Number.isInteger(status) ? (status as number) : verdict === 'pass' ? 0 : verdict === 'fail' ? 1 : 3,
+      attempts: Array.isArray(r.attempts) ? (r.attempts as AttemptSummary[]) : [],
+      devices: Array.isArray(r.devices) ? (r.devices as string[]) : null,
+      interrupted: false,
+      retention: RETENTION_LEVELS.includes(retention as RetentionLevel) ? (retention as RetentionLevel) : 'full',
+      resumed: true,
+    };
+  } finally {
+    dir?.close();
+    cell?.close();
+  }
 }
 
 export { attemptDirName };

@@ -1,70 +1,162 @@
 /**
- * What a sweep does to a trial directory around `runTrial`: set earlier attempts aside, stamp the record with
- * the sweep's facts, and apply the recipe's `retain` policy once the trial is final.
+ * What a sweep does to a trial directory around `runTrial`: clear an unfinished one, tell a finished one
+ * (resume), set earlier attempts aside, stamp the record with the sweep's facts, and apply the recipe's `retain`
+ * policy once the trial is final. Every file is reached through the held trial directory (dir-ref.ts) and never
+ * through a link: the trial that ran there may have planted any.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { LOG_FILE, RESULT_FILE } from '../trial/index.js';
-import type { RetentionLevel } from './config.js';
+import { VERDICTS } from '../report/read-results.js';
+import type { RetentionLevel, Verdict } from './config.js';
+import type { DirRef } from './dir-ref.js';
+import { readRegular, writeInto } from './run-dir.js';
 
 export const ATTEMPT_DIR_PREFIX = 'attempt_';
+const ATTEMPT_DIR = /^attempt_\d+$/;
 
 export function attemptDirName(attempt: number): string {
   return `${ATTEMPT_DIR_PREFIX}${attempt}`;
 }
 
-/** Moves every file of the attempt just run (all but earlier attempt directories) into `attempt_<n>/`. */
-export function setAttemptAside(dir: string, attempt: number): string {
-  const dest = join(dir, attemptDirName(attempt));
-  mkdirSync(dest);
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith(ATTEMPT_DIR_PREFIX)) continue;
-    renameSync(join(dir, name), join(dest, name));
+/** The record in `dir`, or null when there is none that parses as a JSON object. */
+export function readRecord(dir: DirRef): Record<string, unknown> | null {
+  const text = readRegular(dir, RESULT_FILE);
+  if (text === null) return null;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
   }
-  return dest;
 }
 
-export function readRecord(dir: string): Record<string, unknown> {
-  return JSON.parse(readFileSync(join(dir, RESULT_FILE), 'utf8')) as Record<string, unknown>;
+/**
+ * A trial this run finished: its record parses, has a verdict, is the final attempt, was not interrupted, and
+ * carries this run's id (upstream-probe-runs.md §3.3 `is_trial_complete`, plus the last two: an interrupted trial
+ * never ran its course, and a record without the run id was not written by this run).
+ */
+export function completeRecord(dir: DirRef, runId: string): Record<string, unknown> | null {
+  const r = readRecord(dir);
+  if (r === null) return null;
+  const ok =
+    VERDICTS.includes(r.verdict as Verdict) && r.final === true && r.interrupted !== true && r.run_id === runId;
+  return ok ? r : null;
 }
 
-/** Adds `extra` after the record's own keys and replaces result.json atomically, as the runner writes it. */
-export function stampRecord(dir: string, extra: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const record = { ...readRecord(dir), ...extra };
-  const tmp = join(dir, `.${RESULT_FILE}.${process.pid}.tmp`);
-  writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`);
-  renameSync(tmp, join(dir, RESULT_FILE));
+/** Removes every entry of `dir` (an unfinished trial's leftovers), links removed as links. */
+export function clearDir(dir: DirRef): void {
+  for (const name of readdirSync(dir.self)) rmSync(dir.at(name), { recursive: true, force: true });
+}
+
+/** Moves every file of the attempt just run (all but earlier attempt directories) into `attempt_<n>/`. */
+export function setAttemptAside(dir: DirRef, attempt: number): string {
+  const name = attemptDirName(attempt);
+  mkdirSync(dir.at(name));
+  const dest = dir.child(name, false);
+  try {
+    for (const entry of readdirSync(dir.self)) {
+      if (ATTEMPT_DIR.test(entry)) continue;
+      renameSync(dir.at(entry), dest.at(entry));
+    }
+  } finally {
+    dest.close();
+  }
+  return name;
+}
+
+/** Adds `extra` after the record's own keys and replaces result.json atomically (run-dir.ts `writeInto`). */
+export function stampRecord(
+  dir: DirRef,
+  tmp: DirRef,
+  extra: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const own = readRecord(dir);
+  if (own === null) throw new Error(`${dir.shown}/${RESULT_FILE}: the trial's record is missing or not JSON`);
+  const record = { ...own, ...extra };
+  writeInto(tmp, dir, RESULT_FILE, `${JSON.stringify(record, null, 2)}\n`);
   return record;
 }
 
-/** Files each level keeps, in the trial directory and in each attempt directory. */
-const KEEP: Record<Exclude<RetentionLevel, 'full' | 'none'>, readonly string[]> = {
-  log: [RESULT_FILE, LOG_FILE],
-  summary: [RESULT_FILE],
-};
+/** Names each level keeps, in the trial directory and in each attempt directory; result.json always. */
+function keeps(level: RetentionLevel, name: string): boolean {
+  switch (level) {
+    case 'full':
+      return true;
+    case 'summary':
+      return name === RESULT_FILE || name === LOG_FILE || /\.summary\./.test(name);
+    case 'log':
+      return name === RESULT_FILE || name === LOG_FILE;
+    case 'none':
+      return name === RESULT_FILE;
+  }
+}
+
+/** What retention removed, as the original records it (`capture.retention`), in result.json's `retention`. */
+export interface RetentionRecord {
+  readonly level: RetentionLevel;
+  /** Paths relative to the trial directory, sorted; a directory ends in `/`. At most `MAX_DELETED_LISTED`. */
+  readonly deleted: readonly string[];
+  /** How many entries were removed in all (`deleted` may list fewer). */
+  readonly deleted_count: number;
+  /** Bytes of the regular files removed (directories and links count 0). */
+  readonly freed_bytes: number;
+}
+
+export const MAX_DELETED_LISTED = 1000;
+
+/** Bytes of the regular files under `path`, never through a link; unreadable parts count 0. */
+function sizeOf(path: string, st: Stats): number {
+  if (st.isFile()) return st.size;
+  if (!st.isDirectory()) return 0;
+  let total = 0;
+  // Iterative: a trial may leave a tree deeper than the stack.
+  const stack = [path];
+  for (let p = stack.pop(); p !== undefined; p = stack.pop()) {
+    let names: string[];
+    try {
+      names = readdirSync(p);
+    } catch {
+      continue;
+    }
+    for (const n of names) {
+      const q = `${p}/${n}`;
+      const s = lstatSync(q, { throwIfNoEntry: false });
+      if (s?.isFile()) total += s.size;
+      else if (s?.isDirectory()) stack.push(q);
+    }
+  }
+  return total;
+}
 
 /**
- * `full`: everything; `log`: result.json and output.log; `summary`: result.json; `none`: the trial directory is
- * removed (the sweep's summary still counts the trial; `report` no longer sees it).
+ * Applies `level` to the trial directory and each of its attempt directories; result.json is never removed
+ * (levels none < log < summary < full, as the original: `log` keeps output.log, `summary` also `*.summary.*`).
+ * Nothing is followed: a link is removed as a link, and a directory is entered only as itself.
  */
-export function applyRetention(dir: string, level: RetentionLevel): void {
-  if (level === 'full') return;
-  if (level === 'none') {
-    rmSync(dir, { recursive: true, force: true });
-    // An emptied cell directory goes too; a non-empty one stays.
-    try {
-      if (readdirSync(dirname(dir)).length === 0) rmSync(dirname(dir), { recursive: true });
-    } catch {
-      // already gone
-    }
-    return;
-  }
-  const keep = KEEP[level];
-  const prune = (d: string, top: boolean): void => {
-    for (const name of readdirSync(d)) {
-      if (top && name.startsWith(ATTEMPT_DIR_PREFIX)) prune(join(d, name), false);
-      else if (!keep.includes(name)) rmSync(join(d, name), { recursive: true, force: true });
+export function applyRetention(dir: DirRef, level: RetentionLevel): RetentionRecord {
+  const deleted: string[] = [];
+  let count = 0;
+  let freed = 0;
+  const prune = (d: DirRef, prefix: string, top: boolean): void => {
+    for (const name of readdirSync(d.self).sort()) {
+      const st = d.lstat(name);
+      if (st === undefined) continue;
+      if (top && ATTEMPT_DIR.test(name) && st.isDirectory()) {
+        const sub = d.child(name, false);
+        try {
+          prune(sub, `${name}/`, false);
+        } finally {
+          sub.close();
+        }
+        continue;
+      }
+      if (keeps(level, name) && (st.isFile() || name !== RESULT_FILE)) continue;
+      freed += sizeOf(d.at(name), st);
+      rmSync(d.at(name), { recursive: true, force: true });
+      count++;
+      if (deleted.length < MAX_DELETED_LISTED) deleted.push(`${prefix}${name}${st.isDirectory() ? '/' : ''}`);
     }
   };
-  prune(dir, true);
+  if (level !== 'full') prune(dir, '', true);
+  return { level, deleted: deleted.sort(), deleted_count: count, freed_bytes: freed };
 }
