@@ -141,6 +141,21 @@ const counting = (log: string, code = 0): string[] => [
 ];
 const ranLines = (log: string): string[] => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n') : []);
 
+describe('errors name the trial directory, not the descriptor it was reached through', { timeout: 60_000 }, () => {
+  it('a record that cannot be written (result.json made a directory by the trial)', async () => {
+    const p = await plan('trials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n');
+    const out = join(root, `out${n}`);
+    const err = await rejection(
+      runSweep({ plan: p, argv: ['sh', '-c', 'mkdir "$AORTA_PROBE_TRIAL_DIR/result.json"'], outDir: out, trial }),
+    );
+    expect(err?.name).toBe('TrialOutputError');
+    expect(err?.message).toMatch(
+      new RegExp(`^cannot write ${join(out, p.ticket, 'none-none', 'trial_0')}/result\\.json: E(ISDIR|NOTEMPTY|EXIST)`),
+    );
+    expect(err?.message).not.toContain('/proc/self/fd');
+  });
+});
+
 describe('resume, identity, --fresh and the lock', { timeout: 60_000 }, () => {
   it('a re-run keeps every complete trial and runs only the rest (interrupted, missing, damaged, foreign)', async () => {
     const p = await plan('trials: 5\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n');

@@ -12,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runTrial, type TrialOptions } from '../trial/index.js';
+import { TrialOutputError } from '../trial/output-error.js';
 import { privateSpillDir } from '../trial/run-trial.js';
 import { RETENTION_LEVELS, type RetentionLevel, type Verdict } from './config.js';
 import { PlantedLinkError, type DirRef } from './dir-ref.js';
@@ -273,9 +274,13 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
             pgid = id;
             reaper.watch(id);
           },
-        }).finally(() => {
-          if (pgid !== 0) reaper.forget(pgid);
-        });
+        })
+          .catch((err: unknown) => {
+            throw shownError(err, dir.self, shownDir);
+          })
+          .finally(() => {
+            if (pgid !== 0) reaper.forget(pgid);
+          });
         // The trial may have renamed its directory away and planted a link in its place: then nothing more is
         // written (its own record is in the directory it moved), and the sweep stops.
         if (!cell.holds(name, dir)) throw new PlantedLinkError(shownDir);
@@ -377,6 +382,13 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       counts,
     };
   }
+}
+
+/** A runTrial error names the descriptor path it was given (`/proc/self/fd/N/…`): shown as the trial's path. */
+function shownError(err: unknown, held: string, shown: string): unknown {
+  if (!(err instanceof TrialOutputError)) return err;
+  const fix = (s: string): string => s.replaceAll(`${held}/`, `${shown}/`).replaceAll(held, shown);
+  return new TrialOutputError(fix(err.message), fix(err.path), err.beforeStart);
 }
 
 /** The trial of `task` as this run finished it earlier, or null when it must run (absent, unfinished, foreign). */
