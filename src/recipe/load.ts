@@ -10,6 +10,7 @@ import { isPySpace } from '../condition/unicode-tables.js';
 import { validateCondition, type CheckedCondition } from '../condition/validate.js';
 import { compileRegex, RegexEngineError, RegexSyntaxError } from '../regex/index.js';
 import { sha256Hex } from './sha256.js';
+import { DEFAULT_SWEEP_KEYS, loadSweepKeys } from './sweep-keys.js';
 import { DEFAULT_CLASSIFIER_KEYS, dictGet as get, loadClassifierKeys } from './classifier-keys.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
@@ -18,6 +19,8 @@ import { mapScalarValue } from './scalar-map.js';
 import { parseYaml, pyYamlText, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
 import {
   AUTOPSY_CATEGORIES,
+  DEFAULT_HANG_GRACE_SEC,
+  DEFAULT_HANG_WINDOW_SEC,
   ON_MATCH_VALUES,
   type CustomPattern,
   type LoadRecipeOptions,
@@ -56,7 +59,7 @@ export const PROBE_ONLY_KEYS: readonly string[] = [
   'disable_detector_tiers',
   'retain',
   'redaction',
-  // Ours, not the original's: the sweep's env bundles and retry policy (validated in src/sweep/config.ts).
+  // Ours, not the original's: the sweep's env bundles and retry policy (src/recipe/sweep-keys.ts).
   'mitigations',
   'retry',
   // ours: the classifier's keys (docs/classifier.md)
@@ -68,6 +71,8 @@ export const PROBE_ONLY_KEYS: readonly string[] = [
 ];
 export const VALID_TOP_LEVEL: readonly string[] = [...COMMON_KEYS, ...TRIAGE_ONLY_KEYS, ...PROBE_ONLY_KEYS].sort();
 const PROBE_REQUIRED = ['schema_version', 'trials', 'mitigation_axis', 'diagnostic_axis'];
+
+const NO_AXIS_POSITIONS: Recipe['axisPositions'] = Object.freeze({ mitigation_axis: [], diagnostic_axis: [] });
 
 const PATTERN_KEYS = ['category', 'id', 'match', 'on_match', 'required_for_pass'];
 const MATCH_KEYS = ['condition', 'regex'];
@@ -212,13 +217,15 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
       trials: null,
       mitigationAxis: [],
       diagnosticAxis: [],
+      axisPositions: NO_AXIS_POSITIONS,
       timeoutPerTrial: null,
       envPassthroughMode: 'inherit',
-      hangWindowSec: 30,
-      hangGracePeriodAtStart: 60,
+      hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
+      hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
       customPatterns,
       keys,
       ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
+      ...DEFAULT_SWEEP_KEYS,
     });
   }
   return withSourceSha256(bytes, loadFull(ctx, root, keys, options));
@@ -320,12 +327,15 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
       trials: null,
       mitigationAxis: [],
       diagnosticAxis: [],
+      axisPositions: NO_AXIS_POSITIONS,
       timeoutPerTrial: null,
       envPassthroughMode: 'inherit',
-      hangWindowSec: 30,
-      hangGracePeriodAtStart: 60,
+      hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
+      hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
       customPatterns: [],
       ...DEFAULT_CLASSIFIER_KEYS,
+      // `stop_after` is a common key, so a triage recipe's is checked too.
+      ...loadSweepKeys(ctx, root),
     };
   }
   // build_probe_recipe_from_dict, in its order.
@@ -338,6 +348,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     ctx.fail(`recipe.ticket: must be a string or absent, got ${ticketNode.typeName}`, ticketNode);
   }
   const axes: string[][] = [];
+  const axisPositions: Record<string, FilePos[]> = {};
   for (const name of ['mitigation_axis', 'diagnostic_axis']) {
     const n = get(root, name)!;
     if (n.kind !== 'list' || n.items!.some((i) => i.kind !== 'str')) {
@@ -345,6 +356,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     }
     if (n.items!.length === 0) ctx.fail(`recipe.${name}: must be a non-empty list`, n);
     axes.push(n.items!.map((i) => i.value as string));
+    axisPositions[name] = n.items!.map((i) => ctx.pos(i));
   }
   const str = get(root, 'step_time_regex');
   if (str !== undefined && str.kind !== 'NoneType') {
@@ -373,8 +385,8 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
   }
   const cpNode = get(root, 'custom_patterns');
   const customPatterns = cpNode === undefined ? [] : validateCustomPatterns(ctx, cpNode, options);
-  const hangWindowSec = positiveNumber(ctx, root, 'hang_window_sec', 30, false);
-  const hangGracePeriodAtStart = positiveNumber(ctx, root, 'hang_grace_period_at_start', 60, true);
+  const hangWindowSec = positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false);
+  const hangGracePeriodAtStart = positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true);
   const red = get(root, 'redaction');
   if (red !== undefined && red.kind !== 'NoneType' && red.kind !== 'dict') {
     ctx.fail(`recipe.redaction: must be a mapping, got ${red.typeName}`, red);
@@ -402,12 +414,17 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     trials: Number(trialsNode.value),
     mitigationAxis: axes[0]!,
     diagnosticAxis: axes[1]!,
+    axisPositions: {
+      mitigation_axis: axisPositions['mitigation_axis']!,
+      diagnostic_axis: axisPositions['diagnostic_axis']!,
+    },
     timeoutPerTrial,
     envPassthroughMode,
     hangWindowSec,
     hangGracePeriodAtStart,
     customPatterns,
     ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
+    ...loadSweepKeys(ctx, root),
   };
 }
 

@@ -1,8 +1,16 @@
 /** The typed recipe a loader call returns. */
 import type { CheckedCondition } from '../condition/validate.js';
 import type { DetectorCategory, TierName, Who } from '../classifier/catalogue.js';
+import type { FilePos } from './errors.js';
 
 export type OnMatch = 'fail' | 'warn' | 'info';
+
+/**
+ * A trial's verdict as recipe keys name it (`expect.verdict`, `stop_after.event_verdict`, `retain.on_<verdict>`).
+ * The same union as src/classifier/verdict.ts's `Verdict`, spelt here because importing that module (even for a
+ * type) would close an import cycle through src/scan/.
+ */
+export type Verdict = 'pass' | 'fail' | 'error';
 
 /** `aorta.agent.llm.AUTOPSY_CATEGORIES`, newest version (with the evidence-only additions). */
 export const AUTOPSY_CATEGORIES: readonly string[] = [
@@ -63,7 +71,7 @@ export interface SelfTestSample {
   readonly exitCode: number;
   readonly walltimeSec: number;
   readonly peakVramMib: number | null;
-  readonly expectVerdict: 'pass' | 'fail' | 'error';
+  readonly expectVerdict: Verdict;
   /** The exact set of fired detectors (failure, error and warn), or null when not checked. */
   readonly expectDetectors: readonly string[] | null;
   /** Captures that must be present with these values (others may be too), or null. */
@@ -87,8 +95,45 @@ export interface ClassifierKeys {
   readonly tests: readonly SelfTestSample[];
 }
 
+/** Environment variables a mitigation (or diagnostic) sets, in the order written. */
+export type EnvBundle = ReadonlyMap<string, string>;
+
+/** Mitigation name → its env bundle. */
+export type MitigationTable = ReadonlyMap<string, EnvBundle>;
+
+export interface StopAfter {
+  /** Stop a cell once this many of its trials ended with `eventVerdict`. */
+  readonly events: number;
+  /** A cell never runs more trials than this (it replaces `trials` as the cell's budget). */
+  readonly maxTrials: number;
+  readonly eventVerdict: Verdict;
+}
+
+export type RetentionLevel = 'full' | 'log' | 'summary' | 'none';
+export type Retention = Readonly<Record<Verdict, RetentionLevel>>;
+
+export interface RetryPolicy {
+  /** Attempts after the first; 0 = no retry. */
+  readonly max: number;
+  /** Detector ids (`tier1:timeout`, `custom:nccl_timeout`) or categories (`rccl_hang`) that make a failure transient. */
+  readonly on: readonly string[];
+}
+
+/** The keys only a sweep reads (src/recipe/sweep-keys.ts), with their defaults applied. */
+export interface SweepKeys {
+  /** The recipe's own `mitigations:` table, without the implicit `none` and any `--mitigations-file`. */
+  readonly mitigations: MitigationTable;
+  readonly stopAfter: StopAfter | null;
+  readonly retain: Retention;
+  readonly retry: RetryPolicy;
+}
+
+/** The original's `DEFAULT_HANG_WINDOW_SEC` and `DEFAULT_HANG_GRACE_SEC`: Tier 2's defaults when a recipe sets none. */
+export const DEFAULT_HANG_WINDOW_SEC = 30;
+export const DEFAULT_HANG_GRACE_SEC = 60;
+
 /** The subset of recipe keys the scanner and the classifier consume. */
-export interface Recipe extends ClassifierKeys {
+export interface Recipe extends ClassifierKeys, SweepKeys {
   readonly fileName: string;
   /** sha256 (hex) of the recipe text. */
   readonly sourceSha256: string;
@@ -100,6 +145,8 @@ export interface Recipe extends ClassifierKeys {
   readonly trials: number | null;
   readonly mitigationAxis: readonly string[];
   readonly diagnosticAxis: readonly string[];
+  /** Where each axis value is written, for errors a sweep finds later (an unknown mitigation, a slug clash). */
+  readonly axisPositions: Readonly<Record<'mitigation_axis' | 'diagnostic_axis', readonly FilePos[]>>;
   readonly timeoutPerTrial: number | null;
   readonly envPassthroughMode: 'inherit' | 'file';
   readonly hangWindowSec: number;

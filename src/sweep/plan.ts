@@ -5,9 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadRecipe, RecipeError, type Recipe } from '../recipe/index.js';
-import { spanPos } from '../recipe/tree.js';
 import { RecipeCellError, slug, synthesizeCells, UnknownMitigationError, type Cell } from './cells.js';
-import { axisNodes, parseMitigationsFile, readSweepConfig, type EnvBundle, type SweepConfig } from './config.js';
+import { parseMitigationsFile, readSweepConfig, type EnvBundle, type SweepConfig } from './config.js';
 
 /** The most trials one sweep plans (cells x trials per cell). */
 export const MAX_SWEEP_TASKS = 100_000;
@@ -65,15 +64,13 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
   }
   const extra = new Map<string, EnvBundle>();
   for (const f of options.mitigationsFiles ?? []) parseMitigationsFile(await readFile(f, 'utf8'), f, extra);
-  const config = readSweepConfig(text, recipePath, extra);
+  const config = readSweepConfig(recipe, extra);
   let cells: Cell[];
   try {
     cells = synthesizeCells(recipe.mitigationAxis, recipe.diagnosticAxis, config.mitigations);
   } catch (err) {
     if (!(err instanceof UnknownMitigationError || err instanceof RecipeCellError)) throw err;
-    const nodes = axisNodes(text, recipePath);
-    const node = (err.axis === 'mitigation_axis' ? nodes.mitigation : nodes.diagnostic)[err.index];
-    const pos = node === undefined ? { line: 1, col: 1, endCol: 2 } : spanPos(text, nodes.doc.lc, node.start, node.end);
+    const pos = recipe.axisPositions[err.axis][err.index] ?? { line: 1, col: 1, endCol: 2 };
     throw new RecipeError(err.message, recipePath, pos, text);
   }
   const trials = options.trials ?? recipe.trials ?? 1;
