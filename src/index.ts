@@ -55,6 +55,8 @@ export { BUILTIN_DETECTORS, TIER_NAMES, WHO_VALUES, unknownDetectorReason } from
 export type { BuiltinDetector, DetectorCategory, TierName, Who } from './classifier/catalogue.js';
 export { classify, disableSet, enabledPatterns } from './classifier/classify.js';
 export type { Classification, ClassifyInput, DetectorKind, DisableSet, FiredDetector } from './classifier/classify.js';
+export { classifyLog } from './classifier/classify-log.js';
+export type { ClassifiedLog, ClassifyLogOptions, ClassifyRecipe } from './classifier/classify-log.js';
 export { resolveExitStatus } from './classifier/exit-codes.js';
 export type { ExitDecision } from './classifier/exit-codes.js';
 export { formatSelfTestFailure, runSelfTests } from './classifier/self-test.js';
@@ -63,7 +65,7 @@ export { scanKernelLines, TIER3_IDS, XID_TABLE } from './classifier/tier3-catalo
 export type { KernelEvent, KernelLine } from './classifier/tier3-catalogue.js';
 export type { ExitCodeMap, SelfTestSample } from './recipe/types.js';
 
-// Scanning
+// Scanning: the patterns' raw firings (no disables, no Tier 1, no categories: that is classifyLog)
 export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS } from './scan/tier4.js';
 export type { BuiltinPattern } from './scan/tier4.js';
 export { DEFAULT_WINDOW_BYTES, MAX_WINDOW_BYTES, MIN_WINDOW_BYTES } from './scan/windows.js';

@@ -528,7 +528,15 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
       ' ',
       categoryBadge(f),
     );
+  // Tier 1 has no place in the log: what the exit code fired, as `run` would for a trial that exited with it.
+  const tier1 = [...s.failure_detectors_fired, ...s.error_detectors_fired].filter((id) => id.startsWith('tier1:'));
   detectors.replaceChildren(
+    tier1.length > 0
+      ? list(
+          'Tier 1 (exit code)',
+          tier1.map((id) => h('li', { class: 'fail', 'data-detector': id }, h('code', {}, id))),
+        )
+      : '',
     list(
       'Tier 4 (built-in)',
       s.tier4.map((f) => firingItem(f, 'fail', '')),

@@ -70,6 +70,19 @@ export interface PatternResult {
   firing: MatchOut | null;
 }
 
+/** A log detector record: where it fired, what it saw, its category (the library's `ClassifiedLog.detectors`). */
+export interface LogDetectorOut {
+  id: string;
+  kind: string;
+  line: number;
+  byte_offset: number;
+  match: string;
+  capture: Record<string, string>;
+  who: 'user' | 'platform' | 'unknown';
+  transient: boolean;
+  category: string | null;
+}
+
 export interface FiringOut {
   detectorId: string;
   kind: string;
@@ -100,6 +113,9 @@ export interface ScanOut {
   engine_failures: { pattern: string; line: number; message: string }[];
   warn_detectors_fired: string[];
   capture: Record<string, string>;
+  /** Every detector the log fired, as `scan --json` and result.json list them (disabled ones left out). */
+  detectors: LogDetectorOut[];
+  /** The Tier 4 and Tier 5 firings of `detectors`, with their offsets for the log view. */
   tier4: FiringOut[];
   tier5: FiringOut[];
   patterns: PatternResult[];

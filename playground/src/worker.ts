@@ -15,36 +15,22 @@ import {
   SandboxError,
   TIER4_PATTERNS,
   type CompiledCondition,
-  type DetailedResult,
-  type Firing,
   type Recipe,
 } from '../../src/index.js';
 // Beyond the public API: the playground shows the engine's inner workings (AST node spans, scan windows, heap).
-import { categorize } from '../../src/classifier/classify.js';
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
 import { defaultRegexCache, heapProbe } from '../../src/regex/index.js';
-import {
-  feedSource,
-  iterWindows,
-  ScanSession,
-  type AbsoluteMatch,
-  type ScanObserver,
-  type ScanPattern,
-} from '../../src/scan/index.js';
+import { iterWindows, ScanSession } from '../../src/scan/index.js';
+import { scanRecipeLog, valueOut } from './scan-log.js';
 import type {
   CatalogueEntry,
   Diagnostic,
-  FiringOut,
   SelfTestOut,
-  MatchOut,
   PatternInfo,
-  PatternResult,
   Request,
   Response,
-  ScanOut,
   ScratchOut,
   ScratchStep,
-  ValueOut,
   Vars,
 } from './protocol.js';
 
@@ -170,12 +156,6 @@ function load(text: string): Loaded {
   return { ok: true, recipe, diagnostics: lintDiagnostics(recipe, text) };
 }
 
-/** A detector's category, as result.json gives it (the recipe's overrides, else the built-in table). */
-function categoryOf(id: string, recipe: Recipe): Pick<FiringOut, 'who' | 'transient' | 'category'> {
-  const c = categorize(id, 'warn', recipe);
-  return { who: c.who, transient: c.transient, category: c.category };
-}
-
 /** The recipe's `tests:` samples, as `aorta-probe check` runs them. */
 function selfTests(recipe: Recipe): SelfTestOut[] {
   return runSelfTests(recipe).map((t) => ({
@@ -185,10 +165,6 @@ function selfTests(recipe: Recipe): SelfTestOut[] {
     passed: t.passed,
     mismatches: [...t.mismatches],
   }));
-}
-
-function valueOut(r: DetailedResult): ValueOut {
-  return 'error' in r ? { error: r.error, fired: false } : { type: r.value.type, repr: r.value.repr, fired: r.fired };
 }
 
 // ---------------------------------------------------------------------------------------------- scratchpad
@@ -254,124 +230,22 @@ function scratch(expr: string, vars: Vars, capture: Record<string, string>): Scr
 // ---------------------------------------------------------------------------------------------- scanning
 
 const ASYNC_YIELD_MS = 40;
-/** A string log is fed in pieces of about this many UTF-16 units, so the page sees progress. */
-const STRING_PIECE = 1 << 20;
-
-/** `text` in pieces that never split a surrogate pair (the windower counts UTF-8 bytes per piece). */
-function* stringPieces(text: string): Generator<string> {
-  for (let i = 0; i < text.length; ) {
-    let end = Math.min(text.length, i + STRING_PIECE);
-    const c = text.charCodeAt(end - 1);
-    if (end < text.length && c >= 0xd800 && c <= 0xdbff) end++;
-    yield text.slice(i, end);
-    i = end;
-  }
-}
-
-/** A Blob's bytes; the read is cancelled when the scan stops early (the iterator's `return()`). */
-async function* blobChunks(blob: Blob): AsyncGenerator<Uint8Array> {
-  const reader = blob.stream().getReader();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      yield value;
-    }
-  } finally {
-    await reader.cancel();
-  }
-}
-
-const clip = (text: string): string => (text.length > 400 ? `${text.slice(0, 400)}…` : text);
 
 async function scan(seq: number, recipeText: string, log: string | Blob, vars: Vars): Promise<Response> {
   const loaded = load(recipeText);
   if (!loaded.ok) return { kind: 'scan', seq, ok: false, diagnostics: loaded.diagnostics, error: null };
-  const recipe = loaded.recipe;
-  const t0 = performance.now();
-  const evalOn = (cond: CompiledCondition | null, capture: Readonly<Record<string, string>>): ValueOut | null =>
-    cond === null ? null : valueOut(cond.evaluateDetailed({ capture: { ...capture }, ...vars }));
-  // The first match of each custom pattern, by rank; the session stops matching a pattern once it fired, and a
-  // pattern's first match comes no later than its firing, so the scan may stop as soon as the session is done.
-  const first = new Map<number, MatchOut>();
-  let session: ScanSession | null = null;
-  const observer: ScanObserver = {
-    matchFound: (p: ScanPattern, m: AbsoluteMatch) => {
-      if (p.custom === null || first.has(p.rank)) return;
-      first.set(p.rank, {
-        offset: m.index,
-        line: session!.locate(m.index).line,
-        text: clip(m.match),
-        capture: { ...m.named },
-        condition: evalOn(p.condition, m.named),
-      });
-    },
+  let lastPost = performance.now();
+  const progress = (done: number, total: number): void => {
+    const now = performance.now();
+    if (done < total && now - lastPost < ASYNC_YIELD_MS) return;
+    lastPost = now;
+    post({ kind: 'progress', seq, done, total });
   };
   try {
-    session = new ScanSession(recipe, vars, { observer });
-    const total = typeof log === 'string' ? log.length : log.size;
-    let lastPost = performance.now();
-    const progress = (done: number, force = false): void => {
-      const now = performance.now();
-      if (!force && now - lastPost < ASYNC_YIELD_MS) return;
-      lastPost = now;
-      post({ kind: 'progress', seq, done, total });
-    };
-    let done = 0;
-    await feedSource(session, typeof log === 'string' ? stringPieces(log) : blobChunks(log), {}, (chunk) => {
-      done += typeof chunk === 'string' ? chunk.length : chunk.byteLength;
-      progress(done);
-    });
-    progress(total, true);
-    const r = session.result();
-    const firingOut = (f: Firing): FiringOut => ({
-      detectorId: f.detectorId,
-      kind: f.kind,
-      offset: f.offset,
-      line: f.line,
-      ...categoryOf(f.detectorId, recipe),
-    });
-    const t5 = session.tier5Firings();
-    const patterns: PatternResult[] = session
-      .patterns()
-      .filter((p) => p.custom !== null)
-      .map((p) => {
-        const f = t5.find((y) => y.rank === p.rank) ?? null;
-        const firstMatch = first.get(p.rank) ?? null;
-        let firing: MatchOut | null = null;
-        if (f !== null) {
-          firing =
-            firstMatch !== null && firstMatch.offset === f.offset
-              ? firstMatch
-              : {
-                  offset: f.offset,
-                  line: f.line,
-                  text: f.text,
-                  capture: { ...f.named },
-                  condition: evalOn(p.condition, f.named),
-                };
-        }
-        return { detectorId: p.detectorId, first: firstMatch, firing };
-      });
-    const result: ScanOut = {
-      verdict: r.verdict,
-      failure_detectors_fired: r.failure_detectors_fired,
-      error_detectors_fired: r.error_detectors_fired,
-      engine_failures: r.engine_failures.map((f) => ({ pattern: f.pattern, line: f.line, message: f.message })),
-      warn_detectors_fired: r.warn_detectors_fired,
-      capture: r.capture,
-      tier4: session.tier4Firings().map(firingOut),
-      tier5: t5.map(firingOut),
-      patterns,
-      bytes: total,
-      ms: performance.now() - t0,
-      tier_durations_ms: r.tier_durations_ms,
-    };
+    const result = await scanRecipeLog(loaded.recipe, log, vars, progress);
     return { kind: 'scan', seq, ok: true, result, diagnostics: loaded.diagnostics };
   } catch (e) {
     return { kind: 'scan', seq, ok: false, diagnostics: loaded.diagnostics, error: errorText(e) };
-  } finally {
-    session?.dispose();
   }
 }
 

@@ -2,13 +2,11 @@
  * Recipe self-tests: each `tests:` sample (a log snippet with an exit code, wall time and VRAM) is classified the
  * way `aorta-probe run` would classify a trial that printed it — Tier 1 from the exit code, Tiers 4 and 5 from the
  * log, the recipe's disables and categories — and compared with its expected verdict, detectors and captures.
- * Tiers 2 and 3 need a live trial and are not part of a sample. A plain function without I/O, for `check` and
- * the playground.
+ * Tiers 2 and 3 need a live trial and are not part of a sample. The classification is `classifyLog`'s; a plain
+ * function without I/O, for `check` and the playground.
  */
 import type { Recipe, SelfTestSample } from '../recipe/types.js';
-import { scanLog } from '../scan/scan.js';
-import { classify, disableSet, enabledPatterns, tierDisabled } from './classify.js';
-import { detectTier1 } from './tier1.js';
+import { classifyLog } from './classify-log.js';
 import type { Verdict } from './verdict.js';
 
 export interface SelfTestOutcome {
@@ -25,31 +23,12 @@ export interface SelfTestOutcome {
 const list = (ids: readonly string[]): string => `[${ids.join(', ')}]`;
 
 export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOutcome {
-  const disabled = disableSet(recipe);
-  const patterns = tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled);
-  const scan = scanLog({ customPatterns: patterns }, sample.log, {
+  const c = classifyLog(recipe, sample.log, {
     exit_code: sample.exitCode,
     walltime_sec: sample.walltimeSec,
     peak_vram_mib: sample.peakVramMib,
   });
-  const tier1 = detectTier1({
-    exitCode: sample.exitCode,
-    timedOut: false,
-    execFailed: false,
-    interrupted: false,
-    coreFile: false,
-  });
-  const c = classify({
-    tier1,
-    tier2: [],
-    tier3: [],
-    scanFailures: scan.failure_detectors_fired,
-    scanWarnings: scan.warn_detectors_fired,
-    disabled,
-    launched: true,
-    recipe,
-  });
-  const detectors = c.detectors.map((d) => d.id);
+  const detectors = c.classification.detectors.map((d) => d.id);
   const mismatches: string[] = [];
   if (c.verdict !== sample.expectVerdict)
     mismatches.push(`verdict: expected ${sample.expectVerdict}, got ${c.verdict}`);
@@ -59,7 +38,7 @@ export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOut
     if (want.join('\n') !== got.join('\n')) mismatches.push(`detectors: expected ${list(want)}, got ${list(got)}`);
   }
   for (const [k, v] of Object.entries(sample.expectCapture ?? {})) {
-    const got = Object.hasOwn(scan.capture, k) ? scan.capture[k] : undefined;
+    const got = Object.hasOwn(c.capture, k) ? c.capture[k] : undefined;
     if (got !== v)
       mismatches.push(
         `capture[${JSON.stringify(k)}]: expected ${JSON.stringify(v)}, got ${got === undefined ? 'nothing' : JSON.stringify(got)}`,
@@ -71,7 +50,7 @@ export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOut
     line: sample.line,
     col: sample.col,
     passed: mismatches.length === 0,
-    got: { verdict: c.verdict, detectors, capture: scan.capture },
+    got: { verdict: c.verdict, detectors, capture: c.capture },
     mismatches,
   };
 }

@@ -27,14 +27,7 @@ import {
   type ScanVars,
 } from '../scan/index.js';
 import { openFileChunks } from '../scan/file.js';
-import {
-  classify,
-  disableSet,
-  enabledPatterns,
-  isDisabled,
-  tierDisabled,
-  withCategories,
-} from '../classifier/classify.js';
+import { classifyLogScan, planLogScan } from '../classifier/classify-log.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
                         [--format text|json|junit|github]
@@ -47,7 +40,9 @@ verdict, the detectors that fired and the merged captures.
 
   --recipe RECIPE      A probe recipe or a bare custom_patterns: file ('-': stdin), checked as
                        'check' does.
-  --exit-code N        exit_code for conditions, an integer. Default: 0.
+  --exit-code N        The trial's exit code, an integer (-N: killed by signal N), as 'run' reads
+                       it: Tier 1 (non-zero: tier1:exit_nonzero; -6/-7/-11: tier1:sigabrt/
+                       sigbus/sigsegv) and exit_code for conditions. Default: 0.
   --walltime SECONDS   walltime_sec for conditions. Default: 0.0.
   --peak-vram MIB      peak_vram_mib for conditions, an integer. Default: unavailable (0).
   --format FORMAT      text (default), json (one object, schemas/scan.schema.json), junit (JUnit
@@ -219,15 +214,9 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   }
   const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
   const t0 = performance.now();
-  // The recipe's disables apply as in a trial: disabled custom patterns are not scanned, disabled ids not listed.
-  const disabled = disableSet(recipe);
-  const scanRecipe =
-    recipe === null
-      ? null
-      : {
-          customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled),
-          fileName: recipe.fileName,
-        };
+  // Classified as `run` classifies a trial that printed LOG and exited with --exit-code (classify-log.ts).
+  const plan = planLogScan(recipe);
+  const scanRecipe = plan.scanRecipe;
   // A log this small never grows the young generation; not loading `node:v8` for it saves its cold start ~4 ms.
   if (io.ownProcess === true && (total === null || total >= HOLD_YOUNG_MIN_BYTES)) {
     (await import('./young-generation.js')).holdYoungGeneration();
@@ -255,28 +244,7 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   } finally {
     progress?.clear();
   }
-  const c = classify({
-    tier1: [],
-    tier2: [],
-    tier3: [],
-    scanFailures: [...scanned.failure_detectors_fired, ...scanned.error_detectors_fired],
-    scanWarnings: scanned.warn_detectors_fired,
-    disabled,
-    launched: true,
-    recipe,
-  });
-  const result: ScanResult = {
-    ...scanned,
-    verdict: c.verdict,
-    failure_detectors_fired: c.failures,
-    error_detectors_fired: c.errors,
-    warn_detectors_fired: c.warnings,
-    detectors: withCategories(
-      scanned.detectors.filter((d) => !isDisabled(disabled, d.id)),
-      c.detectors,
-      recipe,
-    ),
-  };
+  const result: ScanResult = classifyLogScan(plan, scanned, args.vars);
   const seconds = (performance.now() - t0) / 1000;
   const log = shownLog(args.log);
   const classified: Classified = {

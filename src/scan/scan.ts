@@ -583,8 +583,10 @@ export function firedDetector(f: Firing): FiredDetector {
 }
 
 /**
- * Scans `logText` with the Tier 4 catalogue and the recipe's custom patterns (`recipe` null: Tier 4 only).
- * Compile errors of a custom regex propagate (`loadRecipe` checks them on RE2 by default).
+ * Scans `logText` with the Tier 4 catalogue and the recipe's custom patterns (`recipe` null: Tier 4 only): the
+ * patterns' raw firings, the scan stage of `classifyLog` (classifier/classify-log.ts), which is what classifies a
+ * log under a recipe (its disables, Tier 1 from the exit code, categories). Compile errors of a custom regex
+ * propagate (`loadRecipe` checks them on RE2 by default).
  */
 export function scanLog(
   recipe: ScanRecipe | null,

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import type { Recipe } from '../recipe/index.js';
-import { BUILTIN_PATTERN_VERSION, REGEX_ENGINE_FAILURE } from '../scan/index.js';
+import { BUILTIN_PATTERN_VERSION } from '../scan/index.js';
 import { GuardedGpu, type GpuSamplerFactory, type GpuToolChoice } from './gpu.js';
 import { TrialLogScanner, type DeferredReport, type LogScannerOptions } from './log-scanner.js';
 import { tailFile } from './log-tail.js';
@@ -22,16 +22,8 @@ import { createFresh, prepareOutDir } from './out-files.js';
 import { TrialOutputError } from './output-error.js';
 import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
 import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
-import {
-  categoriesById,
-  classify,
-  disableSet,
-  enabledPatterns,
-  isDisabled,
-  tierDisabled,
-  withCategories,
-  type DisableSet,
-} from '../classifier/classify.js';
+import { categoriesById, isDisabled, tierDisabled, type DisableSet } from '../classifier/classify.js';
+import { classifyScanned, planLogScan } from '../classifier/classify-log.js';
 import { hasCoreFile } from './core-file.js';
 import { resolveExitStatus } from '../classifier/exit-codes.js';
 import { detectTier1 } from '../classifier/tier1.js';
@@ -144,16 +136,10 @@ export async function runTrial(
   const env = { ...(options.env ?? process.env), AORTA_PROBE_TRIAL_DIR: options.outDirShown ?? outDir };
   const runnerEnv = options.runnerEnv ?? process.env;
 
-  const disabled = disableSet(recipe, options.disableDetectors);
-  // Disabled custom patterns are removed before the scan (no capture, no missing required pattern).
-  const scanRecipe =
-    recipe === null
-      ? null
-      : {
-          customPatterns: tierDisabled(disabled, 'tier5') ? [] : enabledPatterns(recipe.customPatterns, disabled),
-          fileName: recipe.fileName,
-        };
-  const scanner = new TrialLogScanner(scanRecipe, { spillDir: privateSpillDir(), ...options.scan }); // compiles the patterns before anything runs
+  // The log is scanned live (log-scanner.ts); what is scanned and how it is classified is classify-log.ts's.
+  const plan = planLogScan(recipe, options.disableDetectors);
+  const disabled = plan.disabled;
+  const scanner = new TrialLogScanner(plan.scanRecipe, { spillDir: privateSpillDir(), ...options.scan }); // compiles the patterns before anything runs
   let tier2: Tier2Session | null = null;
   let logFd = -1;
   let logReader: FileHandle | null = null;
@@ -210,16 +196,8 @@ export async function runTrial(
         : { ids: [], record: null };
     const tier3Ms = performance.now() - t3;
     const scan = await scanner.finish(vars);
-    const c = classify({
-      tier1,
-      tier2: hang.ids,
-      tier3: tier3.ids,
-      scanFailures: [...scan.failure_detectors_fired, ...scan.error_detectors_fired],
-      scanWarnings: scan.warn_detectors_fired,
-      disabled,
-      launched,
-      recipe,
-    });
+    const classified = classifyScanned(plan, scan, { tier1, tier2: hang.ids, tier3: tier3.ids, launched });
+    const c = classified.classification;
     const info = packageInfo();
     const result: TrialResult = {
       verdict: c.verdict,
@@ -230,7 +208,7 @@ export async function runTrial(
       failure_detectors_fired: c.failures,
       error_detectors_fired: c.errors,
       warn_detectors_fired: c.warnings,
-      capture: scan.capture,
+      capture: classified.capture,
       tier_durations_ms: {
         tier1: micro(tier1Ms),
         tier2: micro(tier2Ms),
@@ -241,8 +219,8 @@ export async function runTrial(
       timed_out: facts.timedOut,
       interrupted: facts.interrupted,
       exec_error: facts.execError,
-      detectors: withCategories(scan.detectors, c.detectors, recipe),
-      engine_failures: isDisabled(disabled, REGEX_ENGINE_FAILURE) ? [] : scan.engine_failures,
+      detectors: classified.detectors,
+      engine_failures: classified.engine_failures,
       log: { file: LOG_FILE, bytes: scanner.bytes },
       timeout_sec: timeoutSec,
       recipe: recipe === null ? null : { file: recipe.fileName, sha256: recipe.sourceSha256 },
