@@ -13,20 +13,9 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { cliInProcess } from './support/run-cli.js';
 import { isValid } from './support/json-schemas.js';
 
-vi.mock('../src/regex/index.js', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../src/regex/index.js')>();
-  return {
-    ...real,
-    matchAll: (...args: Parameters<typeof real.matchAll>) => {
-      const [re, text] = args;
-      if (!re.source.includes('BOOM') || !text.includes('<abort>')) return real.matchAll(...args);
-      return (function* () {
-        yield* []; // the abort surfaces on the first next(), as the engine's does
-        throw new real.RegexMatchAbortError(re.source, text.length, 'match: abort(OOM) (injected)');
-      })();
-    },
-  };
-});
+vi.mock('../src/regex/index.js', async (importOriginal) =>
+  (await import('./support/engine-abort.js')).withInjectedAbort(await importOriginal()),
+);
 
 const { iterWindows, scanLog, ScanSession } = await import('../src/scan/index.js');
 const { loadRecipe } = await import('../src/recipe/index.js');
