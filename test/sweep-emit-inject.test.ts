@@ -22,6 +22,7 @@ import {
   type K8sOptions,
   SbatchValueError,
   type SlurmOptions,
+  taskCommand,
 } from '../src/sweep/emit.js';
 import { shellQuote } from '../src/sweep/shell.js';
 import { loadSweepPlan, type SweepPlan } from '../src/sweep/index.js';
@@ -191,24 +192,6 @@ const libLoadAll = (text: string) =>
     return d.toJS() as unknown;
   });
 
-/** What the node runs for task `indexVar`, as the emitters build it (the contract the checks compare against). */
-function expectedCommand(o: SlurmOptions | K8sOptions, indexVar: string): string[] {
-  return [
-    ...o.probeCommand,
-    'sweep',
-    '--recipe',
-    o.recipe,
-    ...o.mitigationsFiles.flatMap((f) => ['--mitigations-file', f]),
-    '--out',
-    o.outDir,
-    ...o.passThrough,
-    '--task-env',
-    indexVar,
-    '--',
-    ...o.argv,
-  ];
-}
-
 async function planFor(name: string, ticket: string, own: Bundles, files: Bundles[] = []): Promise<SweepPlan> {
   const dir = join(root, name);
   mkdirSync(dir, { recursive: true });
@@ -252,7 +235,7 @@ describe('--emit slurm: recipe values cannot reach the shell or sbatch', () => {
     const r = runAsTask(script, dir);
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.argv).toEqual(nulJoined(expectedCommand(o, 'SLURM_ARRAY_TASK_ID').slice(1)));
+    expect(r.argv).toEqual(nulJoined(taskCommand(o, 'SLURM_ARRAY_TASK_ID').slice(1)));
     expect(existsSync(mark)).toBe(false);
   });
 
@@ -399,7 +382,7 @@ describe('--emit k8s: recipe values cannot add documents or change fields', () =
         expect(
           (docs[1] as { spec: { template: { spec: { containers: Array<{ command: string[] }> } } } }).spec.template.spec
             .containers[0]!.command,
-        ).toEqual(expectedCommand(m.o, 'JOB_COMPLETION_INDEX'));
+        ).toEqual(taskCommand(m.o, 'JOB_COMPLETION_INDEX'));
       }
     }
   });
@@ -638,7 +621,7 @@ describe('fuzz: control characters and shell/YAML metacharacters in every value 
       const r = runAsTask(script, c.dir);
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
-      expect(r.argv.equals(nulJoined(expectedCommand(c.o, 'SLURM_ARRAY_TASK_ID').slice(1)))).toBe(true);
+      expect(r.argv.equals(nulJoined(taskCommand(c.o, 'SLURM_ARRAY_TASK_ID').slice(1)))).toBe(true);
       const names = r.env
         .split('\n')
         .filter((l) => /^[A-Za-z_][A-Za-z0-9_]*=/.test(l))
@@ -682,7 +665,7 @@ describe('fuzz: control characters and shell/YAML metacharacters in every value 
         expect(cm.data).toEqual(Object.fromEntries(m.c.o.files.map((f) => [f.name, f.text])));
         expect(cm.data[m.c.o.files[0]!.name]).toBe(m.c.recipeText);
         const pod = job.spec.template.spec;
-        expect(pod.containers[0]!.command).toEqual(expectedCommand(m.c.o, 'JOB_COMPLETION_INDEX'));
+        expect(pod.containers[0]!.command).toEqual(taskCommand(m.c.o, 'JOB_COMPLETION_INDEX'));
         expect(pod.containers[0]!.image).toBe(m.c.o.image);
         expect(pod.containers[0]!.volumeMounts[0]!.mountPath).toBe(m.c.o.outDir);
         expect(pod.volumes[0]!.persistentVolumeClaim!.claimName).toBe(m.c.o.pvc);

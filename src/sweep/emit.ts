@@ -25,7 +25,8 @@ export interface TaskCommandOptions {
   readonly argv: readonly string[];
 }
 
-function taskCommand(o: TaskCommandOptions, indexVar: string): string[] {
+/** The argv a node runs for its task (`indexVar` holds the task's index): what every emitted file must carry intact. */
+export function taskCommand(o: TaskCommandOptions, indexVar: string): string[] {
   return [
     ...o.probeCommand,
     'sweep',
