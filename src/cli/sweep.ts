@@ -503,6 +503,7 @@ function plannedOnly(read: Awaited<ReturnType<typeof readResults>>, plan: SweepP
     if (planned.has(`${basename(dirname(trialDir))}/${basename(trialDir)}`)) records.push(r);
     else problems.push({ path: r.path, reason: "not a trial of this sweep's plan" });
   }
+  problems.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)); // as readResults lists them
   return { ...read, records, problems };
 }
 

@@ -65,18 +65,16 @@ export class DirRef {
 
   /** `name` as a path that reaches it through this descriptor (see the module comment). */
   at(name: string): string {
-    checkName(name);
-    if (PROC_FD) return `/proc/self/fd/${this.fd}/${name}`;
-    const st = lstatSync(this.shown, { throwIfNoEntry: false });
-    if (st === undefined || !st.isDirectory() || st.dev !== this.ino.dev || st.ino !== this.ino.ino)
-      throw new PlantedLinkError(this.shown);
-    return join(this.shown, name);
+    return `${this.self}/${checkName(name)}`;
   }
 
   /** The directory itself as a path reached through the descriptor (for `runTrial`'s `outDir`). */
   get self(): string {
     if (PROC_FD) return `/proc/self/fd/${this.fd}`;
-    this.at('x'); // the same check
+    // No /proc: the path, as long as it still names the directory we opened.
+    const st = lstatSync(this.shown, { throwIfNoEntry: false });
+    if (st === undefined || !st.isDirectory() || st.dev !== this.ino.dev || st.ino !== this.ino.ino)
+      throw new PlantedLinkError(this.shown);
     return this.shown;
   }
 

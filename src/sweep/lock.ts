@@ -8,8 +8,9 @@
  * taken over with a warning (the sweep that held it was killed: a re-run is how it is finished). Removed when the
  * sweep ends; a SIGKILL leaves it, and the next run takes it over.
  */
-import { closeSync, constants, fstatSync, openSync, readSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
+import { readRegularFile } from '../report/safe-read.js';
 import type { DirRef } from './dir-ref.js';
 
 export const LOCK_FILE = '.aorta-probe.lock';
@@ -40,24 +41,16 @@ export interface RunLock {
   release(): void;
 }
 
+/** The holder a lock file names, or null when it is not a regular file, too large, or not a holder's JSON. */
 function readHolder(dir: DirRef): LockHolder | null {
-  let fd: number;
+  const r = readRegularFile(dir.at(LOCK_FILE), { maxBytes: MAX_LOCK_BYTES, over: 'reject' });
+  if (!('bytes' in r)) return null;
   try {
-    fd = openSync(dir.at(LOCK_FILE), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    if (!fstatSync(fd).isFile()) return null;
-    const buf = Buffer.alloc(MAX_LOCK_BYTES);
-    const n = readSync(fd, buf, 0, MAX_LOCK_BYTES, 0);
-    const v = JSON.parse(buf.subarray(0, n).toString('utf8')) as Partial<LockHolder>;
+    const v = JSON.parse(r.bytes.toString('utf8')) as Partial<LockHolder>;
     if (!Number.isInteger(v.pid) || typeof v.host !== 'string' || typeof v.started_at !== 'string') return null;
     return { pid: v.pid!, host: v.host, started_at: v.started_at };
   } catch {
     return null;
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -200,15 +200,16 @@ export function openRunDir(o: OpenRunOptions): RunDir {
   let giveUp = o.beforeUse?.(run);
   try {
     let recorded = parseRunFile(readRegular(run, RUN_FILE));
+    const hasTrials = holdsTrials(run);
     // A cluster task beside us may have written run.json (and made its trial's directory) since we read it.
-    if (recorded === null && holdsTrials(run)) recorded = parseRunFile(readRegular(run, RUN_FILE));
+    if (recorded === null && hasTrials) recorded = parseRunFile(readRegular(run, RUN_FILE));
     const changes =
       recorded !== null
         ? identityChanges(recorded.identity, identity)
-        : holdsTrials(run)
+        : hasTrials
           ? [`it has no readable ${RUN_FILE} (a run of an earlier version, or a damaged one)`]
           : [];
-    if (changes.length > 0 || (o.fresh === true && holdsTrials(run))) {
+    if (changes.length > 0 || (o.fresh === true && hasTrials)) {
       if (o.fresh !== true) throw new RunIdentityError(run.shown, changes);
       const stamp = new Date()
         .toISOString()

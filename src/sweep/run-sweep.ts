@@ -14,12 +14,13 @@ import { join, resolve } from 'node:path';
 import { runTrial, type TrialOptions } from '../trial/index.js';
 import { TrialOutputError } from '../trial/output-error.js';
 import { privateSpillDir } from '../trial/run-trial.js';
-import { RETENTION_LEVELS, type RetentionLevel, type Verdict } from './config.js';
+import { RETENTION_LEVELS, type RetentionLevel, type Verdict } from '../recipe/index.js';
 import { PlantedLinkError, type DirRef } from './dir-ref.js';
 import { DEFAULT_GPU_ENV, GpuPool, withDevices } from './gpus.js';
 import { acquireLock, type RunLock } from './lock.js';
 import { trialDir, type SweepPlan, type SweepTask } from './plan.js';
 import { startReaper } from './reaper.js';
+import { TASK_EXIT } from './task-exit.js';
 import { recipeCategories, retryReasons } from './retry.js';
 import { openRunDir, type RunDir } from './run-dir.js';
 import {
@@ -409,7 +410,8 @@ function keptTrial(runDir: RunDir, task: SweepTask): SweepTrial | null {
       task,
       dir: join(runDir.run.shown, task.cell.name, `trial_${task.trial}`),
       verdict,
-      exitStatus: Number.isInteger(status) ? (status as number) : verdict === 'pass' ? 0 : verdict === 'fail' ? 1 : 3,
+      // A record without exit_status (an earlier version's): the verdict's default status.
+      exitStatus: Number.isInteger(status) ? (status as number) : TASK_EXIT[verdict],
       attempts: Array.isArray(r.attempts) ? (r.attempts as AttemptSummary[]) : [],
       devices: Array.isArray(r.devices) ? (r.devices as string[]) : null,
       interrupted: false,
