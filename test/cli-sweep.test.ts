@@ -133,6 +133,16 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
     ]);
     expect(res.code).toBe(1);
     expect(res.out.split('\n')[0]).toBe('2 trials in 1 cell: pass 1, fail 1, error 0; 1 flaky cell');
+    // Every forged record is listed as skipped, with why, in path order.
+    const skipped = res.out
+      .slice(res.out.indexOf('\nskipped 45 files:\n') + 1)
+      .split('\n')
+      .slice(1, 46);
+    const forgeDir = join(root, 'forge', 'FORGE');
+    expect(skipped.filter((l) => l.endsWith(': not a trial record of this sweep'))).toHaveLength(15);
+    expect(skipped.filter((l) => l.endsWith(": not a trial of this sweep's plan"))).toHaveLength(30);
+    expect(skipped[0]).toBe(`  ${forgeDir}/cell1/trial_0/result.json: not a trial of this sweep's plan`);
+    expect([...skipped].sort()).toEqual(skipped);
     const json = await cli(['report', '--json', join(root, 'forge')]);
     // `report` itself, not knowing the run, still reads them all: it is the sweep's count that must hold.
     expect((JSON.parse(json.out) as { totals: { trials: number } }).totals.trials).toBe(47);

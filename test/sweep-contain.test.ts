@@ -23,6 +23,9 @@ const root = mkdtempSync(join(tmpdir(), 'aorta-sweep-contain-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const trial = { gpuTool: 'none' as const, killGraceMs: 200 };
+/** A sweep of `p` into `out` whose trial command is the shell script `script`. */
+const inSh = (p: SweepPlan, out: string, script: string) =>
+  runSweep({ plan: p, argv: ['sh', '-c', script], outDir: out, trial });
 /** What a sweep rejects with, or null when it resolves. */
 const rejection = (p: Promise<unknown>): Promise<Error | null> =>
   p.then(
@@ -70,16 +73,11 @@ describe('a trial cannot make the sweep write or delete outside the run', { time
     const v = victim();
     const out = join(root, `out${n}`);
     const err = await rejection(
-      runSweep({
-        plan: p,
-        argv: [
-          'sh',
-          '-c',
-          `D="$AORTA_PROBE_TRIAL_DIR"; [ "$AORTA_PROBE_TRIAL_INDEX" = 1 ] && mv "$D" "$D.gone" && ln -s "${v}" "$D"; exit 1`,
-        ],
-        outDir: out,
-        trial,
-      }),
+      inSh(
+        p,
+        out,
+        `D="$AORTA_PROBE_TRIAL_DIR"; [ "$AORTA_PROBE_TRIAL_INDEX" = 1 ] && mv "$D" "$D.gone" && ln -s "${v}" "$D"; exit 1`,
+      ),
     );
     expect(err).toBeInstanceOf(PlantedLinkError);
     expect((err as Error).message).toBe(
@@ -96,20 +94,17 @@ describe('a trial cannot make the sweep write or delete outside the run', { time
     const v = victim();
     const out = join(root, `out${n}`);
     const err = await rejection(
-      runSweep({
-        plan: p,
-        argv: [
-          'sh',
-          '-c',
-          // The first cell's first trial plants the second cell's directory as a link to the victim.
-          `C=$(dirname "$AORTA_PROBE_TRIAL_DIR"); [ "$AORTA_PROBE_CELL/$AORTA_PROBE_TRIAL_INDEX" = none-none/0 ] && ln -s "${v}" "$C/../m2-none"; exit 0`,
-        ],
-        outDir: out,
-        trial,
-      }),
+      inSh(
+        p,
+        out,
+        // The first cell's first trial plants the second cell's directory as a link to the victim.
+        `C=$(dirname "$AORTA_PROBE_TRIAL_DIR"); [ "$AORTA_PROBE_CELL/$AORTA_PROBE_TRIAL_INDEX" = none-none/0 ] && ln -s "${v}" "$C/../m2-none"; exit 0`,
+      ),
     );
     expect(err).toBeInstanceOf(PlantedLinkError);
-    expect((err as Error).message).toContain(`refusing to follow ${join(out, p.ticket, 'm2-none')}:`);
+    expect((err as Error).message).toBe(
+      `refusing to follow ${join(out, p.ticket, 'm2-none')}: it is a symbolic link or not a directory (something replaced a directory of the run; nothing outside it was touched)`,
+    );
     expect(victimFiles(v)).toEqual(UNTOUCHED);
   });
 
@@ -117,16 +112,11 @@ describe('a trial cannot make the sweep write or delete outside the run', { time
     const p = await plan('trials: 3\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n');
     const v = victim();
     const out = join(root, `out${n}`);
-    const s = await runSweep({
-      plan: p,
-      argv: [
-        'sh',
-        '-c',
-        `T=$(dirname "$(dirname "$AORTA_PROBE_TRIAL_DIR")"); [ "$AORTA_PROBE_TRIAL_INDEX" = 0 ] && mv "$T" "$T.moved" && ln -s "${v}" "$T"; exit 0`,
-      ],
-      outDir: out,
-      trial,
-    });
+    const s = await inSh(
+      p,
+      out,
+      `T=$(dirname "$(dirname "$AORTA_PROBE_TRIAL_DIR")"); [ "$AORTA_PROBE_TRIAL_INDEX" = 0 ] && mv "$T" "$T.moved" && ln -s "${v}" "$T"; exit 0`,
+    );
     expect(s.trials.map((t) => t.verdict)).toEqual(['pass', 'pass', 'pass']);
     expect(victimFiles(v)).toEqual(UNTOUCHED);
     expect(readdirSync(join(out, `${p.ticket}.moved`, 'none-none')).sort()).toEqual(['trial_0', 'trial_1', 'trial_2']);

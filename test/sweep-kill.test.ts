@@ -33,6 +33,34 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<void>
   }
 }
 
+/**
+ * Writes `dir/r.yaml` (one cell, `trials` trials, ticket `ticket`) and returns the CLI's argv for a quiet sweep of it
+ * into `dir/out` whose trial command is the shell script `script`.
+ */
+function sweepArgs(dir: string, ticket: string, trials: number, script: string, extra: string[] = []): string[] {
+  const recipe = join(dir, 'r.yaml');
+  writeFileSync(
+    recipe,
+    `schema_version: 1\nmode: probe\nticket: ${ticket}\ntrials: ${trials}\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n`,
+  );
+  return [
+    CLI,
+    'sweep',
+    '--recipe',
+    recipe,
+    '--out',
+    join(dir, 'out'),
+    ...extra,
+    '--gpu-tool',
+    'none',
+    '--quiet',
+    '--',
+    'sh',
+    '-c',
+    script,
+  ];
+}
+
 describe('a sweep killed with SIGKILL, then run again', { timeout: 90_000 }, () => {
   it('leaves no trial running, and the re-run completes every trial, none run twice that had finished', async () => {
     const dir = join(root, 'kill');
@@ -40,33 +68,12 @@ describe('a sweep killed with SIGKILL, then run again', { timeout: 90_000 }, () 
     const tmp = join(dir, 'tmp');
     mkdirSync(pids, { recursive: true });
     mkdirSync(tmp);
-    const recipe = join(dir, 'r.yaml');
-    writeFileSync(
-      recipe,
-      'schema_version: 1\nmode: probe\nticket: KILL-9\ntrials: 5\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n',
-    );
     const ran = join(dir, 'ran.txt');
     const slow = join(dir, 'slow');
     writeFileSync(slow, '');
     // Trials 3 and 4 hang while `slow` exists; the argv is the same in both runs (it is part of the run's identity).
     const script = `echo $AORTA_PROBE_TRIAL_INDEX >> "${ran}"; echo $$ > "${pids}/$AORTA_PROBE_TRIAL_INDEX"; [ -e "${slow}" ] && [ $AORTA_PROBE_TRIAL_INDEX -ge 3 ] && exec sleep 120; exit 0`;
-    const args = [
-      CLI,
-      'sweep',
-      '--recipe',
-      recipe,
-      '--out',
-      join(dir, 'out'),
-      '--parallel',
-      '2',
-      '--gpu-tool',
-      'none',
-      '--quiet',
-      '--',
-      'sh',
-      '-c',
-      script,
-    ];
+    const args = sweepArgs(dir, 'KILL-9', 5, script, ['--parallel', '2']);
     const env = { ...process.env, TMPDIR: tmp };
     const first = spawn(process.execPath, args, { env, stdio: 'ignore' });
     await until('trials 3 and 4 to start', () => existsSync(join(pids, '3')) && existsSync(join(pids, '4')), 60_000);
@@ -112,28 +119,9 @@ describe('a sweep killed with SIGKILL, then run again', { timeout: 90_000 }, () 
   it("a second sweep into a running one's directory exits 2 naming the holder", async () => {
     const dir = join(root, 'two');
     mkdirSync(dir);
-    const recipe = join(dir, 'r.yaml');
-    writeFileSync(
-      recipe,
-      'schema_version: 1\nmode: probe\nticket: TWO\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n',
-    );
     const go = join(dir, 'go');
     const started = join(dir, 'started');
-    const args = [
-      CLI,
-      'sweep',
-      '--recipe',
-      recipe,
-      '--out',
-      join(dir, 'out'),
-      '--gpu-tool',
-      'none',
-      '--quiet',
-      '--',
-      'sh',
-      '-c',
-      `touch "${started}"; while [ ! -e "${go}" ]; do sleep 0.05; done`,
-    ];
+    const args = sweepArgs(dir, 'TWO', 1, `touch "${started}"; while [ ! -e "${go}" ]; do sleep 0.05; done`);
     const first = spawn(process.execPath, args, { stdio: 'ignore' });
     const firstExit = new Promise<number | null>((r) => first.on('exit', (c) => r(c)));
     await until('the first sweep to start its trial', () => existsSync(started), 30_000);
