@@ -5,7 +5,9 @@
 import { REGEX_ENGINE_FAILURE } from '../scan/scan.js';
 import { TIER1_EXEC_FAILED, TIER1_INTERRUPTED, TIER1_TIMEOUT } from './tier1.js';
 
-export type Verdict = 'pass' | 'fail' | 'error';
+import type { Verdict } from '../recipe/types.js';
+
+export type { Verdict };
 
 /** The original's `ERROR_DETECTOR_IDS`, plus our `tier1:interrupted` (an operator stop is not a workload failure)
  * and `meta:regex_engine_failure` (a pattern the engine could not match says nothing about the workload). */

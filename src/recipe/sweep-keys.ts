@@ -6,7 +6,16 @@
  */
 import type { KeyContext } from './classifier-keys.js';
 import { reprNode, type PyNode } from './tree.js';
-import type { EnvBundle, Retention, RetentionLevel, RetryPolicy, StopAfter, SweepKeys, Verdict } from './types.js';
+import {
+  type EnvBundle,
+  type Retention,
+  type RetentionLevel,
+  type RetryPolicy,
+  type StopAfter,
+  type SweepKeys,
+  type Verdict,
+  VERDICTS,
+} from './types.js';
 import { unknownKeysReason } from './unknown-keys.js';
 
 export const SWEEP_KEYS: readonly string[] = ['mitigations', 'retain', 'retry', 'stop_after'];
@@ -23,7 +32,6 @@ export const DEFAULT_SWEEP_KEYS: SweepKeys = Object.freeze({
 });
 
 // In `retain`'s `on_<verdict>` order, which decides the first error reported.
-const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
 
 /**
  * YAML 1.1 (PyYAML) reads a bare `on` key as the boolean True, which would make `retry: {on: [...]}` unusable as

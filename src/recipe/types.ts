@@ -6,11 +6,13 @@ import type { FilePos } from './errors.js';
 export type OnMatch = 'fail' | 'warn' | 'info';
 
 /**
- * A trial's verdict as recipe keys name it (`expect.verdict`, `stop_after.event_verdict`, `retain.on_<verdict>`).
- * The same union as src/classifier/verdict.ts's `Verdict`, spelt here because importing that module (even for a
- * type) would close an import cycle through src/scan/.
+ * A trial's verdict, the one spelling of it: recipe keys name it (`expect.verdict`, `stop_after.event_verdict`,
+ * `retain.on_<verdict>`), and src/classifier/verdict.ts and src/report/ take it from here (the recipe layer is
+ * below both; the classifier's module would close an import cycle through src/scan/ if it were the other way).
  */
 export type Verdict = 'pass' | 'fail' | 'error';
+/** Every verdict, in report order. */
+export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
 
 /** `aorta.agent.llm.AUTOPSY_CATEGORIES`, newest version (with the evidence-only additions). */
 export const AUTOPSY_CATEGORIES: readonly string[] = [

@@ -5,6 +5,7 @@
  */
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { VERDICTS } from '../recipe/types.js';
 import { RESULT_FILE, type Verdict } from '../trial/index.js';
 import { isConfinedRelative } from './confined-path.js';
 import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
@@ -13,8 +14,8 @@ import { TRIAL_DIR, walkRecords, type FoundTrialDir } from './walk.js';
 
 export type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 
-/** The verdicts a record may carry (the trial runner's `Verdict`), in report order. */
-export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
+/** The verdicts a record may carry, in report order (one list: src/recipe/types.ts). */
+export { VERDICTS };
 
 /** The cell of a record that names none and does not sit in `<cell>/trial_<n>/` (the original's default). */
 export const UNKNOWN_CELL = '_unknown_';

@@ -3,7 +3,7 @@
  * `slug(m)-slug(d)`, whose environment is the two bundles merged.
  */
 import { strRepr } from '../condition/repr.js';
-import type { EnvBundle, MitigationTable } from './config.js';
+import type { EnvBundle, MitigationTable } from '../recipe/index.js';
 
 export interface Cell {
   readonly name: string;

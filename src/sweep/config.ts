@@ -8,17 +8,6 @@ import type { FilePos } from '../recipe/errors.js';
 import { parseMitigationTable } from '../recipe/sweep-keys.js';
 import { parseYaml, spanPos } from '../recipe/tree.js';
 
-export { FULL_RETENTION, NO_RETRY, RETENTION_LEVELS } from '../recipe/index.js';
-export type {
-  EnvBundle,
-  MitigationTable,
-  Retention,
-  RetentionLevel,
-  RetryPolicy,
-  StopAfter,
-} from '../recipe/index.js';
-export type { Verdict } from '../classifier/verdict.js';
-
 /** The recipe's sweep keys, with `mitigations` the table the cells are built from (`none` always defined, empty). */
 export type SweepConfig = SweepKeys;
 

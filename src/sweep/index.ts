@@ -18,7 +18,10 @@ export type { RetentionRecord } from './trial-files.js';
 export type { PlanOptions, SweepPlan, SweepTask } from './plan.js';
 export { slug, synthesizeCells, RecipeCellError, UnknownMitigationError } from './cells.js';
 export type { Cell } from './cells.js';
-export { readSweepConfig, parseMitigationsFile, FULL_RETENTION, NO_RETRY, RETENTION_LEVELS } from './config.js';
+export { readSweepConfig, parseMitigationsFile } from './config.js';
+export type { SweepConfig } from './config.js';
+// The sweep keys' types and defaults are the recipe's (src/recipe/sweep-keys.ts); re-exported for sweep users.
+export { FULL_RETENTION, NO_RETRY, RETENTION_LEVELS } from '../recipe/index.js';
 export type {
   EnvBundle,
   MitigationTable,
@@ -26,8 +29,7 @@ export type {
   RetentionLevel,
   RetryPolicy,
   StopAfter,
-  SweepConfig,
-} from './config.js';
+} from '../recipe/index.js';
 export { GpuPool, parseGpuList, withDevices, DEFAULT_GPU_ENV, GPU_ENV_VARS } from './gpus.js';
 export { firedDetectors, retryReasons } from './retry.js';
 export { emitK8s, emitSlurm, podFailurePolicy, dnsLabel, CONFIG_MOUNT, CONTAINER } from './emit.js';

@@ -6,7 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadRecipe, RecipeError, type Recipe } from '../recipe/index.js';
 import { RecipeCellError, slug, synthesizeCells, UnknownMitigationError, type Cell } from './cells.js';
-import { parseMitigationsFile, readSweepConfig, type EnvBundle, type SweepConfig } from './config.js';
+import type { EnvBundle } from '../recipe/index.js';
+import { parseMitigationsFile, readSweepConfig, type SweepConfig } from './config.js';
 
 /** The most trials one sweep plans (cells x trials per cell). */
 export const MAX_SWEEP_TASKS = 100_000;

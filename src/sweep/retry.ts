@@ -8,7 +8,7 @@
  * `custom_patterns[].category`.
  */
 import type { Recipe } from '../recipe/index.js';
-import type { RetryPolicy } from './config.js';
+import type { RetryPolicy } from '../recipe/index.js';
 
 export interface FiredDetector {
   readonly id: string;

@@ -7,7 +7,7 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { LOG_FILE, RESULT_FILE } from '../trial/index.js';
 import { VERDICTS } from '../report/read-results.js';
-import type { RetentionLevel, Verdict } from './config.js';
+import type { RetentionLevel, Verdict } from '../recipe/index.js';
 import type { DirRef } from './dir-ref.js';
 import { readRegular, writeInto } from './run-dir.js';
 
