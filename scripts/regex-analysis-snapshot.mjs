@@ -74,7 +74,7 @@ async function snapshot() {
   const regex = await import(new URL('regex/index.js', dist).href);
   const compileMod = await import(new URL('regex/compile.js', dist).href);
   const { TIER4_PATTERNS } = await import(new URL('scan/tier4.js', dist).href);
-  const { AMD_KERNEL_PATTERNS } = await import(new URL('classifier/tier3-catalogue.js', dist).href);
+  const { AMD_KERNEL_PATTERNS } = await import(new URL('detectors/tier3.js', dist).href);
   const { loadRecipe } = await import(new URL('recipe/load.js', dist).href);
   await (await import(new URL('regex/engine-loader.js', dist).href)).ready();
 

@@ -49,10 +49,16 @@ export type {
 export { formatWarning, lintRecipe } from './lint/lint.js';
 export type { LintWarning } from './lint/lint.js';
 
-// The classifier's pure parts: the detector catalogue and categories, combining tiers, exit codes, self-tests
-// (docs/classifier.md)
-export { BUILTIN_DETECTORS, TIER_NAMES, WHO_VALUES, unknownDetectorReason } from './classifier/catalogue.js';
-export type { BuiltinDetector, DetectorCategory, TierName, Who } from './classifier/catalogue.js';
+// The detector vocabulary: verdicts, detector ids, tiers, categories, the Tier 3 catalogue (docs/classifier.md)
+export { DEFAULT_EXIT_STATUS, VERDICTS } from './detectors/verdict.js';
+export type { Verdict } from './detectors/verdict.js';
+export { ERROR_DETECTOR_IDS } from './detectors/ids.js';
+export { BUILTIN_DETECTORS, TIER_NAMES, WHO_VALUES, unknownDetectorReason } from './detectors/catalogue.js';
+export type { BuiltinDetector, DetectorCategory, TierName, Who } from './detectors/catalogue.js';
+export { TIER3_IDS, XID_TABLE } from './detectors/tier3.js';
+export type { KernelEvent } from './detectors/tier3.js';
+
+// The classifier's pure parts: classifying a log, combining tiers, exit codes, self-tests (docs/classifier.md)
 export { classify, disableSet, enabledPatterns } from './classifier/classify.js';
 export type { Classification, ClassifyInput, DetectorKind, DisableSet, FiredDetector } from './classifier/classify.js';
 export { classifyLog } from './classifier/classify-log.js';
@@ -61,8 +67,8 @@ export { resolveExitStatus } from './classifier/exit-codes.js';
 export type { ExitDecision } from './classifier/exit-codes.js';
 export { formatSelfTestFailure, runSelfTests } from './classifier/self-test.js';
 export type { SelfTestOutcome } from './classifier/self-test.js';
-export { scanKernelLines, TIER3_IDS, XID_TABLE } from './classifier/tier3-catalogue.js';
-export type { KernelEvent, KernelLine } from './classifier/tier3-catalogue.js';
+export { scanKernelLines } from './classifier/tier3.js';
+export type { KernelLine } from './classifier/tier3.js';
 export type { ExitCodeMap, SelfTestSample } from './recipe/types.js';
 
 // Scanning: the patterns' raw firings (no disables, no Tier 1, no categories: that is classifyLog)

@@ -1,16 +1,13 @@
 /**
  * No import cycles among the project's own modules (`src/`, `assembly/`, `playground/src`): a
- * cycle makes module initialisation order matter and hides which module owns a fact. The scan
- * reads every relative import/export specifier (static, `import type` included, dynamic
- * `import('…')` too) with a regular expression — enough for this code base, which writes
- * specifiers as plain string literals — and finds strongly connected components (Tarjan).
+ * cycle makes module initialisation order matter and hides which module owns a fact. The graph is
+ * test/support/module-graph.ts's (the layer test reads the same one); cycles are its strongly
+ * connected components (Tarjan).
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { importsOf, listSources, REPO_ROOT as ROOT } from './support/module-graph.js';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SCANNED = ['src', 'assembly', 'playground/src'];
 
 /**
@@ -19,35 +16,6 @@ const SCANNED = ['src', 'assembly', 'playground/src'];
  * the test fails on a listed cycle that no longer exists, so the list cannot go stale.
  */
 const KNOWN_CYCLES: readonly (readonly string[])[] = [];
-
-function listSources(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listSources(path));
-    else if (/\.(ts|tsx|mts)$/.test(name) && !name.endsWith('.d.ts')) out.push(path);
-  }
-  return out;
-}
-
-// `import … from '…'`, `export … from '…'`, `import '…'`, `import('…')`; comments are stripped first.
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)(['"])([^'"\n]+)\1/g;
-
-function importsOf(file: string, known: ReadonlySet<string>): string[] {
-  const text = readFileSync(file, 'utf8')
-    .replace(/\/\*[\s\S]*?\*\//g, '')
-    .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
-  const out: string[] = [];
-  for (const m of text.matchAll(SPECIFIER)) {
-    const spec = m[2]!;
-    if (!spec.startsWith('.')) continue;
-    const base = resolve(dirname(file), spec);
-    const candidates = [base, base.replace(/\.m?js$/, '.ts'), `${base}.ts`, join(base, 'index.ts')];
-    const hit = candidates.find((c) => known.has(c));
-    if (hit !== undefined) out.push(hit);
-  }
-  return out;
-}
 
 /** Strongly connected components with more than one member, or a module importing itself. */
 function findCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { AMD_KERNEL_PATTERNS, FALLEN_OFF_BUS_REGEX, XID_REGEX } from '../src/classifier/tier3-catalogue.js';
+import { AMD_KERNEL_PATTERNS, FALLEN_OFF_BUS_REGEX, XID_REGEX } from '../src/detectors/tier3.js';
 import { compileRegex, flagsFromPython, parsePythonRegex, RegexSyntaxError } from '../src/regex/index.js';
 import { compileIsCertain, MAX_DEFERRED_DEPTH, MAX_DEFERRED_INSTRUCTIONS } from '../src/regex/deferred-compile.js';
 import { engineStats } from '../src/regex/engine.js';

@@ -1,15 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  HangMonitor,
-  evaluateHangPredicate,
-  DEFAULT_HANG_GRACE_SEC,
-  DEFAULT_HANG_WINDOW_SEC,
-  HANG_DETECTOR,
-  pollIntervalSec,
-  type HangProbes,
-} from '../src/trial/tier2-hang.js';
+import { HangMonitor, evaluateHangPredicate, pollIntervalSec, type HangProbes } from '../src/trial/tier2-hang.js';
 import { parseProcIo, treeIoTotal } from '../src/trial/proc-io.js';
 import { ProgressLines } from '../src/trial/progress-lines.js';
+import { TIER2_HANG } from '../src/detectors/ids.js';
+import { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC } from '../src/recipe/types.js';
 import { fakeKernelEnv, probeRecipe, tempRoot, trial } from './support/classifier.js';
 
 const tmp = tempRoot('aorta-tier2-');
@@ -46,7 +40,7 @@ describe('Tier 2 predicate (the original test_tier2.py)', () => {
   });
 
   it('the detector id is tier2:hang', () => {
-    expect(HANG_DETECTOR).toBe('tier2:hang');
+    expect(TIER2_HANG).toBe('tier2:hang');
   });
 
   it('polls five times per window, at most every 5 s (the original)', () => {

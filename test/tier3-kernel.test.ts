@@ -1,17 +1,16 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { gpuHealthIds, scanKernelLines } from '../src/classifier/tier3.js';
 import {
   AMD_KERNEL_PATTERNS,
   FALLEN_OFF_BUS,
-  gpuHealthIds,
   NVIDIA_SAMPLES,
-  scanKernelLines,
   TIER3_IDS,
   XID_DETECTORS,
   xidClass,
-} from '../src/classifier/tier3-catalogue.js';
+} from '../src/detectors/tier3.js';
 import { linesInWindow, parseStampedLine, readKernelLog } from '../src/trial/tier3-kernel.js';
-import { BUILTIN_DETECTORS } from '../src/classifier/catalogue.js';
+import { BUILTIN_DETECTORS } from '../src/detectors/catalogue.js';
 import type { GpuSamplerFactory } from '../src/trial/index.js';
 import { fakeKernelEnv, probeRecipe, tempRoot, trial } from './support/classifier.js';
 

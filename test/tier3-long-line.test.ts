@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { scanKernelLines } from '../src/classifier/tier3-catalogue.js';
+import { scanKernelLines } from '../src/classifier/tier3.js';
 import { linesInWindow, MAX_KERNEL_LINE_BYTES, truncateKernelText } from '../src/trial/tier3-kernel.js';
 import { tempRoot } from './support/classifier.js';
 

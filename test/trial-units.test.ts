@@ -5,15 +5,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { validateCondition } from '../src/condition/validate.js';
 import { loadRecipe } from '../src/recipe/index.js';
 import { scanLog } from '../src/scan/index.js';
-import {
-  detectTier1,
-  partitionDetectors,
-  popenExitCode,
-  readsTrialVars,
-  TrialLogScanner,
-  verdictFromDetectors,
-  type Tier1Context,
-} from '../src/trial/index.js';
+import { detectTier1, type Tier1Context } from '../src/classifier/tier1.js';
+import { partitionDetectors, verdictFromDetectors } from '../src/classifier/verdict.js';
+import { popenExitCode, readsTrialVars, TrialLogScanner } from '../src/trial/index.js';
 import { hasCoreFile } from '../src/trial/core-file.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-trial-units-'));

@@ -1,4 +1,5 @@
 /** Messages between the playground page and its engine workers (structured-clone data only). */
+import type { Verdict } from '../../src/index.js';
 
 export interface Vars {
   exit_code: number;
@@ -106,7 +107,7 @@ export interface SelfTestOut {
 
 export interface ScanOut {
   /** 'error': the regex engine could not match a pattern (see engine_failures) and nothing failed. */
-  verdict: 'pass' | 'fail' | 'error';
+  verdict: Verdict;
   failure_detectors_fired: string[];
   error_detectors_fired: string[];
   /** Patterns the engine could not match to the end of the log: where, and the message. */

@@ -9,7 +9,6 @@
  */
 import type { Recipe } from '../recipe/types.js';
 import {
-  REGEX_ENGINE_FAILURE,
   scanLog,
   type FiredDetector as LogDetector,
   type ScanOptions,
@@ -17,6 +16,7 @@ import {
   type ScanResult,
   type ScanVars,
 } from '../scan/scan.js';
+import { REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
 import {
   classify,
   disableSet,

@@ -9,13 +9,14 @@ import type { ClassifierKeys, CustomPattern } from '../recipe/types.js';
 import {
   AUTOPSY_CATEGORY_DEFAULTS,
   BUILTIN_DETECTORS,
-  TIER3_WARN_IDS,
   tierOf,
   UNCATEGORISED,
   type TierName,
   type Who,
-} from './catalogue.js';
-import { partitionDetectors, verdictFromDetectors, type Verdict } from './verdict.js';
+} from '../detectors/catalogue.js';
+import { TIER3_WARN_IDS } from '../detectors/tier3.js';
+import { partitionDetectors, verdictFromDetectors } from './verdict.js';
+import type { Verdict } from '../detectors/verdict.js';
 
 export interface DisableSet {
   readonly tiers: ReadonlySet<TierName>;

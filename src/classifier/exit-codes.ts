@@ -9,9 +9,7 @@
  */
 import type { ExitCodeMap } from '../recipe/types.js';
 import { type CategorySource, categorize, type FiredDetector } from './classify.js';
-import type { Verdict } from './verdict.js';
-
-export const DEFAULT_EXIT_STATUS: Readonly<Record<Verdict, number>> = { pass: 0, fail: 1, error: 3 };
+import { DEFAULT_EXIT_STATUS, type Verdict } from '../detectors/verdict.js';
 
 export interface ExitDecision {
   readonly status: number;

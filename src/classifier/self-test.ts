@@ -7,7 +7,7 @@
  */
 import type { Recipe, SelfTestSample } from '../recipe/types.js';
 import { classifyLog } from './classify-log.js';
-import type { Verdict } from './verdict.js';
+import type { Verdict } from '../detectors/verdict.js';
 
 export interface SelfTestOutcome {
   readonly name: string;

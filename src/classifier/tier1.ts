@@ -11,18 +11,14 @@
  * and `tier2:hang` says what happened. Pure (no I/O): the core-file look-up is `core-file.ts`, so recipe
  * self-tests can run this in a browser.
  */
-export const TIER1_TIMEOUT = 'tier1:timeout';
-export const TIER1_EXEC_FAILED = 'tier1:exec_failed';
-export const TIER1_INTERRUPTED = 'tier1:interrupted';
-export const TIER1_EXIT_NONZERO = 'tier1:exit_nonzero';
-export const TIER1_COREDUMP = 'tier1:coredump';
-
-/** The Linux values of `-signal.SIGxxx`, as the original's map. */
-export const SIGNAL_DETECTORS: ReadonlyMap<number, string> = new Map([
-  [-11, 'tier1:sigsegv'],
-  [-6, 'tier1:sigabrt'],
-  [-7, 'tier1:sigbus'],
-]);
+import {
+  SIGNAL_DETECTORS,
+  TIER1_COREDUMP,
+  TIER1_EXEC_FAILED,
+  TIER1_EXIT_NONZERO,
+  TIER1_INTERRUPTED,
+  TIER1_TIMEOUT,
+} from '../detectors/ids.js';
 
 export interface Tier1Context {
   readonly exitCode: number;

@@ -5,6 +5,7 @@
  * log's name) is made inert (text/inert.ts): these outputs reach a terminal or a CI runner.
  */
 import { strRepr } from '../condition/repr.js';
+import type { Verdict } from '../detectors/verdict.js';
 import { inertLine } from '../text/inert.js';
 import type { FiredDetector } from '../scan/index.js';
 import type { Annotation } from '../report/github.js';
@@ -14,7 +15,7 @@ import type { Palette } from './tty.js';
 export interface Classified {
   /** The log as the user named it (`-` for stdin is shown as `<stdin>`). */
   readonly log: string;
-  readonly verdict: 'pass' | 'fail' | 'error';
+  readonly verdict: Verdict;
   readonly detectors: readonly FiredDetector[];
   /** Failure (and, for run, error) detector ids, including those with no position (tier1:*, meta:*). */
   readonly failures: readonly string[];

@@ -11,6 +11,8 @@
  * CI can then tell "the trial failed" (1) from "the invocation is wrong" (2) from "nothing could be decided" (3).
  * `run` stopped by signal N exits 128+N after writing its result (see run-trial.ts).
  */
+import { DEFAULT_EXIT_STATUS, type Verdict } from '../detectors/verdict.js';
+
 export const EXIT = {
   ok: 0,
   fail: 1,
@@ -20,9 +22,9 @@ export const EXIT = {
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** The code for a verdict. */
-export function verdictExit(verdict: 'pass' | 'fail' | 'error'): ExitCode {
-  return verdict === 'pass' ? EXIT.ok : verdict === 'fail' ? EXIT.fail : EXIT.error;
+/** The code for a verdict (no recipe `exit_codes`: `scan`, `check`'s verdicts). */
+export function verdictExit(verdict: Verdict): ExitCode {
+  return DEFAULT_EXIT_STATUS[verdict];
 }
 
 /** When several inputs are checked, the worst code wins: error (3) > usage (2) > fail (1) > ok (0). */

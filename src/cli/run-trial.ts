@@ -29,7 +29,7 @@ import {
   type TrialOutcome,
   type TrialResult,
 } from '../trial/index.js';
-import { TIER_NAMES, unknownDetectorReason } from '../classifier/catalogue.js';
+import { TIER_NAMES, unknownDetectorReason } from '../detectors/catalogue.js';
 import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
 import { holdYoungGeneration } from './young-generation.js';
 import { StopCommandsFrame } from './stop-commands.js';

@@ -15,7 +15,8 @@ import {
   type DetectorCategory,
   type TierName,
   type Who,
-} from '../classifier/catalogue.js';
+} from '../detectors/catalogue.js';
+import type { Verdict } from '../detectors/verdict.js';
 import {
   HANG_ACTIONS,
   type ClassifierKeys,
@@ -263,7 +264,7 @@ function loadTests(ctx: KeyContext, node: PyNode, patterns: readonly CustomPatte
       exitCode: ec === undefined ? 0 : Number(ec.value),
       walltimeSec: wt === undefined ? 0 : Number(wt.value),
       peakVramMib: pv === undefined || pv.kind === 'NoneType' ? null : Number(pv.value),
-      expectVerdict: v.value as 'pass' | 'fail' | 'error',
+      expectVerdict: v.value as Verdict,
       expectDetectors: detectors,
       expectCapture: capture,
       line: at.line,

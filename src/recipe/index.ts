@@ -2,13 +2,7 @@
 export { loadRecipe, VALID_TOP_LEVEL, PHASE_3_KEYS, TRIAGE_ONLY_KEYS, PROBE_ONLY_KEYS, COMMON_KEYS } from './load.js';
 export { RecipeError, RecipeSandboxError } from './errors.js';
 export type { FilePos } from './errors.js';
-export {
-  AUTOPSY_CATEGORIES,
-  ON_MATCH_VALUES,
-  DEFAULT_HANG_WINDOW_SEC,
-  DEFAULT_HANG_GRACE_SEC,
-  VERDICTS,
-} from './types.js';
+export { ON_MATCH_VALUES, DEFAULT_HANG_WINDOW_SEC, DEFAULT_HANG_GRACE_SEC } from './types.js';
 export type {
   CustomPattern,
   EnvBundle,
@@ -23,7 +17,6 @@ export type {
   RetryPolicy,
   StopAfter,
   SweepKeys,
-  Verdict,
 } from './types.js';
 export { FULL_RETENTION, NO_RETRY, RETENTION_LEVELS, SWEEP_KEYS } from './sweep-keys.js';
 export { MAX_EXPANDED_NODES, MAX_DEPTH } from './tree.js';

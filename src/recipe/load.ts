@@ -18,7 +18,6 @@ import { unknownKeysReason, type UnknownKeysWording } from './unknown-keys.js';
 import { mapScalarValue } from './scalar-map.js';
 import { parseYaml, pyYamlText, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
 import {
-  AUTOPSY_CATEGORIES,
   DEFAULT_HANG_GRACE_SEC,
   DEFAULT_HANG_WINDOW_SEC,
   ON_MATCH_VALUES,
@@ -29,6 +28,7 @@ import {
   type RecipeMode,
   type RegexCompileHook,
 } from './types.js';
+import { AUTOPSY_CATEGORIES } from '../detectors/catalogue.js';
 
 /** Top-level keys deferred to Phase 3 (newest version: a top-level `condition:`). */
 export const PHASE_3_KEYS: readonly string[] = ['condition'];

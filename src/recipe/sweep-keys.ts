@@ -6,16 +6,8 @@
  */
 import type { KeyContext } from './classifier-keys.js';
 import { reprNode, type PyNode } from './tree.js';
-import {
-  type EnvBundle,
-  type Retention,
-  type RetentionLevel,
-  type RetryPolicy,
-  type StopAfter,
-  type SweepKeys,
-  type Verdict,
-  VERDICTS,
-} from './types.js';
+import type { EnvBundle, Retention, RetentionLevel, RetryPolicy, StopAfter, SweepKeys } from './types.js';
+import { type Verdict, VERDICTS } from '../detectors/verdict.js';
 import { unknownKeysReason } from './unknown-keys.js';
 
 export const SWEEP_KEYS: readonly string[] = ['mitigations', 'retain', 'retry', 'stop_after'];

@@ -1,33 +1,10 @@
 /** The typed recipe a loader call returns. */
 import type { CheckedCondition } from '../condition/validate.js';
-import type { DetectorCategory, TierName, Who } from '../classifier/catalogue.js';
+import type { DetectorCategory, TierName, Who } from '../detectors/catalogue.js';
+import type { Verdict } from '../detectors/verdict.js';
 import type { FilePos } from './errors.js';
 
 export type OnMatch = 'fail' | 'warn' | 'info';
-
-/**
- * A trial's verdict, the one spelling of it: recipe keys name it (`expect.verdict`, `stop_after.event_verdict`,
- * `retain.on_<verdict>`), and src/classifier/verdict.ts and src/report/ take it from here (the recipe layer is
- * below both; the classifier's module would close an import cycle through src/scan/ if it were the other way).
- */
-export type Verdict = 'pass' | 'fail' | 'error';
-/** Every verdict, in report order. */
-export const VERDICTS: readonly Verdict[] = ['pass', 'fail', 'error'];
-
-/** `aorta.agent.llm.AUTOPSY_CATEGORIES`, newest version (with the evidence-only additions). */
-export const AUTOPSY_CATEGORIES: readonly string[] = [
-  'checkpoint_race',
-  'gpu_race',
-  'illegal_mem',
-  'launch_error',
-  'numeric_silent',
-  'oom_fragment',
-  'perf_regression',
-  'rccl_hang',
-  'thermal_throttle',
-  'tooling_gap',
-  'unknown',
-];
 
 export const ON_MATCH_VALUES: readonly OnMatch[] = ['fail', 'info', 'warn'];
 

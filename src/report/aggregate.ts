@@ -4,7 +4,7 @@
  * object. Loops only: a sweep's records, or one record's detector ids, may number in the millions, more than a
  * spread into a call (`Math.max(...xs)`) or a recursion can take.
  */
-import type { Verdict } from '../trial/index.js';
+import type { Verdict } from '../detectors/verdict.js';
 import { findExampleLines, type ExampleLine } from './examples.js';
 import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 

@@ -5,6 +5,7 @@
  * `<failure>` stands for a `fail` verdict, `<error>` for `error`. Validated in the tests against the Jenkins xUnit
  * plugin's junit-10.xsd and the Ant junit.xsd.
  */
+import type { Verdict } from '../detectors/verdict.js';
 import { xmlDocument, type XmlAttrs, type XmlElement } from './xml.js';
 
 /**
@@ -113,7 +114,7 @@ export interface JUnitCase {
   readonly classname: string;
   /** Seconds. */
   readonly time: number;
-  readonly outcome: 'pass' | 'fail' | 'error';
+  readonly outcome: Verdict;
   /** One line: why it failed (the first detectors). Ignored for `pass`. */
   readonly message: string;
   /** The body of `<failure>`/`<error>`: one detector per line, with its location and capture. */

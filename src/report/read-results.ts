@@ -5,8 +5,9 @@
  */
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { VERDICTS } from '../recipe/types.js';
-import { RESULT_FILE, type Verdict } from '../trial/index.js';
+import { VERDICTS } from '../detectors/verdict.js';
+import { RESULT_FILE } from '../trial/index.js';
+import type { Verdict } from '../detectors/verdict.js';
 import { isConfinedRelative } from './confined-path.js';
 import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 import { fileKind, readRegularFile } from './safe-read.js';

@@ -1,5 +1,5 @@
 /** The checked facts `report` takes from result.json files, and what it says about files it could not use. */
-import type { Verdict } from '../trial/index.js';
+import type { Verdict } from '../detectors/verdict.js';
 
 export interface TrialRecord {
   /** The result.json file. */

@@ -19,8 +19,6 @@ export {
   firstHolding,
   makeFiring,
   MATCH_TEXT_CHARS,
-  MISSING_PASS_SIGNAL,
-  REGEX_ENGINE_FAILURE,
   orderFirings,
   resolveVerdict,
   ScanSession,

@@ -16,6 +16,7 @@
  * a colliding name (the original merged in firing order, later wins). `meta:missing_pass_signal` comes last.
  */
 import { strRepr } from '../condition/repr.js';
+import { MISSING_PASS_SIGNAL, REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
 import { compileCondition, type CompiledCondition, type ConditionVars } from '../condition/evaluate.js';
 import { compileRegex, RegexMatchAbortError, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
@@ -24,10 +25,6 @@ import { BytePrefilter, ByteScanMemory } from './byte-prefilter.js';
 import type { ByteBufferSource } from './byte-windows.js';
 import { LogPosition, type LogLocation } from './position.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
-
-export const MISSING_PASS_SIGNAL = 'meta:missing_pass_signal';
-/** An error detector: a pattern's match aborted the regex engine even alone, so the log was not fully scanned. */
-export const REGEX_ENGINE_FAILURE = 'meta:regex_engine_failure';
 
 export interface ScanVars {
   exit_code: number;

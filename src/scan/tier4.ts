@@ -1,89 +1,21 @@
 /**
- * Tier 4: the built-in log-pattern catalogue (the original's `tier4_patterns.py`, the original's tier4_patterns.py (ROCm/aorta)).
- *
- * Catalogue order is also the tie-break order when two detectors fire at the same log offset, and the
- * `--list-patterns` print order. The regexes are Python `re` syntax, compiled on RE2 by `src/regex/`.
+ * Tier 4's catalogue ready to compile: src/detectors/tier4.ts's entries with the original's flag names turned into
+ * the regex module's flag string (the data stays free of the regex layer; the flags are derived here, once).
  */
+import { TIER4_CATALOGUE, type Tier4Entry } from '../detectors/tier4.js';
 import { compileRegex, flagsFromPython, type RegexHandle } from '../regex/index.js';
 
-export const BUILTIN_PATTERN_VERSION = '1';
+export { BUILTIN_PATTERN_VERSION } from '../detectors/tier4.js';
 
-export interface BuiltinPattern {
-  /** `tier4:<name>`. */
-  readonly detectorId: string;
-  readonly description: string;
-  /** Python `re` source, as in the original. */
-  readonly regex: string;
-  /** The original's flag names (`MULTILINE`, `IGNORECASE`). */
-  readonly pythonFlags: readonly string[];
-  /** The same flags as the regex module's flag string. */
+export interface BuiltinPattern extends Tier4Entry {
+  /** `pythonFlags` as the regex module's flag string. */
   readonly flags: string;
-  /** A line the pattern matches. */
-  readonly sample: string;
 }
 
-function entry(
-  detectorId: string,
-  description: string,
-  regex: string,
-  pythonFlags: string[],
-  sample: string,
-): BuiltinPattern {
-  return Object.freeze({
-    detectorId,
-    description,
-    regex,
-    pythonFlags: Object.freeze(pythonFlags),
-    flags: flagsFromPython(pythonFlags),
-    sample,
-  });
-}
-
-export const TIER4_PATTERNS: readonly BuiltinPattern[] = Object.freeze([
-  entry(
-    'tier4:python_traceback',
-    "Python traceback ('Traceback (most recent call last):')",
-    '^Traceback \\(most recent call last\\):',
-    ['MULTILINE'],
-    'Traceback (most recent call last):',
-  ),
-  entry(
-    'tier4:hip_error',
-    'HIP error code (hipError_* or HIP error: ...)',
-    'hipError_[A-Za-z0-9_]+|HIP error:',
-    [],
-    'hipError_OutOfMemory',
-  ),
-  entry(
-    'tier4:cuda_error',
-    'CUDA error code (cudaError_* or CUDA error: ...)',
-    'cudaError[A-Za-z0-9_]*|CUDA error:',
-    [],
-    'cudaErrorIllegalAddress',
-  ),
-  entry('tier4:rocm_error', "ROCm error code marker ('Error code: <n>')", 'Error code: \\d+', [], 'Error code: 1'),
-  entry(
-    'tier4:nccl_rccl_error',
-    'NCCL or RCCL collective error',
-    'NCCL error|RCCL ERROR',
-    [],
-    'NCCL error: unhandled system error',
-  ),
-  entry(
-    'tier4:collective_timeout',
-    'Torch distributed watchdog collective-operation timeout',
-    'Watchdog caught collective operation timeout',
-    [],
-    'Watchdog caught collective operation timeout: WorkNCCL ...',
-  ),
-  entry(
-    'tier4:nan_signature',
-    'Training-loss NaN signature',
-    'loss(?: is)? NaN|loss=nan',
-    ['IGNORECASE'],
-    'loss is NaN',
-  ),
-]);
+/** The catalogue, in its order, with RE2 flags. */
+export const TIER4_PATTERNS: readonly BuiltinPattern[] = Object.freeze(
+  TIER4_CATALOGUE.map((e) => Object.freeze({ ...e, flags: flagsFromPython(e.pythonFlags) })),
+);
 
 let compiled: RegexHandle[] | null = null;
 

@@ -7,7 +7,8 @@
 import { lstatSync, mkdirSync, readdirSync, renameSync, rmSync, type Stats } from 'node:fs';
 import { LOG_FILE, RESULT_FILE } from '../trial/index.js';
 import { VERDICTS } from '../report/read-results.js';
-import type { RetentionLevel, Verdict } from '../recipe/index.js';
+import type { RetentionLevel } from '../recipe/index.js';
+import type { Verdict } from '../detectors/verdict.js';
 import type { DirRef } from './dir-ref.js';
 import { readRegular, writeInto } from './run-dir.js';
 

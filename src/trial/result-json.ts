@@ -2,9 +2,9 @@ import type { DetectorCategoryFields, FiredDetector } from '../classifier/classi
 import type { ExitDecision } from '../classifier/exit-codes.js';
 import type { EngineFailure, FiredDetector as LogDetector } from '../scan/index.js';
 import type { GpuSummary } from './gpu.js';
-import type { KernelEvent } from '../classifier/tier3-catalogue.js';
+import type { KernelEvent } from '../detectors/tier3.js';
 import type { HangRecord } from './tier2-session.js';
-import type { Verdict } from '../classifier/verdict.js';
+import type { Verdict } from '../detectors/verdict.js';
 import { writeAtomically } from './out-files.js';
 
 export const RESULT_FILE = 'result.json';

@@ -28,7 +28,7 @@ import { hasCoreFile } from './core-file.js';
 import { resolveExitStatus } from '../classifier/exit-codes.js';
 import { detectTier1 } from '../classifier/tier1.js';
 import { DEFAULT_TIER2_KEYS, Tier2Session } from './tier2-session.js';
-import { gpuHealthIds, scanKernelLines } from '../classifier/tier3-catalogue.js';
+import { gpuHealthIds, scanKernelLines } from '../classifier/tier3.js';
 import { readKernelLog } from './tier3-kernel.js';
 import type { Tier3Record } from './result-json.js';
 

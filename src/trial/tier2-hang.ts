@@ -13,11 +13,8 @@
  * - GPU idle is the sampler's latest utilization < 5 %; no sampler or no reading → not idle, as the original.
  */
 
-export const HANG_DETECTOR = 'tier2:hang';
-/** The original's `DEFAULT_HANG_WINDOW_SEC` and `DEFAULT_HANG_GRACE_SEC`: the recipe's defaults, written once there. */
-import { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC } from '../recipe/types.js';
+import { DEFAULT_HANG_GRACE_SEC } from '../recipe/types.js';
 
-export { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC };
 /** The original's `GPU_IDLE_UTILIZATION_THRESHOLD_PCT` (strictly below). */
 export const GPU_IDLE_UTILIZATION_PCT = 5;
 /**

@@ -7,13 +7,9 @@
 import type { ClassifierKeys, Recipe } from '../recipe/types.js';
 import { treeIoTotal } from './proc-io.js';
 import { ProgressLines } from './progress-lines.js';
-import {
-  DEFAULT_HANG_GRACE_SEC,
-  DEFAULT_HANG_WINDOW_SEC,
-  HANG_DETECTOR,
-  HangMonitor,
-  type HangReport,
-} from './tier2-hang.js';
+import { TIER2_HANG } from '../detectors/ids.js';
+import { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC } from '../recipe/types.js';
+import { HangMonitor, type HangReport } from './tier2-hang.js';
 
 export type Tier2Keys = Pick<Recipe, 'hangWindowSec' | 'hangGracePeriodAtStart'> &
   Pick<ClassifierKeys, 'progressRegex' | 'hangAction'>;
@@ -98,6 +94,6 @@ export class Tier2Session {
     const report = m.report();
     const reconciled = report.detected && exitCode === 0 && !timedOut && !this.#killed;
     const record: HangRecord = { ...report, action: this.#keys.hangAction, killed: this.#killed, reconciled };
-    return { ids: report.detected && !reconciled ? [HANG_DETECTOR] : [], record };
+    return { ids: report.detected && !reconciled ? [TIER2_HANG] : [], record };
   }
 }

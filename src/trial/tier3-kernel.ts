@@ -1,14 +1,14 @@
 /**
  * Tier 3's kernel log: the kernel messages stamped inside the trial's window, read once after the exit from
  * `dmesg --time-format iso` or, when that fails (restricted `dmesg_restrict`, no util-linux), from
- * `journalctl -k -o short-iso-precise`, then classified by tier3-catalogue.ts. (The original ran
+ * `journalctl -k -o short-iso-precise`, then classified by src/classifier/tier3.ts. (The original ran
  * `dmesg --no-pager`, which util-linux rejects, and filtered with `--since`, which util-linux lacks; both tools
  * print ISO-8601 stamps, so we filter ourselves.) When neither can be read, Tier 3's kernel part is disabled and
  * the reason is recorded once in result.json.
  */
 import { findTool } from '../gpu/find-tool.js';
 import { runTool } from '../gpu/run-tool.js';
-import type { KernelLine } from '../classifier/tier3-catalogue.js';
+import type { KernelLine } from '../classifier/tier3.js';
 
 /** The original's timeout for a dmesg call. */
 export const KERNEL_LOG_TIMEOUT_MS = 10_000;

@@ -1,7 +1,7 @@
 /**
  * Tier 3's catalogue: kernel-log lines that say the GPU or its links failed (the original's tier3_kernel.py (ROCm/aorta) for the AMD part), the
- * NVIDIA Xid events classified by NVIDIA's published meanings, and the two ids the GPU sampler feeds. Pure data
- * and matching (no I/O), so the loader, the playground and the runner share it.
+ * NVIDIA Xid events classified by NVIDIA's published meanings, and the two ids the GPU sampler feeds. Data only: the
+ * matching is src/classifier/tier3.ts, so the loader and the catalogue read the ids without a regex engine.
  *
  * Xid classes follow NVIDIA's "Xid Errors" table (docs.nvidia.com/deploy/xid-errors): an Xid whose listed causes
  * are the application (bad address, illegal instruction, an app-triggered engine exception) is `application`; one
@@ -9,8 +9,6 @@
  * not requiring action (e.g. a successful row remap, a high single-bit ECC rate) are `warn`. An Xid not in the
  * table is `unknown` (still a failure: the driver only logs an Xid when something went wrong).
  */
-import { compileRegex, flagsFromPython, searchRegex, type RegexHandle } from '../regex/index.js';
-
 export interface KernelPattern {
   readonly detectorId: string;
   readonly description: string;
@@ -156,91 +154,4 @@ export const MAX_KERNEL_EVENTS = 100;
 
 export function xidClass(xid: number): XidClass {
   return XID_TABLE.get(xid)?.cls ?? 'unknown';
-}
-
-let compiled: { amd: RegexHandle[]; xid: RegexHandle; bus: RegexHandle } | null = null;
-
-function regexes(): NonNullable<typeof compiled> {
-  // Constants that test/regex-deferred-compile.test.ts compiles in RE2: compiled by the engine when first matched.
-  const vouched = { engineVouched: true } as const;
-  compiled ??= {
-    amd: AMD_KERNEL_PATTERNS.map((p) => compileRegex(p.regex, flagsFromPython(p.pythonFlags), vouched)),
-    xid: compileRegex(XID_REGEX, '', vouched),
-    bus: compileRegex(FALLEN_OFF_BUS_REGEX, '', vouched),
-  };
-  return compiled;
-}
-
-export interface KernelLine {
-  readonly time: string | null;
-  readonly text: string;
-}
-
-export interface KernelScan {
-  /** Fired ids, each once, in TIER3_IDS order. */
-  readonly ids: string[];
-  /** The events behind them (the first MAX_KERNEL_EVENTS). */
-  readonly events: KernelEvent[];
-}
-
-/** Classifies kernel lines (already limited to the trial's window). */
-export function scanKernelLines(lines: readonly KernelLine[]): KernelScan {
-  const r = regexes();
-  const fired = new Set<string>();
-  const events: KernelEvent[] = [];
-  const add = (e: KernelEvent): void => {
-    fired.add(e.detector);
-    if (events.length < MAX_KERNEL_EVENTS) events.push(e);
-  };
-  for (const { time, text } of lines) {
-    AMD_KERNEL_PATTERNS.forEach((p, i) => {
-      if (searchRegex(r.amd[i]!, text) !== null) add({ detector: p.detectorId, time, line: text });
-    });
-    const x = searchRegex(r.xid, text);
-    if (x !== null) {
-      const xid = Number(x.named['xid']);
-      const known = XID_TABLE.get(xid);
-      add({
-        detector: XID_DETECTORS[xidClass(xid)],
-        time,
-        line: text,
-        xid,
-        xid_name: known?.name ?? 'not in the Xid table',
-        pci: x.named['pci']!,
-      });
-      if (xid === 79) add({ detector: FALLEN_OFF_BUS, time, line: text, xid, pci: x.named['pci']! });
-      continue;
-    }
-    const b = searchRegex(r.bus, text);
-    if (b !== null)
-      add(
-        b.named['pci'] === undefined
-          ? { detector: FALLEN_OFF_BUS, time, line: text }
-          : { detector: FALLEN_OFF_BUS, time, line: text, pci: b.named['pci'] },
-      );
-  }
-  return { ids: TIER3_IDS.filter((id) => fired.has(id)), events };
-}
-
-/** The sampler's readings around a trial, as Tier 3 compares them (the original's tier3_kernel.py (ROCm/aorta) `scan_amd_smi`). */
-export interface GpuReadings {
-  readonly vramBeforeMib: number | null;
-  readonly vramAfterMib: number | null;
-  readonly throttleBefore: number | null;
-  readonly throttleAfter: number | null;
-}
-
-/** `vram_growth` (after − before ≥ 256 MiB, unless `tier3_vram_growth: false`) and `thermal_throttle` (counter rose). */
-export function gpuHealthIds(r: GpuReadings, vramGrowth: boolean): string[] {
-  const ids: string[] = [];
-  if (
-    vramGrowth &&
-    r.vramBeforeMib !== null &&
-    r.vramAfterMib !== null &&
-    r.vramAfterMib - r.vramBeforeMib >= VRAM_GROWTH_THRESHOLD_MIB
-  )
-    ids.push(VRAM_GROWTH);
-  if (r.throttleBefore !== null && r.throttleAfter !== null && r.throttleAfter > r.throttleBefore)
-    ids.push(THERMAL_THROTTLE);
-  return ids;
 }

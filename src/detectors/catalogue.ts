@@ -4,8 +4,9 @@
  * network, GPU — or unknown) and whether it is *transient* (a retry, possibly elsewhere, can succeed). The loader
  * (`disable_detectors`, `detector_categories`, `exit_codes`), the classifier and the docs read this one table.
  */
-import { TIER4_PATTERNS } from '../scan/tier4.js';
-import { TIER3_IDS, TIER3_WARN_IDS } from './tier3-catalogue.js';
+import { META_IDS, TIER1_IDS, TIER2_HANG } from './ids.js';
+import { TIER3_IDS } from './tier3.js';
+import { TIER4_CATALOGUE } from './tier4.js';
 
 export type Who = 'user' | 'platform' | 'unknown';
 export const WHO_VALUES: readonly Who[] = ['platform', 'unknown', 'user'];
@@ -61,25 +62,13 @@ const CATEGORIES: Readonly<Record<string, DetectorCategory>> = {
   'meta:regex_engine_failure': c('unknown', false),
 };
 
-const TIER1_IDS = [
-  'tier1:exec_failed',
-  'tier1:timeout',
-  'tier1:interrupted',
-  'tier1:sigsegv',
-  'tier1:sigabrt',
-  'tier1:sigbus',
-  'tier1:exit_nonzero',
-  'tier1:coredump',
-];
-
 function build(): ReadonlyMap<string, BuiltinDetector> {
   const rows: [string, TierName | null][] = [
     ...TIER1_IDS.map((id): [string, TierName] => [id, 'tier1']),
-    ['tier2:hang', 'tier2'],
+    [TIER2_HANG, 'tier2'],
     ...TIER3_IDS.map((id): [string, TierName] => [id, 'tier3']),
-    ...TIER4_PATTERNS.map((p): [string, TierName] => [p.detectorId, 'tier4']),
-    ['meta:missing_pass_signal', null],
-    ['meta:regex_engine_failure', null],
+    ...TIER4_CATALOGUE.map((p): [string, TierName] => [p.detectorId, 'tier4']),
+    ...META_IDS.map((id): [string, null] => [id, null]),
   ];
   const map = new Map<string, BuiltinDetector>();
   for (const [id, tier] of rows) {
@@ -92,8 +81,6 @@ function build(): ReadonlyMap<string, BuiltinDetector> {
 
 /** Built-in detectors by id, in report order (Tier 1 … Tier 4, then meta). */
 export const BUILTIN_DETECTORS: ReadonlyMap<string, BuiltinDetector> = build();
-
-export { TIER3_WARN_IDS };
 
 /**
  * Default who and transient of a custom pattern from its `category` (the original's autopsy vocabulary); a
@@ -112,6 +99,9 @@ export const AUTOPSY_CATEGORY_DEFAULTS: Readonly<Record<string, DetectorCategory
   tooling_gap: c('platform', false),
   unknown: c('unknown', false),
 };
+
+/** `aorta.agent.llm.AUTOPSY_CATEGORIES`, newest version (with the evidence-only additions), sorted. */
+export const AUTOPSY_CATEGORIES: readonly string[] = Object.freeze(Object.keys(AUTOPSY_CATEGORY_DEFAULTS).sort());
 
 export const UNCATEGORISED: DetectorCategory = c('unknown', false);
 
