@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readGoldenJsonl } from './support/goldens.js';
 import { cliInProcess as cli } from './support/run-cli.js';
+import { onePatternYaml } from './support/recipes.js';
 
 interface DictCase {
   entries: [string, string][];
@@ -45,11 +46,7 @@ function recipeAndLog(regex: string, text: string): { recipe: string; log: strin
   const dir = join(root, `c${++n}`);
   const recipe = `${dir}.yaml`;
   const log = `${dir}.log`;
-  // A JSON string is a YAML double-quoted scalar with the same value.
-  writeFileSync(
-    recipe,
-    `custom_patterns:\n  - id: p\n    match:\n      regex: ${JSON.stringify(regex)}\n    on_match: warn\n`,
-  );
+  writeFileSync(recipe, onePatternYaml({ regex, onMatch: 'warn' }));
   writeFileSync(log, `${text}\n`);
   return { recipe, log };
 }

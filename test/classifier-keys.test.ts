@@ -3,7 +3,8 @@ import { loadRecipe, RecipeError } from '../src/recipe/index.js';
 import { classify, disableSet, enabledPatterns, NOTHING_DISABLED } from '../src/classifier/classify.js';
 import { resolveExitStatus } from '../src/classifier/exit-codes.js';
 import { scanLog } from '../src/scan/index.js';
-import { PROBE, probeRecipe } from './support/classifier.js';
+import { probeRecipe } from './support/classifier.js';
+import { PROBE } from './support/recipes.js';
 
 const reason = (text: string): string => {
   try {

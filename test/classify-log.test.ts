@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { cliInProcess } from './support/run-cli.js';
+import { PROBE } from './support/recipes.js';
 
 // An engine failure, injected as in test/containment-engine-failure.test.ts.
 vi.mock('../src/regex/index.js', async (importOriginal) =>
@@ -24,8 +25,7 @@ const root = mkdtempSync(join(tmpdir(), 'aorta-classify-log-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 const FAKE_KERNEL = join(dirname(fileURLToPath(import.meta.url)), 'support', 'fake-kernel-tools');
 
-const HEAD = 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
-const BAD = `${HEAD}custom_patterns:
+const BAD = `${PROBE}custom_patterns:
   - id: bad
     match:
       regex: 'BAD (?P<code>\\w+)'
@@ -115,7 +115,7 @@ describe('a disabled tier4 id is in no list, result.json`s `detectors` included'
 });
 
 describe('a disabled meta:regex_engine_failure drops the engine failures everywhere', () => {
-  const recipe = `${HEAD}custom_patterns:
+  const recipe = `${PROBE}custom_patterns:
   - id: boom
     match:
       regex: 'BOOM (?P<b>\\w+)'

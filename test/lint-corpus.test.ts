@@ -6,7 +6,7 @@
  * - golden-eval.jsonl: CPython 3.11's own result of each condition on each record is the witness
  *   for whole-condition claims ("never fires", "constant"). A claim about a sub-expression is
  *   checked by evaluating that sub-expression on the record's variables in the VM (itself held
- *   to CPython by test/eval-conformance.test.ts). The regex is modelled as "its named groups are
+ *   to CPython by test/condition-eval-conformance.test.ts). The regex is modelled as "its named groups are
  *   exactly the record's capture keys", so key claims are checked too.
  * - golden-validate.jsonl: every accepted condition, on a handful of varied trials, in the VM.
  */

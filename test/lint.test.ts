@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { lintRecipe, regexGroups, type LintWarning } from '../src/lint/index.js';
 import { loadRecipe } from '../src/recipe/index.js';
+import { onePatternYaml } from './support/recipes.js';
 
 /** A bare custom_patterns recipe with one pattern. */
-function recipe(regex: string, condition: string): string {
-  return `custom_patterns:\n  - id: p\n    match:\n      regex: ${JSON.stringify(regex)}\n      condition: ${JSON.stringify(condition)}\n`;
-}
+const recipe = (regex: string, condition: string): string => onePatternYaml({ regex, condition });
 
 function lint(text: string, file = 'r.yaml'): LintWarning[] {
   return lintRecipe(loadRecipe(text, file), text);

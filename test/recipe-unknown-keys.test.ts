@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadRecipe, RecipeError, VALID_TOP_LEVEL } from '../src/recipe/index.js';
 import { loadSweepPlan } from '../src/sweep/index.js';
 import { cliInProcess as cli } from './support/run-cli.js';
+import { customPatternsYaml, PROBE } from './support/recipes.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +22,6 @@ function reject(text: string): RecipeError {
   throw new Error(`accepted: ${text}`);
 }
 
-const PROBE = 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
-const ENTRY = (body: string) => `custom_patterns:\n  - ${body}\n`;
-
 describe('did you mean, per level', () => {
   it.each<[string, string, string, [number, number], string | null]>([
     [
@@ -35,21 +33,21 @@ describe('did you mean, per level', () => {
     ],
     [
       'a custom pattern',
-      ENTRY('{id: a, mach: {regex: x}}'),
+      customPatternsYaml('{id: a, mach: {regex: x}}'),
       "r.yaml:2:13: recipe.custom_patterns[0]: unknown key 'mach'; did you mean 'match'?",
       [2, 13],
       'match',
     ],
     [
       'match: conditon',
-      ENTRY("{id: a, match: {regex: x, conditon: 'True'}}"),
+      customPatternsYaml("{id: a, match: {regex: x, conditon: 'True'}}"),
       "r.yaml:2:31: recipe.custom_patterns[0].match: unknown key 'conditon'; did you mean 'condition'?",
       [2, 31],
       'condition',
     ],
     [
       'match: regx',
-      ENTRY('{id: a, match: {regx: x}}'),
+      customPatternsYaml('{id: a, match: {regx: x}}'),
       "r.yaml:2:21: recipe.custom_patterns[0].match: unknown key 'regx'; did you mean 'regex'?",
       [2, 21],
       'regex',
@@ -63,7 +61,7 @@ describe('did you mean, per level', () => {
     ],
     [
       'tests[].expect',
-      `${ENTRY('{id: a, match: {regex: x}}')}tests:\n  - {name: t, log: x, expect: {verdit: fail}}\n`,
+      `${customPatternsYaml('{id: a, match: {regex: x}}')}tests:\n  - {name: t, log: x, expect: {verdit: fail}}\n`,
       "r.yaml:4:32: recipe.tests[0].expect: unknown key 'verdit'; did you mean 'verdict'?",
       [4, 32],
       'verdict',
@@ -83,7 +81,7 @@ describe('did you mean, per level', () => {
   });
 
   it('several unknown keys, each close to one: each reported with its suggestion', () => {
-    const e = reject(ENTRY('{id: a, match: {regx: x, conditon: y}}'));
+    const e = reject(customPatternsYaml('{id: a, match: {regx: x, conditon: y}}'));
     expect(e.reason).toBe(
       "recipe.custom_patterns[0].match: unknown keys 'conditon' (did you mean 'condition'?), 'regx' (did you mean 'regex'?)",
     );
@@ -97,7 +95,7 @@ describe('did you mean, per level', () => {
       `recipe: unknown top-level keys ['garbage']; allowed: [${[...VALID_TOP_LEVEL].map((k) => `'${k}'`).join(', ')}]`,
     );
     expect(top.suggestion).toBe(null);
-    const mixed = reject(ENTRY('{id: a, match: {regx: x, flags: i}}'));
+    const mixed = reject(customPatternsYaml('{id: a, match: {regx: x, flags: i}}'));
     expect(mixed.reason).toBe(
       "recipe.custom_patterns[0].match: unknown keys ['flags', 'regx']; allowed: ['condition', 'regex']; did you mean 'regex' for 'regx'?",
     );

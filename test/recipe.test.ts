@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { RecipeSchemaError, SandboxError } from '../src/index.js';
 import { loadRecipe, RecipeError, RecipeSandboxError, type LoadRecipeOptions } from '../src/recipe/index.js';
+import { customPatternsYaml as patterns, PROBE } from './support/recipes.js';
 
 function reject(
   text: string | Uint8Array,
@@ -19,11 +20,6 @@ function reject(
     throw e;
   }
   throw new Error(`accepted: ${String(text)}`);
-}
-
-/** A bare `custom_patterns:` file from entry bodies (each a YAML flow mapping or block text). */
-function patterns(...entries: string[]): string {
-  return `custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`;
 }
 
 const OK = `id: ok\n    match: {regex: x}`;
@@ -307,8 +303,6 @@ describe('condition error positions inside the YAML file', () => {
 });
 
 describe('top level', () => {
-  const PROBE = 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
-
   it('loads the example probe recipe', () => {
     const r = loadRecipe(
       readFileSync(new URL('../fixtures/recipes/example-probe-smoke.yaml', import.meta.url)),

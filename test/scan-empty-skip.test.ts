@@ -7,14 +7,12 @@ import { loadRecipe } from '../src/recipe/index.js';
 import { compileRegex } from '../src/regex/index.js';
 import { ScanSession, scanLog, iterWindows } from '../src/scan/index.js';
 import { WindowedMatcher } from '../src/scan/windows.js';
+import { onePatternYaml } from './support/recipes.js';
 
 const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 
 function recipe(regex: string, condition: string) {
-  return loadRecipe(
-    `custom_patterns:\n  - id: p\n    match:\n      regex: ${JSON.stringify(regex)}\n      condition: ${JSON.stringify(condition)}\n    on_match: fail\n`,
-    'r.yaml',
-  );
+  return loadRecipe(onePatternYaml({ regex, condition, onMatch: 'fail' }), 'r.yaml');
 }
 
 afterEach(() => {

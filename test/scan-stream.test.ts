@@ -3,16 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { loadRecipe, type Recipe } from '../src/recipe/index.js';
 import { scanFile } from '../src/scan/file.js';
 import { iterWindows, scanLog, scanStream, StreamWindower, type ScanVars } from '../src/scan/index.js';
+import { customPatternsRecipe as recipe } from './support/recipes.js';
 
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
 const decode = (b: Uint8Array) => new TextDecoder('utf-8', { ignoreBOM: true }).decode(b);
-
-function recipe(...entries: string[]): Recipe {
-  return loadRecipe(`custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`, 'r.yaml');
-}
 
 /** Deterministic pseudo-random chunking of `bytes` into pieces of 1..max bytes. */
 function* chunks(bytes: Uint8Array, max: number, seed = 1): Generator<Uint8Array> {

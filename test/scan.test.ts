@@ -1,11 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { loadRecipe, type Recipe } from '../src/recipe/index.js';
 import { compileRegex, matchAll } from '../src/regex/index.js';
 import {
   BUILTIN_PATTERN_VERSION,
   DEFAULT_WINDOW_BYTES,
-  MISSING_PASS_SIGNAL,
   TIER4_PATTERNS,
   iterWindows,
   overlapFor,
@@ -15,15 +13,13 @@ import {
   windowedMatches,
   type ScanVars,
 } from '../src/scan/index.js';
+import { MISSING_PASS_SIGNAL } from '../src/detectors/ids.js';
+import { customPatternsRecipe as recipe } from './support/recipes.js';
 
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
 const W100 = { windowBytes: 100 };
 
 /** A bare custom_patterns recipe from YAML flow mappings. */
-function recipe(...entries: string[]): Recipe {
-  return loadRecipe(`custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`, 'r.yaml');
-}
-
 function tier4(text: string, options = {}): string[] {
   return scanLog(null, text, VARS, options).failure_detectors_fired;
 }

@@ -90,28 +90,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cliInProcess } from './support/run-cli.js';
+import { customPatternsRecipe as patterns, customPatternsYaml, PROBE } from './support/recipes.js';
 import { compileCondition } from '../src/condition/evaluate.js';
 import { SandboxError } from '../src/index.js';
-import { AUTOPSY_CATEGORIES, loadRecipe, RecipeError, RecipeSandboxError, type Recipe } from '../src/recipe/index.js';
-import {
-  MISSING_PASS_SIGNAL,
-  scanLog,
-  scanTier5,
-  TIER4_PATTERNS,
-  type ScanResult,
-  type ScanVars,
-} from '../src/scan/index.js';
+import { loadRecipe, RecipeError, RecipeSandboxError } from '../src/recipe/index.js';
+import { AUTOPSY_CATEGORIES } from '../src/detectors/catalogue.js';
+import { scanLog, scanTier5, TIER4_PATTERNS, type ScanResult, type ScanVars } from '../src/scan/index.js';
+import { MISSING_PASS_SIGNAL } from '../src/detectors/ids.js';
 
 /** Upstream's default call: exit 0, walltime 1.0, vram None. */
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
-
-/** The minimal probe recipe the upstream recipe tests use inline (the original's recipe_builder.py (ROCm/aorta)). */
-const MINIMAL_PROBE = 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
-
-/** A bare custom_patterns file from YAML flow mappings. */
-function patterns(...entries: string[]): Recipe {
-  return loadRecipe(`custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`, 'r.yaml');
-}
 
 function rejectText(text: string): RecipeError | RecipeSandboxError {
   try {
@@ -123,8 +111,7 @@ function rejectText(text: string): RecipeError | RecipeSandboxError {
   throw new Error(`accepted: ${text}`);
 }
 
-const rejectPatterns = (...entries: string[]) =>
-  rejectText(`custom_patterns:\n${entries.map((e) => `  - ${e}\n`).join('')}`);
+const rejectPatterns = (...entries: string[]) => rejectText(customPatternsYaml(...entries));
 
 /** The user-visible result without the timings. */
 /** The result keys the original has (not the timings, not where detectors fired: issue 16 added `detectors`). */
@@ -311,7 +298,7 @@ describe('test_tier5.py: validate_custom_patterns (the original tier5_custom.py 
 describe('test_recipe.py: custom_patterns at recipe level (the original tier5_custom.py / recipe_builder.py (ROCm/aorta))', () => {
   it('test_custom_patterns_accepted_in_probe_mode', () => {
     const r = loadRecipe(
-      `${MINIMAL_PROBE}custom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n`,
+      `${PROBE}custom_patterns:\n  - id: hip_oom\n    match:\n      regex: hipError_OutOfMemory\n`,
       'p.yaml',
     );
     expect(r.mode).toBe('probe');
@@ -346,7 +333,7 @@ describe('test_recipe.py: custom_patterns at recipe level (the original tier5_cu
       '    required_for_pass: false          # only valid with on_match: fail',
       '',
     ].join('\n');
-    const r = loadRecipe(MINIMAL_PROBE + phase2, 'probe_with_phase_2_keys.yaml');
+    const r = loadRecipe(PROBE + phase2, 'probe_with_phase_2_keys.yaml');
     expect([r.mode, r.bare, r.hangWindowSec, r.hangGracePeriodAtStart]).toEqual(['probe', false, 30, 60]);
     expect(r.customPatterns).toHaveLength(1);
     expect(

@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { loadRecipe, type Recipe } from '../../src/recipe/index.js';
 import { runTrial, type TrialOptions, type TrialOutcome } from '../../src/trial/index.js';
-
-export const PROBE = 'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
+import { PROBE } from './recipes.js';
 
 export const probeRecipe = (extra: string, file = 'r.yaml'): Recipe => loadRecipe(PROBE + extra, file);
 

@@ -18,7 +18,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import { runTrial, TrialOptionsError } from '../src/trial/index.js';
 
-const root = mkdtempSync(join(tmpdir(), 'aorta-contain-out-'));
+const root = mkdtempSync(join(tmpdir(), 'aorta-containment-out-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 let n = 0;
 const fresh = (): string => {
