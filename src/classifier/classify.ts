@@ -1,8 +1,8 @@
 /**
- * Combines the tiers into the trial's verdict, as the newest original's `classify_trial` (the original's verdict.py (ROCm/aorta)): Tier 1,
- * Tier 2, Tier 3 (split into failures and warnings), then Tiers 4 and 5 from the log scan; disabled tiers and ids
- * are left out (custom patterns are removed before the scan, see `enabledPatterns`); every fired id is then an
- * error (ERROR_DETECTOR_IDS) or a failure, or a warning. Each fired detector carries its category. Pure: the
+ * Combines the tiers into the trial's verdict, as the newest original's `classify_trial` (`verdict.py`, ROCm/aorta):
+ * Tier 1, Tier 2, Tier 3 (split into failures and warnings), then Tiers 4 and 5 from the log scan; disabled tiers
+ * and ids are left out (custom patterns are removed before the scan, see `enabledPatterns`); every fired id is then
+ * an error (ERROR_DETECTOR_IDS) or a failure, or a warning. Each fired detector carries its category. Pure: the
  * runner and the recipe self-tests both call it.
  */
 import type { ClassifierKeys, CustomPattern } from '../recipe/types.js';

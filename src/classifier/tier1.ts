@@ -1,6 +1,6 @@
 /**
- * Tier 1: what the process's exit says (the original's tier1_process.py (ROCm/aorta), the original's `tier1_process.py` plus the newer
- * `exec_failed`), and the runner's own `interrupted` (an operator stop; the original wrote no result then).
+ * Tier 1: what the process's exit says (the original's `tier1_process.py`, ROCm/aorta, plus its newer `exec_failed`),
+ * and the runner's own `interrupted` (an operator stop; the original wrote no result then).
  *
  * Precedence, as the original: a command that never started → `exec_failed` alone (nothing else can be said);
  * else a timeout → `timeout` (the synthetic exit code -1 says nothing); else an interrupt → `interrupted`;

@@ -84,7 +84,7 @@ export function scanKernelLines(lines: readonly KernelLine[]): KernelScan {
   return { ids: TIER3_IDS.filter((id) => fired.has(id)), events };
 }
 
-/** The sampler's readings around a trial, as Tier 3 compares them (the original's tier3_kernel.py (ROCm/aorta) `scan_amd_smi`). */
+/** The sampler's readings around a trial, as Tier 3 compares them (the original's `scan_amd_smi`). */
 export interface GpuReadings {
   readonly vramBeforeMib: number | null;
   readonly vramAfterMib: number | null;

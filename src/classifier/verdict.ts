@@ -1,6 +1,6 @@
 /**
- * The three-way verdict of the newest original (the original's verdict.py (ROCm/aorta), issue #230): every fired detector is either an
- * error (the trial could not say anything about the workload) or a failure; any failure wins over errors.
+ * The three-way verdict of the newest original (`verdict.py`, ROCm/aorta issue #230): every fired detector is either
+ * an error (the trial could not say anything about the workload) or a failure; any failure wins over errors.
  */
 import { ERROR_DETECTOR_IDS } from '../detectors/ids.js';
 import type { Verdict } from '../detectors/verdict.js';

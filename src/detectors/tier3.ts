@@ -1,7 +1,8 @@
 /**
- * Tier 3's catalogue: kernel-log lines that say the GPU or its links failed (the original's tier3_kernel.py (ROCm/aorta) for the AMD part), the
- * NVIDIA Xid events classified by NVIDIA's published meanings, and the two ids the GPU sampler feeds. Data only: the
- * matching is src/classifier/tier3.ts, so the loader and the catalogue read the ids without a regex engine.
+ * Tier 3's catalogue: kernel-log lines that say the GPU or its links failed (the AMD part is the original's
+ * `tier3_kernel.py`, ROCm/aorta), the NVIDIA Xid events classified by NVIDIA's published meanings, and the two ids
+ * the GPU sampler feeds. Data only: the matching is src/classifier/tier3.ts, so the loader and the catalogue read
+ * the ids without a regex engine.
  *
  * Xid classes follow NVIDIA's "Xid Errors" table (docs.nvidia.com/deploy/xid-errors): an Xid whose listed causes
  * are the application (bad address, illegal instruction, an app-triggered engine exception) is `application`; one

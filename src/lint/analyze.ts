@@ -20,6 +20,7 @@ import { strRepr } from '../condition/repr.js';
 import { unparse } from '../condition/unparse.js';
 import { validateCondition, type CheckedCondition } from '../condition/validate.js';
 import type { VmOutcome, VmValue } from '../condition/vm-host.js';
+import { closest } from '../text/suggest.js';
 import { evaluateTree } from './fold.js';
 import { ConditionText, type Span } from './source-text.js';
 import {
@@ -279,7 +280,7 @@ class Analyzer {
       );
     }
     if (!model.names.includes(keyStr)) {
-      const near = nearestName(keyStr, model.names);
+      const near = closest(keyStr, model.names);
       const groups = model.names.map((n) => strRepr(n)).join(', ');
       const why =
         near !== null
@@ -636,35 +637,4 @@ function describeValue(v: VmValue): string {
 
 function article(t: PyType): string {
   return `${/^[aeiou]/.test(t) ? 'an' : 'a'} ${t}`;
-}
-
-/**
- * The closest group name: same letters in another case, or an edit distance of at most a third
- * of the longer name (so 'los' → 'loss', but no guess for one-letter names).
- */
-export function nearestName(key: string, names: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Infinity;
-  for (const n of names) {
-    const d = n.toLowerCase() === key.toLowerCase() ? 0.5 : editDistance(key, n);
-    if (d < bestDistance && (d === 0.5 || d <= Math.floor(Math.max(key.length, n.length) / 3))) {
-      best = n;
-      bestDistance = d;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  const x = Array.from(a);
-  const y = Array.from(b);
-  let prev = Array.from({ length: y.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= x.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= y.length; j++) {
-      cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (x[i - 1] === y[j - 1] ? 0 : 1)));
-    }
-    prev = cur;
-  }
-  return prev[y.length]!;
 }

@@ -1,5 +1,5 @@
 /**
- * Cell synthesis (the original's recipe_builder.py (ROCm/aorta)): every (mitigation, diagnostic) pair is a cell named
+ * Cell synthesis (the original's `recipe_builder.py`, ROCm/aorta): every (mitigation, diagnostic) pair is a cell named
  * `slug(m)-slug(d)`, whose environment is the two bundles merged.
  */
 import { strRepr } from '../condition/repr.js';

@@ -31,7 +31,8 @@ export type {
   StopAfter,
 } from '../recipe/index.js';
 export { GpuPool, parseGpuList, withDevices, DEFAULT_GPU_ENV, GPU_ENV_VARS } from './gpus.js';
-export { firedDetectors, retryReasons } from './retry.js';
+export { retryReasons } from './retry.js';
+export type { RetryFacts } from './retry.js';
 export { emitK8s, emitSlurm, podFailurePolicy, dnsLabel, CONFIG_MOUNT, CONTAINER } from './emit.js';
 export type { K8sOptions, SlurmOptions, TaskCommandOptions } from './emit.js';
 export { TASK_EXIT } from './task-exit.js';

@@ -101,7 +101,7 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
   };
 }
 
-/** `<out>/<slug(ticket)>/<cell>/trial_<n>` (the original's workloads/_subprocess.py (ROCm/aorta)). */
+/** `<out>/<slug(ticket)>/<cell>/trial_<n>` (the original's `workloads/_subprocess.py`, ROCm/aorta). */
 export function trialDir(outDir: string, ticket: string, cell: string, trial: number): string {
   return join(outDir, slug(ticket), cell, `trial_${trial}`);
 }

@@ -22,7 +22,7 @@ import { acquireLock, type RunLock } from './lock.js';
 import { trialDir, type SweepPlan, type SweepTask } from './plan.js';
 import { startReaper } from './reaper.js';
 import { TASK_EXIT } from './task-exit.js';
-import { recipeCategories, retryReasons } from './retry.js';
+import { retryReasons } from './retry.js';
 import { openRunDir, type RunDir } from './run-dir.js';
 import {
   applyRetention,
@@ -151,7 +151,6 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
           options.gpus.perTrial ?? Math.max(1, Math.floor(options.gpus.devices.length / parallel)),
         );
   const gpuVars = options.gpus?.envVars ?? DEFAULT_GPU_ENV;
-  const categories = recipeCategories(plan.recipe);
   const { stopAfter, retry, retain } = plan.config;
 
   let queue: SweepTask[];
@@ -286,9 +285,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
         // The trial may have renamed its directory away and planted a link in its place: then nothing more is
         // written (its own record is in the directory it moved), and the sweep stops.
         if (!cell.holds(name, dir)) throw new PlantedLinkError(shownDir);
-        const reasons = result.interrupted
-          ? []
-          : retryReasons(result as unknown as Record<string, unknown>, retry, categories);
+        const reasons = result.interrupted ? [] : retryReasons(result, retry);
         const summary: AttemptSummary = {
           attempt,
           verdict: result.verdict,

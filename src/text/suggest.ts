@@ -1,37 +1,48 @@
-/** "Did you mean …?" for misspelt commands, flags and keys: the closest candidate by edit distance, if close enough. */
+/**
+ * "Did you mean …?" for misspelt commands, flags, recipe keys, detector ids and capture group names: the one rule
+ * every message uses, so the CLI, the loader and the linter guess alike.
+ */
 
-/** Optimal-string-alignment distance (Levenshtein plus adjacent transpositions: `chekc` is one edit from `check`). */
+/**
+ * Optimal-string-alignment distance (Levenshtein plus adjacent transpositions: `chekc` is one edit from `check`),
+ * over code points, so a non-BMP character is one edit.
+ */
 export function editDistance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) =>
-    Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
+  const x = Array.from(a);
+  const y = Array.from(b);
+  const d: number[][] = Array.from({ length: x.length + 1 }, (_, i) =>
+    Array.from({ length: y.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)),
   );
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+  for (let i = 1; i <= x.length; i++) {
+    for (let j = 1; j <= y.length; j++) {
+      const cost = x[i - 1] === y[j - 1] ? 0 : 1;
       let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
+      if (i > 1 && j > 1 && x[i - 1] === y[j - 2] && x[i - 2] === y[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
       d[i]![j] = v;
     }
   }
-  return d[a.length]![b.length]!;
+  return d[x.length]![y.length]!;
 }
 
 /**
- * The candidate closest to `word`, when at most a third of its length (at least 1, at most 3) away; a candidate
- * that `word` is a prefix of, or that is a prefix of `word`, also counts (`--rec` → `--recipe`). Null otherwise.
+ * The candidate `word` most likely meant, or null: one that differs only in case; else the nearest by edit distance
+ * when at most a third of the longer of the two (at most 3) away, so `los` → `loss` but no guess between one-letter
+ * names; else the only candidate that `word` is a prefix of, or that is a prefix of `word` (`--rec` → `--recipe`).
  */
 export function closest(word: string, candidates: readonly string[]): string | null {
-  const limit = Math.min(3, Math.max(1, Math.floor(word.length / 3)));
+  const folded = word.toLowerCase();
+  const sameLetters = candidates.find((c) => c !== word && c.toLowerCase() === folded);
+  if (sameLetters !== undefined) return sameLetters;
   let best: string | null = null;
   let bestD = Infinity;
   for (const c of candidates) {
     const d = editDistance(word, c);
-    if (d < bestD) {
+    if (d < bestD && d <= Math.min(3, Math.floor(Math.max(word.length, c.length) / 3))) {
       best = c;
       bestD = d;
     }
   }
-  if (best !== null && bestD <= limit) return best;
+  if (best !== null) return best;
   const prefixed = candidates.filter((c) => word.length >= 3 && (c.startsWith(word) || word.startsWith(c)));
   return prefixed.length === 1 ? prefixed[0]! : null;
 }

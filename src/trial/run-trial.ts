@@ -1,6 +1,6 @@
 /**
- * `runTrial`: runs one trial command and classifies it (the original's workloads/_subprocess.py (ROCm/aorta), the original's `SubprocessWorkload.run` plus
- * its classifier): spawn → stream the combined output to the log file (and the terminal when asked) while scanning
+ * `runTrial`: runs one trial command and classifies it (the original's `SubprocessWorkload.run` in
+ * `workloads/_subprocess.py`, ROCm/aorta, plus its classifier): spawn → stream the combined output to the log file (and the terminal when asked) while scanning
  * it → exit code and monotonic walltime → Tier 1, Tier 4, Tier 5 → three-way verdict → `result.json`.
  *
  * Timeouts and interrupts signal the child's whole process group: first the gentle signal (SIGTERM for a timeout,

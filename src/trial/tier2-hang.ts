@@ -1,5 +1,5 @@
 /**
- * Tier 2, `tier2:hang` (the original's tier2_hang.py (ROCm/aorta), the original's `tier2_hang.py`): after the grace period, a hang is at least two
+ * Tier 2, `tier2:hang` (the original's `tier2_hang.py`, ROCm/aorta): after the grace period, a hang is at least two
  * of three signals holding for the window — the output is silent, the process tree does no I/O, the GPU is idle.
  * The first poll runs at once; once the predicate holds the monitor latches and stops polling (the runner then
  * records it, kills the trial for `hang_action: kill`, or drops it when the trial exits 0: "reconciled").
