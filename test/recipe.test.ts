@@ -177,11 +177,13 @@ describe('custom_patterns validation (the original tier5_custom.py (ROCm/aorta))
     ).toBe(true);
   });
 
-  it('required_for_pass only with on_match fail (before category)', () => {
+  it('required_for_pass only with on_match fail or info (before category)', () => {
     const e = reject(patterns('{id: a, match: {regex: x}, on_match: warn, required_for_pass: true, category: nope}'));
     expect(e.reason).toBe(
-      "recipe.custom_patterns[0].required_for_pass: only meaningful with on_match='fail' (got on_match='warn'); a warn/info pattern cannot be required for pass",
+      "recipe.custom_patterns[0].required_for_pass: only meaningful with on_match='fail' or 'info' (got on_match='warn'); a warn pattern cannot be required for pass",
     );
+    const info = loadRecipe(patterns('{id: a, match: {regex: x}, on_match: info, required_for_pass: true}'), 'r.yaml');
+    expect([info.customPatterns[0]!.onMatch, info.customPatterns[0]!.requiredForPass]).toEqual(['info', true]);
   });
 
   it('category must be an autopsy category when present', () => {

@@ -210,25 +210,39 @@ describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', (
     ).toEqual([]);
   });
 
-  it('required_for_pass: fired → pass; not fired → meta:missing_pass_signal', () => {
-    const rc = recipe('{id: ok, match: {regex: benchmark passed}, required_for_pass: true}');
+  it('required_for_pass: fired → pass (the firing is the pass signal); not fired → meta:missing_pass_signal', () => {
+    const rc = recipe("{id: ok, match: {regex: 'benchmark (?P<state>passed)'}, required_for_pass: true}");
     expect(scanLog(rc, 'benchmark passed\n', VARS)).toMatchObject({
-      verdict: 'fail',
-      failure_detectors_fired: ['custom:ok'],
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: [],
+      capture: { state: 'passed' },
+      detectors: [{ id: 'custom:ok', kind: 'required', line: 1, match: 'benchmark passed' }],
     });
     expect(scanLog(rc, 'other output\n', VARS)).toMatchObject({
       verdict: 'fail',
       failure_detectors_fired: [MISSING_PASS_SIGNAL],
+      detectors: [],
     });
+    // on_match: info with required_for_pass means the same: the line must appear
+    const info = recipe('{id: ok, match: {regex: benchmark passed}, on_match: info, required_for_pass: true}');
+    expect(scanLog(info, 'benchmark passed\n', VARS).verdict).toBe('pass');
+    expect(scanLog(info, 'nothing\n', VARS).failure_detectors_fired).toEqual([MISSING_PASS_SIGNAL]);
   });
 
   it('missing_pass_signal when ANY required pattern did not fire; it comes last', () => {
     const rc = recipe(
       '{id: a, match: {regex: alpha}, required_for_pass: true}',
       '{id: b, match: {regex: beta}, required_for_pass: true}',
+      '{id: bad, match: {regex: gamma}}',
     );
-    expect(scanLog(rc, 'alpha\n', VARS).failure_detectors_fired).toEqual(['custom:a', MISSING_PASS_SIGNAL]);
-    expect(scanLog(rc, 'beta alpha\n', VARS).failure_detectors_fired).toEqual(['custom:b', 'custom:a']);
+    expect(scanLog(rc, 'gamma alpha\n', VARS).failure_detectors_fired).toEqual(['custom:bad', MISSING_PASS_SIGNAL]);
+    expect(scanLog(rc, 'beta alpha\n', VARS)).toMatchObject({ verdict: 'pass', failure_detectors_fired: [] });
+    // a required line does not excuse a failure elsewhere
+    expect(scanLog(rc, 'beta alpha gamma\n', VARS)).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['custom:bad'],
+    });
   });
 
   it('no match, no capture', () => {

@@ -335,7 +335,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
       customPatterns: [],
       ...DEFAULT_CLASSIFIER_KEYS,
       // `stop_after` is a common key, so a triage recipe's is checked too.
-      ...loadSweepKeys(ctx, root),
+      ...loadSweepKeys(ctx, root, { customPatterns: [], disabled: DEFAULT_CLASSIFIER_KEYS }),
     };
   }
   // build_probe_recipe_from_dict, in its order.
@@ -408,6 +408,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
       ctx.fail(`recipe.confound.baseline_cell: must be a string, got ${bc.typeName}`, bc);
     }
   }
+  const classifierKeys = loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options));
   return {
     ...base,
     ticket: ticketNode?.kind === 'str' ? (ticketNode.value as string) : null,
@@ -423,8 +424,8 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     hangWindowSec,
     hangGracePeriodAtStart,
     customPatterns,
-    ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
-    ...loadSweepKeys(ctx, root),
+    ...classifierKeys,
+    ...loadSweepKeys(ctx, root, { customPatterns, disabled: classifierKeys }),
   };
 }
 
@@ -531,9 +532,12 @@ function validateOne(
       ctx.fail(`${path}.required_for_pass: must be a boolean, got ${rfpNode.typeName}`, rfpNode);
     requiredForPass = rfpNode.value as boolean;
   }
-  if (requiredForPass && onMatch !== 'fail') {
+  // The original allowed `fail` only (and counted a required pattern that fired as a failure, so a required recipe
+  // could never pass); here its firing is the pass signal, so `info` (a line that must appear, nothing more) is
+  // allowed too (docs/deviations.md).
+  if (requiredForPass && onMatch === 'warn') {
     ctx.fail(
-      `${path}.required_for_pass: only meaningful with on_match='fail' (got on_match=${strRepr(onMatch)}); a warn/info pattern cannot be required for pass`,
+      `${path}.required_for_pass: only meaningful with on_match='fail' or 'info' (got on_match=${strRepr(onMatch)}); a warn pattern cannot be required for pass`,
       rfpNode!,
     );
   }

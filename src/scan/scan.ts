@@ -26,6 +26,12 @@ import type { ByteBufferSource } from './byte-windows.js';
 import { LogPosition, type LogLocation } from './position.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
 
+/**
+ * What a firing means: `tier4` for the catalogue, else the pattern's `on_match`, except a `required_for_pass`
+ * pattern's, which is `required`: its firing is the signal the trial needs to pass, never a failure or a warning.
+ */
+export type HitKind = 'tier4' | OnMatch | 'required';
+
 export interface ScanVars {
   exit_code: number;
   walltime_sec: number;
@@ -39,8 +45,7 @@ export interface ScanVars {
  */
 export interface FiredDetector {
   id: string;
-  /** 'tier4' for the catalogue, else the pattern's on_match. */
-  kind: 'tier4' | OnMatch;
+  kind: HitKind;
   line: number;
   byte_offset: number;
   /** The firing match's text (at most MATCH_TEXT_CHARS code units, then '…'). */
@@ -86,8 +91,7 @@ export const MATCH_TEXT_CHARS = 200;
 /** Where one detector fired. */
 export interface Firing {
   readonly detectorId: string;
-  /** 'tier4' for the catalogue, else the pattern's on_match. */
-  readonly kind: 'tier4' | OnMatch;
+  readonly kind: HitKind;
   /** UTF-16 offset of the firing match in the log. */
   readonly offset: number;
   /** 1-based line of the firing match. */
@@ -105,7 +109,7 @@ export interface Firing {
 /** One pattern of a session, as its observer sees it. */
 export interface ScanPattern {
   readonly detectorId: string;
-  readonly kind: 'tier4' | OnMatch;
+  readonly kind: HitKind;
   /** Tie-break rank (catalogue index, then TIER4_PATTERNS.length + recipe index): computed here only. */
   readonly rank: number;
   /** The recipe pattern (null for a Tier 4 one). */
@@ -240,7 +244,7 @@ export class ScanSession {
       const deferred = defer(p);
       const pattern: ScanPattern = {
         detectorId: p.detectorId,
-        kind: p.onMatch,
+        kind: p.requiredForPass ? 'required' : p.onMatch,
         rank: TIER4_PATTERNS.length + i,
         custom: p,
         condition,
