@@ -18,7 +18,7 @@ function file(text: string, ext = 'yaml'): string {
   writeFileSync(p, text);
   return p;
 }
-// The mistake is always on line 6.
+// The mistake is on line 6 (or later, after the lines a case adds before it).
 const HEAD = 'schema_version: 1\nmode: probe\ntrials: 2\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n';
 
 interface JsonError {
@@ -79,6 +79,54 @@ describe('sweep-key mistakes: check, the loader and sweep agree', { timeout: 60_
     ],
     ["retry: {max: 1, on: ['']}", 6, 21, "recipe.retry.on: must be a list of detector ids or categories, got ['']"],
     ['retry: {max_attempt: 2}', 6, 9, "recipe.retry: unknown key 'max_attempt'; did you mean 'max'?"],
+    [
+      'retry: {max: 1, on: [tier4:collective_timeot]}',
+      6,
+      22,
+      "recipe.retry.on[0]: unknown detector 'tier4:collective_timeot'; known tier4 ids: ['tier4:python_traceback', 'tier4:hip_error', 'tier4:cuda_error', 'tier4:rocm_error', 'tier4:nccl_rccl_error', 'tier4:collective_timeout', 'tier4:nan_signature']; did you mean 'tier4:collective_timeout'?",
+    ],
+    [
+      'retry: {max: 1, on: [tier1:timeout, transinet]}',
+      6,
+      37,
+      "recipe.retry.on[1]: 'transinet' is neither a detector id nor a category a detector of this recipe can carry; categories: ['transient', 'platform', 'unknown', 'user']; did you mean 'transient'?",
+    ],
+    [
+      'retry: {max: 1, on: [rccl_hang]}',
+      6,
+      22,
+      "recipe.retry.on[0]: 'rccl_hang' is neither a detector id nor a category a detector of this recipe can carry; categories: ['transient', 'platform', 'unknown', 'user']",
+    ],
+    [
+      'retry: {max: 1, on: [tier3:vram_growth]}',
+      6,
+      22,
+      "recipe.retry.on[0]: 'tier3:vram_growth' is a warning, and warnings never trigger a retry",
+    ],
+    [
+      'retry: {max: 1, on: [tier1:interrupted]}',
+      6,
+      22,
+      "recipe.retry.on[0]: 'tier1:interrupted' (an operator stop) ends the sweep; it is never retried",
+    ],
+    [
+      'retry: {max: 1, on: [meta:missing_pass_signal]}',
+      6,
+      22,
+      "recipe.retry.on[0]: 'meta:missing_pass_signal' cannot fire: no custom pattern of this recipe is required_for_pass",
+    ],
+    [
+      'disable_detectors: [tier2:hang]\nretry: {max: 1, on: [tier2:hang]}',
+      7,
+      22,
+      "recipe.retry.on[0]: 'tier2:hang' is disabled by disable_detectors",
+    ],
+    [
+      'custom_patterns:\n  - {id: w, match: {regex: x}, on_match: warn}\nretry: {max: 1, on: [custom:w]}',
+      8,
+      22,
+      "recipe.retry.on[0]: 'custom:w' is an on_match: warn pattern, and only failures and errors trigger a retry",
+    ],
     ['retry: 3', 6, 8, 'recipe.retry: must be a mapping, got int'],
     ['stop_after: {events: 0, max_trials: 3}', 6, 22, 'recipe.stop_after.events: must be an int >= 1, got 0'],
     ['stop_after: {events: 1, max_trials: 0}', 6, 37, 'recipe.stop_after.max_trials: must be an int >= 1, got 0'],
@@ -134,7 +182,7 @@ describe('valid sweep keys: check, the loader and sweep accept them', { timeout:
   m: {A: b, N: 3, F: 1.5, T: yes}
 stop_after: {events: 1, max_trials: 4, event_verdict: error}
 retain: {on_pass: summary, on_fail: log}
-retry: {max: 2, on: [rccl_hang, tier1:timeout]}
+retry: {max: 2, on: [transient, tier1:timeout]}
 `;
 
   it('keeps the values on the recipe (a bare `on` key, True in YAML 1.1, counts as on)', async () => {
@@ -150,7 +198,7 @@ retry: {max: 2, on: [rccl_hang, tier1:timeout]}
     });
     expect(r.stopAfter).toEqual({ events: 1, maxTrials: 4, eventVerdict: 'error' });
     expect(r.retain).toEqual({ pass: 'summary', fail: 'log', error: 'full' });
-    expect(r.retry).toEqual({ max: 2, on: ['rccl_hang', 'tier1:timeout'] });
+    expect(r.retry).toEqual({ max: 2, on: ['transient', 'tier1:timeout'] });
     const sweep = await cliInProcess(['sweep', '--recipe', path, '--out', join(root, 'ok'), '--dry-run', '--', 'true']);
     expect(sweep.code).toBe(0);
     expect(sweep.out.split('\n')[0]).toBe("2 cells x 4 trials = 8 trials, ticket '_no_ticket_'");

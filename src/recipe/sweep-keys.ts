@@ -8,6 +8,7 @@ import type { KeyContext } from './classifier-keys.js';
 import { reprNode, type PyNode } from './tree.js';
 import type { EnvBundle, Retention, RetentionLevel, RetryPolicy, StopAfter, SweepKeys } from './types.js';
 import { type Verdict, VERDICTS } from '../detectors/verdict.js';
+import { retryOnProblem, type RetryTargets } from './retry-on.js';
 import { unknownKeysReason } from './unknown-keys.js';
 
 export const SWEEP_KEYS: readonly string[] = ['mitigations', 'retain', 'retry', 'stop_after'];
@@ -134,7 +135,7 @@ function parseRetain(ctx: KeyContext, n: PyNode): Retention {
   return out;
 }
 
-function parseRetry(ctx: KeyContext, n: PyNode): RetryPolicy {
+function parseRetry(ctx: KeyContext, n: PyNode, targets: RetryTargets): RetryPolicy {
   if (n.kind === 'NoneType') return NO_RETRY;
   if (n.kind !== 'dict') ctx.fail(`recipe.retry: must be a mapping, got ${n.typeName}`, n);
   rejectUnknown(ctx, n, 'recipe.retry', ['max', 'on']);
@@ -146,11 +147,18 @@ function parseRetry(ctx: KeyContext, n: PyNode): RetryPolicy {
   if (on.kind !== 'list' || on.items!.some((i) => i.kind !== 'str' || i.value === '')) {
     ctx.fail(`recipe.retry.on: must be a list of detector ids or categories, got ${reprNode(on)}`, on);
   }
+  on.items!.forEach((item, i) => {
+    const problem = retryOnProblem(item.value as string, targets);
+    if (problem !== null) ctx.fail(`recipe.retry.on[${i}]: ${problem.reason}`, item, problem.suggestion);
+  });
   return { max, on: on.items!.map((i) => i.value as string) };
 }
 
-/** Reads the sweep keys of a recipe (the loader has already refused the ones its mode does not allow). */
-export function loadSweepKeys(ctx: KeyContext, root: PyNode): SweepKeys {
+/**
+ * Reads the sweep keys of a recipe (the loader has already refused the ones its mode does not allow); `targets`
+ * (the recipe's patterns and disables) decide what `retry.on` may name.
+ */
+export function loadSweepKeys(ctx: KeyContext, root: PyNode, targets: RetryTargets): SweepKeys {
   const mt = get(root, 'mitigations');
   const sa = get(root, 'stop_after');
   const rt = get(root, 'retain');
@@ -160,6 +168,6 @@ export function loadSweepKeys(ctx: KeyContext, root: PyNode): SweepKeys {
       mt === undefined || mt.kind === 'NoneType' ? new Map() : parseMitigationTable(ctx, mt, 'recipe.mitigations'),
     stopAfter: sa === undefined ? null : parseStopAfter(ctx, sa),
     retain: rt === undefined ? FULL_RETENTION : parseRetain(ctx, rt),
-    retry: ry === undefined ? NO_RETRY : parseRetry(ctx, ry),
+    retry: ry === undefined ? NO_RETRY : parseRetry(ctx, ry, targets),
   };
 }
