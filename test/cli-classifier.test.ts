@@ -171,6 +171,7 @@ describe('recipe self-tests in aorta-probe check', () => {
       code: 1,
       out:
         `${f}:10:5: self-test "expects the wrong verdict" failed: verdict: expected pass, got fail; detectors: expected [], got [tier1:exit_nonzero]\n` +
+        '  fired: tier1:exit_nonzero (exit_code 1)\n' +
         `${f}: valid (1 custom pattern, 1 of 2 self-tests failed)\n`,
       err: '',
     });

@@ -109,6 +109,7 @@ describe("CONTRIBUTING.md's map of the tree is the import graph", () => {
     });
     expect(rows.find((r) => r.layers.includes('classifier'))!.allowed).toEqual([
       'detectors',
+      'condition',
       'recipe',
       'regex',
       'scan',

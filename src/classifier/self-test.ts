@@ -6,7 +6,9 @@
  * function without I/O, for `check` and the playground.
  */
 import type { Recipe, SelfTestSample } from '../recipe/types.js';
-import { classifyLog } from './classify-log.js';
+import { strRepr } from '../condition/repr.js';
+import { MISSING_PASS_SIGNAL, REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
+import { classifyLog, type ClassifiedLog } from './classify-log.js';
 import type { Verdict } from '../detectors/verdict.js';
 
 export interface SelfTestOutcome {
@@ -18,9 +20,34 @@ export interface SelfTestOutcome {
   readonly got: { readonly verdict: Verdict; readonly detectors: string[]; readonly capture: Record<string, string> };
   /** One line per mismatch ("verdict: expected pass, got fail"); empty when passed. */
   readonly mismatches: string[];
+  /**
+   * What fired, one line per detector in classification order, with where: `custom:oom at log line 2: 'CUDA out
+   * of memory'`, `tier1:exit_nonzero (exit_code 1)`. So a failure shows why, not only that the verdict differs.
+   */
+  readonly fired: string[];
 }
 
 const list = (ids: readonly string[]): string => `[${ids.join(', ')}]`;
+
+/** One line per classified detector: where in the sample's log it fired, or what else decided it. */
+function describeFired(c: ClassifiedLog, recipe: Recipe, sample: SelfTestSample): string[] {
+  const hits = new Map(c.detectors.map((d) => [d.id, d]));
+  return c.classification.detectors.map((d) => {
+    const kind = d.kind === 'failure' ? '' : ` (${d.kind})`;
+    const hit = hits.get(d.id);
+    if (hit !== undefined) return `${d.id}${kind} at log line ${hit.line}: ${strRepr(hit.match)}`;
+    if (d.id.startsWith('tier1:')) return `${d.id}${kind} (exit_code ${sample.exitCode})`;
+    if (d.id === MISSING_PASS_SIGNAL) {
+      const missing = recipe.customPatterns.filter((p) => p.requiredForPass && !hits.has(p.detectorId));
+      return `${d.id}${kind} (required, did not fire: ${missing.map((p) => p.detectorId).join(', ')})`;
+    }
+    if (d.id === REGEX_ENGINE_FAILURE) {
+      const f = c.engine_failures[0];
+      return `${d.id}${kind}${f === undefined ? '' : ` (${f.pattern} from log line ${f.line})`}`;
+    }
+    return `${d.id}${kind}`;
+  });
+}
 
 export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOutcome {
   const c = classifyLog(recipe, sample.log, {
@@ -52,6 +79,7 @@ export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOut
     passed: mismatches.length === 0,
     got: { verdict: c.verdict, detectors, capture: c.capture },
     mismatches,
+    fired: describeFired(c, recipe, sample),
   };
 }
 
@@ -60,7 +88,12 @@ export function runSelfTests(recipe: Recipe): SelfTestOutcome[] {
   return recipe.tests.map((t) => runSelfTest(recipe, t));
 }
 
-/** `file:line:col: self-test 'name' failed: <mismatch>; <mismatch>`. */
+/**
+ * `file:line:col: self-test "name" failed: <mismatch>; <mismatch>`, then one indented `fired: …` line per
+ * detector that fired (or `fired: nothing`), so the reader sees what the sample actually triggered.
+ */
 export function formatSelfTestFailure(o: SelfTestOutcome): string {
-  return `${o.file}:${o.line}:${o.col}: self-test ${JSON.stringify(o.name)} failed: ${o.mismatches.join('; ')}`;
+  const head = `${o.file}:${o.line}:${o.col}: self-test ${JSON.stringify(o.name)} failed: ${o.mismatches.join('; ')}`;
+  const fired = o.fired.length === 0 ? ['  fired: nothing'] : o.fired.map((f) => `  fired: ${f}`);
+  return [head, ...fired].join('\n');
 }
