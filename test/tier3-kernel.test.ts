@@ -58,11 +58,20 @@ describe('Tier 3 catalogue', () => {
     ]);
   });
 
-  it("Xid 79 is both a platform Xid and 'fallen off the bus'", () => {
-    const r = scanKernelLines(
-      line("NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."),
-    );
-    expect(r.ids).toEqual(['tier3:nvidia_xid_platform', FALLEN_OFF_BUS]);
+  it("Xid 79 is one event, 'fallen off the bus', counted once with its Xid", () => {
+    const text = "NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.";
+    const r = scanKernelLines(line(text));
+    expect(r.ids).toEqual([FALLEN_OFF_BUS]);
+    expect(r.events).toEqual([
+      {
+        detector: FALLEN_OFF_BUS,
+        time: null,
+        line: text,
+        xid: 79,
+        xid_name: 'GPU has fallen off the bus',
+        pci: '0000:3b:00',
+      },
+    ]);
   });
 
   it("classifies Xids by NVIDIA's table: application, platform, warn, unknown", () => {

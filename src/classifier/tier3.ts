@@ -62,15 +62,15 @@ export function scanKernelLines(lines: readonly KernelLine[]): KernelScan {
     if (x !== null) {
       const xid = Number(x.named['xid']);
       const known = XID_TABLE.get(xid);
+      // Xid 79 *is* "fallen off the bus": one event, counted once, under the more specific id.
       add({
-        detector: XID_DETECTORS[xidClass(xid)],
+        detector: xid === 79 ? FALLEN_OFF_BUS : XID_DETECTORS[xidClass(xid)],
         time,
         line: text,
         xid,
         xid_name: known?.name ?? 'not in the Xid table',
         pci: x.named['pci']!,
       });
-      if (xid === 79) add({ detector: FALLEN_OFF_BUS, time, line: text, xid, pci: x.named['pci']! });
       continue;
     }
     const b = searchRegex(r.bus, text);
