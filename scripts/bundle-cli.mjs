@@ -1,10 +1,11 @@
 // Build step (after tsc): the `aorta-probe` bin as a code-split CommonJS bundle, dist/src/cli/main.cjs, with its
-// chunks beside it (dist/src/cli/chunk-*.cjs); tsc's dist/src/cli/main.cjs (the unbundled entry) is removed, so
-// that there is one entry to run.
+// chunks beside it (dist/src/cli/chunk-*.cjs); tsc's dist/src/cli/bin.js (the unbundled entry) is removed, so
+// that there is one entry to run. (tsc's dist/src/cli/main.js, the dispatcher and its `runCli`, stays: scripts
+// and hosts import it.)
 //
 // Why: a cold `aorta-probe check` loaded 121 ES modules (71 of them yaml's) one file at a time — resolving,
 // opening, stat-ing and compiling each was most of its start-up. rolldown (already a devDependency, vite's
-// bundler) merges them into a few chunks; each command's dynamic import in run.ts stays a chunk boundary, so
+// bundler) merges them into a few chunks; each command's dynamic import in main.ts's table stays a chunk boundary, so
 // `--version` and `eval` still load only what they use. re2-wasm stays external: its glue finds its .wasm file
 // from its own package directory. The library entry points (dist/src/index.js, node.js) are not bundled.
 //
@@ -23,10 +24,10 @@ import { runInNewContext } from 'node:vm';
 import { build } from 'rolldown';
 
 const CLI_DIR = fileURLToPath(new URL('../dist/src/cli/', import.meta.url));
-const ENTRY = join(CLI_DIR, 'main.js');
+const ENTRY = join(CLI_DIR, 'bin.js');
 
-// tsc's main.js is the bundle's input (it imports ./run.js).
-if (!existsSync(ENTRY) || !readFileSync(ENTRY, 'utf8').includes("from './run.js'")) {
+// tsc's bin.js is the bundle's input (it imports ./main.js).
+if (!existsSync(ENTRY) || !readFileSync(ENTRY, 'utf8').includes("from './main.js'")) {
   // tsc's entry is removed after bundling; a second run needs tsc's output again.
   console.error(`bundle-cli: ${ENTRY} is missing; run tsc first (npm run build:ts)`);
   process.exit(1);
@@ -59,8 +60,9 @@ const lazyUnicodeNames = {
 };
 
 await build({
-  // The scan's second thread (src/cli/scan-split.ts) starts its worker from this file, beside main.cjs.
-  input: { main: ENTRY, 'scan-part-worker': join(CLI_DIR, 'scan-part-worker.js') },
+  // The scan's second thread (src/scan/split-threads.ts) starts its worker from this file, beside main.cjs
+  // (src/cli/commands/scan.ts names it).
+  input: { main: ENTRY, 'scan-part-worker': join(CLI_DIR, '..', 'scan', 'split-worker.js') },
   platform: 'node',
   external: [/^re2-wasm/],
   plugins: [lazyUnicodeNames],
@@ -70,13 +72,14 @@ await build({
     format: 'cjs',
     entryFileNames: '[name].cjs',
     chunkFileNames: 'chunk-[name]-[hash].cjs',
-    // What every command loads (argument errors, exit codes, the JSON error object, TTY checks, the code cache)
-    // in one chunk, not one per module: each extra file is a resolve + open + compile on the `--version` path.
+    // What every command loads (argument errors, exit codes, the JSON error object, TTY checks, the code cache, the
+    // command I/O and writer, the package's version) in one chunk, not one per module: each extra file is a
+    // resolve + open + compile on the `--version` path.
     codeSplitting: {
       groups: [
         {
           name: 'core',
-          test: /dist\/src\/(cli\/(args|suggest|exit-codes|json-output|tty|code-cache)|errors|(condition|recipe)\/errors)\.js$/,
+          test: /dist\/src\/(cli\/(args|suggest|exit-status|json-output|tty|code-cache|io|writer)|trial\/package-info|errors|(condition|recipe)\/errors)\.js$/,
         },
       ],
     },
@@ -87,4 +90,4 @@ await build({
     // The shebang stays the first line.
   },
 });
-for (const f of ['main.js', 'main.d.ts', 'main.js.map']) rmSync(join(CLI_DIR, f), { force: true });
+for (const f of ['bin.js', 'bin.d.ts', 'bin.js.map']) rmSync(join(CLI_DIR, f), { force: true });

@@ -123,7 +123,7 @@ export async function runExample(runCli, args) {
 
 async function main() {
   const file = process.argv[2] ?? 'docs/cli.md';
-  const { runCli } = await import(pathToFileURL('dist/src/cli/run.js').href);
+  const { runCli } = await import(pathToFileURL('dist/src/cli/main.js').href);
   const lines = readFileSync(file, 'utf8').split('\n');
   // From the last block up, so that earlier line indexes stay valid.
   for (const b of exampleBlocks(lines.join('\n')).reverse()) {

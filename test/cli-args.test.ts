@@ -4,16 +4,17 @@
  * synopsis, "See 'aorta-probe CMD --help'", the JSON error object with --json) from every command.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { USAGE } from '../src/cli/run.js';
+import { USAGE } from '../src/cli/main.js';
 import { type OptionSpecs, parseNumber, usageShort } from '../src/cli/args.js';
-import { CHECK_OPTIONS, CHECK_USAGE } from '../src/cli/check.js';
-import { DEMO_OPTIONS, DEMO_USAGE } from '../src/cli/demo.js';
-import { EVAL_OPTIONS, EVAL_USAGE, parseEvalArgs } from '../src/cli/eval-expr.js';
-import { PLAYGROUND_OPTIONS, PLAYGROUND_USAGE, parsePlaygroundArgs } from '../src/cli/playground.js';
-import { REPORT_OPTIONS, REPORT_USAGE } from '../src/cli/report.js';
-import { parseRunArgs, RUN_OPTIONS, RUN_USAGE } from '../src/cli/run-trial.js';
-import { PATTERNS_OPTIONS, PATTERNS_USAGE, parseScanArgs, SCAN_OPTIONS, SCAN_USAGE } from '../src/cli/scan.js';
-import { parseSweepArgs, SWEEP_OPTIONS, SWEEP_USAGE } from '../src/cli/sweep.js';
+import { CHECK_OPTIONS, CHECK_USAGE } from '../src/cli/commands/check.js';
+import { DEMO_OPTIONS, DEMO_USAGE } from '../src/cli/commands/demo.js';
+import { EVAL_OPTIONS, EVAL_USAGE, parseEvalArgs } from '../src/cli/commands/eval.js';
+import { PLAYGROUND_OPTIONS, PLAYGROUND_USAGE, parsePlaygroundArgs } from '../src/cli/commands/playground.js';
+import { REPORT_OPTIONS, REPORT_USAGE } from '../src/cli/commands/report.js';
+import { parseRunArgs, RUN_OPTIONS, RUN_USAGE } from '../src/cli/commands/run.js';
+import { PATTERNS_OPTIONS, PATTERNS_USAGE } from '../src/cli/commands/patterns.js';
+import { parseScanArgs, SCAN_OPTIONS, SCAN_USAGE } from '../src/cli/commands/scan.js';
+import { parseSweepArgs, SWEEP_OPTIONS, SWEEP_USAGE } from '../src/cli/commands/sweep.js';
 import { cliInProcess as cli } from './support/run-cli.js';
 
 const COMMANDS: [string, string, OptionSpecs][] = [

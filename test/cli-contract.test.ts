@@ -16,7 +16,7 @@ import { githubAnnotations, type Annotation } from '../src/report/github.js';
 import { scanLog, scanStream } from '../src/scan/index.js';
 import { closest } from '../src/text/suggest.js';
 import { parseNumber } from '../src/cli/args.js';
-import { progressText } from '../src/cli/scan.js';
+import { progressText } from '../src/cli/commands/scan.js';
 import { cliInProcess as cli } from './support/run-cli.js';
 import { ajv, expectValid, onlyJson } from './support/json-schemas.js';
 

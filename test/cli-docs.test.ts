@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { runCli } from '../src/cli/main.js';
 // @ts-expect-error -- a plain .mjs script without type declarations
 import { exampleBlocks, normalise, runExample, shown } from '../scripts/cli-doc-examples.mjs';
 

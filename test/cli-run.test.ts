@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { runCli } from '../src/cli/main.js';
 import { cliInProcess } from './support/run-cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-cli-run-'));

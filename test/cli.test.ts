@@ -7,7 +7,7 @@ import { SandboxError } from '../src/condition/errors.js';
 import { compileCondition } from '../src/condition/evaluate.js';
 import type { CompileFn, ConditionEvaluator } from '../src/cli/condition-cache.js';
 import { evalJsonl, type EvalJsonlOptions, type EvalJsonlSummary } from '../src/cli/eval-jsonl.js';
-import { runCli } from '../src/cli/run.js';
+import { runCli } from '../src/cli/main.js';
 
 // ---------------------------------------------------------------------------------------------
 // helpers

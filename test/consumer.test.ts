@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPlaygroundServer } from '../src/cli/playground.js';
+import { startPlaygroundServer } from '../src/cli/commands/playground.js';
 import { launchChromium, REPO_ROOT, SKIP_BROWSER, type LaunchedBrowser } from './support/browser.js';
 import { fencedBlocks, packAndInstall, runNode, type Consumer } from './support/consumer.js';
 import { matchesShown, runTour } from './support/readme-tour.js';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli/run.js';
+import { runCli } from '../src/cli/main.js';
 import { runTrial, TrialOptionsError } from '../src/trial/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-containment-out-'));

@@ -10,8 +10,8 @@ import {
   parsePlaygroundArgs,
   runPlayground,
   startPlaygroundServer,
-} from '../src/cli/playground.js';
-import { runCli } from '../src/cli/run.js';
+} from '../src/cli/commands/playground.js';
+import { runCli } from '../src/cli/main.js';
 import { UsageError } from '../src/cli/args.js';
 import { schema } from './support/json-schemas.js';
 
@@ -126,14 +126,14 @@ describe('playground static server', () => {
     const done = runPlayground(
       { help: false, port: 0, json: false },
       {
-        write: async (t) => {
+        writeOut: async (t) => {
           printed += t;
         },
-        writeError: async (t) => {
+        writeErr: async (t) => {
           errors += t;
         },
-        stopped,
       },
+      () => stopped,
     );
     // dist/playground exists after `npm run build`; without it the command explains how to build it.
     for (let i = 0; i < 100 && printed === '' && errors === ''; i++) await new Promise((r) => setTimeout(r, 20));
@@ -157,7 +157,8 @@ describe('playground static server', () => {
     let printed = '';
     const done = runPlayground(
       { help: false, port: 0, json: true },
-      { write: async (t) => void (printed += t), writeError: async () => {}, stopped },
+      { writeOut: async (t) => void (printed += t), writeErr: async () => {} },
+      () => stopped,
     );
     for (let i = 0; i < 100 && printed === ''; i++) await new Promise((r) => setTimeout(r, 20));
     const validate = schema('playground');

@@ -1,5 +1,5 @@
 /**
- * src/scan/split.ts (which scans may be split, and the merge) and src/cli/scan-split.ts (the two-thread scan of a
+ * src/scan/split.ts (which scans may be split, and the merge) and src/scan/split-threads.ts (the two-thread scan of a
  * file): the merged result must be the one-piece scan's, positions included.
  */
 import { execFileSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { planRanges } from '../src/cli/scan-split.js';
+import { planRanges } from '../src/scan/split-threads.js';
 import { mergeRanges, splitSafe, type RangeScan } from '../src/scan/split.js';
 import type { Firing } from '../src/scan/scan.js';
 import { REPO_ROOT } from './support/browser.js';
@@ -174,14 +174,16 @@ describe('a two-thread scan of a file equals the one-piece scan', () => {
     const script = `
       import { readFileSync, statSync } from 'node:fs';
       import { loadRecipe, scanFile } from ${url('node.js')};
-      import { scanSplit } from ${url('cli/scan-split.js')};
+      import { scanSplit } from ${url('scan/split-threads.js')};
+      // The worker's entry as the bin has it, bundled (scripts/bundle-cli.mjs).
+      const worker = { url: new URL(${url('cli/scan-part-worker.cjs')}) };
       const recipe = loadRecipe(readFileSync(${JSON.stringify(recipe)}), 'recipe.yaml');
       const vars = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
       const log = ${JSON.stringify(log)};
       const size = statSync(log).size;
-      const split = await scanSplit(recipe, log, size, vars, 2, null);
+      const split = await scanSplit(recipe, log, size, vars, 2, null, worker);
       // A worker that cannot start: this thread scans every range.
-      const absent = await scanSplit(recipe, log, size, vars, 2, null, new URL('./no-such-worker.cjs', import.meta.url));
+      const absent = await scanSplit(recipe, log, size, vars, 2, null, { url: new URL('./no-such-worker.cjs', import.meta.url) });
       const whole = await scanFile(recipe, log, vars);
       for (const r of [split, absent, whole]) if (r) delete r.tier_durations_ms;
       console.log(JSON.stringify({ split, absent, whole }));`;

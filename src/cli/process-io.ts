@@ -9,8 +9,9 @@
  */
 import { fstatSync, writeSync } from 'node:fs';
 
-import type { CliIo, StdFds } from './run.js';
+import type { CliIo } from './io.js';
 import { isTty } from './tty.js';
+import type { StdFds } from './writer.js';
 
 type Which = 'stdout' | 'stderr';
 const FD: Readonly<Record<Which, number>> = { stdout: 1, stderr: 2 };

@@ -1,5 +1,5 @@
 /**
- * Scanning one log file as several byte ranges at once (the CLI runs them on two threads, scan-split.ts), with
+ * Scanning one log file as several byte ranges at once (the CLI runs them on two threads, split-threads.ts), with
  * the result a single scan gives.
  *
  * Invariants, for ranges cut at bytes S₁ < S₂ < … each just after a "\n" of the file, when every pattern passes

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Server } from 'node:http';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { startPlaygroundServer } from '../../src/cli/playground.js';
+import { startPlaygroundServer } from '../../src/cli/commands/playground.js';
 import { resolveChromium, type ChromiumChoice } from './chromium.js';
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');

@@ -1,5 +1,5 @@
 import { PassThrough, type Readable } from 'node:stream';
-import { runCli } from '../../src/cli/run.js';
+import { runCli } from '../../src/cli/main.js';
 
 export interface CliOutcome {
   code: number;

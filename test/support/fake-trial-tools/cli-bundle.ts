@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 import { build } from 'rolldown';
 
 export interface CliBundle {
-  /** The CLI entry point (src/cli/main.ts). */
+  /** The CLI entry point (src/cli/bin.ts). */
   readonly main: string;
   /** The trial library (src/trial/index.ts), importable by a driver script in the same directory. */
   readonly trial: string;
@@ -19,7 +19,7 @@ export async function bundleCli(dir: string): Promise<CliBundle> {
   symlinkSync(resolve('node_modules'), join(dir, 'node_modules'));
   await build({
     input: {
-      main: resolve('src/cli/main.ts'),
+      main: resolve('src/cli/bin.ts'),
       trial: resolve('src/trial/index.ts'),
       recipe: resolve('src/recipe/index.ts'),
     },

@@ -1,5 +1,6 @@
 /**
- * Argument parsing for `aorta-probe eval`, and the human-readable output of its one-expression form:
+ * `aorta-probe eval`: one condition checked and evaluated (or listed as bytecode), or many as JSON Lines
+ * (eval-jsonl.ts):
  *
  *   aorta-probe eval EXPR [--capture NAME=VALUE]... [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
  *   aorta-probe eval --jsonl
@@ -7,11 +8,21 @@
  *
  * Options take their value as the next argument or after '=' (`--exit-code=-9`). `--` ends the
  * options, for an expression that starts with '-'.
+ *
+ * Exit status: 0 evaluated (fired or not) or listed, 1 the condition is rejected (message on stderr; like check's
+ * invalid recipe), 2 usage error, 3 an internal error (with --jsonl: on any input line).
+ *
+ * Cold start matters here: the condition compiler is imported when a condition is evaluated, not to print --help
+ * or a usage error.
  */
-import type { ConditionVars, DetailedResult } from '../condition/evaluate.js';
+import type { ConditionVars, DetailedResult } from '../../condition/evaluate.js';
 
-import { parseCommandArgs, parseNumber, UsageError, type OptionSpecs } from './args.js';
-import { NO_PALETTE, type Palette } from './tty.js';
+import { parseCommandArgs, parseNumber, UsageError, type OptionSpecs } from '../args.js';
+import type { Command } from '../command.js';
+import { EXIT } from '../exit-status.js';
+import type { CommandIo } from '../io.js';
+import { errorRecord, jsonLine } from '../json-output.js';
+import { NO_PALETTE, type Palette } from '../tty.js';
 
 export { UsageError };
 
@@ -158,4 +169,74 @@ export function formatDetailed(result: DetailedResult, c: Palette = NO_PALETTE):
   if ('error' in result) return `error: ${c.yellow(result.error)}\nfired: ${fired(false)}\n`;
   const repr = result.value.repr ?? '(repr() raises ValueError: more than 4300 digits)';
   return `value: ${c.bold(repr)}\ntype:  ${result.value.type}\nfired: ${fired(result.fired)}\n`;
+}
+
+export const command: Command<EvalArgs> = {
+  name: 'eval',
+  usage: EVAL_USAGE,
+  parse: parseEvalArgs,
+  async run(a, io) {
+    if (a.mode === 'expr') return evalExpression(a.condition, a.vars, a.json, io);
+    if (a.mode === 'disasm') return disasmExpression(a.condition, io);
+    if (a.mode === 'help') return EXIT.ok; // the dispatcher has printed the help
+    const { evalJsonl } = await import('../eval-jsonl.js');
+    const summary = await evalJsonl(io.stdin, io.stdout, {
+      onInternalError: (err, line) => {
+        io.stderr.write(`aorta-probe: internal error on input line ${line}: ${describeInternalError(err)}\n`);
+      },
+    });
+    return summary.internalErrors > 0 ? EXIT.error : EXIT.ok;
+  },
+};
+
+/** --disasm EXPR: 0 listed, 1 rejected (message on stderr). */
+async function disasmExpression(condition: string, io: CommandIo): Promise<number> {
+  const [{ compileCondition }, { SandboxError }, { disassemble }] = await Promise.all([
+    import('../../condition/evaluate.js'),
+    import('../../condition/errors.js'),
+    import('../../condition/disasm.js'),
+  ]);
+  let text: string;
+  try {
+    text = disassemble(compileCondition(condition).program);
+  } catch (err) {
+    if (err instanceof SandboxError) {
+      await io.writeErr(`${err.message}\n`);
+      return EXIT.fail;
+    }
+    throw err;
+  }
+  await io.writeOut(text);
+  return EXIT.ok;
+}
+
+/**
+ * The EXPR form: 0 evaluated (fired or not), 1 rejected (message on stderr; like check's invalid recipe), 3 an
+ * internal error. With --json, stdout holds eval --jsonl's record for the condition.
+ */
+async function evalExpression(condition: string, vars: ConditionVars, json: boolean, io: CommandIo): Promise<number> {
+  const [{ compileCondition }, { SandboxError }, records] = await Promise.all([
+    import('../../condition/evaluate.js'),
+    import('../../condition/errors.js'),
+    import('../result-record.js'),
+  ]);
+  let result: DetailedResult;
+  try {
+    result = compileCondition(condition).evaluateDetailed(vars);
+  } catch (err) {
+    if (err instanceof SandboxError) {
+      if (json) await io.writeOut(jsonLine(records.sandboxErrorResult(err)));
+      await io.writeErr(`${err.message}\n`);
+      return EXIT.fail;
+    }
+    if (json) await io.writeOut(jsonLine({ valid: false, error: errorRecord(err) }));
+    await io.writeErr(`aorta-probe: internal error: ${describeInternalError(err)}\n`);
+    return EXIT.error;
+  }
+  await io.writeOut(json ? jsonLine(records.evaluatedResult(result)) : formatDetailed(result, io.stdoutPalette()));
+  return EXIT.ok;
+}
+
+function describeInternalError(err: unknown): string {
+  return err instanceof Error ? (err.stack ?? err.message) : String(err);
 }

@@ -1,33 +1,27 @@
 /**
  * `aorta-probe scan [--recipe R.yaml] LOG [--exit-code N] [--walltime S] [--peak-vram M] [--format F]`
  * classifies a trial log (streamed from a file, or stdin for '-') with the Tier 4 catalogue and
- * the recipe's custom patterns; `aorta-probe patterns [--json] [--version]` lists the catalogue.
+ * the recipe's custom patterns.
  *
- * Exit status (exit-codes.ts): scan 0 pass, 1 fail, 2 usage error, unreadable log or a recipe that does not
- * load, 3 verdict error (an engine failure) or an I/O failure; patterns 0, 2 usage error.
+ * Exit status (exit-status.ts): 0 pass, 1 fail, 2 usage error, unreadable log or a recipe that does not load,
+ * 3 verdict error (an engine failure) or an I/O failure.
  */
-import type { Readable, Writable } from 'node:stream';
-import { formatBytes, NO_PALETTE, paletteOnTty, ProgressLine } from './tty.js';
-import { strRepr } from '../condition/repr.js';
-import { inertLine, inertLines } from '../text/inert.js';
-import type { Recipe } from '../recipe/index.js';
-import { githubAnnotations } from '../report/github.js';
-import { junitXml } from '../report/junit.js';
-import { atMost, parseCommandArgs, parseNumber, pickFormat, usageShort, UsageError, type OptionSpecs } from './args.js';
-import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
-import { EXIT, verdictExit } from './exit-codes.js';
-import { errorRecord, jsonLine, ReadError, roundMs } from './json-output.js';
-import { readRecipe } from './recipe-file.js';
-import {
-  BUILTIN_PATTERN_VERSION,
-  TIER4_PATTERNS,
-  scanStream,
-  type ByteSource,
-  type ScanResult,
-  type ScanVars,
-} from '../scan/index.js';
-import { openFileChunks } from '../scan/file.js';
-import { classifyLogScan, planLogScan } from '../classifier/classify-log.js';
+import { formatBytes, NO_PALETTE, ProgressLine } from '../tty.js';
+import { strRepr } from '../../condition/repr.js';
+import { inertLine, inertLines } from '../../text/inert.js';
+import type { Recipe } from '../../recipe/index.js';
+import { githubAnnotations } from '../../report/github.js';
+import { junitXml } from '../../report/junit.js';
+import { atMost, parseCommandArgs, parseNumber, pickFormat, UsageError, type OptionSpecs } from '../args.js';
+import type { Command } from '../command.js';
+import { detectorAnnotations, detectorLine, junitCase, type Classified } from '../detector-report.js';
+import { EXIT, verdictExit } from '../exit-status.js';
+import type { CommandIo } from '../io.js';
+import { errorRecord, jsonLine, ReadError, roundMs } from '../json-output.js';
+import { readRecipe } from '../recipe-file.js';
+import { scanStream, type ByteSource, type ScanResult, type ScanVars } from '../../scan/index.js';
+import { openFileChunks } from '../../scan/file.js';
+import { classifyLogScan, planLogScan } from '../../classifier/classify-log.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
                         [--format text|json|junit|github]
@@ -84,7 +78,7 @@ export interface ScanArgs {
   log: string;
   vars: ScanVars;
   format: ScanFormat;
-  /** --threads, or null for the default (scan-split.ts). */
+  /** --threads, or null for the default (src/scan/split-threads.ts). */
   threads: number | null;
 }
 
@@ -103,19 +97,6 @@ export function parseScanArgs(args: readonly string[]): ScanArgs {
   const threads =
     v.threads === undefined ? null : parseNumber('--threads', v.threads, { integer: true, min: 1, max: 2 });
   return { help: false, recipe: v.recipe ?? null, log, vars, format, threads };
-}
-
-export interface ScanIo {
-  stdin: Readable;
-  write(text: string): Promise<void>;
-  writeError(text: string): Promise<void>;
-  /** stderr, when it is a terminal: a progress line (bytes, %, bytes/s, ETA) is drawn there for a long scan. */
-  progressTo?: Writable | null;
-  /** Whether stdout is a terminal, to decide on colour (with NO_COLOR, FORCE_COLOR). */
-  stdoutIsTty?: () => boolean;
-  env?: NodeJS.ProcessEnv;
-  /** The CLI's own process (run.ts CliIo.ownProcess): the scan may hold the young generation small. */
-  ownProcess?: boolean;
 }
 
 /** `ETA 1m 05s`. */
@@ -176,16 +157,23 @@ export function scanJson(log: string, r: ScanResult): object {
   };
 }
 
+/**
+ * The second thread's entry in the bin's bundle: src/scan/split-worker.ts, bundled as scan-part-worker.cjs beside
+ * the bin's chunks (scripts/bundle-cli.mjs), of which this module is one. Two threads run only in the bin's own
+ * process (`ownProcess`), so only the bundle's layout matters.
+ */
+const SPLIT_WORKER_URL = new URL('./scan-part-worker.cjs', import.meta.url);
+
 /** Below this a scan leaves the young generation alone (young-generation.ts); stdin, of unknown size, holds it. */
 const HOLD_YOUNG_MIN_BYTES = 16 * 1024 * 1024;
 
 const shownLog = (log: string): string => (log === '-' ? '<stdin>' : log);
 
-export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
+export async function runScan(args: ScanArgs, io: CommandIo): Promise<number> {
   const fail = async (err: unknown, code: number): Promise<number> => {
-    if (args.format === 'json') await io.write(jsonLine({ log: args.log, error: errorRecord(err) }));
+    if (args.format === 'json') await io.writeOut(jsonLine({ log: args.log, error: errorRecord(err) }));
     // A recipe's error quotes its source (line and caret), a read error the path: inert, as every text output.
-    await io.writeError(
+    await io.writeErr(
       inertLines(err instanceof ReadError ? `aorta-probe scan: ${err.message}\n` : `${(err as Error).message}\n`),
     );
     return code;
@@ -212,28 +200,38 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
       return fail(new ReadError(args.log, e), EXIT.usage);
     }
   }
-  const progress = io.progressTo ? new ProgressLine(io.progressTo) : null;
+  const progressTo = io.progressStream();
+  const progress = progressTo === null ? null : new ProgressLine(progressTo);
   const t0 = performance.now();
   // Classified as `run` classifies a trial that printed LOG and exited with --exit-code (classify-log.ts).
   const plan = planLogScan(recipe);
   const scanRecipe = plan.scanRecipe;
   // A log this small never grows the young generation; not loading `node:v8` for it saves its cold start ~4 ms.
-  if (io.ownProcess === true && (total === null || total >= HOLD_YOUNG_MIN_BYTES)) {
-    (await import('./young-generation.js')).holdYoungGeneration();
+  if (io.ownProcess && (total === null || total >= HOLD_YOUNG_MIN_BYTES)) {
+    (await import('../young-generation.js')).holdYoungGeneration();
   }
   let scanned: ScanResult | null = null;
   try {
     // Two threads only in the CLI's own process: the second is a worker thread of the bin's bundle. Imported
     // only then: its node:os and node:worker_threads cost a one-thread scan's cold start ~3 ms.
-    if (io.ownProcess === true && file !== null && total !== null && (args.threads ?? 1) >= 2)
-      scanned = await (await import('./scan-split.js')).scanSplit(
+    if (io.ownProcess && file !== null && total !== null && (args.threads ?? 1) >= 2) {
+      const [{ scanSplit }, { holdAgainAfterWorkerStart }] = await Promise.all([
+        import('../../scan/split-threads.js'),
+        import('../young-generation.js'),
+      ]);
+      scanned = await scanSplit(
         scanRecipe,
         args.log,
         total,
         args.vars,
         args.threads,
         progressCallback(progress, total),
+        {
+          url: SPLIT_WORKER_URL,
+          onOnline: holdAgainAfterWorkerStart,
+        },
       );
+    }
     if (scanned !== null) await file?.return(undefined);
     else
       scanned = await scanStream(
@@ -258,10 +256,10 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
   };
   switch (args.format) {
     case 'json':
-      await io.write(jsonLine(scanJson(args.log, result)));
+      await io.writeOut(jsonLine(scanJson(args.log, result)));
       break;
     case 'junit':
-      await io.write(
+      await io.writeOut(
         junitXml({
           name: 'aorta-probe scan',
           timestamp: new Date().toISOString(),
@@ -270,10 +268,10 @@ export async function runScan(args: ScanArgs, io: ScanIo): Promise<number> {
       );
       break;
     case 'github':
-      await io.write(githubAnnotations(detectorAnnotations(classified, args.log === '-' ? undefined : args.log)));
+      await io.writeOut(githubAnnotations(detectorAnnotations(classified, args.log === '-' ? undefined : args.log)));
       break;
     case 'text':
-      await io.write(formatScan(log, result, paletteOnTty(io.stdoutIsTty?.() === true, io.env)));
+      await io.writeOut(formatScan(log, result, io.stdoutPalette()));
   }
   return verdictExit(result.verdict);
 }
@@ -297,57 +295,4 @@ export function formatScan(log: string, r: ScanResult, c = NO_PALETTE): string {
   );
 }
 
-export const PATTERNS_USAGE = `Usage: aorta-probe patterns [--json] [--version]
-
-Lists the built-in Tier 4 patterns in scan order: id, description, regex, flags and a sample line.
-  --json       A JSON object {"version": str, "patterns": [{"id", "description", "regex",
-               "flags", "sample"}]}.
-  --version    Print only the catalogue version ("${BUILTIN_PATTERN_VERSION}").
-  -h, --help   Show this help and exit.
-
-Examples:
-  aorta-probe patterns
-  aorta-probe patterns --json
-`;
-
-export const PATTERNS_OPTIONS = {
-  json: { type: 'boolean' },
-  version: { type: 'boolean' },
-  help: { type: 'boolean', short: 'h' },
-} as const satisfies OptionSpecs;
-
-export function runPatterns(args: readonly string[]): { code: number; out: string; err: string } {
-  let v: { json?: boolean; version?: boolean; help?: boolean };
-  try {
-    const parsed = parseCommandArgs(args, PATTERNS_OPTIONS);
-    atMost(parsed.positionals, 0, 'patterns takes no arguments');
-    v = parsed.values;
-  } catch (e) {
-    if (!(e instanceof UsageError)) throw e;
-    return {
-      code: EXIT.usage,
-      out: args.includes('--json') ? jsonLine({ error: errorRecord(e) }) : '',
-      err: `aorta-probe: patterns: ${e.message}\n\n${usageShort('patterns', PATTERNS_USAGE)}`,
-    };
-  }
-  if (v.help === true) return { code: 0, out: PATTERNS_USAGE, err: '' };
-  if (v.version === true)
-    return {
-      code: 0,
-      out: v.json === true ? jsonLine({ version: BUILTIN_PATTERN_VERSION }) : `${BUILTIN_PATTERN_VERSION}\n`,
-      err: '',
-    };
-  const rows = TIER4_PATTERNS.map((p) => ({
-    id: p.detectorId,
-    description: p.description,
-    regex: p.regex,
-    flags: p.pythonFlags,
-    sample: p.sample,
-  }));
-  if (v.json === true) return { code: 0, out: jsonLine({ version: BUILTIN_PATTERN_VERSION, patterns: rows }), err: '' };
-  let out = `Tier 4 built-in patterns, version ${BUILTIN_PATTERN_VERSION} (scan order):\n`;
-  for (const r of rows) {
-    out += `\n${r.id}\n  ${r.description}\n  regex:  ${r.regex}${r.flags.length > 0 ? `   (${r.flags.join(', ')})` : ''}\n  sample: ${r.sample}\n`;
-  }
-  return { code: 0, out, err: '' };
-}
+export const command: Command<ScanArgs> = { name: 'scan', usage: SCAN_USAGE, parse: parseScanArgs, run: runScan };

@@ -6,21 +6,20 @@
  * text we print that comes from the trial, its kernel log, its GPU tool or the recipe is made inert (text/inert.ts).
  *
  * Exit status: 0 pass, 1 fail, 2 usage error or unusable recipe, 3 verdict error (timeout, command could not
- * start), 128+N when stopped by signal N (130 for Ctrl-C), after the result has been written.
+ * start), 128+N when stopped by signal N (130 for Ctrl-C; interrupt.ts), after the result has been written.
  */
-import { parseNumber, parseWithCommand, pickFormat, pickOne, UsageError, type OptionSpecs } from './args.js';
-import { githubAnnotations } from '../report/github.js';
-import { junitXml } from '../report/junit.js';
-import { detectorAnnotations, detectorLine, junitCase, type Classified } from './detector-report.js';
-import { EXIT } from './exit-codes.js';
-import { errorRecord, jsonLine } from './json-output.js';
+import { parseNumber, parseWithCommand, pickFormat, pickOne, UsageError, type OptionSpecs } from '../args.js';
+import { githubAnnotations } from '../../report/github.js';
+import { junitXml } from '../../report/junit.js';
+import { detectorAnnotations, detectorLine, junitCase, type Classified } from '../detector-report.js';
+import { EXIT } from '../exit-status.js';
+import { errorRecord, jsonLine } from '../json-output.js';
 import { constants } from 'node:os';
 import { isAbsolute, join, relative } from 'node:path';
-import type { Readable, Writable } from 'node:stream';
-import { strRepr } from '../condition/repr.js';
-import type { Recipe } from '../recipe/index.js';
-import { loadRecipeFile } from './recipe-file.js';
-import type { GpuToolChoice } from '../gpu/index.js';
+import { strRepr } from '../../condition/repr.js';
+import type { Recipe } from '../../recipe/index.js';
+import { loadRecipeFile } from '../recipe-file.js';
+import type { GpuToolChoice } from '../../gpu/index.js';
 import {
   prepareOutDir,
   runTrial,
@@ -28,12 +27,16 @@ import {
   TrialOutputError,
   type TrialOutcome,
   type TrialResult,
-} from '../trial/index.js';
-import { TIER_NAMES, unknownDetectorReason } from '../detectors/catalogue.js';
-import { formatBytes, isTty, paletteFor, ProgressLine, type Palette } from './tty.js';
-import { holdYoungGeneration } from './young-generation.js';
-import { StopCommandsFrame } from './stop-commands.js';
-import { inertLine, inertLines } from '../text/inert.js';
+} from '../../trial/index.js';
+import { TIER_NAMES, unknownDetectorReason } from '../../detectors/catalogue.js';
+import type { Command } from '../command.js';
+import { listenForInterrupt, signalExitStatus } from '../interrupt.js';
+import type { CommandIo } from '../io.js';
+import { formatBytes, type Palette, paletteFor, ProgressLine } from '../tty.js';
+import { writeQuietly } from '../writer.js';
+import { holdYoungGeneration } from '../young-generation.js';
+import { StopCommandsFrame } from '../stop-commands.js';
+import { inertLine, inertLines } from '../../text/inert.js';
 
 export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format F] [--quiet]
                        [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS]
@@ -154,16 +157,6 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
   };
 }
 
-export interface RunIo {
-  /** For `--recipe -`. */
-  readonly stdin?: Readable;
-  readonly stdout: Writable;
-  readonly stderr: Writable;
-  readonly env?: NodeJS.ProcessEnv;
-  /** The CLI's own process (run.ts CliIo.ownProcess): the trial's log scan may hold the young generation small. */
-  readonly ownProcess?: boolean;
-}
-
 function defaultOutDir(): string {
   const t = new Date()
     .toISOString()
@@ -172,12 +165,7 @@ function defaultOutDir(): string {
   return join('probe_results', `${t}-${process.pid}`);
 }
 
-/** Signal → 128+N, the shell's convention for "stopped by signal N". */
-function signalExitCode(signal: NodeJS.Signals): number {
-  return 128 + ((constants.signals as Record<string, number | undefined>)[signal] ?? 2);
-}
-
-export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
+export async function runRunCommand(args: RunArgs, io: CommandIo): Promise<number> {
   let recipe: Recipe | null = null;
   if (args.recipe !== null) {
     const loaded = await loadRecipeFile(args.recipe, 'run', (t) => io.stderr.write(inertLines(t)), io.stdin);
@@ -207,33 +195,25 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     if (err instanceof TrialOutputError) return refuse(err);
     throw err;
   }
-  const env = io.env ?? process.env;
+  const env = io.env;
   // The runner reads workflow commands from every line; the trial's must not count as ours.
   const frame = args.format === 'github' && !args.quiet ? new StopCommandsFrame(io.stdout) : null;
   const echo = args.quiet
     ? null
     : (frame?.echo ?? (args.format === 'json' || args.format === 'junit' ? io.stderr : io.stdout));
-  const progress = args.quiet && isTty(io.stderr) ? new ProgressLine(io.stderr) : null;
+  const progressTo = args.quiet ? io.progressStream() : null;
+  const progress = progressTo === null ? null : new ProgressLine(progressTo);
 
   // Ctrl-C (or a TERM) reaches only us — the trial runs in its own session — so forward it; a second one kills.
-  const interrupt = new AbortController();
-  const forceKill = new AbortController();
-  let stoppedBy: NodeJS.Signals | null = null;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stoppedBy === null) {
-      stoppedBy = signal;
-      progress?.clear();
-      io.stderr.write(
-        `aorta-probe run: ${signal}: stopping the trial${signal === 'SIGINT' ? ' (Ctrl-C again to kill it)' : ''}\n`,
-      );
-      interrupt.abort(signal);
-    } else forceKill.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const interruption = listenForInterrupt((signal) => {
+    progress?.clear();
+    io.stderr.write(
+      `aorta-probe run: ${signal}: stopping the trial${signal === 'SIGINT' ? ' (Ctrl-C again to kill it)' : ''}\n`,
+    );
+  });
   let outcome: TrialOutcome;
   try {
-    if (io.ownProcess === true) holdYoungGeneration();
+    if (io.ownProcess) holdYoungGeneration();
     outcome = await runTrial(recipe, args.argv, {
       outDir,
       timeoutSec: args.timeoutSec,
@@ -242,8 +222,8 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
       gpuIntervalMs: args.gpuIntervalMs,
       env,
       runnerEnv: env,
-      signal: interrupt.signal,
-      forceKill: forceKill.signal,
+      signal: interruption.signal,
+      forceKill: interruption.forceKill,
       disableDetectors: args.disableDetectors,
       onProgress:
         progress === null
@@ -266,8 +246,7 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
     if (err instanceof TrialOutputError || err instanceof TrialOptionsError) return refuse(err);
     throw err;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interruption.dispose();
     progress?.clear();
     await frame?.close(); // before anything of ours is printed: our annotations come after the resume line
   }
@@ -279,9 +258,10 @@ export async function runRunCommand(args: RunArgs, io: RunIo): Promise<number> {
   // The result is on disk already; a reader that went away (EPIPE) does not change the exit status.
   await writeQuietly(
     io.stdout,
-    formatOutcome(args.format, outcome, paletteFor(io.stdout, env), echo === io.stdout && result.log.bytes > 0),
+    formatOutcome(args.format, outcome, io.stdoutPalette(), echo === io.stdout && result.log.bytes > 0),
   );
-  if (result.interrupted && stoppedBy !== null) return signalExitCode(stoppedBy);
+  const stoppedBy = interruption.stoppedBy();
+  if (result.interrupted && stoppedBy !== null) return signalExitStatus(stoppedBy);
   return result.exit_status.status;
 }
 
@@ -314,19 +294,6 @@ export function formatOutcome(format: RunFormat, outcome: TrialOutcome, c: Palet
     case 'text':
       return formatTrial(outcome, c, separate);
   }
-}
-
-/** Writes and waits; a failed write (EPIPE) is ignored. */
-export function writeQuietly(stream: Writable, text: string): Promise<void> {
-  return new Promise((resolve) => {
-    if (stream.destroyed) return resolve();
-    const onError = (): void => resolve();
-    stream.once('error', onError);
-    stream.write(text, (err) => {
-      if (!err) stream.off('error', onError); // on failure the 'error' event follows the callback: keep the listener
-      resolve();
-    });
-  });
 }
 
 /** `exit_code` with the signal's name when it is one (-11 → "-11 (SIGSEGV)"). */
@@ -403,3 +370,5 @@ export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false)
     `result: ${inertLine(shownPath(outcome.resultPath))}\n`
   );
 }
+
+export const command: Command<RunArgs> = { name: 'run', usage: RUN_USAGE, parse: parseRunArgs, run: runRunCommand };

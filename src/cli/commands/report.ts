@@ -6,12 +6,14 @@
  * 3 --out FILE could not be written.
  */
 import { writeFileSync } from 'node:fs';
-import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from './args.js';
-import type { Writable } from 'node:stream';
-import { EXIT } from './exit-codes.js';
-import { errorRecord, jsonLine, WriteError } from './json-output.js';
-import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../report/index.js';
-import { inertLine } from '../text/inert.js';
+import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from '../args.js';
+import type { Command } from '../command.js';
+import { EXIT } from '../exit-status.js';
+import type { CommandIo } from '../io.js';
+import { errorRecord, jsonLine, WriteError } from '../json-output.js';
+import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../../report/index.js';
+import { inertLine } from '../../text/inert.js';
+import { writeQuietly } from '../writer.js';
 
 export const REPORT_USAGE = `Usage: aorta-probe report DIR|FILE... [--format text|json|junit|markdown|html] [--out FILE]
 
@@ -56,23 +58,17 @@ export function parseReportArgs(args: readonly string[]): ReportArgs {
   return { help: false, paths, format, out: v.out ?? null };
 }
 
-export interface ReportIo {
-  readonly stdout: Writable;
-  readonly stderr: Writable;
-}
-
-export async function runReportCommand(args: ReportArgs, io: ReportIo): Promise<number> {
+export async function runReportCommand(args: ReportArgs, io: CommandIo): Promise<number> {
   const { records, problems, earlierAttempts, unfinished } = await readResults(args.paths);
   const report = await aggregateResults(records, { problems, earlierAttempts, unfinished });
   const text = formatReport(args.format, report, records);
-  if (args.out === null) await new Promise<void>((res) => io.stdout.write(text, () => res()));
+  if (args.out === null) await writeQuietly(io.stdout, text);
   else {
     try {
       writeFileSync(args.out, text);
     } catch (err) {
       const e = new WriteError(args.out, err);
-      if (args.format === 'json')
-        await new Promise<void>((res) => io.stdout.write(jsonLine({ error: errorRecord(e) }), () => res()));
+      if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(e) }));
       io.stderr.write(`aorta-probe report: ${e.message}\n`);
       return EXIT.error;
     }
@@ -87,3 +83,10 @@ export async function runReportCommand(args: ReportArgs, io: ReportIo): Promise<
   }
   return 0;
 }
+
+export const command: Command<ReportArgs> = {
+  name: 'report',
+  usage: REPORT_USAGE,
+  parse: parseReportArgs,
+  run: runReportCommand,
+};

@@ -3,8 +3,11 @@
  * `npm run build`) from the installed package on 127.0.0.1 only, prints its URL and runs until interrupted.
  * No network access is needed: the page, its engine worker and re2-wasm's files are all local.
  */
-import { atMost, parseCommandArgs, parseNumber, type OptionSpecs } from './args.js';
-import { jsonLine, positionlessError } from './json-output.js';
+import { atMost, parseCommandArgs, parseNumber, type OptionSpecs } from '../args.js';
+import type { Command } from '../command.js';
+import { untilInterrupted } from '../interrupt.js';
+import type { CommandIo } from '../io.js';
+import { jsonLine, positionlessError } from '../json-output.js';
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -122,19 +125,19 @@ export function startPlaygroundServer(root: string, port = 0): Promise<{ server:
   });
 }
 
-export interface PlaygroundIo {
-  write(text: string): Promise<void>;
-  writeError(text: string): Promise<void>;
-  /** Resolves when the server should stop (default: SIGINT or SIGTERM). */
-  stopped?: Promise<void>;
-}
-
-/** Runs the command; resolves with the exit status once the server has stopped. */
-export async function runPlayground(args: PlaygroundArgs, io: PlaygroundIo): Promise<number> {
+/**
+ * Runs the command; resolves with the exit status once the server has stopped: when the promise `untilStopped`
+ * gives once it serves resolves (the command's: at the first SIGINT or SIGTERM).
+ */
+export async function runPlayground(
+  args: PlaygroundArgs,
+  io: Pick<CommandIo, 'writeOut' | 'writeErr'>,
+  untilStopped: () => Promise<unknown>,
+): Promise<number> {
   const root = playgroundRoot();
   const cannot = async (message: string): Promise<number> => {
-    await io.writeError(`aorta-probe: playground: ${message}\n`);
-    if (args.json) await io.write(jsonLine({ error: positionlessError('ServeError', message) }));
+    await io.writeErr(`aorta-probe: playground: ${message}\n`);
+    if (args.json) await io.writeOut(jsonLine({ error: positionlessError('ServeError', message) }));
     return 1;
   };
   if (root === null)
@@ -145,19 +148,20 @@ export async function runPlayground(args: PlaygroundArgs, io: PlaygroundIo): Pro
   } catch (err) {
     return cannot(`cannot listen on 127.0.0.1:${args.port}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  if (args.json) await io.write(jsonLine({ url: started.url }));
+  if (args.json) await io.writeOut(jsonLine({ url: started.url }));
   else
-    await io.write(
+    await io.writeOut(
       `aorta-probe playground: ${started.url}\n(serving ${root} on localhost only; press Ctrl-C to stop)\n`,
     );
-  const stopped =
-    io.stopped ??
-    new Promise<void>((resolve) => {
-      process.once('SIGINT', () => resolve());
-      process.once('SIGTERM', () => resolve());
-    });
-  await stopped;
+  await untilStopped();
   started.server.closeAllConnections();
   await new Promise<void>((resolve) => started.server.close(() => resolve()));
   return 0;
 }
+
+export const command: Command<PlaygroundArgs> = {
+  name: 'playground',
+  usage: PLAYGROUND_USAGE,
+  parse: parsePlaygroundArgs,
+  run: (args, io) => runPlayground(args, io, untilInterrupted),
+};

@@ -1,5 +1,5 @@
 /**
- * `aorta-probe scan` of a large file on two threads: the file is cut into ranges at line starts, this thread and
+ * A scan of a large file on two threads (`aorta-probe scan --threads 2`): the file is cut into ranges at line starts, this thread and
  * a worker thread take them in turn, and the ranges' scans are merged as scan/split.ts proves equal to one scan.
  *
  * Why ranges taken in turn rather than two halves: the worker starts ~50–100 ms after this thread (node boots a
@@ -16,10 +16,9 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { scanFileRange, type ByteRange } from '../scan/file.js';
-import type { ScanRecipe, ScanResult, ScanVars } from '../scan/scan.js';
-import { mergeRanges, scanSplitSafe, type RangeScan } from '../scan/split.js';
-import { holdAgainAfterWorkerStart } from './young-generation.js';
+import { scanFileRange, type ByteRange } from './file.js';
+import type { ScanRecipe, ScanResult, ScanVars } from './scan.js';
+import { mergeRanges, scanSplitSafe, type RangeScan } from './split.js';
 
 /** Below this the second thread's start-up is a large part of the scan. */
 export const MIN_SPLIT_BYTES = 16 * 1024 * 1024;
@@ -29,7 +28,7 @@ const RANGE_MIN_BYTES = 8 * 1024 * 1024;
 const CUT_SEARCH_BYTES = 1024 * 1024;
 /**
  * The worker's young generation, in MiB (V8 makes 1 MiB semi-spaces of 3): held at its starting size as this
- * thread's is (young-generation.ts says why). Without it the worker's semi-spaces grew to 16 MiB each, ~30 MiB
+ * thread's is (src/cli/young-generation.ts says why). Without it the worker's semi-spaces grew to 16 MiB each, ~30 MiB
  * more peak RSS on a 1 GiB scan.
  */
 const WORKER_YOUNG_GENERATION_MB = 3;
@@ -51,7 +50,7 @@ export function sharedView(buffer: SharedArrayBuffer): Shared {
   return { ctl: new Int32Array(buffer, 0, 2), workerBytes: new Float64Array(buffer, 8, 1) };
 }
 
-/** What the worker (scan-part-worker.ts) is given. */
+/** What the worker (split-worker.ts) is given. */
 export interface PartJob {
   readonly recipe: ScanRecipe | null;
   readonly path: string;
@@ -66,8 +65,16 @@ export type PartReply =
   | { readonly kind: 'range'; readonly index: number; readonly scan: RangeScan }
   | { readonly kind: 'stopped'; readonly error: string | null };
 
-/** The worker entry beside this module: the bin's bundle has it as scan-part-worker.cjs. */
-const WORKER_URL = new URL('./scan-part-worker.cjs', import.meta.url);
+/** The second thread: its entry, and what its caller does once it runs. */
+export interface SplitWorker {
+  /**
+   * split-worker.ts as a script node can start: the bin has it bundled beside its chunks as scan-part-worker.cjs
+   * (scripts/bundle-cli.mjs); a test gives one that fails, to see this thread scan what the worker did not.
+   */
+  readonly url: URL;
+  /** Called once the worker thread is online (the CLI holds its young generation again, src/cli/young-generation.ts). */
+  readonly onOnline?: () => void;
+}
 
 /** Byte just after the first "\n" at or after `at` (within CUT_SEARCH_BYTES), or null. */
 function lineStartAfter(fd: number, at: number, size: number, buf: Uint8Array): number | null {
@@ -136,10 +143,9 @@ export async function scanSplit(
   threads: number | null,
   /** Bytes scanned so far by both threads, after each chunk of this one. */
   onProgress: ((bytes: number) => void) | null,
-  /** The worker's entry (tests give one that fails, to see this thread scan what the worker did not). */
-  workerUrl: URL = WORKER_URL,
+  worker: SplitWorker,
 ): Promise<ScanResult | null> {
-  // Not the default: see --threads in scan.ts's help. Measured on 2 cores: the worker's start-up and heap pay
+  // Not the default: see --threads in `aorta-probe scan --help`. Measured on 2 cores: the worker's start-up and heap pay
   // off only where each line costs work (1 GiB, a pattern on every line: 6.3 -> 5.1 s, 69 -> 143 MiB); a log the
   // byte pass skips is read as fast as two threads get (1 GiB clean: 0.63 vs 0.65 s).
   const n = Math.min(threads ?? 1, availableParallelism());
@@ -159,12 +165,12 @@ export async function scanSplit(
     wake?.();
     wake = null;
   };
-  const worker = new Worker(workerUrl, {
+  const thread = new Worker(worker.url, {
     workerData: job,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
   });
-  worker.once('online', holdAgainAfterWorkerStart);
-  worker.on('message', (m: PartReply) => {
+  if (worker.onOnline !== undefined) thread.once('online', worker.onOnline);
+  thread.on('message', (m: PartReply) => {
     if (m.kind === 'range') scans[m.index] = m.scan;
     else workerRunning = false;
     workerEvent();
@@ -173,8 +179,8 @@ export async function scanSplit(
     workerRunning = false;
     workerEvent();
   };
-  worker.once('error', stopped);
-  worker.once('exit', stopped);
+  thread.once('error', stopped);
+  thread.once('exit', stopped);
   const missing = (): number => scans.findIndex((s, i) => s === undefined && i <= Atomics.load(shared.ctl, 1));
 
   try {
@@ -195,6 +201,6 @@ export async function scanSplit(
     const needed = scans.slice(0, Atomics.load(shared.ctl, 1) + 1) as RangeScan[];
     return mergeRanges(needed, recipe?.customPatterns ?? []);
   } finally {
-    await worker.terminate();
+    await thread.terminate();
   }
 }

@@ -4,21 +4,23 @@
  * regexes on RE2 — and reports the first error at its `file:line:col`. A valid recipe is then linted (src/lint/):
  * conditions that can never fire, and the like, are reported as warnings, which never make the recipe invalid.
  *
- * Exit status (exit-codes.ts), the worst over the files: 0 valid, 1 invalid (or warnings with --strict), 2 usage
+ * Exit status (exit-status.ts), the worst over the files: 0 valid, 1 invalid (or warnings with --strict), 2 usage
  * error or an unreadable file.
  */
 import type { Readable } from 'node:stream';
-import { RecipeSchemaError } from '../condition/errors.js';
-import { formatWarning, lintRecipe, type LintWarning } from '../lint/index.js';
-import { loadRecipe, RecipeError } from '../recipe/index.js';
-import { formatSelfTestFailure, runSelfTests, type SelfTestOutcome } from '../classifier/self-test.js';
-import { githubAnnotations, type Annotation } from '../report/github.js';
-import { sarifLog, type SarifFinding } from '../report/sarif.js';
-import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from './args.js';
-import { EXIT, worstExit } from './exit-codes.js';
-import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from './json-output.js';
-import { readInput, STDIN_NAME } from './recipe-file.js';
-import { paletteOnTty } from './tty.js';
+import { RecipeSchemaError } from '../../condition/errors.js';
+import { formatWarning, lintRecipe, type LintWarning } from '../../lint/index.js';
+import { loadRecipe, RecipeError } from '../../recipe/index.js';
+import { formatSelfTestFailure, runSelfTests, type SelfTestOutcome } from '../../classifier/self-test.js';
+import { githubAnnotations, type Annotation } from '../../report/github.js';
+import { sarifLog, type SarifFinding } from '../../report/sarif.js';
+import { packageInfo } from '../../trial/package-info.js';
+import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from '../args.js';
+import { EXIT, worstExit } from '../exit-status.js';
+import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from '../json-output.js';
+import { readInput, STDIN_NAME } from '../recipe-file.js';
+import type { Command } from '../command.js';
+import type { CommandIo } from '../io.js';
 
 export const CHECK_USAGE = `Usage: aorta-probe check RECIPE... [--format text|json|sarif|github] [--strict]
 
@@ -60,15 +62,6 @@ export const CHECK_OPTIONS = {
   strict: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
-
-export interface CheckIo {
-  stdin?: Readable;
-  /** Whether stdout is a terminal, to decide on colour (with NO_COLOR, FORCE_COLOR). */
-  stdoutIsTty?: () => boolean;
-  env?: NodeJS.ProcessEnv;
-  write(text: string): Promise<void>;
-  writeError(text: string): Promise<void>;
-}
 
 export interface CheckArgs {
   files: string[];
@@ -172,30 +165,30 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
   }
 }
 
-export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
+export async function runCheck(args: CheckArgs, io: CommandIo): Promise<number> {
   const results: Checked[] = [];
   for (const f of args.files) results.push(await checkOne(f, args.strict, f === '-' ? io.stdin : undefined));
   const records = results.map((r) => r.record);
   switch (args.format) {
     case 'json':
-      await io.write(jsonLine({ valid: records.every((r) => r.valid), files: records }));
+      await io.writeOut(jsonLine({ valid: records.every((r) => r.valid), files: records }));
       break;
     case 'sarif':
-      await io.write(
-        `${JSON.stringify(sarifLog({ name: 'aorta-probe', version: await version(), informationUri: 'https://www.npmjs.com/package/aorta-probe' }, results.flatMap(findings)), null, 2)}\n`,
+      await io.writeOut(
+        `${JSON.stringify(sarifLog({ name: 'aorta-probe', version: packageInfo().version, informationUri: 'https://www.npmjs.com/package/aorta-probe' }, results.flatMap(findings)), null, 2)}\n`,
       );
       break;
     case 'github':
-      await io.write(githubAnnotations(records.flatMap(annotations)));
+      await io.writeOut(githubAnnotations(records.flatMap(annotations)));
       break;
     case 'text': {
-      const c = paletteOnTty(io.stdoutIsTty?.() === true, io.env);
+      const c = io.stdoutPalette();
       for (const r of results) {
         const { file, warnings } = r.record;
         if (r.record.error !== null) {
           // An unreadable file is a problem of the invocation (stderr); an invalid recipe is check's answer (stdout).
-          if (r.record.error.type === 'ReadError') await io.writeError(`${r.message}\n`);
-          else await io.write(`${c.red(r.message ?? '')}\n`);
+          if (r.record.error.type === 'ReadError') await io.writeErr(`${r.message}\n`);
+          else await io.writeOut(`${c.red(r.message ?? '')}\n`);
           continue;
         }
         const n = r.record.custom_patterns ?? 0;
@@ -208,7 +201,7 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
             : failed === 0
               ? `, ${tests} self-test${tests === 1 ? '' : 's'} passed`
               : `, ${c.red(`${failed} of ${tests} self-test${tests === 1 ? '' : 's'} failed`)}`;
-        await io.write(
+        await io.writeOut(
           warnings.map((x) => `${formatWarning(x)}\n`).join('') +
             r.failedTests.map((t) => `${formatSelfTestFailure(t)}\n`).join('') +
             `${file}: ${c.green('valid')} (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${c.yellow(`${w} warning${w === 1 ? '' : 's'}`)}` : ''}${testNote})\n`,
@@ -219,9 +212,7 @@ export async function runCheck(args: CheckArgs, io: CheckIo): Promise<number> {
   return worstExit(results.map((r) => r.code));
 }
 
-async function version(): Promise<string> {
-  return (await import('../trial/package-info.js')).packageInfo().version;
-}
+export const command: Command<CheckArgs> = { name: 'check', usage: CHECK_USAGE, parse: parseCheckArgs, run: runCheck };
 
 function findings({ record: r, errorFix }: Checked): SarifFinding[] {
   const out: SarifFinding[] = [];

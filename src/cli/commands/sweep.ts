@@ -3,22 +3,19 @@
  * line, Ctrl-C, and the text report at the end.
  *
  * Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error or unusable recipe, 3 an output
- * that could not be written, 130 stopped by Ctrl-C (128+N for signal N). With --task/--task-env: the task's exit
+ * that could not be written, 130 stopped by Ctrl-C (128+N for signal N; interrupt.ts). With --task/--task-env: the task's exit
  * status as `run` has it (0 pass, 1 fail, 3 error, or the recipe's `exit_codes:` mapping). With --emit or
  * --dry-run: 0. With --json, stdout holds one document (sweep-json.ts), or `{"error": ...}`.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { constants } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Writable } from 'node:stream';
-import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
-import { parseNumber, parseWithCommand, pickOne, UsageError, type OptionSpecs } from './args.js';
-import { strRepr } from '../condition/repr.js';
-import type { GpuToolChoice } from '../gpu/index.js';
-import { aggregateResults, formatReport, readResults } from '../report/index.js';
+import { RecipeSchemaError, SandboxError } from '../../condition/errors.js';
+import { parseNumber, parseWithCommand, pickOne, UsageError, type OptionSpecs } from '../args.js';
+import { strRepr } from '../../condition/repr.js';
+import type { GpuToolChoice } from '../../gpu/index.js';
+import { aggregateResults, formatReport, readResults } from '../../report/index.js';
 import {
-  CONFIG_MOUNT,
   emitK8s,
   emitSlurm,
   GPU_ENV_VARS,
@@ -29,16 +26,28 @@ import {
   type SweepEvent,
   type SweepPlan,
   type SweepSummary,
-  type TaskCommandOptions,
-} from '../sweep/index.js';
-import { slug } from '../sweep/cells.js';
-import { PlanTooLargeError, PlantedLinkError, RunDirLockedError, RunIdentityError } from '../sweep/index.js';
-import { inertLine } from '../text/inert.js';
-import { isTty, ProgressLine } from './tty.js';
-import { EXIT } from './exit-codes.js';
-import { errorRecord, jsonLine, ReadError, WriteError } from './json-output.js';
-import { planJson, runJson, type PlanJson } from './sweep-json.js';
-import { TrialOutputError } from '../trial/output-error.js';
+} from '../../sweep/index.js';
+import {
+  clusterWarnings,
+  configMapFiles,
+  k8sTaskOptions,
+  slurmLogDir,
+  slurmTaskOptions,
+  type EmitSource,
+} from '../../sweep/emit-inputs.js';
+import { slug } from '../../sweep/cells.js';
+import { PlanTooLargeError, PlantedLinkError, RunDirLockedError, RunIdentityError } from '../../sweep/index.js';
+import { inertLine } from '../../text/inert.js';
+import type { Command } from '../command.js';
+import { listenForInterrupt, signalExitStatus } from '../interrupt.js';
+import type { CommandIo } from '../io.js';
+import { ProgressLine } from '../tty.js';
+import { writeQuietly as write } from '../writer.js';
+import { EXIT } from '../exit-status.js';
+import { errorRecord, jsonLine, ReadError, WriteError } from '../json-output.js';
+import { planJson, runJson, type PlanJson } from '../sweep-json.js';
+import { TrialOutputError } from '../../trial/output-error.js';
+import { packageInfo } from '../../trial/package-info.js';
 
 export const SWEEP_USAGE = `Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]
 
@@ -287,31 +296,23 @@ function emptyArgs(): SweepArgs {
   };
 }
 
-export interface SweepIo {
-  readonly stdout: Writable;
-  readonly stderr: Writable;
-  readonly env?: NodeJS.ProcessEnv;
-}
-
-function write(stream: Writable, text: string): Promise<void> {
-  return new Promise((res) => {
-    if (stream.destroyed) return res();
-    const onError = (): void => res();
-    stream.once('error', onError);
-    stream.write(text, (err) => {
-      if (!err) stream.off('error', onError);
-      res();
-    });
-  });
-}
-
-/** This installation's `node dist/src/cli/main.cjs`, by absolute path (nodes on a shared file system run the same). */
+/**
+ * This installation's `node dist/src/cli/main.cjs`, by absolute path (nodes on a shared file system run the same).
+ * Found from the package's root: this module is a chunk beside the bin in the bundle, one folder below it in tsc's
+ * output.
+ */
 function thisProbeCommand(): string[] {
-  return [process.execPath, resolve(fileURLToPath(import.meta.url), '..', 'main.cjs')];
+  const root = packageInfo().root;
+  return [
+    process.execPath,
+    root === null
+      ? resolve(fileURLToPath(import.meta.url), '..', 'main.cjs')
+      : join(root, 'dist', 'src', 'cli', 'main.cjs'),
+  ];
 }
 
-export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<number> {
-  const env = io.env ?? process.env;
+export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<number> {
+  const env = io.env;
   // A sweep that cannot do its job: the one message on stderr, and with --json the error object on stdout.
   const refuse = async (err: unknown, text: string, code: number): Promise<number> => {
     if (args.json) await write(io.stdout, jsonLine({ error: errorRecord(err) }));
@@ -369,22 +370,14 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
   if (args.emit !== undefined) return emitCommand(args, plan, planDoc, io, refuse);
 
   // Ctrl-C reaches only us (each trial runs in its own session): stop launching, interrupt the running trials.
-  const interrupt = new AbortController();
-  const forceKill = new AbortController();
-  let stoppedBy: NodeJS.Signals | null = null;
-  const progress = !args.quiet && isTty(io.stderr) ? new ProgressLine(io.stderr, 0) : null;
-  const onSignal = (signal: NodeJS.Signals): void => {
-    if (stoppedBy === null) {
-      stoppedBy = signal;
-      progress?.clear();
-      io.stderr.write(
-        `aorta-probe sweep: ${signal}: stopping; finished trials are complete${signal === 'SIGINT' ? ' (Ctrl-C again to kill the running trials)' : ''}\n`,
-      );
-      interrupt.abort(signal);
-    } else forceKill.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const progressTo = args.quiet ? null : io.progressStream();
+  const progress = progressTo === null ? null : new ProgressLine(progressTo, 0);
+  const interruption = listenForInterrupt((signal) => {
+    progress?.clear();
+    io.stderr.write(
+      `aorta-probe sweep: ${signal}: stopping; finished trials are complete${signal === 'SIGINT' ? ' (Ctrl-C again to kill the running trials)' : ''}\n`,
+    );
+  });
   const started = performance.now();
   const total = task === undefined ? plan.tasks.length : 1;
   const counts = { pass: 0, fail: 0, error: 0 };
@@ -428,8 +421,8 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
       gpus:
         args.gpus === undefined ? undefined : { devices: args.gpus, perTrial: args.gpusPerTrial, envVars: args.gpuEnv },
       trial: { timeoutSec: args.timeoutSec, gpuTool: args.gpuTool, gpuIntervalMs: args.gpuIntervalMs },
-      signal: interrupt.signal,
-      forceKill: forceKill.signal,
+      signal: interruption.signal,
+      forceKill: interruption.forceKill,
       onEvent,
       fresh: args.fresh,
       onWarning: (message) => {
@@ -454,11 +447,10 @@ export async function runSweepCommand(args: SweepArgs, io: SweepIo): Promise<num
     }
     throw err;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    interruption.dispose();
     progress?.clear();
   }
-  const status = sweepExit(summary, task, stoppedBy);
+  const status = sweepExit(summary, task, interruption.stoppedBy());
   if (task !== undefined) {
     // One task of many: the others are still running, so a report of DIR would be partial.
     if (args.json) await write(io.stdout, jsonLine(runJson(planDoc, summary, task, null, status)));
@@ -509,8 +501,7 @@ function plannedOnly(read: Awaited<ReturnType<typeof readResults>>, plan: SweepP
 
 /** The sweep's exit status: 128+N when stopped by signal N; one task's as `run` has it; else 1 if any trial did not pass. */
 function sweepExit(summary: SweepSummary, task: number | undefined, stoppedBy: NodeJS.Signals | null): number {
-  if (summary.interrupted && stoppedBy !== null)
-    return 128 + ((constants.signals as Record<string, number | undefined>)[stoppedBy] ?? 2);
+  if (summary.interrupted && stoppedBy !== null) return signalExitStatus(stoppedBy);
   // One task: its trial's status as `run` would exit, so the recipe's exit_codes: reach the scheduler
   // (the Job's podFailurePolicy is built from the same map).
   if (task !== undefined) return summary.trials[0]?.exitStatus ?? TASK_EXIT.error;
@@ -530,31 +521,25 @@ async function emitCommand(
   args: SweepArgs,
   plan: SweepPlan,
   planDoc: PlanJson,
-  io: SweepIo,
+  io: CommandIo,
   refuse: (err: unknown, text: string, code: number) => Promise<number>,
 ): Promise<number> {
-  const warnings: string[] = [];
-  if (plan.config.stopAfter !== null)
-    warnings.push(
-      `stop_after does not apply on a cluster (tasks run independently); every cell runs ${plan.trialsPerCell} trials`,
-    );
+  const warnings = clusterWarnings(plan);
   for (const w of warnings) await write(io.stderr, `aorta-probe sweep: warning: ${w}\n`);
+  const source: EmitSource = {
+    recipe: args.recipe,
+    mitigationsFiles: args.mitigationsFiles,
+    outDir: args.out,
+    passThrough: args.passThrough,
+    argv: args.argv,
+  };
   let text: string;
   let logDir: string | null = null;
   if (args.emit === 'slurm') {
-    const out = resolve(args.out);
-    logDir = join(args.out, 'slurm');
-    const common: TaskCommandOptions = {
-      probeCommand: args.probeCommand ?? thisProbeCommand(),
-      recipe: resolve(args.recipe),
-      mitigationsFiles: args.mitigationsFiles.map((f) => resolve(f)),
-      outDir: out,
-      passThrough: args.passThrough,
-      argv: args.argv,
-    };
+    logDir = slurmLogDir(args.out);
     try {
       text = emitSlurm(plan, {
-        ...common,
+        ...slurmTaskOptions(source, args.probeCommand ?? thisProbeCommand()),
         parallel: args.parallel === 1 ? undefined : args.parallel,
         gpusPerTrial: args.gpusPerTrial,
         sbatch: args.sbatch,
@@ -565,38 +550,26 @@ async function emitCommand(
       return refuse(new UsageError(err.message), `aorta-probe sweep: ${err.message}\n`, EXIT.usage);
     }
     try {
-      mkdirSync(resolve(out, 'slurm'), { recursive: true }); // sbatch does not create the --output directory
+      mkdirSync(resolve(logDir), { recursive: true }); // sbatch does not create the --output directory
     } catch (err) {
       const e = new WriteError(logDir, err);
       return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.error);
     }
   } else {
     // In the pod the recipe files come from the ConfigMap, the results go to the volume mounted at --out.
-    const files: { name: string; text: string }[] = [];
-    for (const [i, f] of [args.recipe, ...args.mitigationsFiles].entries()) {
-      try {
-        files.push({ name: configKey(f, i), text: readFileSync(f, 'utf8') });
-      } catch (err) {
-        const e = new ReadError(f, err);
-        return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.usage);
-      }
+    const read = configMapFiles(source);
+    if ('unreadable' in read) {
+      const e = new ReadError(read.unreadable, read.error);
+      return refuse(e, `aorta-probe sweep: ${e.message}\n`, EXIT.usage);
     }
-    const common: TaskCommandOptions = {
-      probeCommand: args.probeCommand ?? ['aorta-probe'],
-      recipe: `${CONFIG_MOUNT}/${files[0]!.name}`,
-      mitigationsFiles: files.slice(1).map((f) => `${CONFIG_MOUNT}/${f.name}`),
-      outDir: args.out,
-      passThrough: args.passThrough,
-      argv: args.argv,
-    };
     text = emitK8s(plan, {
-      ...common,
+      ...k8sTaskOptions(source, read.files, args.probeCommand ?? ['aorta-probe']),
       image: args.image!,
       pvc: args.pvc!,
       parallel: args.parallel,
       gpusPerTrial: args.gpusPerTrial,
       gpuResource: args.gpuResource,
-      files,
+      files: read.files,
     }).text;
   }
   if (args.emitTo !== undefined) {
@@ -628,15 +601,9 @@ async function emitCommand(
   return EXIT.ok;
 }
 
-/**
- * A ConfigMap key (file name) for the i-th file: its base name made a valid key ([-._a-zA-Z0-9], at most 253
- * characters, not starting with '.'). Keys never collide, or one file's text would stand for another's: the
- * others' keys start `<i>-`, and the recipe's (i = 0) never starts with a digit.
- */
-function configKey(path: string, i: number): string {
-  const base = basename(path)
-    .replace(/[^-._a-zA-Z0-9]/g, '_')
-    .slice(0, 240);
-  if (i > 0) return `${i}-${base}`;
-  return /^[0-9.]/.test(base) ? `_${base}` : base;
-}
+export const command: Command<SweepArgs> = {
+  name: 'sweep',
+  usage: SWEEP_USAGE,
+  parse: parseSweepArgs,
+  run: runSweepCommand,
+};

@@ -7,17 +7,17 @@
 import { createReadStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Writable } from 'node:stream';
-import { scanStream } from '../scan/index.js';
+import { scanStream } from '../../scan/index.js';
 import { formatScan, scanJson } from './scan.js';
-import { packageInfo } from '../trial/package-info.js';
-import { runTrial } from '../trial/index.js';
-import { loadRecipeFile } from './recipe-file.js';
-import { formatTrial, shownPath } from './run-trial.js';
-import { atMost, parseCommandArgs, UsageError, type OptionSpecs } from './args.js';
-import { paletteFor } from './tty.js';
-import { errorRecord, jsonLine, positionlessError } from './json-output.js';
-import { TrialOutputError } from '../trial/output-error.js';
+import { packageInfo } from '../../trial/package-info.js';
+import { runTrial } from '../../trial/index.js';
+import { loadRecipeFile } from '../recipe-file.js';
+import { formatTrial, shownPath } from './run.js';
+import { atMost, parseCommandArgs, UsageError, type OptionSpecs } from '../args.js';
+import type { Command } from '../command.js';
+import type { CommandIo } from '../io.js';
+import { errorRecord, jsonLine, positionlessError } from '../json-output.js';
+import { TrialOutputError } from '../../trial/output-error.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
 
@@ -65,13 +65,7 @@ export function parseDemoArgs(args: readonly string[]): DemoArgs {
   return { help, json: v.json === true, quiet: v.quiet === true, out: v.out ?? null };
 }
 
-export interface DemoIo {
-  readonly stdout: Writable;
-  readonly stderr: Writable;
-  readonly env?: NodeJS.ProcessEnv;
-}
-
-export async function runDemo(args: DemoArgs, io: DemoIo): Promise<number> {
+export async function runDemo(args: DemoArgs, io: CommandIo): Promise<number> {
   // `aorta-probe demo | head`: a reader that goes away ends the display, quietly (no unhandled 'error' event).
   const ignore = (): void => {};
   io.stdout.on('error', ignore);
@@ -82,7 +76,7 @@ export async function runDemo(args: DemoArgs, io: DemoIo): Promise<number> {
   }
 }
 
-async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
+async function demo(args: DemoArgs, io: CommandIo): Promise<number> {
   const root = packageInfo().root;
   const dir = root === null ? null : join(root, 'fixtures', 'demo');
   const files =
@@ -102,7 +96,7 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
     return 1;
   }
   const recipe = loaded.recipe;
-  const c = args.json ? null : paletteFor(io.stdout, io.env ?? process.env);
+  const c = args.json ? null : io.stdoutPalette();
   const say = (text: string): void => {
     if (c !== null) io.stdout.write(text);
   };
@@ -137,7 +131,7 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
         outDir,
         echo,
         gpuTool: 'auto',
-        env: io.env ?? process.env,
+        env: io.env,
       });
     } catch (err) {
       // An --out that cannot be used: the invocation is wrong (2), as for `run`.
@@ -167,3 +161,5 @@ async function demo(args: DemoArgs, io: DemoIo): Promise<number> {
   }
   return 0;
 }
+
+export const command: Command<DemoArgs> = { name: 'demo', usage: DEMO_USAGE, parse: parseDemoArgs, run: runDemo };

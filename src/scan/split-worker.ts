@@ -1,10 +1,10 @@
 /**
- * Worker-thread entry of scan-split.ts: claims ranges of the log in turn with the main thread, posts each range's
+ * Worker-thread entry of split-threads.ts: claims ranges of the log in turn with the main thread, posts each range's
  * scan (firings, engine failures, where its text ends), then that it stopped. Bundled beside the bin as
  * scan-part-worker.cjs (scripts/bundle-cli.mjs).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { scanClaimedRanges, sharedView, type PartJob, type PartReply } from './scan-split.js';
+import { scanClaimedRanges, sharedView, type PartJob, type PartReply } from './split-threads.js';
 
 const job = workerData as PartJob;
 const scanned = sharedView(job.shared).workerBytes;

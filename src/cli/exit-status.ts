@@ -9,7 +9,7 @@
  * | 3 | verdict `error`, or an I/O failure (writing output, an internal error) |
  *
  * CI can then tell "the trial failed" (1) from "the invocation is wrong" (2) from "nothing could be decided" (3).
- * `run` stopped by signal N exits 128+N after writing its result (see run-trial.ts).
+ * `run` stopped by signal N exits 128+N after writing its result (see commands/run.ts, interrupt.ts).
  */
 import { DEFAULT_EXIT_STATUS, type Verdict } from '../detectors/verdict.js';
 
