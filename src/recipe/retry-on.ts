@@ -46,7 +46,7 @@ function cannotFail(id: string, t: RetryTargets): string | null {
   if (id === MISSING_PASS_SIGNAL && !t.customPatterns.some((p) => p.requiredForPass))
     return `${quote(id)} cannot fire: no custom pattern of this recipe is required_for_pass`;
   const p = t.customPatterns.find((c) => c.detectorId === id);
-  if (p !== undefined && p.requiredForPass)
+  if (p?.requiredForPass === true)
     return `${quote(id)} is required_for_pass: its firing is a pass signal, not a failure`;
   if (p !== undefined && p.onMatch !== 'fail')
     return `${quote(id)} is an on_match: ${p.onMatch} pattern, and only failures and errors trigger a retry`;
