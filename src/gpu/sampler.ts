@@ -2,7 +2,7 @@
  * The GPU memory sampler: polls amd-smi or nvidia-smi while a trial runs and reports the peak VRAM
  * attributable to the trial.
  *
- * Design points (see the README's "GPU memory sampler" section):
+ * Design points (docs/gpu.md, "GPU memory sampler"):
  * - `create()` finds the tool and takes the device baseline just before the trial is spawned;
  *   `start(pid)` polls from then on, one call at a time, a tick every `intervalMs` (a tick that takes
  *   longer is followed at once by the next); `stop()` kills an in-flight call and returns the summary.
