@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { lintRecipe, regexGroups, type LintWarning } from '../src/lint/index.js';
+import { formatWarning, lintRecipe, regexGroups, type LintWarning } from '../src/lint/index.js';
 import { loadRecipe } from '../src/recipe/index.js';
 import { onePatternYaml } from './support/recipes.js';
 
@@ -345,5 +345,61 @@ describe('lint fixtures', () => {
     ]) {
       expect(lint(readFileSync(f, 'utf8'), f), f).toEqual([]);
     }
+  });
+});
+
+describe('lint: regex `^` without MULTILINE (issue 35 §3)', () => {
+  const text = (regex: string) =>
+    `custom_patterns:\n  - id: p\n    match: {regex: ${JSON.stringify(regex)}}\n    on_match: info\n`;
+  // `    match: {regex: "` is 20 characters: the regex's first character is at column 21.
+  const MESSAGE =
+    "'^' without MULTILINE matches only at the start of the whole log (Python's meaning too), not at the start of " +
+    'each line; for the start of any line write (?m:^), or begin the pattern with (?m)';
+
+  it('points at the `^` and suggests (?m:^)', () => {
+    const [w, ...rest] = lint(text('^ERROR (?P<msg>.*)'));
+    expect(rest).toEqual([]);
+    expect(w).toEqual({
+      code: 'regex/caret-start-of-text',
+      severity: 'warning',
+      message: MESSAGE,
+      suggestion: '(?m:^)',
+      patternId: 'p',
+      file: 'r.yaml',
+      line: 3,
+      col: 21,
+      endLine: 3,
+      endCol: 22,
+      excerpt: `      match: {regex: "^ERROR (?P<msg>.*)"}\n${' '.repeat(22)}^`,
+    });
+    expect(formatWarning(w!)).toBe(
+      `r.yaml:3:21: warning: ${MESSAGE} [regex/caret-start-of-text]\n` +
+        `      match: {regex: "^ERROR (?P<msg>.*)"}\n${' '.repeat(22)}^\n` +
+        '  suggestion: (?m:^)',
+    );
+  });
+
+  it.each([
+    ['^a|^b', [21, 24]],
+    ['a|^b', [23]],
+    ['x(?:^y)', [25]],
+    ['(?m:^x)|^y', [29]],
+    ['é^x', [22]],
+  ])('%s warns at each start-of-text `^`', (regex, cols) => {
+    const ws = lint(text(regex));
+    expect(ws.map((w) => [w.code, w.line, w.col, w.endCol])).toEqual(
+      cols.map((c) => ['regex/caret-start-of-text', 3, c, c + 1]),
+    );
+  });
+
+  it('a `^` and a `$` are listed in pattern order', () => {
+    expect(lint(text('(?:^a)$')).map((w) => [w.code, w.col])).toEqual([
+      ['regex/caret-start-of-text', 24],
+      ['regex/dollar-end-of-text', 27],
+    ]);
+  });
+
+  it.each(['\\^x', '[^a]+', '[a^]', '(?m:^x)', '(?m)^x', '(?m)^end$', 'x\\^2'])('%s is not flagged', (regex) => {
+    expect(lint(text(regex))).toEqual([]);
   });
 });

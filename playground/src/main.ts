@@ -139,7 +139,7 @@ function applyDiagnostics(diags: Diagnostic[]): void {
       to,
       severity: d.severity,
       source: d.source === 'sandbox' ? 'condition sandbox' : d.source === 'lint' ? 'lint' : 'recipe loader',
-      message: d.message,
+      message: d.hint !== undefined ? `${d.message}\nhint: ${d.hint}` : d.message,
       ...(suggestion !== undefined
         ? {
             actions: [
@@ -170,6 +170,7 @@ function applyDiagnostics(diags: Diagnostic[]): void {
         ' ',
         h('span', { class: 'msg' }, d.message),
         excerptOf(d) !== '' ? h('pre', {}, excerptOf(d)) : null,
+        hintNode(d),
       ),
     ),
   );
@@ -186,6 +187,11 @@ function excerptOf(d: Diagnostic): string {
   const first = nl < 0 ? d.detail : d.detail.slice(0, nl);
   if (!first.includes(d.message) && !/^\S+:\d+:\d+: /.test(first)) return d.detail;
   return nl < 0 ? '' : d.detail.slice(nl + 1).replace(/^\n+|\s+$/g, '');
+}
+
+/** A rejected condition's hint (what to write instead) as its own line, after the excerpt. */
+function hintNode(d: Diagnostic): HTMLElement | null {
+  return d.hint === undefined ? null : h('div', { class: 'hint' }, `hint: ${d.hint}`);
 }
 
 function readVars(prefix: 'var' | 'scratch'): Vars {
@@ -606,6 +612,7 @@ function renderScratch(_expr: string, r: ScratchOut): void {
         h('b', {}, 'rejected: '),
         r.diagnostic.message,
         excerpt !== '' ? h('pre', {}, excerpt) : null,
+        hintNode(r.diagnostic),
       ),
     );
     return;

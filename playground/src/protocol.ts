@@ -23,6 +23,8 @@ export interface Diagnostic {
   detail: string;
   code?: string;
   suggestion?: string;
+  /** For a rejected condition: what to write instead (`SandboxError.hint`), shown as its own line. */
+  hint?: string;
 }
 
 export interface PatternInfo {

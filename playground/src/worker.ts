@@ -11,8 +11,6 @@ import {
   lintRecipe,
   loadRecipe,
   ready,
-  RecipeSchemaError,
-  SandboxError,
   TIER4_PATTERNS,
   type CompiledCondition,
   type Recipe,
@@ -21,6 +19,7 @@ import {
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
 import { defaultRegexCache, heapProbe } from '../../src/regex/index.js';
 import { iterWindows, ScanSession } from '../../src/scan/index.js';
+import { errorText, toDiagnostic } from './diagnostic.js';
 import { scanRecipeLog, valueOut } from './scan-log.js';
 import type {
   CatalogueEntry,
@@ -37,66 +36,6 @@ import type {
 const RECIPE_FILE = 'recipe.yaml';
 
 const post = (msg: Response): void => (self as unknown as { postMessage(m: Response): void }).postMessage(msg);
-
-function errorText(e: unknown): string {
-  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
-}
-
-/** A loader or sandbox rejection as an editor mark. */
-function toDiagnostic(e: unknown): Diagnostic {
-  // loadRecipe's errors carry the recipe file's position and the original's one-line reason.
-  if (e instanceof SandboxError && e.reason !== undefined) {
-    const node = e.node;
-    return {
-      severity: 'error',
-      source: 'sandbox',
-      line: e.line,
-      col: e.col,
-      endLine: e.line,
-      endCol: Math.max(e.endCol, e.col + 1),
-      message: node !== null && !e.reason.includes(node) ? `${e.reason} (node: ${node})` : e.reason,
-      node,
-      detail: e.message,
-    };
-  }
-  if (e instanceof RecipeSchemaError && e.line !== undefined && e.col !== undefined && e.reason !== undefined) {
-    return {
-      severity: 'error',
-      source: 'recipe',
-      line: e.line,
-      col: e.col,
-      endLine: e.line,
-      endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
-      message: e.reason,
-      node: null,
-      detail: e.message,
-    };
-  }
-  if (e instanceof SandboxError) {
-    return {
-      severity: 'error',
-      source: 'sandbox',
-      line: e.line,
-      col: e.col,
-      endLine: e.line,
-      endCol: Math.max(e.endCol ?? e.col + 1, e.col + 1),
-      message: e.detail,
-      node: e.node,
-      detail: e.message,
-    };
-  }
-  return {
-    severity: 'error',
-    source: 'internal',
-    line: 1,
-    col: 1,
-    endLine: 1,
-    endCol: 2,
-    message: errorText(e),
-    node: null,
-    detail: errorText(e),
-  };
-}
 
 function lintDiagnostics(recipe: Recipe, text: string): Diagnostic[] {
   try {

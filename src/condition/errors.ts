@@ -36,6 +36,8 @@ export interface SandboxErrorInit {
   endCol?: number;
   /** The stripped expression, used to draw the caret excerpt; omitted for non-string input. */
   source?: string;
+  /** What to write instead (see `SandboxError.hint`); omitted or null when there is nothing to add. */
+  hint?: string | null;
 }
 
 export class SandboxError extends RecipeSchemaError {
@@ -47,6 +49,13 @@ export class SandboxError extends RecipeSchemaError {
   override readonly endCol: number;
   /** The one-line reason without the excerpt, for JSON output and lint marks. */
   readonly detail: string;
+  /**
+   * One line saying what to write instead, for the constructs authors commonly try (`in` → put the substring in
+   * the regex, `.lower()` → `(?i)`, f-strings, comprehensions, …; src/condition/hints.ts), or null. It is never
+   * part of `detail`, `reason` or `message`, which keep the original's wording: a caller shows it as its own line
+   * after the excerpt (`withHint`).
+   */
+  readonly hint: string | null;
 
   constructor(init: SandboxErrorInit) {
     super(formatMessage(init));
@@ -56,7 +65,16 @@ export class SandboxError extends RecipeSchemaError {
     this.col = init.col;
     this.endCol = Math.max(init.endCol ?? init.col + 1, init.col + 1);
     this.detail = init.detail;
+    this.hint = init.hint ?? null;
   }
+}
+
+/**
+ * `err.message`, then its hint as a last line (`  hint: …`, indented like the caret excerpt) when it has one:
+ * what a terminal shows for a rejected condition.
+ */
+export function withHint(err: SandboxError): string {
+  return err.hint === null ? err.message : `${err.message}\n  hint: ${err.hint}`;
 }
 
 function formatMessage(init: SandboxErrorInit): string {

@@ -5,6 +5,7 @@
  */
 import type { Expression } from './ast.js';
 import { MAX_EXCERPT_CPS, SandboxError } from './errors.js';
+import { hintForSyntax, HINTS } from './hints.js';
 import { parseExpression } from './parser.js';
 import { codePointPrefix, pyLen, pyStrip, toCodePoints, translateNewlines, makeSource } from './source.js';
 import { PySyntaxError } from './syntax-error.js';
@@ -29,6 +30,7 @@ export function validateCondition(text: unknown): CheckedCondition {
       node: null,
       line: 1,
       col: 1,
+      hint: HINTS.notAString,
     });
   }
   const source = pyStrip(text);
@@ -72,6 +74,7 @@ export function validateCondition(text: unknown): CheckedCondition {
       col: e.pos.col,
       endCol: e.endCol,
       source: displaySource(source),
+      hint: hintForSyntax(source),
     });
   }
   const violation = findViolation(tree);
@@ -85,6 +88,7 @@ export function validateCondition(text: unknown): CheckedCondition {
       col: loc.col,
       endCol: loc.endLine === loc.line ? loc.endCol : undefined,
       source: displaySource(source),
+      hint: violation.hint,
     });
   }
   return { source, tree };

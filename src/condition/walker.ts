@@ -5,6 +5,7 @@
  */
 import { type Expression, type Loc, type Node, appendChildNodes } from './ast.js';
 import type { SandboxErrorKind } from './errors.js';
+import { hintForNode } from './hints.js';
 import { unparse, UnparseError } from './unparse.js';
 
 /** Int literals with `abs(value) >= MAX_INT_CONSTANT` are rejected (bool exempt). */
@@ -59,6 +60,8 @@ export interface Violation {
   node: string;
   /** Where it is; for a context node (no position of its own) the nearest ancestor's. */
   loc: Loc | null;
+  /** What to write instead, for the constructs authors commonly try (src/condition/hints.ts), or null. */
+  hint: string | null;
 }
 
 /** Returns the first violation in walk order, or null when the tree is allowed. */
@@ -73,7 +76,7 @@ export function findViolation(tree: Expression): Violation | null {
     appendChildNodes(node, queue);
     for (let i = before; i < queue.length; i++) locs.push(here);
     const detail = checkNode(node);
-    if (detail !== null) return { ...detail, node: node.type, loc: here };
+    if (detail !== null) return { ...detail, node: node.type, loc: here, hint: hintForNode(node) };
   }
   return null;
 }

@@ -6,6 +6,7 @@
 import type { Recipe } from '../recipe/types.js';
 import { analyzeCondition, type Finding } from './analyze.js';
 import { conditionLocators, fileExcerpt, type ConditionLocator } from './position.js';
+import { startOfTextCarets } from './regex-caret.js';
 import { endOfTextDollars, regexLocators } from './regex-dollar.js';
 import { captureModel } from './regex-groups.js';
 
@@ -29,6 +30,24 @@ export interface LintWarning {
   readonly excerpt: string;
 }
 
+/** `regex/caret-start-of-text`: a `^` without MULTILINE (src/lint/regex-caret.ts). */
+const CARET = {
+  code: 'regex/caret-start-of-text',
+  message:
+    "'^' without MULTILINE matches only at the start of the whole log (Python's meaning too), not at the start of " +
+    'each line; for the start of any line write (?m:^), or begin the pattern with (?m)',
+  suggestion: '(?m:^)',
+} as const;
+
+/** `regex/dollar-end-of-text`: a `$` without MULTILINE (src/lint/regex-dollar.ts). */
+const DOLLAR = {
+  code: 'regex/dollar-end-of-text',
+  message:
+    "'$' matches only at the very end of the log in RE2 (Python's re also matched just before a final newline, " +
+    'so a pattern for the last line of a log ending in "\\n" no longer fires); for the end of any line write (?m:$)',
+  suggestion: '(?m:$)',
+} as const;
+
 /**
  * Lints every condition of `recipe`. `recipeText` is the file's text, as given to `loadRecipe`
  * (decode bytes as UTF-8 first): positions point into it. Without it, each warning is placed at
@@ -39,22 +58,23 @@ export function lintRecipe(recipe: Recipe, recipeText?: string): LintWarning[] {
   const regexAt = recipeText === undefined ? [] : regexLocators(recipeText, recipe.fileName);
   const out: LintWarning[] = [];
   recipe.customPatterns.forEach((p, i) => {
-    if (!p.flags.includes('m')) {
-      for (const at of endOfTextDollars(p.regex)) {
-        const span = regexAt[i]?.(at) ?? { line: p.line, col: p.col, endLine: p.line, endCol: p.col + 1 };
-        out.push({
-          code: 'regex/dollar-end-of-text',
-          severity: 'warning',
-          message:
-            "'$' matches only at the very end of the log in RE2 (Python's re also matched just before a final newline, " +
-            'so a pattern for the last line of a log ending in "\\n" no longer fires); for the end of any line write (?m:$)',
-          suggestion: '(?m:$)',
-          patternId: p.id,
-          file: recipe.fileName,
-          ...span,
-          excerpt: recipeText === undefined || regexAt[i]?.(at) == null ? '' : fileExcerpt(recipeText, span),
-        });
-      }
+    // The regex's anchors, in pattern order: each `^` and `$` that means the start or end of the whole log.
+    const anchors = [
+      ...startOfTextCarets(p.regex, p.flags).map((at) => ({ at, anchor: CARET })),
+      ...(p.flags.includes('m') ? [] : endOfTextDollars(p.regex)).map((at) => ({ at, anchor: DOLLAR })),
+    ].sort((a, b) => a.at - b.at);
+    for (const { at, anchor } of anchors) {
+      const span = regexAt[i]?.(at) ?? { line: p.line, col: p.col, endLine: p.line, endCol: p.col + 1 };
+      out.push({
+        code: anchor.code,
+        severity: 'warning',
+        message: anchor.message,
+        suggestion: anchor.suggestion,
+        patternId: p.id,
+        file: recipe.fileName,
+        ...span,
+        excerpt: recipeText === undefined || regexAt[i]?.(at) == null ? '' : fileExcerpt(recipeText, span),
+      });
     }
     if (p.condition === null) return;
     const model = captureModel(p.regex, p.flags);

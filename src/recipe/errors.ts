@@ -54,7 +54,15 @@ export class RecipeSandboxError extends SandboxError {
 
   constructor(inner: SandboxError, path: string, file: string, pos: FilePos, text: string, approximate: boolean) {
     const reason = `${path}.match.condition: ${inner.detail}`;
-    super({ kind: inner.kind, detail: reason, node: inner.node, line: pos.line, col: pos.col, endCol: pos.endCol });
+    super({
+      kind: inner.kind,
+      detail: reason,
+      node: inner.node,
+      line: pos.line,
+      col: pos.col,
+      endCol: pos.endCol,
+      hint: inner.hint,
+    });
     this.message = formatPositioned(reason, file, pos, text);
     this.reason = reason;
     this.file = file;
