@@ -31,7 +31,7 @@ export {
 export { disassemble, DisassemblyError } from './condition/disasm.js';
 
 // Errors: every rejection of a recipe or a condition is a RecipeSchemaError.
-export { RecipeSchemaError, SandboxError } from './condition/errors.js';
+export { RecipeSchemaError, SandboxError, withHint } from './condition/errors.js';
 export type { SandboxErrorKind } from './condition/errors.js';
 export { RegexDisposedError, RegexEngineError, RegexSubjectTooLargeError, RegexSyntaxError } from './regex/errors.js';
 export type { RegexSyntaxErrorKind } from './regex/errors.js';
@@ -76,7 +76,17 @@ export { BUILTIN_PATTERN_VERSION, TIER4_PATTERNS } from './scan/tier4.js';
 export type { BuiltinPattern } from './scan/tier4.js';
 export { DEFAULT_WINDOW_BYTES, MAX_WINDOW_BYTES, MIN_WINDOW_BYTES } from './scan/windows.js';
 export { scanLog } from './scan/scan.js';
-export type { EngineFailure, Firing, ScanOptions, ScanRecipe, ScanResult, ScanVars } from './scan/scan.js';
+export type {
+  ConditionErrors,
+  DetectorHit,
+  EngineFailure,
+  Firing,
+  HitKind,
+  ScanOptions,
+  ScanRecipe,
+  ScanResult,
+  ScanVars,
+} from './scan/scan.js';
 export { scanStream } from './scan/stream.js';
 export type { ByteSource } from './scan/stream.js';
 

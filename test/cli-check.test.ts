@@ -24,7 +24,8 @@ describe('aorta-probe check', () => {
     expect(r.out).toBe(
       `${BAD}:5:68: recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow\n` +
         `        condition: "math.isnan(float(capture['loss'])) and exit_code ** 2"\n` +
-        `                                                                     ^^\n`,
+        `                                                                     ^^\n` +
+        '  hint: `**` is not allowed: write the power as a constant, e.g. `1e6` for `10 ** 6`\n',
     );
     const json = JSON.parse((await check(BAD, '--json')).out) as {
       valid: boolean;

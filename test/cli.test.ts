@@ -1052,7 +1052,9 @@ describe('aorta-probe eval EXPR (end to end)', { timeout: 30_000 }, () => {
     expect(lambda).toEqual({
       code: 1,
       stdout: '',
-      stderr: 'condition: forbidden AST node: Lambda (Lambda at line 1, col 1)\n  lambda x: x\n  ^^^^^^^^^^^\n',
+      stderr:
+        'condition: forbidden AST node: Lambda (Lambda at line 1, col 1)\n  lambda x: x\n  ^^^^^^^^^^^\n' +
+        '  hint: `lambda` is not allowed (a condition defines no functions): write the test itself\n',
     });
     expect(syntax.code).toBe(1);
     expect(syntax.stdout).toBe('');

@@ -1,7 +1,7 @@
 /** Reading and loading a recipe file for a command ('-' reads stdin), with the command's error output. */
 import { readFileSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { RecipeSchemaError } from '../condition/errors.js';
+import { RecipeSchemaError, SandboxError, withHint } from '../condition/errors.js';
 import { loadRecipe, type Recipe } from '../recipe/index.js';
 import { ReadError } from './json-output.js';
 
@@ -58,7 +58,7 @@ export async function loadRecipeFile(
       return { failure: 'unreadable', error: err };
     }
     if (!(err instanceof RecipeSchemaError)) throw err;
-    await writeError(`${err.message}\n`);
+    await writeError(`${err instanceof SandboxError ? withHint(err) : err.message}\n`);
     return { failure: 'rejected', error: err };
   }
 }

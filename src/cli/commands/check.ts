@@ -8,10 +8,15 @@
  * error or an unreadable file.
  */
 import type { Readable } from 'node:stream';
-import { RecipeSchemaError } from '../../condition/errors.js';
+import { RecipeSchemaError, SandboxError, withHint } from '../../condition/errors.js';
 import { formatWarning, lintRecipe, type LintWarning } from '../../lint/index.js';
 import { loadRecipe, RecipeError } from '../../recipe/index.js';
-import { formatSelfTestFailure, runSelfTests, type SelfTestOutcome } from '../../classifier/self-test.js';
+import {
+  formatSelfTestFailure,
+  formatSelfTestRaises,
+  runSelfTests,
+  type SelfTestOutcome,
+} from '../../classifier/self-test.js';
 import { githubAnnotations, type Annotation } from '../../report/github.js';
 import { sarifLog, type SarifFinding } from '../../report/sarif.js';
 import { packageInfo } from '../../trial/package-info.js';
@@ -91,7 +96,9 @@ export interface CheckedFile {
   error: ErrorRecord | null;
 }
 
-export type SelfTestRecord = Pick<SelfTestOutcome, 'name' | 'line' | 'col' | 'passed' | 'got' | 'mismatches'>;
+export type SelfTestRecord = Pick<SelfTestOutcome, 'name' | 'line' | 'col' | 'passed' | 'got' | 'mismatches'> & {
+  readonly condition_errors: SelfTestOutcome['conditionErrors'];
+};
 
 interface Checked {
   readonly record: CheckedFile;
@@ -99,6 +106,8 @@ interface Checked {
   /** The text output's message for an invalid or unreadable file. */
   readonly message: string | null;
   readonly failedTests: readonly SelfTestOutcome[];
+  /** Samples that passed although a condition raised on them (said so: it may pass for the wrong reason). */
+  readonly raisedTests: readonly SelfTestOutcome[];
   /** The loader's correction for the error's span (a misspelt key), for SARIF's `fix`. */
   readonly errorFix: { readonly endCol: number; readonly replacement: string } | null;
 }
@@ -115,6 +124,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
       code: EXIT.usage,
       message: `aorta-probe check: ${e.message}`,
       failedTests: [],
+      raisedTests: [],
       errorFix: null,
     };
   }
@@ -125,6 +135,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
     // The recipe's own `tests:` samples: a failing one makes check fail (the recipe is still valid).
     const tests = runSelfTests(recipe);
     const failedTests = tests.filter((t) => !t.passed);
+    const raisedTests = tests.filter((t) => t.passed && t.conditionErrors.length > 0);
     const self_tests = tests.map((t) => ({
       name: t.name,
       line: t.line,
@@ -132,6 +143,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
       passed: t.passed,
       got: t.got,
       mismatches: t.mismatches,
+      condition_errors: t.conditionErrors,
     }));
     const record = {
       file,
@@ -142,7 +154,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
       error: null,
     };
     const code = failedTests.length > 0 || (strict && warnings.length > 0) ? EXIT.fail : EXIT.ok;
-    return { record, code, message: null, failedTests, errorFix: null };
+    return { record, code, message: null, failedTests, raisedTests, errorFix: null };
   } catch (err) {
     if (!(err instanceof RecipeSchemaError)) throw err;
     return {
@@ -155,8 +167,10 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
         error: errorRecord(err, file),
       },
       code: EXIT.fail,
-      message: err.message,
+      // The text output adds the hint line; the JSON error object keeps the message alone.
+      message: err instanceof SandboxError ? withHint(err) : err.message,
       failedTests: [],
+      raisedTests: [],
       errorFix:
         err instanceof RecipeError && err.suggestion !== null
           ? { endCol: err.endCol, replacement: err.suggestion }
@@ -204,6 +218,7 @@ export async function runCheck(args: CheckArgs, io: CommandIo): Promise<number> 
         await io.writeOut(
           warnings.map((x) => `${formatWarning(x)}\n`).join('') +
             r.failedTests.map((t) => `${formatSelfTestFailure(t)}\n`).join('') +
+            r.raisedTests.map((t) => `${c.yellow(formatSelfTestRaises(t) ?? '')}\n`).join('') +
             `${file}: ${c.green('valid')} (${n} custom pattern${n === 1 ? '' : 's'}${w > 0 ? `, ${c.yellow(`${w} warning${w === 1 ? '' : 's'}`)}` : ''}${testNote})\n`,
         );
       }

@@ -191,7 +191,7 @@ export const command: Command<EvalArgs> = {
 
 /** --disasm EXPR: 0 listed, 1 rejected (message on stderr). */
 async function disasmExpression(condition: string, io: CommandIo): Promise<number> {
-  const [{ compileCondition }, { SandboxError }, { disassemble }] = await Promise.all([
+  const [{ compileCondition }, { SandboxError, withHint }, { disassemble }] = await Promise.all([
     import('../../condition/evaluate.js'),
     import('../../condition/errors.js'),
     import('../../condition/disasm.js'),
@@ -201,7 +201,7 @@ async function disasmExpression(condition: string, io: CommandIo): Promise<numbe
     text = disassemble(compileCondition(condition).program);
   } catch (err) {
     if (err instanceof SandboxError) {
-      await io.writeErr(`${err.message}\n`);
+      await io.writeErr(`${withHint(err)}\n`);
       return EXIT.fail;
     }
     throw err;
@@ -215,7 +215,7 @@ async function disasmExpression(condition: string, io: CommandIo): Promise<numbe
  * internal error. With --json, stdout holds eval --jsonl's record for the condition.
  */
 async function evalExpression(condition: string, vars: ConditionVars, json: boolean, io: CommandIo): Promise<number> {
-  const [{ compileCondition }, { SandboxError }, records] = await Promise.all([
+  const [{ compileCondition }, { SandboxError, withHint }, records] = await Promise.all([
     import('../../condition/evaluate.js'),
     import('../../condition/errors.js'),
     import('../result-record.js'),
@@ -226,7 +226,7 @@ async function evalExpression(condition: string, vars: ConditionVars, json: bool
   } catch (err) {
     if (err instanceof SandboxError) {
       if (json) await io.writeOut(jsonLine(records.sandboxErrorResult(err)));
-      await io.writeErr(`${err.message}\n`);
+      await io.writeErr(`${withHint(err)}\n`);
       return EXIT.fail;
     }
     if (json) await io.writeOut(jsonLine({ valid: false, error: errorRecord(err) }));

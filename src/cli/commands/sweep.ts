@@ -10,7 +10,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RecipeSchemaError, SandboxError } from '../../condition/errors.js';
+import { RecipeSchemaError, SandboxError, withHint } from '../../condition/errors.js';
 import { parseNumber, parseWithCommand, pickOne, UsageError, type OptionSpecs } from '../args.js';
 import { strRepr } from '../../condition/repr.js';
 import type { GpuToolChoice } from '../../gpu/index.js';
@@ -341,7 +341,7 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
     });
   } catch (err) {
     if (err instanceof RecipeSchemaError || err instanceof SandboxError)
-      return refuse(err, `${err.message}\n`, TASK_EXIT.usage);
+      return refuse(err, `${err instanceof SandboxError ? withHint(err) : err.message}\n`, TASK_EXIT.usage);
     if (err instanceof PlanTooLargeError) return refuseUsage(err.message);
     const path = (err as NodeJS.ErrnoException).path;
     if ((err as NodeJS.ErrnoException).code !== undefined) {
