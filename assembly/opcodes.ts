@@ -253,6 +253,12 @@ export const ERROR_NAMES = [
   'BudgetExceeded',
 ];
 
+// ---- runBatch's byte per variable set ----------------------------------------------------------------
+// 0: ran, falsy; 1: ran, truthy; BATCH_RAISED + E_*: raised (so a scan can say which exception and how often).
+export const BATCH_FALSY = 0;
+export const BATCH_TRUTHY = 1;
+export const BATCH_RAISED = 2;
+
 // ---- verifier outcomes (loadProgram) -----------------------------------------------------------
 export const V_OK = 0;
 export const V_HEADER = 1;

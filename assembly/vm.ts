@@ -41,6 +41,9 @@ import {
   ARG_UNARY_OP,
   ARG_VAR,
   ARG_VAR_CMP_CONST,
+  BATCH_FALSY,
+  BATCH_RAISED,
+  BATCH_TRUTHY,
   BUILTIN_KIND_MODULE,
   DEFAULT_COST_BUDGET,
   E_BUDGET,
@@ -1629,7 +1632,8 @@ export function runBatch(words: usize, count: i32, out: usize): void {
     let mark = __arena_mark();
     at = setInputs(words, at);
     run();
-    store<u8>(out + <usize>i, resultTruthy() ? 1 : 0);
+    const err = vm.resultError;
+    store<u8>(out + <usize>i, err != E_OK ? BATCH_RAISED + err : resultTruthy() ? BATCH_TRUTHY : BATCH_FALSY);
     __arena_release(mark);
   }
 }

@@ -37,7 +37,7 @@ export { RegexDisposedError, RegexEngineError, RegexSubjectTooLargeError, RegexS
 export type { RegexSyntaxErrorKind } from './regex/errors.js';
 
 // Recipes and lint
-export { loadRecipe } from './recipe/load.js';
+export { loadRecipe, loadRecipeCollecting, recipeErrors, type RecipeCollected } from './recipe/load.js';
 export type {
   CustomPattern,
   LoadRecipeOptions,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadRecipe, RecipeError } from '../src/recipe/index.js';
-import { classify, disableSet, enabledPatterns, NOTHING_DISABLED } from '../src/classifier/classify.js';
+import { classify, NOTHING_DISABLED } from '../src/classifier/classify.js';
+import { classifyScanned, planLogScan } from '../src/classifier/classify-log.js';
 import { resolveExitStatus } from '../src/classifier/exit-codes.js';
 import { scanLog } from '../src/scan/index.js';
 import { probeRecipe } from './support/classifier.js';
@@ -150,27 +151,19 @@ describe('recipe keys: defaults and rejections', () => {
 
 describe('disabling, exactly as the original', () => {
   const recipe = probeRecipe(PATTERNS);
+  // The front doors' composition: the plan drops disabled custom patterns (or all of them for tier5) before the
+  // scan; classifyScanned turns the raw scan into failures and warnings and combines them with Tiers 1-3.
   const run = (log: string, exitCode: number, tokens: string[], launched = true) => {
-    const d = disableSet(recipe, tokens);
-    const scan = scanLog(
-      { customPatterns: d.tiers.has('tier5') ? [] : enabledPatterns(recipe.customPatterns, d) },
-      log,
-      { exit_code: exitCode, walltime_sec: 1, peak_vram_mib: null },
-    );
+    const plan = planLogScan(recipe, tokens);
+    const scan = scanLog(plan.scanRecipe, log, { exit_code: exitCode, walltime_sec: 1, peak_vram_mib: null });
     const tier1 = launched ? (exitCode === 0 ? [] : ['tier1:exit_nonzero']) : ['tier1:exec_failed'];
-    return {
-      ...classify({
-        tier1,
-        tier2: ['tier2:hang'],
-        tier3: ['tier3:vram_growth'],
-        scanFailures: scan.failure_detectors_fired,
-        scanWarnings: scan.warn_detectors_fired,
-        disabled: d,
-        launched,
-        recipe,
-      }),
-      capture: scan.capture,
-    };
+    const c = classifyScanned(plan, scan, {
+      tier1,
+      tier2: ['tier2:hang'],
+      tier3: ['tier3:vram_growth'],
+      launched,
+    });
+    return { ...c.classification, capture: c.capture };
   };
 
   it('nothing disabled', () => {

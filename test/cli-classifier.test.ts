@@ -184,6 +184,7 @@ describe('recipe self-tests in aorta-probe check', () => {
         passed: true,
         got: { verdict: 'fail', detectors: ['custom:oom'], capture: {} },
         mismatches: [],
+        condition_errors: [],
       },
       {
         name: 'expects the wrong verdict',
@@ -192,6 +193,7 @@ describe('recipe self-tests in aorta-probe check', () => {
         passed: false,
         got: { verdict: 'fail', detectors: ['tier1:exit_nonzero'], capture: {} },
         mismatches: ['verdict: expected pass, got fail', 'detectors: expected [], got [tier1:exit_nonzero]'],
+        condition_errors: [],
       },
     ]);
   });

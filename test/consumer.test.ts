@@ -36,6 +36,13 @@ const EXPECTED = {
   ],
 };
 
+/**
+ * A raw scan result's failure ids (hits of kind tier4 or fail, in report order), as a consumer of `scanStream` /
+ * `scanFile` reads them: the expression test/support/scan-results.ts's `failingIds` is, mirroring `logFindings` in
+ * src/classifier/classify-log.ts. Spliced into the consumers' JavaScript after a result expression.
+ */
+const FAILING_IDS = `.detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail').map((d) => d.id)`;
+
 /** The shared body of the ESM and CJS consumers: `m` is the package root's namespace. */
 const BODY = `
 const vars = ${JSON.stringify(VARS)};
@@ -47,7 +54,7 @@ try { m.validateCondition('exit_code ** 2'); } catch (e) {
   out.sandbox = [e.name, e.kind, e.node, e.line, e.col, e instanceof m.RecipeSchemaError];
 }
 const recipe = m.loadRecipe(${JSON.stringify(RECIPE)}, 'recipe.yaml');
-const r = m.scanLog(recipe, ${JSON.stringify(LOG)}, vars);
+const r = m.classifyLog(recipe, ${JSON.stringify(LOG)}, vars);
 out.verdict = r.verdict; out.failures = r.failure_detectors_fired; out.capture = r.capture;
 out.engineAfterRecipe = loadedRe2();
 const looped = m.compileRegex('(?:ab)+c');
@@ -67,7 +74,7 @@ ${BODY}
 const node = await import('aorta-probe/node');
 const { writeFileSync } = await import('node:fs');
 writeFileSync('train.log', ${JSON.stringify(LOG)});
-out.file = (await node.scanFile(recipe, 'train.log', vars)).failure_detectors_fired;
+out.file = (await node.scanFile(recipe, 'train.log', vars))${FAILING_IDS};
 out.sameClasses = node.SandboxError === m.SandboxError && typeof node.runTrial === 'function' && typeof node.GpuSampler === 'function';
 out.version = (await import('aorta-probe/package.json', { with: { type: 'json' } })).default.version;
 console.log(JSON.stringify(out));
@@ -79,7 +86,7 @@ ${BODY}
 const node = require('aorta-probe/node');
 require('node:fs').writeFileSync('train.log', ${JSON.stringify(LOG)});
 node.scanFile(recipe, 'train.log', vars).then((f) => {
-  out.file = f.failure_detectors_fired;
+  out.file = f${FAILING_IDS};
   out.sameClasses = node.SandboxError === m.SandboxError && typeof node.runTrial === 'function' && typeof node.GpuSampler === 'function';
   out.version = require('aorta-probe/package.json').version;
   console.log(JSON.stringify(out));
@@ -352,7 +359,7 @@ describe('the packed package, installed offline', () => {
 
 /** What the Vite app computes on the main thread and in the worker (the same module in both). */
 const VITE_WORK = `import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url';
-import { compileCondition, loadRecipe, ready, RecipeSchemaError, SandboxError, scanLog, scanStream, validateCondition } from 'aorta-probe';
+import { classifyLog, compileCondition, loadRecipe, ready, RecipeSchemaError, SandboxError, scanStream, validateCondition } from 'aorta-probe';
 
 export async function work(): Promise<Record<string, unknown>> {
   const vars = ${JSON.stringify(VARS)};
@@ -366,9 +373,9 @@ export async function work(): Promise<Record<string, unknown>> {
   try { loadRecipe(${JSON.stringify(RECIPE)}, 'recipe.yaml'); } catch (e) { out.beforeReady = (e as Error).name; }
   await ready({ re2Wasm });
   const recipe = loadRecipe(${JSON.stringify(RECIPE)}, 'recipe.yaml');
-  const r = scanLog(recipe, ${JSON.stringify(LOG)}, vars);
+  const r = classifyLog(recipe, ${JSON.stringify(LOG)}, vars);
   out.verdict = r.verdict; out.failures = r.failure_detectors_fired; out.capture = r.capture;
-  out.stream = (await scanStream(recipe, new Blob([${JSON.stringify(LOG)}]).stream(), vars)).failure_detectors_fired;
+  out.stream = (await scanStream(recipe, new Blob([${JSON.stringify(LOG)}]).stream(), vars))${FAILING_IDS};
   try { loadRecipe(${JSON.stringify(RECIPE.replace("math.isnan(float(capture['loss']))", 'exit_code ** 2'))}, 'recipe.yaml'); } catch (e) {
     if (e instanceof RecipeSchemaError) out.recipeError = [e.name, e.file, e.line, e.col, e.reason, e instanceof SandboxError];
   }

@@ -19,6 +19,7 @@ vi.mock('../src/regex/index.js', async (importOriginal) =>
 
 const { iterWindows, scanLog, ScanSession } = await import('../src/scan/index.js');
 const { loadRecipe } = await import('../src/recipe/index.js');
+const { classifyLog, classifyLogScan, planLogScan } = await import('../src/classifier/classify-log.js');
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-engine-failure-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -54,13 +55,20 @@ const message = (bytes: number, line: number): string =>
   `the log from line ${line} on was not scanned for it`;
 
 describe('an engine failure while matching ends in verdict error', () => {
-  it('scanLog: error verdict, the failing pattern named at its recipe position, the others kept', () => {
-    const r = scanLog({ ...recipe, fileName: recipePath }, 'loss=3\n<abort> BOOM x\ndone\n', VARS);
-    expect(r.verdict).toBe('error');
-    expect(r.failure_detectors_fired).toEqual([]); // the failed pattern is undecided: no missing_pass_signal
-    expect(r.error_detectors_fired).toEqual(['meta:regex_engine_failure']);
-    expect(r.warn_detectors_fired).toEqual(['custom:loss']);
-    expect(r.detectors.map((d) => d.id)).toEqual(['custom:loss', 'custom:done']);
+  it('scanLog names the failing pattern at its recipe position, the others kept; classifyLog: error verdict', () => {
+    const log = 'loss=3\n<abort> BOOM x\ndone\n';
+    const r = scanLog({ ...recipe, fileName: recipePath }, log, VARS);
+    expect(r.missing_required).toEqual([]); // the failed pattern is undecided: no missing_pass_signal
+    const c = classifyLog({ ...recipe, fileName: recipePath }, log, VARS);
+    expect(c.verdict).toBe('error');
+    expect(c.failure_detectors_fired).toEqual([]);
+    expect(c.error_detectors_fired).toEqual(['meta:regex_engine_failure']);
+    expect(c.warn_detectors_fired).toEqual(['custom:loss']);
+    expect(c.engine_failures).toEqual(r.engine_failures);
+    expect(r.detectors.map((d) => [d.id, d.kind])).toEqual([
+      ['custom:loss', 'warn'],
+      ['custom:done', 'info'],
+    ]);
     expect(r.capture).toEqual({ loss: '3' });
     expect(r.engine_failures).toEqual([
       {
@@ -74,16 +82,23 @@ describe('an engine failure while matching ends in verdict error', () => {
   });
 
   it('a failure fired elsewhere still wins (three-way rule); a match found before the abort still fires', () => {
-    const failing = scanLog(recipe, 'Traceback (most recent call last):\n<abort> BOOM z\n', VARS);
+    const failingLog = 'Traceback (most recent call last):\n<abort> BOOM z\n';
+    const failingScan = scanLog(recipe, failingLog, VARS);
+    expect(failingScan.missing_required).toEqual([]); // no missing_pass_signal
+    expect(failingScan.engine_failures.map((f) => f.pattern)).toEqual(['custom:boom']);
+    const failing = classifyLog(recipe, failingLog, VARS);
     expect(failing.verdict).toBe('fail');
-    expect(failing.failure_detectors_fired).toEqual(['tier4:python_traceback']); // no missing_pass_signal
+    expect(failing.failure_detectors_fired).toEqual(['tier4:python_traceback']);
     expect(failing.error_detectors_fired).toEqual(['meta:regex_engine_failure']);
     // Window of 100 bytes: BOOM fires in the first window, the abort would come in a later one.
     // BOOM is required_for_pass: found before the abort, its firing is the pass signal.
-    const early = scanLog(recipe, `BOOM first\n${'x'.repeat(200)}\n<abort>\n`, VARS, { windowBytes: 100 });
-    expect(early.verdict).toBe('pass');
+    const earlyLog = `BOOM first\n${'x'.repeat(200)}\n<abort>\n`;
+    const early = scanLog(recipe, earlyLog, VARS, { windowBytes: 100 });
+    expect(classifyLog(recipe, earlyLog, VARS, { windowBytes: 100 }).verdict).toBe('pass');
     expect(early.engine_failures).toEqual([]);
+    expect(early.missing_required).toEqual([]);
     expect(early.detectors.map((d) => [d.id, d.line])).toEqual([['custom:boom', 1]]);
+    expect(early.detectors.map((d) => d.kind)).toEqual(['required']);
   });
 
   it('the session keeps matching the other patterns in later windows, and reports the failure to its observer', () => {
@@ -98,7 +113,8 @@ describe('an engine failure while matching ends in verdict error', () => {
       ['custom:loss', 122],
       ['custom:done', 123],
     ]);
-    expect(r.verdict).toBe('error');
+    expect(r.engine_failures.map((f) => [f.pattern, f.line])).toEqual([['custom:boom', 26]]);
+    expect(classifyLogScan(planLogScan(recipe), r, VARS).verdict).toBe('error');
   });
 
   it('scan: exit 3, the failure in the text and in --json (valid against the schema)', async () => {

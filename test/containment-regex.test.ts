@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadRecipe, RecipeError } from '../src/recipe/index.js';
 import { scanLog } from '../src/scan/index.js';
+import { failingIds } from './support/scan-results.js';
 
 const VARS = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
 
@@ -20,7 +21,7 @@ describe('regex engine containment in recipes and scans', () => {
       /^r\.yaml:5:20: recipe\.custom_patterns\[1\]\.match\.regex: invalid regex \(too large for the regex engine: /,
     );
     const again = loadRecipe('custom_patterns:\n  - id: nccl\n    match: {regex: NCCL}\n', 'r2.yaml');
-    expect(scanLog(again, 'x\nNCCL WARN\nCUDA error: out of memory\n', VARS).failure_detectors_fired).toEqual([
+    expect(failingIds(scanLog(again, 'x\nNCCL WARN\nCUDA error: out of memory\n', VARS))).toEqual([
       'custom:nccl',
       'tier4:cuda_error',
     ]);

@@ -79,18 +79,18 @@ describe('deferred RE2 compiles', () => {
     const url = (p: string) => JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', 'src', p)).href);
     const script = `
       import { readFileSync } from 'node:fs';
-      import { loadRecipe, scanLog } from ${url('index.js')};
+      import { classifyLog, loadRecipe } from ${url('index.js')};
       import { engineStats } from ${url('regex/engine.js')};
       const recipe = loadRecipe(readFileSync(${JSON.stringify(join(REPO_ROOT, 'fixtures', 'demo', 'recipe.yaml'))}), 'recipe.yaml');
       const vars = { exit_code: 0, walltime_sec: 1, peak_vram_mib: 0 };
-      const clean = scanLog(recipe, 'step 1 loss=0.5\\nstep 2 loss=0.4\\n', vars);
+      const clean = classifyLog(recipe, 'step 1 loss=0.5\\nstep 2 loss=0.4\\n', vars);
       const a = engineStats().instancesLoaded;
-      const traceback = scanLog(recipe, 'Traceback (most recent call last):\\n  File "x"\\n', vars);
+      const traceback = classifyLog(recipe, 'Traceback (most recent call last):\\n  File "x"\\n', vars);
       const b = engineStats().instancesLoaded;
-      const nan = scanLog(recipe, 'step 3 loss=NaN\\n', vars);
+      const nan = classifyLog(recipe, 'step 3 loss=NaN\\n', vars);
       const c = engineStats().instancesLoaded;
       const looped = loadRecipe('custom_patterns:\\n  - id: steps\\n    match:\\n      regex: \\'(?:step \\\\d+ )+done\\'\\n    on_match: fail\\n', 'looped.yaml');
-      const steps = scanLog(looped, 'step 1 step 2 done\\n', vars);
+      const steps = classifyLog(looped, 'step 1 step 2 done\\n', vars);
       console.log(JSON.stringify([a, b, c, engineStats().instancesLoaded, clean.verdict,
         traceback.failure_detectors_fired, nan.failure_detectors_fired, steps.failure_detectors_fired]));`;
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });

@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadRecipe } from '../src/recipe/index.js';
 import { compileRegex } from '../src/regex/index.js';
 import { ScanSession, scanLog, iterWindows } from '../src/scan/index.js';
+import { classifyLogScan, planLogScan } from '../src/classifier/classify-log.js';
 import { WindowedMatcher } from '../src/scan/windows.js';
 import { onePatternYaml } from './support/recipes.js';
 
@@ -41,7 +42,8 @@ describe('empty-match skip', () => {
     for (const w of iterWindows(log)) s.feed(w);
     const result = s.result();
     s.dispose();
-    expect(result.verdict).toBe('pass');
+    expect(result.detectors).toEqual([]);
+    expect(classifyLogScan(planLogScan(r), result, VARS).verdict).toBe('pass');
     expect([found, evaluated]).toEqual([1, 1]); // only the one non-empty match, `xx`
   });
 

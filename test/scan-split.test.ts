@@ -50,6 +50,7 @@ describe('mergeRanges', () => {
   const tierMs = { tier4: 1, tier5: 2 };
   const range = (firings: Firing[], end: RangeScan['end']): RangeScan => ({
     firings,
+    conditionErrors: [],
     engineFailed: false,
     end,
     tierMs,

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { loadRecipe } from '../src/recipe/index.js';
 import { scanStream } from '../src/scan/index.js';
+import { classifyLogScan, planLogScan } from '../src/classifier/classify-log.js';
+import { failingIds } from './support/scan-results.js';
 
 const GiB = 1 << 30;
 const CHUNK = 64 * 1024;
@@ -32,20 +34,23 @@ describe('a 1 GiB log is scanned as a stream in bounded memory', () => {
     let peak = rss0;
     let chunks = 0;
     const t0 = performance.now();
+    const vars = { exit_code: 0, walltime_sec: 1, peak_vram_mib: null };
     const result = await scanStream(
       recipe,
       generatedLog(() => {
         if (++chunks % 64 === 0) peak = Math.max(peak, process.memoryUsage().rss);
       }),
-      { exit_code: 0, walltime_sec: 1, peak_vram_mib: null },
+      vars,
     );
     const seconds = (performance.now() - t0) / 1000;
     peak = Math.max(peak, process.memoryUsage().rss);
     console.info(
       `[scan] 1 GiB stream: ${seconds.toFixed(1)} s (${(GiB / 1e6 / seconds).toFixed(0)} MB/s under test load), RSS ${(rss0 / 2 ** 20).toFixed(0)} → peak ${(peak / 2 ** 20).toFixed(0)} MiB`,
     );
-    expect(result.verdict).toBe('fail');
-    expect(result.failure_detectors_fired).toEqual(['tier4:nan_signature', 'custom:loss', 'custom:fatal']);
+    expect(failingIds(result)).toEqual(['tier4:nan_signature', 'custom:loss', 'custom:fatal']);
+    const classified = classifyLogScan(planLogScan(recipe), result, vars);
+    expect(classified.verdict).toBe('fail');
+    expect(classified.failure_detectors_fired).toEqual(['tier4:nan_signature', 'custom:loss', 'custom:fatal']);
     expect(result.capture).toEqual({ loss: 'nan', why: 'allreduce timed out on rank 3' });
     // Loaded whole, the text alone would be 1 GiB; the scanner holds one window and one chunk. The growth is
     // bounded but not constant: it depends on when V8 collects the young generation, and with the other test files

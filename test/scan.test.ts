@@ -13,15 +13,17 @@ import {
   windowedMatches,
   type ScanVars,
 } from '../src/scan/index.js';
-import { MISSING_PASS_SIGNAL } from '../src/detectors/ids.js';
+import { MISSING_PASS_SIGNAL, TIER1_EXIT_NONZERO } from '../src/detectors/ids.js';
+import { classifyLog } from '../src/classifier/classify-log.js';
 import { customPatternsRecipe as recipe } from './support/recipes.js';
+import { failingIds, warningIds } from './support/scan-results.js';
 
 const VARS: ScanVars = { exit_code: 0, walltime_sec: 1.0, peak_vram_mib: null };
 const W100 = { windowBytes: 100 };
 
-/** A bare custom_patterns recipe from YAML flow mappings. */
+/** The Tier 4 hits of a scan without a recipe (every hit is `tier4`: they are all failures). */
 function tier4(text: string, options = {}): string[] {
-  return scanLog(null, text, VARS, options).failure_detectors_fired;
+  return failingIds(scanLog(null, text, VARS, options));
 }
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/logs/${name}.txt`, import.meta.url), 'utf8');
@@ -86,13 +88,22 @@ describe('Tier 4 catalogue (the original tier4_patterns.py (ROCm/aorta))', () =>
   });
 
   it.each(TIER4_PATTERNS.map((p) => p.detectorId))('fixture for %s fires exactly its detector', (id) => {
-    const r = scanLog(null, fixture(id.slice('tier4:'.length)), VARS);
-    expect(r.failure_detectors_fired).toEqual([id]);
-    expect(r.verdict).toBe('fail');
+    const log = fixture(id.slice('tier4:'.length));
+    const r = scanLog(null, log, VARS);
+    expect(r.detectors.map((d) => [d.id, d.kind])).toEqual([[id, 'tier4']]);
+    expect(failingIds(r)).toEqual([id]);
+    // the verdict is the classifier's (exit code 0: no Tier 1)
+    const c = classifyLog(null, log, VARS);
+    expect(c.failure_detectors_fired).toEqual([id]);
+    expect(c.verdict).toBe('fail');
   });
 
   it('the clean fixture fires nothing', () => {
-    expect(scanLog(null, fixture('clean'), VARS)).toMatchObject({
+    const r = scanLog(null, fixture('clean'), VARS);
+    expect(failingIds(r)).toEqual([]);
+    expect(warningIds(r)).toEqual([]);
+    expect(r.capture).toEqual({});
+    expect(classifyLog(null, fixture('clean'), VARS)).toMatchObject({
       verdict: 'pass',
       failure_detectors_fired: [],
       warn_detectors_fired: [],
@@ -154,25 +165,28 @@ describe('Tier 4 catalogue (the original tier4_patterns.py (ROCm/aorta))', () =>
 
 describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', () => {
   it('simple match fires a fail detector', () => {
-    const r = scanLog(
-      recipe('{id: oom_killer, match: {regex: oom_killer triggered}}'),
-      'step 1\noom_killer triggered\nstep 2\n',
-      { exit_code: 137, walltime_sec: 12.0, peak_vram_mib: null },
-    );
-    expect(r).toMatchObject({
+    const rc = recipe('{id: oom_killer, match: {regex: oom_killer triggered}}');
+    const log = 'step 1\noom_killer triggered\nstep 2\n';
+    const vars = { exit_code: 137, walltime_sec: 12.0, peak_vram_mib: null };
+    const r = scanLog(rc, log, vars);
+    expect(r.detectors.map((d) => [d.id, d.kind, d.line])).toEqual([['custom:oom_killer', 'fail', 2]]);
+    expect(failingIds(r)).toEqual(['custom:oom_killer']);
+    expect(warningIds(r)).toEqual([]);
+    // classified, the non-zero exit code adds Tier 1 (listed first)
+    expect(classifyLog(rc, log, vars)).toMatchObject({
       verdict: 'fail',
-      failure_detectors_fired: ['custom:oom_killer'],
+      failure_detectors_fired: [TIER1_EXIT_NONZERO, 'custom:oom_killer'],
       warn_detectors_fired: [],
     });
   });
 
   it('warn match does not fail', () => {
-    const r = scanLog(
-      recipe('{id: slow_iter, match: {regex: slow iteration}, on_match: warn}'),
-      'slow iteration detected\n',
-      VARS,
-    );
-    expect(r).toMatchObject({
+    const rc = recipe('{id: slow_iter, match: {regex: slow iteration}, on_match: warn}');
+    const r = scanLog(rc, 'slow iteration detected\n', VARS);
+    expect(r.detectors.map((d) => [d.id, d.kind])).toEqual([['custom:slow_iter', 'warn']]);
+    expect(failingIds(r)).toEqual([]);
+    expect(warningIds(r)).toEqual(['custom:slow_iter']);
+    expect(classifyLog(rc, 'slow iteration detected\n', VARS)).toMatchObject({
       verdict: 'pass',
       failure_detectors_fired: [],
       warn_detectors_fired: ['custom:slow_iter'],
@@ -180,54 +194,64 @@ describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', (
   });
 
   it('info-only pattern populates capture and is listed nowhere', () => {
-    const r = scanLog(
-      recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}"),
-      'effective bandwidth: 240 GB/s\n',
-      VARS,
-    );
-    expect(r.failure_detectors_fired).toEqual([]);
-    expect(r.warn_detectors_fired).toEqual([]);
+    const rc = recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}");
+    const r = scanLog(rc, 'effective bandwidth: 240 GB/s\n', VARS);
+    expect(r.detectors.map((d) => [d.id, d.kind])).toEqual([['custom:bw', 'info']]);
+    expect(failingIds(r)).toEqual([]);
+    expect(warningIds(r)).toEqual([]);
     expect(r.capture).toEqual({ bw: '240' });
+    // the raw scan stage: no verdict, no id lists (classifyLog decides them)
     expect(Object.keys(r).sort()).toEqual([
       'capture',
+      'condition_errors',
       'detectors',
       'engine_failures',
-      'error_detectors_fired',
-      'failure_detectors_fired',
+      'missing_required',
       'tier_durations_ms',
-      'verdict',
-      'warn_detectors_fired',
     ]);
+    expect(classifyLog(rc, 'effective bandwidth: 240 GB/s\n', VARS)).toMatchObject({
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      warn_detectors_fired: [],
+      error_detectors_fired: [],
+    });
   });
 
   it('condition gates the match', () => {
     const rc = recipe("{id: oom_under_8gb, match: {regex: out of memory, condition: 'peak_vram_mib < 8000'}}");
-    expect(
-      scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 4000 }).failure_detectors_fired,
-    ).toEqual(['custom:oom_under_8gb']);
-    expect(
-      scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 64000 }).failure_detectors_fired,
-    ).toEqual([]);
+    expect(failingIds(scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 4000 }))).toEqual([
+      'custom:oom_under_8gb',
+    ]);
+    expect(failingIds(scanLog(rc, 'out of memory\n', { exit_code: 1, walltime_sec: 1, peak_vram_mib: 64000 }))).toEqual(
+      [],
+    );
   });
 
   it('required_for_pass: fired → pass (the firing is the pass signal); not fired → meta:missing_pass_signal', () => {
     const rc = recipe("{id: ok, match: {regex: 'benchmark (?P<state>passed)'}, required_for_pass: true}");
+    // the scan reports the hit (kind `required`) and what is missing; the classifier decides
     expect(scanLog(rc, 'benchmark passed\n', VARS)).toMatchObject({
+      capture: { state: 'passed' },
+      detectors: [{ id: 'custom:ok', kind: 'required', line: 1, match: 'benchmark passed' }],
+      missing_required: [],
+    });
+    expect(scanLog(rc, 'other output\n', VARS)).toMatchObject({ detectors: [], missing_required: ['custom:ok'] });
+    expect(classifyLog(rc, 'benchmark passed\n', VARS)).toMatchObject({
       verdict: 'pass',
       failure_detectors_fired: [],
       warn_detectors_fired: [],
       capture: { state: 'passed' },
       detectors: [{ id: 'custom:ok', kind: 'required', line: 1, match: 'benchmark passed' }],
     });
-    expect(scanLog(rc, 'other output\n', VARS)).toMatchObject({
+    expect(classifyLog(rc, 'other output\n', VARS)).toMatchObject({
       verdict: 'fail',
       failure_detectors_fired: [MISSING_PASS_SIGNAL],
       detectors: [],
     });
     // on_match: info with required_for_pass means the same: the line must appear
     const info = recipe('{id: ok, match: {regex: benchmark passed}, on_match: info, required_for_pass: true}');
-    expect(scanLog(info, 'benchmark passed\n', VARS).verdict).toBe('pass');
-    expect(scanLog(info, 'nothing\n', VARS).failure_detectors_fired).toEqual([MISSING_PASS_SIGNAL]);
+    expect(classifyLog(info, 'benchmark passed\n', VARS).verdict).toBe('pass');
+    expect(classifyLog(info, 'nothing\n', VARS).failure_detectors_fired).toEqual([MISSING_PASS_SIGNAL]);
   });
 
   it('missing_pass_signal when ANY required pattern did not fire; it comes last', () => {
@@ -236,22 +260,26 @@ describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', (
       '{id: b, match: {regex: beta}, required_for_pass: true}',
       '{id: bad, match: {regex: gamma}}',
     );
-    expect(scanLog(rc, 'gamma alpha\n', VARS).failure_detectors_fired).toEqual(['custom:bad', MISSING_PASS_SIGNAL]);
-    expect(scanLog(rc, 'beta alpha\n', VARS)).toMatchObject({ verdict: 'pass', failure_detectors_fired: [] });
+    expect(scanLog(rc, 'gamma alpha\n', VARS)).toMatchObject({ missing_required: ['custom:b'] });
+    expect(classifyLog(rc, 'gamma alpha\n', VARS).failure_detectors_fired).toEqual(['custom:bad', MISSING_PASS_SIGNAL]);
+    expect(scanLog(rc, 'beta alpha\n', VARS)).toMatchObject({ missing_required: [] });
+    expect(classifyLog(rc, 'beta alpha\n', VARS)).toMatchObject({ verdict: 'pass', failure_detectors_fired: [] });
     // a required line does not excuse a failure elsewhere
-    expect(scanLog(rc, 'beta alpha gamma\n', VARS)).toMatchObject({
+    expect(classifyLog(rc, 'beta alpha gamma\n', VARS)).toMatchObject({
       verdict: 'fail',
       failure_detectors_fired: ['custom:bad'],
     });
   });
 
   it('no match, no capture', () => {
-    const r = scanLog(
-      recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}"),
-      'totally unrelated log\n',
-      VARS,
-    );
-    expect(r).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], capture: {} });
+    const rc = recipe("{id: bw, match: {regex: 'effective bandwidth: (?P<bw>[0-9]+) GB/s'}, on_match: info}");
+    const r = scanLog(rc, 'totally unrelated log\n', VARS);
+    expect(r).toMatchObject({ detectors: [], capture: {} });
+    expect(classifyLog(rc, 'totally unrelated log\n', VARS)).toMatchObject({
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      capture: {},
+    });
   });
 
   it('a huge log (≈6 MiB) is scanned in windows and still fires', () => {
@@ -264,8 +292,8 @@ describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', (
       text,
       VARS,
     );
-    expect(r.failure_detectors_fired).toEqual(['custom:fatal']);
-    expect(r.warn_detectors_fired).toEqual(['custom:dotall']);
+    expect(failingIds(r)).toEqual(['custom:fatal']);
+    expect(warningIds(r)).toEqual(['custom:dotall']);
     expect(r.capture).toEqual({ what: 'kaboom' });
   });
 
@@ -276,17 +304,29 @@ describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', (
       text,
       VARS,
     );
-    expect(r.failure_detectors_fired).toEqual(['custom:fatal']);
+    expect(failingIds(r)).toEqual(['custom:fatal']);
   });
 
   it('window overlap catches a straddling match (window 100)', () => {
     const text = 'x'.repeat(80) + 'FATAL: payload boundary kaboom' + 'y'.repeat(80);
     const r = scanLog(recipe("{id: straddle, match: {regex: 'FATAL: payload boundary kaboom'}}"), text, VARS, W100);
-    expect(r.failure_detectors_fired).toEqual(['custom:straddle']);
+    expect(failingIds(r)).toEqual(['custom:straddle']);
   });
 
   it('no patterns → empty Tier 5 result', () => {
     expect(scanLog({ customPatterns: [] }, 'anything', VARS)).toMatchObject({
+      detectors: [],
+      capture: {},
+      engine_failures: [],
+      missing_required: [],
+    });
+    expect(
+      classifyLog(
+        { customPatterns: [], disableDetectors: [], disableDetectorTiers: [], detectorCategories: new Map() },
+        'anything',
+        VARS,
+      ),
+    ).toMatchObject({
       verdict: 'pass',
       failure_detectors_fired: [],
       warn_detectors_fired: [],
@@ -299,18 +339,21 @@ describe('Tier 5 custom patterns (the original tier5_custom.py (ROCm/aorta))', (
   });
 
   it('empty log: still scanned by Tier 5 (a regex matching "" fires), Tier 4 fires nothing', () => {
-    expect(scanLog(recipe('{id: x, match: {regex: x}}'), '', VARS).failure_detectors_fired).toEqual([]);
-    const r = scanLog(
-      recipe(
-        "{id: empty, match: {regex: '^(?P<all>x*)$'}}",
-        "{id: cond, match: {regex: '^$', condition: 'exit_code == 3'}, on_match: warn}",
-      ),
-      '',
-      { ...VARS, exit_code: 3 },
+    expect(failingIds(scanLog(recipe('{id: x, match: {regex: x}}'), '', VARS))).toEqual([]);
+    const rc = recipe(
+      "{id: empty, match: {regex: '^(?P<all>x*)$'}}",
+      "{id: cond, match: {regex: '^$', condition: 'exit_code == 3'}, on_match: warn}",
     );
-    expect(r).toMatchObject({
+    const r = scanLog(rc, '', { ...VARS, exit_code: 3 });
+    expect(r.detectors.map((d) => [d.id, d.kind])).toEqual([
+      ['custom:empty', 'fail'],
+      ['custom:cond', 'warn'],
+    ]);
+    expect(r.capture).toEqual({ all: '' });
+    // classified, exit code 3 adds Tier 1 (listed first)
+    expect(classifyLog(rc, '', { ...VARS, exit_code: 3 })).toMatchObject({
       verdict: 'fail',
-      failure_detectors_fired: ['custom:empty'],
+      failure_detectors_fired: [TIER1_EXIT_NONZERO, 'custom:empty'],
       warn_detectors_fired: ['custom:cond'],
       capture: { all: '' },
     });
@@ -325,7 +368,7 @@ describe('first match whose condition holds (our semantics)', () => {
   it('a later match in the same window fires when the first one fails the condition', () => {
     // The original evaluated only the first match per window and would not fire here.
     const r = scanLog(vram, 'vram=10\nvram=20\nvram=2000\nvram=3000\n', VARS);
-    expect(r.warn_detectors_fired).toEqual(['custom:big']);
+    expect(warningIds(r)).toEqual(['custom:big']);
     expect(r.capture).toEqual({ used: '2000' });
   });
 
@@ -338,7 +381,7 @@ describe('first match whose condition holds (our semantics)', () => {
   it('a condition error counts as false, and a later match can still fire', () => {
     const rc = recipe("{id: f, match: {regex: 'v=(?P<v>\\S+)', condition: \"float(capture['v']) > 1\"}}");
     const r = scanLog(rc, 'v=abc\nv=0.5\nv=2.5\n', VARS);
-    expect(r.failure_detectors_fired).toEqual(['custom:f']);
+    expect(failingIds(r)).toEqual(['custom:f']);
     expect(r.capture).toEqual({ v: '2.5' });
   });
 
@@ -349,10 +392,19 @@ describe('first match whose condition holds (our semantics)', () => {
     const log = 'step 1 loss=0.5\nstep 2 loss=0.5\nstep 3 loss=0.5\nstep 4 loss=nan\nstep 5 loss=0.4\n';
     const r = scanLog(rc, log, VARS);
     // tier4:nan_signature (`loss=nan`, IGNORECASE) fires at the same offset; Tier 4 ranks first.
-    expect(r.failure_detectors_fired).toEqual(['tier4:nan_signature', 'custom:nan_loss']);
+    expect(failingIds(r)).toEqual(['tier4:nan_signature', 'custom:nan_loss']);
     expect(r.capture).toEqual({ loss: 'nan' });
+    expect(classifyLog(rc, log, VARS)).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['tier4:nan_signature', 'custom:nan_loss'],
+    });
     const clean = scanLog(rc, 'step 1 loss=0.5\nstep 2 loss=0.5\n', VARS);
-    expect(clean).toMatchObject({ verdict: 'pass', failure_detectors_fired: [], capture: {} });
+    expect(clean).toMatchObject({ detectors: [], capture: {} });
+    expect(classifyLog(rc, 'step 1 loss=0.5\nstep 2 loss=0.5\n', VARS)).toMatchObject({
+      verdict: 'pass',
+      failure_detectors_fired: [],
+      capture: {},
+    });
   });
 
   it("the condition sees only its own match, not other patterns' captures", () => {
@@ -361,7 +413,7 @@ describe('first match whose condition holds (our semantics)', () => {
       '{id: b, match: {regex: \'b=(?P<b>[0-9]+)\', condition: "len(capture) == 1"}, on_match: warn}',
     );
     const r = scanLog(rc, 'a=1\nb=2\n', VARS);
-    expect(r.warn_detectors_fired).toEqual(['custom:b']);
+    expect(warningIds(r)).toEqual(['custom:b']);
     expect(r.capture).toEqual({ a: '1', b: '2' });
   });
 
@@ -380,7 +432,7 @@ describe('ordering and capture collisions', () => {
       '{id: tb2, match: {regex: Trace}}',
     );
     const r = scanLog(rc, 'aaa\nhipError_X\nTraceback (most recent call last):\nzzz\n', VARS);
-    expect(r.failure_detectors_fired).toEqual([
+    expect(failingIds(r)).toEqual([
       'custom:early',
       'tier4:hip_error',
       'tier4:python_traceback',
@@ -392,7 +444,7 @@ describe('ordering and capture collisions', () => {
 
   it('warn detectors are ordered by offset too', () => {
     const rc = recipe('{id: w1, match: {regex: one}, on_match: warn}', '{id: w2, match: {regex: two}, on_match: warn}');
-    expect(scanLog(rc, 'two one', VARS).warn_detectors_fired).toEqual(['custom:w2', 'custom:w1']);
+    expect(warningIds(scanLog(rc, 'two one', VARS))).toEqual(['custom:w2', 'custom:w1']);
   });
 
   it('a capture collision is won by the pattern whose firing match comes later in the log', () => {
@@ -465,11 +517,11 @@ describe('windows', () => {
       '.'.repeat(97) + 'foo' + 'bar ' + 'z '.repeat(80) + 'end',
     ]) {
       const r = scanLog(rc, text, VARS, W100);
-      expect(r.failure_detectors_fired).toEqual([]);
+      expect(failingIds(r)).toEqual([]);
       expect(r.capture).toEqual({ tail: 'end' });
     }
     // At the real end of the log both still match.
-    expect(scanLog(rc, '.'.repeat(150) + ' error', VARS, W100).failure_detectors_fired).toEqual(['custom:eol']);
+    expect(failingIds(scanLog(rc, '.'.repeat(150) + ' error', VARS, W100))).toEqual(['custom:eol']);
   });
 
   it('a match inside an overlap is reported once, at its absolute offset', () => {
@@ -532,7 +584,7 @@ describe('windows', () => {
     );
     for (const options of [{}, W100]) {
       const r = scanLog(rc, text, VARS, options);
-      expect(r.failure_detectors_fired).toEqual(['tier4:nccl_rccl_error', 'tier4:hip_error', 'custom:code']);
+      expect(failingIds(r)).toEqual(['tier4:nccl_rccl_error', 'tier4:hip_error', 'custom:code']);
       expect(r.capture.c).toBe('42');
     }
     // Full-text semantics capture all 60 emoji; a 100-byte window sees at least overlap (50 bytes) after the start.

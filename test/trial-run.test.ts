@@ -264,10 +264,10 @@ describe('runTrial: the log → Tier 4 and Tier 5, with the final trial variable
       condition: "exit_code == 0"
     required_for_pass: true
 `);
-    // As the original: a required pattern is an on_match: fail pattern, so when it fires it is listed as a failure.
-    expect((await runTrial(r, node("console.log('benchmark passed')"), opts())).result.failure_detectors_fired).toEqual(
-      ['custom:ok'],
-    );
+    // Its firing is the pass signal (docs/deviations.md; the original listed it as a failure).
+    const passed = (await runTrial(r, node("console.log('benchmark passed')"), opts())).result;
+    expect([passed.verdict, passed.failure_detectors_fired]).toEqual(['pass', []]);
+    expect(passed.detectors.map((d) => [d.id, d.kind, d.line])).toEqual([['custom:ok', 'required', 1]]);
     expect(
       (await runTrial(r, node("console.log('benchmark passed'); process.exit(2)"), opts())).result
         .failure_detectors_fired,

@@ -266,7 +266,7 @@ describe('own properties only', () => {
     );
     (Object.prototype as Record<string, unknown>)['polluted'] = 'x';
     const r = scanLog(recipe, 'loss=1.0\n', { exit_code: 0, walltime_sec: 1, peak_vram_mib: null });
-    expect(r.failure_detectors_fired).toEqual(['custom:counts_own']);
+    expect(r.detectors.map((d) => [d.id, d.kind])).toEqual([['custom:counts_own', 'fail']]);
   });
 });
 

@@ -555,6 +555,7 @@ function renderScan(r: Extract<Response, { kind: 'scan' }>): void {
     ...s.engine_failures.map((f) =>
       h('p', { class: 'fail', 'data-engine-failure': f.pattern }, `meta:regex_engine_failure — ${f.message}`),
     ),
+    ...s.condition_errors.map((e) => h('p', { class: 'warn', 'data-condition-errors': e.pattern }, e.text)),
   );
   captures.replaceChildren(
     ...Object.keys(s.capture).map((k) =>
@@ -655,6 +656,8 @@ function renderSelfTests(tests: SelfTestOut[]): void {
         ' ',
         go,
         t.passed ? null : h('div', { class: 'small' }, t.mismatches.join('; ')),
+        ...(t.passed ? [] : t.fired).map((f) => h('div', { class: 'small muted' }, `fired: ${f}`)),
+        ...t.raised.map((r) => h('div', { class: 'small warn' }, `raised: ${r}`)),
       );
     }),
   );

@@ -105,6 +105,10 @@ export interface SelfTestOut {
   col: number;
   passed: boolean;
   mismatches: string[];
+  /** What fired and where (`custom:oom at log line 2: 'CUDA out of memory'`), as `check` prints under a failure. */
+  fired: string[];
+  /** One line per pattern whose condition raised on the sample (`custom:x: condition raised ValueError on …`). */
+  raised: string[];
 }
 
 export interface ScanOut {
@@ -114,6 +118,8 @@ export interface ScanOut {
   error_detectors_fired: string[];
   /** Patterns the engine could not match to the end of the log: where, and the message. */
   engine_failures: { pattern: string; line: number; message: string }[];
+  /** Patterns whose condition raised on some matches (a raise never fires), each as the one line `scan` prints. */
+  condition_errors: { pattern: string; line: number; text: string }[];
   warn_detectors_fired: string[];
   capture: Record<string, string>;
   /** Every detector the log fired, as `scan --json` and result.json list them (disabled ones left out). */

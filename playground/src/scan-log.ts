@@ -7,6 +7,7 @@
 import type { CompiledCondition, DetailedResult, Firing, Recipe } from '../../src/index.js';
 import { classifyLogScan, planLogScan } from '../../src/classifier/classify-log.js';
 import {
+  conditionErrorsLine,
   feedSource,
   ScanSession,
   type AbsoluteMatch,
@@ -134,6 +135,11 @@ export async function scanRecipeLog(
       failure_detectors_fired: r.failure_detectors_fired,
       error_detectors_fired: r.error_detectors_fired,
       engine_failures: r.engine_failures.map((f) => ({ pattern: f.pattern, line: f.line, message: f.message })),
+      condition_errors: r.condition_errors.map((e) => ({
+        pattern: e.pattern,
+        line: e.line,
+        text: conditionErrorsLine(e, 'log'),
+      })),
       warn_detectors_fired: r.warn_detectors_fired,
       capture: r.capture,
       detectors: r.detectors,

@@ -10,13 +10,16 @@
 import type { Recipe } from '../recipe/types.js';
 import {
   scanLog,
-  type FiredDetector as LogDetector,
+  type ConditionErrors,
+  type DetectorHit,
+  type EngineFailure,
   type ScanOptions,
   type ScanRecipe,
   type ScanResult,
   type ScanVars,
 } from '../scan/scan.js';
-import { REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
+import { MISSING_PASS_SIGNAL, REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
+import type { Verdict } from '../detectors/verdict.js';
 import {
   classify,
   disableSet,
@@ -70,11 +73,37 @@ export interface OtherTiers {
   readonly launched?: boolean;
 }
 
-/** A classified log: the scan's fields with every tier combined, disables applied and categories joined in. */
-export interface ClassifiedLog extends ScanResult {
-  readonly detectors: (LogDetector & DetectorCategoryFields)[];
+/** A classified log: the verdict of every tier combined, disables applied, categories joined in. */
+export interface ClassifiedLog {
+  readonly verdict: Verdict;
+  /** Failure ids in report order (Tier 1, 2, 3, then the log's, then `meta:missing_pass_signal`). */
+  readonly failure_detectors_fired: string[];
+  /** Error ids (ERROR_DETECTOR_IDS): `tier1:timeout`, `meta:regex_engine_failure`, … */
+  readonly error_detectors_fired: string[];
+  readonly warn_detectors_fired: string[];
+  /** Patterns the engine could not match to the end (empty when `meta:regex_engine_failure` is disabled). */
+  readonly engine_failures: EngineFailure[];
+  readonly capture: Record<string, string>;
+  /** Patterns whose condition raised on some of their matches (a raise means "did not fire"). */
+  readonly condition_errors: ConditionErrors[];
+  /** Where each log detector fired, with its category; disabled ids left out. */
+  readonly detectors: (DetectorHit & DetectorCategoryFields)[];
+  readonly tier_durations_ms: ScanResult['tier_durations_ms'];
   /** Every fired detector (Tiers 1–3 too) with its kind and category: `detector_categories`, exit statuses. */
   readonly classification: Classification;
+}
+
+/**
+ * What the log's firings say, before the other tiers and the disables: a `tier4` or `fail` hit is a failure, a
+ * `warn` hit a warning (`info` and `required` hits neither); a missed required pattern is
+ * `meta:missing_pass_signal`, an engine failure `meta:regex_engine_failure`.
+ */
+function logFindings(scanned: ScanResult): { failures: string[]; warnings: string[] } {
+  const failures = scanned.detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail').map((d) => d.id);
+  if (scanned.missing_required.length > 0) failures.push(MISSING_PASS_SIGNAL);
+  if (scanned.engine_failures.length > 0) failures.push(REGEX_ENGINE_FAILURE);
+  const warnings = scanned.detectors.filter((d) => d.kind === 'warn').map((d) => d.id);
+  return { failures, warnings };
 }
 
 /** Tier 1 of a process that ran to its exit with `exitCode` (Popen's convention: −N for signal N), as `run`'s. */
@@ -85,28 +114,31 @@ function exitTier1(exitCode: number): string[] {
 /** The post-scan part: combines a plan's scan with the other tiers. */
 export function classifyScanned(plan: LogScanPlan, scanned: ScanResult, tiers: OtherTiers): ClassifiedLog {
   const { disabled, recipe } = plan;
+  const found = logFindings(scanned);
   const c = classify({
     tier1: tiers.tier1,
     tier2: tiers.tier2 ?? [],
     tier3: tiers.tier3 ?? [],
-    scanFailures: [...scanned.failure_detectors_fired, ...scanned.error_detectors_fired],
-    scanWarnings: scanned.warn_detectors_fired,
+    scanFailures: found.failures,
+    scanWarnings: found.warnings,
     disabled,
     launched: tiers.launched ?? true,
     recipe,
   });
   return {
-    ...scanned,
     verdict: c.verdict,
     failure_detectors_fired: c.failures,
     error_detectors_fired: c.errors,
     warn_detectors_fired: c.warnings,
     engine_failures: isDisabled(disabled, REGEX_ENGINE_FAILURE) ? [] : scanned.engine_failures,
+    capture: scanned.capture,
+    condition_errors: scanned.condition_errors,
     detectors: withCategories(
       scanned.detectors.filter((d) => !isDisabled(disabled, d.id)),
       c.detectors,
       recipe,
     ),
+    tier_durations_ms: scanned.tier_durations_ms,
     classification: c,
   };
 }

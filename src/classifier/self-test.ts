@@ -8,6 +8,7 @@
 import type { Recipe, SelfTestSample } from '../recipe/types.js';
 import { strRepr } from '../condition/repr.js';
 import { MISSING_PASS_SIGNAL, REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
+import { conditionErrorsLine, type ConditionErrors } from '../scan/scan.js';
 import { classifyLog, type ClassifiedLog } from './classify-log.js';
 import type { Verdict } from '../detectors/verdict.js';
 
@@ -25,6 +26,8 @@ export interface SelfTestOutcome {
    * of memory'`, `tier1:exit_nonzero (exit_code 1)`. So a failure shows why, not only that the verdict differs.
    */
   readonly fired: string[];
+  /** The sample's matches whose condition raised (such a match does not fire), per pattern. */
+  readonly conditionErrors: ConditionErrors[];
 }
 
 const list = (ids: readonly string[]): string => `[${ids.join(', ')}]`;
@@ -80,6 +83,7 @@ export function runSelfTest(recipe: Recipe, sample: SelfTestSample): SelfTestOut
     got: { verdict: c.verdict, detectors, capture: c.capture },
     mismatches,
     fired: describeFired(c, recipe, sample),
+    conditionErrors: c.condition_errors,
   };
 }
 
@@ -90,10 +94,29 @@ export function runSelfTests(recipe: Recipe): SelfTestOutcome[] {
 
 /**
  * `file:line:col: self-test "name" failed: <mismatch>; <mismatch>`, then one indented `fired: …` line per
- * detector that fired (or `fired: nothing`), so the reader sees what the sample actually triggered.
+ * detector that fired (or `fired: nothing`) and one `raised: …` line per condition that raised, so the reader sees
+ * what the sample actually triggered.
  */
 export function formatSelfTestFailure(o: SelfTestOutcome): string {
   const head = `${o.file}:${o.line}:${o.col}: self-test ${JSON.stringify(o.name)} failed: ${o.mismatches.join('; ')}`;
   const fired = o.fired.length === 0 ? ['  fired: nothing'] : o.fired.map((f) => `  fired: ${f}`);
-  return [head, ...fired].join('\n');
+  return [head, ...fired, ...raisedLines(o)].join('\n');
+}
+
+/** One `  raised: custom:x: condition raised ValueError on 1 of 1 match, first at log:2` line per pattern. */
+export function raisedLines(o: SelfTestOutcome): string[] {
+  return o.conditionErrors.map((e) => `  raised: ${conditionErrorsLine(e, 'log')}`);
+}
+
+/**
+ * For a sample that passed although a condition raised on it: `file:line:col: self-test "name" passed, but a
+ * condition raised:` and its `raised:` lines (a raise never fires, so the sample may pass for the wrong reason);
+ * null when nothing raised.
+ */
+export function formatSelfTestRaises(o: SelfTestOutcome): string | null {
+  if (o.conditionErrors.length === 0) return null;
+  return [
+    `${o.file}:${o.line}:${o.col}: self-test ${JSON.stringify(o.name)} passed, but a condition raised:`,
+    ...raisedLines(o),
+  ].join('\n');
 }

@@ -7,7 +7,7 @@
 import { strRepr } from '../condition/repr.js';
 import type { Verdict } from '../detectors/verdict.js';
 import { inertLine } from '../text/inert.js';
-import type { FiredDetector } from '../scan/index.js';
+import type { DetectorHit } from '../scan/index.js';
 import type { Annotation } from '../report/github.js';
 import type { JUnitCase } from '../report/junit.js';
 import type { Palette } from './tty.js';
@@ -16,7 +16,7 @@ export interface Classified {
   /** The log as the user named it (`-` for stdin is shown as `<stdin>`). */
   readonly log: string;
   readonly verdict: Verdict;
-  readonly detectors: readonly FiredDetector[];
+  readonly detectors: readonly DetectorHit[];
   /** Failure (and, for run, error) detector ids, including those with no position (tier1:*, meta:*). */
   readonly failures: readonly string[];
   readonly errors: readonly string[];
@@ -30,7 +30,7 @@ const captureRepr = (c: Readonly<Record<string, string>>): string =>
     .join(', ')}}`;
 
 /** `LOG:LINE: ID — MATCH`, with ` (warn)`/` (info)` for the detectors that do not fail, and a non-empty capture. */
-export function detectorLine(log: string, d: FiredDetector, c: Palette): string {
+export function detectorLine(log: string, d: DetectorHit, c: Palette): string {
   const failing = d.kind === 'tier4' || d.kind === 'fail';
   const shownId = inertLine(d.id);
   const id = failing ? c.red(shownId) : d.kind === 'warn' ? c.yellow(shownId) : shownId;
@@ -45,7 +45,7 @@ export function detectorLine(log: string, d: FiredDetector, c: Palette): string 
  */
 const oneLine = (s: string): string => inertLine(s.replace(/\r?\n/g, '⏎'));
 
-function describe(d: FiredDetector): string {
+function describe(d: DetectorHit): string {
   const capture = Object.keys(d.capture).length > 0 ? ` ${captureRepr(d.capture)}` : '';
   return `line ${d.line} (byte ${d.byte_offset}): ${inertLine(d.id)}${d.kind === 'tier4' || d.kind === 'fail' ? '' : ` (${d.kind})`} — ${oneLine(d.match)}${capture}`;
 }
@@ -89,7 +89,7 @@ export function detectorAnnotations(r: Classified, log: string | undefined): Ann
       });
   }
   for (const d of r.detectors) {
-    if (d.kind === 'info') continue;
+    if (d.kind === 'info' || d.kind === 'required') continue; // neither fails nor warns
     out.push({
       level: d.kind === 'warn' ? 'warning' : 'error',
       ...(file === undefined ? {} : { file, line: d.line }),

@@ -47,6 +47,24 @@ export interface CompiledCondition extends CheckedCondition {
   evaluateDetailed(vars: ConditionVars): DetailedResult;
   /** `evaluate` over many variable sets in one VM call. */
   evaluateBatch(list: readonly ConditionVars[]): boolean[];
+  /**
+   * What happened to each set, in one VM call: `BatchOutcome.falsy`, `.truthy`, or an exception (`raisedName`
+   * reads its CPython class name). Fires the same as `evaluateBatch`; a scan uses it to count the raises.
+   */
+  evaluateBatchOutcomes(list: readonly ConditionVars[]): Uint8Array;
+}
+
+/** The codes of `evaluateBatchOutcomes` (assembly/opcodes.ts BATCH_*). */
+export const BatchOutcome = {
+  falsy: Op.BATCH_FALSY,
+  truthy: Op.BATCH_TRUTHY,
+  /** An internal error (the VM's SystemError), e.g. a trap that is not the arena's MemoryError. */
+  systemError: Op.BATCH_RAISED + Op.E_NO_PROGRAM,
+} as const;
+
+/** The exception class a batch outcome code stands for, or null when the condition ran to a value. */
+export function raisedName(code: number): string | null {
+  return code < Op.BATCH_RAISED ? null : (Op.ERROR_NAMES[code - Op.BATCH_RAISED] ?? 'SystemError');
 }
 
 export function compileCondition(text: unknown, options: CompileOptions = {}): CompiledCondition {
@@ -78,6 +96,7 @@ export function compileCondition(text: unknown, options: CompileOptions = {}): C
       return { fired: r.truthy, value: describe(r.value, vars, reprLimit) };
     },
     evaluateBatch: (list) => vm().evaluateBatch(program, list, keys),
+    evaluateBatchOutcomes: (list) => vm().evaluateBatchOutcomes(program, list, keys),
   };
 }
 

@@ -387,13 +387,56 @@ export class ConditionVM {
           const out = this.ex.inputBuffer((to - from + 3) >> 2);
           this.ex.runBatch(ptr, to - from, out);
           const fired = new Uint8Array(this.ex.memory.buffer, out, to - from);
-          for (let i = from; i < to; i++) result[i] = fired[i - from] !== 0;
+          for (let i = from; i < to; i++) result[i] = fired[i - from] === Op.BATCH_TRUTHY;
         }
         return result;
       },
       // A trap mid-batch (one greedy variable set): fall back to one call each.
       () => list.map((v) => this.evaluateTruthy(program, v, keys)),
     );
+  }
+
+  /**
+   * Like `evaluateBatch`, but what happened to each set: Op.BATCH_FALSY, Op.BATCH_TRUTHY, or Op.BATCH_RAISED + E_*
+   * (the exception, `Op.ERROR_NAMES[code - BATCH_RAISED]`), so a caller can say how often a condition raised.
+   */
+  evaluateBatchOutcomes(
+    program: Int32Array,
+    list: readonly ConditionVars[],
+    keys: readonly string[] | null = null,
+  ): Uint8Array {
+    checkVarsList(list);
+    const result = new Uint8Array(list.length);
+    if (list.length === 0) return result;
+    return this.guarded(
+      program,
+      () => {
+        for (let from = 0; from < list.length; from += BATCH_CHUNK) {
+          const to = Math.min(list.length, from + BATCH_CHUNK);
+          this.ex.arenaRelease(this.programMark);
+          const ptr = this.writeInputs(list, from, to, keys, true);
+          const out = this.ex.inputBuffer((to - from + 3) >> 2);
+          this.ex.runBatch(ptr, to - from, out);
+          result.set(new Uint8Array(this.ex.memory.buffer, out, to - from), from);
+        }
+        return result;
+      },
+      () => Uint8Array.from(list, (v) => this.evaluateOutcome(program, v, keys)),
+    );
+  }
+
+  /** One set's outcome as `evaluateBatchOutcomes` codes it (a trap: MemoryError or SystemError). */
+  private evaluateOutcome(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null): number {
+    this.load(program);
+    try {
+      const r = this.runOnce(vars, keys);
+      return r < 0 ? Op.BATCH_RAISED - r : r === 1 ? Op.BATCH_TRUTHY : Op.BATCH_FALSY;
+    } catch (e) {
+      const error = this.recover(e);
+      return Op.BATCH_RAISED + (error === 'MemoryError' ? Op.E_MEMORY : Op.E_NO_PROGRAM);
+    } finally {
+      this.release();
+    }
   }
 
   private readResult(limit: number): VmValue {

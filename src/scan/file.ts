@@ -191,6 +191,7 @@ export async function scanFileRange(
     }
     return {
       firings: [...session.tier4Firings(), ...session.tier5Firings()],
+      conditionErrors: session.conditionErrors(),
       engineFailed: session.engineFailures().length > 0,
       end,
       tierMs: result.tier_durations_ms,

@@ -15,20 +15,24 @@ export {
 export type { AbsoluteMatch, ScanWindow, WindowOptions } from './windows.js';
 export {
   cutMatchText,
-  firedDetector,
-  firstHolding,
+  detectorHit,
+  conditionErrorsLine,
+  evaluateMatches,
   makeFiring,
   MATCH_TEXT_CHARS,
   orderFirings,
-  resolveVerdict,
+  resolveFirings,
   ScanSession,
   scanLog,
   scanTier4,
   scanTier5,
 } from './scan.js';
 export type {
+  ConditionErrors,
   EngineFailure,
-  FiredDetector,
+  DetectorHit,
+  HitKind,
+  MatchEvaluation,
   Firing,
   ScanObserver,
   ScanOptions,

@@ -1,23 +1,31 @@
 /**
- * `scanLog`: Tier 4 (built-in catalogue) and Tier 5 (recipe `custom_patterns`) over one log text, and the
- * two-tier verdict (the original's tier4_patterns.py / tier5_custom.py / verdict.py (ROCm/aorta); there is no Tier 1–3 here).
+ * `scanLog`: Tier 4 (built-in catalogue) and Tier 5 (recipe `custom_patterns`) over one log text (the original's
+ * `tier4_patterns.py` / `tier5_custom.py`, ROCm/aorta): the raw firings, where each pattern fired and what it
+ * captured. The scan decides no verdict: src/classifier/classify-log.ts turns firings into failures, warnings and
+ * errors with the other tiers and the recipe's disables.
  *
  * Deliberate difference from the original (which evaluated a condition on the first match *per window* only):
  * a pattern fires at the **first match, in log order, whose condition holds**; a pattern without a condition fires
  * at its first match. Its capture is that match's participating named groups (the condition sees only those).
  *
- * As the original: captures of every firing pattern are merged whatever its on_match (fail, warn, info); info
- * patterns are listed nowhere else; `meta:missing_pass_signal` is a failure when any `required_for_pass` pattern
- * did not fire; Tier 5 scans an empty log (one empty window: a regex that matches "" fires), Tier 4 returns
+ * As the original: captures of every firing pattern are merged whatever its on_match (fail, warn, info);
+ * `missing_required` lists the `required_for_pass` patterns that did not fire (the classifier's
+ * `meta:missing_pass_signal`); Tier 5 scans an empty log (one empty window: a regex that matches "" fires), Tier 4 returns
  * nothing for an empty log.
  *
  * Ordering: detectors are listed by the log offset (UTF-16) of their firing match; ties go to Tier 4 (catalogue
  * order) before Tier 5 (recipe order). Captures are merged in that same order, a later-firing pattern overwriting
- * a colliding name (the original merged in firing order, later wins). `meta:missing_pass_signal` comes last.
+ * a colliding name (the original merged in firing order, later wins).
  */
 import { strRepr } from '../condition/repr.js';
-import { MISSING_PASS_SIGNAL, REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
-import { compileCondition, type CompiledCondition, type ConditionVars } from '../condition/evaluate.js';
+import { REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
+import {
+  BatchOutcome,
+  compileCondition,
+  raisedName,
+  type CompiledCondition,
+  type ConditionVars,
+} from '../condition/evaluate.js';
 import { compileRegex, RegexMatchAbortError, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
@@ -40,10 +48,10 @@ export interface ScanVars {
 }
 
 /**
- * One fired detector as results report it: where it fired (1-based line, UTF-8 byte offset) and what it saw. Other
- * fields (e.g. a category) are added here, after these.
+ * Where one detector fired and what it saw (1-based line, UTF-8 byte offset, the match, its named groups): the
+ * `detectors` records of every result. The classifier adds the category fields after these.
  */
-export interface FiredDetector {
+export interface DetectorHit {
   id: string;
   kind: HitKind;
   line: number;
@@ -70,18 +78,52 @@ export interface EngineFailure {
   message: string;
 }
 
+/**
+ * A pattern whose condition raised (TypeError, ValueError, …) on some of the matches it was evaluated on: such a
+ * match does not fire, as in the original, so a condition that raises on every match never fires — and without
+ * this record nothing would say so. Counted up to the match that fired (the pattern is not matched past it).
+ */
+export interface ConditionErrors {
+  /** The pattern's detector id (`custom:…`). */
+  pattern: string;
+  /** The exception class of the first match that raised (CPython's name). */
+  error: string;
+  /** Matches whose condition raised, of `evaluated`. */
+  raised: number;
+  /**
+   * Matches the condition was evaluated on (for a condition that reads trial variables, decided after the exit:
+   * distinct captures).
+   */
+  evaluated: number;
+  /** 1-based line and UTF-8 byte offset of the first match that raised. */
+  line: number;
+  byte_offset: number;
+}
+
+/**
+ * The one line every output shows for a condition that raised: `custom:slow_step: condition raised ValueError on 8
+ * of 8 matches, first at train.log:5` (`log` is the log's name as the output shows it).
+ */
+export function conditionErrorsLine(e: ConditionErrors, log: string): string {
+  const of = `${e.raised} of ${e.evaluated} match${e.evaluated === 1 ? '' : 'es'}`;
+  return `${e.pattern}: condition raised ${e.error} on ${of}, first at ${log}:${e.line}`;
+}
+
+/** What a scan saw: raw firings, no verdict (classifyLog decides it). */
 export interface ScanResult {
-  /** 'error' when a pattern could not be matched (an engine failure) and nothing failed. */
-  verdict: 'pass' | 'fail' | 'error';
-  failure_detectors_fired: string[];
-  /** `meta:regex_engine_failure` when `engine_failures` is not empty. */
-  error_detectors_fired: string[];
-  warn_detectors_fired: string[];
+  /** Every detector that fired (info and required ones too), in report order. */
+  detectors: DetectorHit[];
+  /** The named groups of every firing custom pattern, merged in report order (a later one wins a name). */
+  capture: Record<string, string>;
   /** Patterns the engine could not match to the end of the log (and that had not fired before). */
   engine_failures: EngineFailure[];
-  capture: Record<string, string>;
-  /** Every detector that fired (info ones too), in report order; `meta:missing_pass_signal` fires nowhere. */
-  detectors: FiredDetector[];
+  /**
+   * The `required_for_pass` patterns that did not fire, in recipe order; one the engine failed on is undecided
+   * and not listed.
+   */
+  missing_required: string[];
+  /** Patterns whose condition raised on at least one match, in report (rank) order. */
+  condition_errors: ConditionErrors[];
   tier_durations_ms: { tier4: number; tier5: number };
 }
 
@@ -155,6 +197,10 @@ interface Live {
   readonly matcher: WindowedMatcher;
   fired: Firing | null;
   failed: EngineFailure | null;
+  /** Its condition's raises so far (null: none yet). */
+  raised: ConditionErrors | null;
+  /** Matches its condition was evaluated on so far. */
+  evaluated: number;
 }
 
 /**
@@ -253,15 +299,12 @@ export class ScanSession {
       const matcher = new WindowedMatcher(re);
       this.#matchers.push(matcher);
       // An empty match's capture is always `{}` when the pattern has a companion: if `{}` cannot fire, no empty
-      // match can, and the matcher steps over them (a pattern like `x*` matches emptily at every position).
-      if (
-        condition !== null &&
-        !deferred &&
-        re.nonEmptyCompanion !== null &&
-        firstHolding(condition, [{}], this.#vars) < 0
-      )
+      // match can, and the matcher steps over them (a pattern like `x*` matches emptily at every position). Only
+      // when the condition is plainly false there: one that raises on `{}` must have each raise counted.
+      const onEmpty = condition === null ? null : evaluateMatches(condition, [{}], this.#vars);
+      if (onEmpty !== null && !deferred && re.nonEmptyCompanion !== null && onEmpty.holding < 0 && onEmpty.raised === 0)
         matcher.skipEmptyMatches();
-      return { pattern, matcher, fired: null, failed: null };
+      return { pattern, matcher, fired: null, failed: null, raised: null, evaluated: 0 };
     });
   }
 
@@ -378,15 +421,30 @@ export class ScanSession {
     }
     const batch: AbsoluteMatch[] = [];
     const flush = (): boolean => {
-      const i = firstHolding(
+      const e = evaluateMatches(
         c,
         batch.map((m) => m.named),
         this.#vars,
       );
-      obs?.conditionEvaluated?.(pattern, batch, i);
-      if (i >= 0) this.#fire(p, batch[i]!);
+      obs?.conditionEvaluated?.(pattern, batch, e.holding);
+      p.evaluated += e.evaluated;
+      if (e.raised > 0) {
+        if (p.raised === null) {
+          const at = this.#position.locate(batch[e.firstRaised]!.index);
+          p.raised = {
+            pattern: pattern.detectorId,
+            error: e.error!,
+            raised: 0,
+            evaluated: 0,
+            line: at.line,
+            byte_offset: at.byteOffset,
+          };
+        }
+        p.raised.raised += e.raised;
+      }
+      if (e.holding >= 0) this.#fire(p, batch[e.holding]!);
       batch.length = 0;
-      return i >= 0;
+      return e.holding >= 0;
     };
     try {
       for (const m of p.matcher.matchesIn(w, literalsFound)) {
@@ -446,13 +504,25 @@ export class ScanSession {
    * failed pattern that one of `extra` fires for is decided after all (its first holding match came before the
    * failure), so its failure is not reported.
    */
-  result(extra: readonly Firing[] = [], extraMs = 0): ScanResult {
+  result(extra: readonly Firing[] = [], extraMs = 0, extraErrors: readonly ConditionErrors[] = []): ScanResult {
     const late = new Set(extra.map((f) => f.detectorId));
     const failures = this.engineFailures().filter((f) => !late.has(f.pattern));
     return {
-      ...resolveVerdict([...this.tier4Firings(), ...this.tier5Firings(), ...extra], this.#patterns, failures),
+      ...resolveFirings([...this.tier4Firings(), ...this.tier5Firings(), ...extra], this.#patterns, failures),
+      condition_errors: [...this.conditionErrors(), ...extraErrors].sort(
+        (a, b) => this.#rankOf(a.pattern) - this.#rankOf(b.pattern),
+      ),
       tier_durations_ms: { tier4: this.#ms4, tier5: this.#ms5 + extraMs },
     };
+  }
+
+  /** The patterns whose condition raised so far, with how often, of how many evaluated matches. */
+  conditionErrors(): ConditionErrors[] {
+    return this.#t5.flatMap((p) => (p.raised === null ? [] : [{ ...p.raised, evaluated: p.evaluated }]));
+  }
+
+  #rankOf(id: string): number {
+    return this.#t5.find((p) => p.pattern.detectorId === id)?.pattern.rank ?? Number.MAX_SAFE_INTEGER;
   }
 
   /** Releases the custom patterns' regex leases (idempotent). */
@@ -471,6 +541,8 @@ function tier4Live(): Live[] {
     matcher: new WindowedMatcher(regexes[rank]!),
     fired: null,
     failed: null,
+    raised: null,
+    evaluated: 0,
   }));
 }
 
@@ -505,31 +577,60 @@ export function scanTier5(
   }
 }
 
+/** How a condition fared on a list of matches, in order, up to the first that held. */
+export interface MatchEvaluation {
+  /** Index of the first match whose condition held, or -1. */
+  readonly holding: number;
+  /** Matches evaluated: up to and including `holding`, or all. */
+  readonly evaluated: number;
+  /** Of those, how many raised; the first one's index and exception class (-1 and null when none). */
+  readonly raised: number;
+  readonly firstRaised: number;
+  readonly error: string | null;
+}
+
 /**
- * Index of the first capture dict (in order) for which `c` holds with `vars`, or -1, in one VM call; an exception in
- * the condition means "did not fire", as the original. Also used by the trial runner for its deferred candidates.
+ * Evaluates `c` on each capture dict (in order) with `vars`, in one VM call: the first that holds, and how many
+ * raised before it. An exception means "did not fire", as the original. Also used by the trial runner for its
+ * deferred candidates.
  */
-export function firstHolding(
+export function evaluateMatches(
   c: CompiledCondition,
   captures: readonly Readonly<Record<string, string>>[],
   vars: ScanVars,
-): number {
-  if (captures.length === 0) return -1;
+): MatchEvaluation {
+  if (captures.length === 0) return { holding: -1, evaluated: 0, raised: 0, firstRaised: -1, error: null };
   // A literal of one shape (not a spread of `vars`, which V8 builds slowly): this runs once per match.
   const { exit_code, walltime_sec, peak_vram_mib } = vars;
   const list: ConditionVars[] = captures.map((capture) => ({ capture, exit_code, walltime_sec, peak_vram_mib }));
+  let codes: Uint8Array;
   try {
-    return c.evaluateBatch(list).indexOf(true); // the VM's own errors already count as not fired
+    codes = c.evaluateBatchOutcomes(list);
   } catch {
-    return list.findIndex((v) => {
+    // The VM refused the batch as a whole: one by one, anything thrown counting as an internal error.
+    codes = Uint8Array.from(list, (v) => {
       try {
-        return c.evaluate(v);
+        return c.evaluate(v) ? BatchOutcome.truthy : BatchOutcome.falsy;
       } catch {
-        return false;
+        return BatchOutcome.systemError;
       }
     });
   }
+  let raised = 0;
+  let firstRaised = -1;
+  for (let i = 0; i < codes.length; i++) {
+    const code = codes[i]!;
+    if (code === BatchOutcome.truthy)
+      return { holding: i, evaluated: i + 1, raised, firstRaised, error: errorAt(codes, firstRaised) };
+    if (code !== BatchOutcome.falsy) {
+      raised++;
+      if (firstRaised < 0) firstRaised = i;
+    }
+  }
+  return { holding: -1, evaluated: codes.length, raised, firstRaised, error: errorAt(codes, firstRaised) };
 }
+
+const errorAt = (codes: Uint8Array, i: number): string | null => (i < 0 ? null : raisedName(codes[i]!));
 
 /** Sorts firings into report order: log offset, then rank (Tier 4 catalogue, then recipe order). */
 export function orderFirings(firings: readonly Firing[]): Firing[] {
@@ -538,22 +639,18 @@ export function orderFirings(firings: readonly Firing[]): Firing[] {
 
 /**
  * Combines firings and engine failures into the result fields (no timing). A pattern the engine failed on is
- * undecided: it cannot miss a `required_for_pass` (the verdict is then `error`, unless something failed).
+ * undecided: it cannot miss a `required_for_pass`.
  */
-export function resolveVerdict(
+export function resolveFirings(
   firings: readonly Firing[],
   patterns: readonly CustomPattern[],
   engineFailures: readonly EngineFailure[] = [],
-): Omit<ScanResult, 'tier_durations_ms'> {
+): Omit<ScanResult, 'tier_durations_ms' | 'condition_errors'> {
   const ordered = orderFirings(firings);
-  const failures: string[] = [];
-  const warns: string[] = [];
   const capture: Record<string, string> = {};
-  const detectors: FiredDetector[] = [];
+  const detectors: DetectorHit[] = [];
   for (const f of ordered) {
-    detectors.push(firedDetector(f));
-    if (f.kind === 'tier4' || f.kind === 'fail') failures.push(f.detectorId);
-    else if (f.kind === 'warn') warns.push(f.detectorId);
+    detectors.push(detectorHit(f));
     if (f.kind !== 'tier4') {
       for (const [k, v] of Object.entries(f.named)) {
         // defineProperty: a group named `__proto__` must be an own key, not the prototype
@@ -562,21 +659,16 @@ export function resolveVerdict(
     }
   }
   const decided = new Set([...ordered.map((f) => f.detectorId), ...engineFailures.map((f) => f.pattern)]);
-  if (patterns.some((p) => p.requiredForPass && !decided.has(p.detectorId))) failures.push(MISSING_PASS_SIGNAL);
-  const errors = engineFailures.length > 0 ? [REGEX_ENGINE_FAILURE] : [];
   return {
-    verdict: failures.length > 0 ? 'fail' : errors.length > 0 ? 'error' : 'pass',
-    failure_detectors_fired: failures,
-    error_detectors_fired: errors,
-    warn_detectors_fired: warns,
-    engine_failures: [...engineFailures],
-    capture,
     detectors,
+    capture,
+    engine_failures: [...engineFailures],
+    missing_required: patterns.filter((p) => p.requiredForPass && !decided.has(p.detectorId)).map((p) => p.detectorId),
   };
 }
 
 /** A firing as results report it. */
-export function firedDetector(f: Firing): FiredDetector {
+export function detectorHit(f: Firing): DetectorHit {
   const capture: Record<string, string> = {};
   for (const [k, v] of Object.entries(f.named))
     Object.defineProperty(capture, k, { value: v, enumerable: true, writable: true, configurable: true });

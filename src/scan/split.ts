@@ -28,7 +28,7 @@ import { parsePythonRegex, type RegexNode } from '../regex/index.js';
 import { nullable } from '../regex/nonempty.js';
 import { mayMatchNewline } from '../regex/newline.js';
 import type { CustomPattern } from '../recipe/types.js';
-import { type Firing, type ScanRecipe, resolveVerdict, type ScanResult } from './scan.js';
+import { type ConditionErrors, type Firing, type ScanRecipe, resolveFirings, type ScanResult } from './scan.js';
 import { TIER4_PATTERNS } from './tier4.js';
 
 /** Whether a pattern may be matched in two ranges split after a "\n" (invariants 2–4). */
@@ -82,6 +82,8 @@ export interface RangeEnd {
 /** What one range's scan reports (structured-clone safe: it crosses a worker boundary). */
 export interface RangeScan {
   readonly firings: readonly Firing[];
+  /** Its patterns' condition raises, positioned in the range (counted up to the firing in the range). */
+  readonly conditionErrors: readonly ConditionErrors[];
   /** Engine failures happened (the caller then scans in one piece). */
   readonly engineFailed: boolean;
   /** Null when the scan stopped early, every pattern having fired. */
@@ -97,9 +99,19 @@ export interface RangeScan {
 export function mergeRanges(scans: readonly RangeScan[], patterns: readonly CustomPattern[]): ScanResult | null {
   if (scans.some((s) => s.engineFailed)) return null;
   const byId = new Map<string, Firing>();
+  const raises = new Map<string, ConditionErrors>();
   const shift = { units: 0, newlines: 0, bytes: 0 };
   const tierMs = { tier4: 0, tier5: 0 };
   for (const scan of scans) {
+    // A range's count is the single scan's as long as the pattern had not fired in an earlier range (the single
+    // scan stops matching it there); the first raise is the first range's that has one.
+    for (const e of scan.conditionErrors) {
+      if (byId.has(e.pattern)) continue;
+      const seen = raises.get(e.pattern);
+      if (seen === undefined)
+        raises.set(e.pattern, { ...e, line: e.line + shift.newlines, byte_offset: e.byte_offset + shift.bytes });
+      else raises.set(e.pattern, { ...seen, raised: seen.raised + e.raised, evaluated: seen.evaluated + e.evaluated });
+    }
     for (const f of scan.firings) {
       if (byId.has(f.detectorId)) continue;
       byId.set(f.detectorId, {
@@ -116,5 +128,10 @@ export function mergeRanges(scans: readonly RangeScan[], patterns: readonly Cust
     shift.newlines += scan.end.newlines;
     shift.bytes += scan.end.bytes;
   }
-  return { ...resolveVerdict([...byId.values()], patterns), tier_durations_ms: tierMs };
+  const order = new Map(patterns.map((p, i) => [p.detectorId, i]));
+  return {
+    ...resolveFirings([...byId.values()], patterns),
+    condition_errors: [...raises.values()].sort((a, b) => order.get(a.pattern)! - order.get(b.pattern)!),
+    tier_durations_ms: tierMs,
+  };
 }

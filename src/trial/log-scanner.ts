@@ -19,10 +19,11 @@ import { createInterface } from 'node:readline';
 import {
   ByteWindower,
   cutMatchText,
-  firstHolding,
+  evaluateMatches,
   makeFiring,
   ScanSession,
   type AbsoluteMatch,
+  type ConditionErrors,
   type Firing,
   type ScanOptions,
   type ScanPattern,
@@ -225,6 +226,7 @@ export class TrialLogScanner {
     }
     const t0 = performance.now();
     const firings: Firing[] = [];
+    const raises: ConditionErrors[] = [];
     const reports: DeferredReport[] = [];
     for (const d of this.#deferred.values()) {
       reports.push({
@@ -232,13 +234,14 @@ export class TrialLogScanner {
         candidates: d.candidates.length + (d.spill?.count ?? 0),
         spilled: d.spill?.count ?? 0,
       });
-      const hit = await firstFiring(d, vars);
+      const { hit, raised } = await firstFiring(d, vars);
       d.spill?.remove();
       if (hit !== null) firings.push(makeFiring(d.pattern, hit, hit));
+      if (raised !== null) raises.push(raised);
     }
     // The session's Tier 5 time already includes collecting the candidates (its observer runs inside feed()).
     return {
-      ...this.#session.result(firings, performance.now() - t0),
+      ...this.#session.result(firings, performance.now() - t0, raises),
       deferred: reports.sort((a, b) => a.detectorId.localeCompare(b.detectorId)),
     };
   }
@@ -251,23 +254,47 @@ export class TrialLogScanner {
   }
 }
 
-/** The first candidate (in memory, then spilled) whose condition holds with the final values. */
-async function firstFiring(d: Deferred, vars: ScanVars): Promise<Candidate | null> {
+/**
+ * The first candidate (in memory, then spilled) whose condition holds with the final values, and how often the
+ * condition raised on the candidates before it (distinct captures: the count is of those).
+ */
+async function firstFiring(
+  d: Deferred,
+  vars: ScanVars,
+): Promise<{ hit: Candidate | null; raised: ConditionErrors | null }> {
   const condition = d.pattern.condition!; // deferred patterns are those whose condition reads a trial variable
-  const k = firstHolding(
-    condition,
-    d.candidates.map((c) => c.named),
-    vars,
-  );
-  if (k !== -1) return d.candidates[k]!;
-  if (d.spill === null) return null;
-  for await (const batch of d.spill.read()) {
-    const j = firstHolding(
+  let raised: ConditionErrors | null = null;
+  let evaluated = 0;
+  const decide = (batch: readonly Candidate[]): Candidate | null => {
+    const e = evaluateMatches(
       condition,
       batch.map((c) => c.named),
       vars,
     );
-    if (j !== -1) return batch[j]!;
+    evaluated += e.evaluated;
+    if (e.raised > 0) {
+      const first = batch[e.firstRaised]!;
+      raised ??= {
+        pattern: d.pattern.detectorId,
+        error: e.error!,
+        raised: 0,
+        evaluated: 0,
+        line: first.line,
+        byte_offset: first.byteOffset,
+      };
+      raised.raised += e.raised;
+    }
+    return e.holding < 0 ? null : batch[e.holding]!;
+  };
+  const done = (hit: Candidate | null) => ({
+    hit,
+    raised: raised === null ? null : { ...(raised as ConditionErrors), evaluated },
+  });
+  const k = decide(d.candidates);
+  if (k !== null || d.spill === null) return done(k);
+  for await (const batch of d.spill.read()) {
+    const j = decide(batch);
+    if (j !== null) return done(j);
   }
-  return null;
+  return done(null);
 }

@@ -1,6 +1,6 @@
 import type { DetectorCategoryFields, FiredDetector } from '../classifier/classify.js';
 import type { ExitDecision } from '../classifier/exit-codes.js';
-import type { EngineFailure, FiredDetector as LogDetector } from '../scan/index.js';
+import type { ConditionErrors, DetectorHit, EngineFailure } from '../scan/index.js';
 import type { GpuSummary } from './gpu.js';
 import type { KernelEvent } from '../detectors/tier3.js';
 import type { HangRecord } from './tier2-session.js';
@@ -39,12 +39,14 @@ export interface TrialResult {
    * The log detectors that fired (Tier 4 and 5, info ones too), each with its line and byte offset in the log and
    * its category (who, transient, the pattern's category).
    */
-  detectors: (LogDetector & DetectorCategoryFields)[];
+  detectors: (DetectorHit & DetectorCategoryFields)[];
   /**
    * Patterns the regex engine could not match to the end of the log (each fires `meta:regex_engine_failure`, an
    * error detector), with the pattern's recipe position and the engine's reason.
    */
   engine_failures: EngineFailure[];
+  /** Patterns whose condition raised on some of their matches (such a match does not fire), with how often. */
+  condition_errors: ConditionErrors[];
   /** The combined stdout+stderr, in the output directory. */
   log: { file: string; bytes: number };
   timeout_sec: number | null;

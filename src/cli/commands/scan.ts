@@ -19,9 +19,9 @@ import { EXIT, verdictExit } from '../exit-status.js';
 import type { CommandIo } from '../io.js';
 import { errorRecord, jsonLine, ReadError, roundMs } from '../json-output.js';
 import { readRecipe } from '../recipe-file.js';
-import { scanStream, type ByteSource, type ScanResult, type ScanVars } from '../../scan/index.js';
+import { conditionErrorsLine, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../../scan/index.js';
 import { openFileChunks } from '../../scan/file.js';
-import { classifyLogScan, planLogScan } from '../../classifier/classify-log.js';
+import { classifyLogScan, planLogScan, type ClassifiedLog } from '../../classifier/classify-log.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
                         [--format text|json|junit|github]
@@ -143,7 +143,7 @@ async function* withProgress(
 }
 
 /** The JSON object of a scan (schemas/scan.schema.json). */
-export function scanJson(log: string, r: ScanResult): object {
+export function scanJson(log: string, r: ClassifiedLog): object {
   return {
     log,
     verdict: r.verdict,
@@ -153,6 +153,7 @@ export function scanJson(log: string, r: ScanResult): object {
     capture: r.capture,
     detectors: r.detectors,
     engine_failures: r.engine_failures,
+    condition_errors: r.condition_errors,
     tier_durations_ms: { tier4: roundMs(r.tier_durations_ms.tier4), tier5: roundMs(r.tier_durations_ms.tier5) },
   };
 }
@@ -242,7 +243,7 @@ export async function runScan(args: ScanArgs, io: CommandIo): Promise<number> {
   } finally {
     progress?.clear();
   }
-  const result: ScanResult = classifyLogScan(plan, scanned, args.vars);
+  const result = classifyLogScan(plan, scanned, args.vars);
   const seconds = (performance.now() - t0) / 1000;
   const log = shownLog(args.log);
   const classified: Classified = {
@@ -280,13 +281,14 @@ export async function runScan(args: ScanArgs, io: CommandIo): Promise<number> {
  * The human summary of a scan. Log- and recipe-derived text (matches, ids, engine-failure messages) is made inert
  * (text/inert.ts); captures are reprs already.
  */
-export function formatScan(log: string, r: ScanResult, c = NO_PALETTE): string {
+export function formatScan(log: string, r: ClassifiedLog, c = NO_PALETTE): string {
   const list = (ids: readonly string[], colour: (s: string) => string): string =>
     ids.length === 0 ? '(none)' : ids.map((id) => colour(inertLine(id))).join(', ');
   const capture = Object.entries(r.capture).map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`);
   return (
     r.detectors.map((d) => detectorLine(log, d, c)).join('') +
     r.engine_failures.map((f) => `${inertLine(log)}:${f.line}: ${c.red(f.id)} — ${inertLine(f.message)}\n`).join('') +
+    r.condition_errors.map((e) => `${c.yellow(inertLine(conditionErrorsLine(e, log)))}\n`).join('') +
     `verdict: ${c.bold(r.verdict === 'pass' ? c.green(r.verdict) : c.red(r.verdict))}\n` +
     `failure detectors: ${list(r.failure_detectors_fired, c.red)}\n` +
     (r.error_detectors_fired.length > 0 ? `error detectors: ${list(r.error_detectors_fired, c.red)}\n` : '') +
