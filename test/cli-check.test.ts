@@ -13,7 +13,7 @@ describe('aorta-probe check', () => {
     expect(await check(GOOD)).toEqual({ code: 0, out: `${GOOD}: valid (2 custom patterns)\n`, err: '' });
     expect(JSON.parse((await check(GOOD, '--json')).out)).toEqual({
       valid: true,
-      files: [{ file: GOOD, valid: true, custom_patterns: 2, warnings: [], self_tests: [], error: null }],
+      files: [{ file: GOOD, valid: true, custom_patterns: 2, warnings: [], self_tests: [], error: null, errors: [] }],
     });
     expect((await check(GOOD, '--strict')).code).toBe(0);
   });
@@ -40,6 +40,69 @@ describe('aorta-probe check', () => {
       col: 68,
       detail: 'recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow',
     });
+  });
+
+  const THREE = 'fixtures/recipes/three-mistakes.yaml';
+
+  it('reports every independent error of a file in one run, in the order of the checks (issue 35 §3), exit 1', async () => {
+    const r = await check(THREE);
+    expect(r.code).toBe(1);
+    expect(r.err).toBe('');
+    // The unknown-key check runs before the values are read: the misspelt key (line 14) comes first.
+    expect(r.out).toBe(
+      `${THREE}:14:1: recipe: unknown key 'tier3_vram_growt'; did you mean 'tier3_vram_growth'?\n` +
+        '  tier3_vram_growt: true\n' +
+        '  ^^^^^^^^^^^^^^^^\n' +
+        `${THREE}:4:9: recipe.trials: must be a positive int, got 0\n` +
+        '  trials: 0\n' +
+        '          ^\n' +
+        `${THREE}:10:14: recipe.custom_patterns[0].match.regex: invalid regex (missing ): out of (memory): 'out of (memory'\n` +
+        '        regex: "out of (memory"\n' +
+        '               ^^^^^^^^^^^^^^^^\n',
+    );
+    const json = JSON.parse((await check(THREE, '--json')).out) as {
+      valid: boolean;
+      files: { error: Record<string, unknown>; errors: Record<string, unknown>[] }[];
+    };
+    expect(json.valid).toBe(false);
+    const f = json.files[0]!;
+    expect(f.errors.map((e) => [e.line, e.col])).toEqual([
+      [14, 1],
+      [4, 9],
+      [10, 14],
+    ]);
+    expect(f.error).toEqual(f.errors[0]);
+    const sarif = JSON.parse((await check(THREE, '--format', 'sarif')).out) as {
+      runs: { results: { level: string; fixes?: unknown[] }[] }[];
+    };
+    expect(sarif.runs[0]!.results.map((x) => x.level)).toEqual(['error', 'error', 'error']);
+    expect(sarif.runs[0]!.results[0]!.fixes).toHaveLength(1); // the misspelt key's correction
+    const github = await check(THREE, '--format', 'github');
+    expect(github.out.split('\n').filter((l) => l.startsWith('::error '))).toHaveLength(3);
+    expect(github.code).toBe(1);
+  });
+
+  it('a condition rejected beside other errors keeps its hint line; a dependent error is not reported', async () => {
+    const text = `schema_version: 1
+mode: probe
+trials: 1
+mitigation_axis: [none]
+diagnostic_axis: [none]
+custom_patterns:
+  - id: slow
+    match: {regex: 'step (?P<ms>\\d+)', condition: "int(capture['ms']) ** 2 > 9"}
+disable_detectors: ['custom:slow']
+hang_action: explode
+`;
+    const r = await cli(['check', '-'], text);
+    expect(r.code).toBe(1);
+    const heads = r.out.split('\n').filter((l) => l.startsWith('<stdin>:'));
+    // custom:slow names the pattern that failed to load: not a second error.
+    expect(heads.map((l) => l.split(': ')[1])).toEqual([
+      'recipe.custom_patterns[0].match.condition',
+      'recipe.hang_action',
+    ]);
+    expect(r.out).toContain('  hint: `**` is not allowed');
   });
 
   const FOUR = 'fixtures/recipes/lint-four-bugs.yaml';

@@ -162,11 +162,11 @@ describe('the plan', () => {
   it('reads retain and retry (a bare `on:` key, which YAML 1.1 reads as True, counts as on)', async () => {
     const plan = await loadSweepPlan(
       recipe(
-        `${HEAD}mitigation_axis: [none]\ndiagnostic_axis: [none]\nretain: {on_pass: summary, on_error: none}\nretry: {max: 2, on: [rccl_hang, tier1:timeout]}\n`,
+        `${HEAD}mitigation_axis: [none]\ndiagnostic_axis: [none]\nretain: {on_pass: summary, on_error: none}\nretry: {max: 2, on: [transient, tier1:timeout]}\n`,
       ),
     );
     expect(plan.config.retain).toEqual({ pass: 'summary', fail: 'full', error: 'none' });
-    expect(plan.config.retry).toEqual({ max: 2, on: ['rccl_hang', 'tier1:timeout'] });
+    expect(plan.config.retry).toEqual({ max: 2, on: ['transient', 'tier1:timeout'] });
   });
 
   it.each([

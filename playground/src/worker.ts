@@ -9,16 +9,17 @@ import {
   compileCondition,
   runSelfTests,
   lintRecipe,
-  loadRecipe,
+  loadRecipeCollecting,
   ready,
   TIER4_PATTERNS,
   type CompiledCondition,
   type Recipe,
+  type RecipeCollected,
 } from '../../src/index.js';
 // Beyond the public API: the playground shows the engine's inner workings (AST node spans, scan windows, heap).
 import { walk, type Loc, type Node } from '../../src/condition/ast.js';
 import { defaultRegexCache, heapProbe } from '../../src/regex/index.js';
-import { iterWindows, ScanSession } from '../../src/scan/index.js';
+import { conditionErrorsLine, iterWindows, ScanSession } from '../../src/scan/index.js';
 import { errorText, toDiagnostic } from './diagnostic.js';
 import { scanRecipeLog, valueOut } from './scan-log.js';
 import type {
@@ -85,13 +86,16 @@ function patternInfo(recipe: Recipe): PatternInfo[] {
 
 type Loaded = { ok: true; recipe: Recipe; diagnostics: Diagnostic[] } | { ok: false; diagnostics: Diagnostic[] };
 
+/** Loads the recipe; an invalid one gives a diagnostic per independent error, as `aorta-probe check` lists them. */
 function load(text: string): Loaded {
-  let recipe: Recipe;
+  let loaded: RecipeCollected;
   try {
-    recipe = loadRecipe(text, RECIPE_FILE);
+    loaded = loadRecipeCollecting(text, RECIPE_FILE);
   } catch (e) {
     return { ok: false, diagnostics: [toDiagnostic(e)] };
   }
+  const { recipe, errors } = loaded;
+  if (recipe === null) return { ok: false, diagnostics: errors.map(toDiagnostic) };
   return { ok: true, recipe, diagnostics: lintDiagnostics(recipe, text) };
 }
 
@@ -103,6 +107,8 @@ function selfTests(recipe: Recipe): SelfTestOut[] {
     col: t.col,
     passed: t.passed,
     mismatches: [...t.mismatches],
+    fired: [...t.fired],
+    raised: t.conditionErrors.map((e) => conditionErrorsLine(e, 'log')),
   }));
 }
 

@@ -30,6 +30,26 @@ import {
 export interface KeyContext {
   fail(reason: string, at: PyNode | { start: number; end: number }, suggestion?: string | null): never;
   pos(at: { start: number; end: number }): FilePos;
+  /**
+   * Runs one independent part of the validation; a loader collecting every error records a rejection and returns
+   * `fallback` (src/recipe/load.ts). Absent: just `run()`.
+   */
+  part?<T>(run: () => T, fallback: T): T;
+}
+
+/** `ctx.part(run, fallback)`, or `run()` for a context that stops at the first error. */
+export function part<T>(ctx: KeyContext, run: () => T, fallback: T): T {
+  return ctx.part === undefined ? run() : ctx.part(run, fallback);
+}
+
+/**
+ * What the keys may rely on, and what they report back: `patternsComplete` false (a custom pattern failed to load,
+ * while collecting errors) skips the checks of `custom:` ids; `disablesComplete` is set false when
+ * `disable_detectors` or `disable_detector_tiers` failed.
+ */
+export interface KeysLoaded {
+  readonly patternsComplete: boolean;
+  disablesComplete?: boolean;
 }
 
 /** The regex check the loader makes where the original calls `re.compile`. */
@@ -90,7 +110,10 @@ function checkDetectorId(
   id: string,
   path: string,
   patterns: readonly CustomPattern[],
+  patternsComplete = true,
 ): void {
+  // A `custom:` id may name a pattern that failed to load (collecting errors): not checked.
+  if (!patternsComplete && id.startsWith('custom:')) return;
   const reason = unknownDetectorReason(
     id,
     patterns.map((p) => p.id),
@@ -108,7 +131,12 @@ function exitStatus(ctx: KeyContext, node: PyNode, path: string): number {
   return Number(node.value);
 }
 
-function loadExitCodes(ctx: KeyContext, node: PyNode, patterns: readonly CustomPattern[]): ExitCodeMap {
+function loadExitCodes(
+  ctx: KeyContext,
+  node: PyNode,
+  patterns: readonly CustomPattern[],
+  patternsComplete: boolean,
+): ExitCodeMap {
   const path = 'recipe.exit_codes';
   const detector = new Map<string, number>();
   const category = new Map<Who | 'transient', number>();
@@ -116,7 +144,7 @@ function loadExitCodes(ctx: KeyContext, node: PyNode, patterns: readonly CustomP
   for (const { key, keyNode, value } of stringKeys(ctx, node, path)) {
     if (key === 'detector') {
       for (const e of stringKeys(ctx, value, `${path}.detector`)) {
-        checkDetectorId(ctx, e.keyNode, e.key, `${path}.detector`, patterns);
+        checkDetectorId(ctx, e.keyNode, e.key, `${path}.detector`, patterns, patternsComplete);
         detector.set(e.key, exitStatus(ctx, e.value, `${path}.detector[${strRepr(e.key)}]`));
       }
     } else if (key === 'category') {
@@ -142,11 +170,12 @@ function loadCategories(
   ctx: KeyContext,
   node: PyNode,
   patterns: readonly CustomPattern[],
+  patternsComplete: boolean,
 ): Map<string, DetectorCategory> {
   const path = 'recipe.detector_categories';
   const out = new Map<string, DetectorCategory>();
   for (const { key, keyNode, value } of stringKeys(ctx, node, path)) {
-    checkDetectorId(ctx, keyNode, key, path, patterns);
+    checkDetectorId(ctx, keyNode, key, path, patterns, patternsComplete);
     const p = `${path}[${strRepr(key)}]`;
     const fields = stringKeys(ctx, value, p);
     const unknown = fields.find((f) => f.key !== 'who' && f.key !== 'transient');
@@ -184,144 +213,189 @@ function rejectKey(
 const TEST_KEYS = ['exit_code', 'expect', 'log', 'name', 'peak_vram_mib', 'walltime_sec'];
 const EXPECT_KEYS = ['capture', 'detectors', 'verdict'];
 
-function loadTests(ctx: KeyContext, node: PyNode, patterns: readonly CustomPattern[]): SelfTestSample[] {
+function loadTests(
+  ctx: KeyContext,
+  node: PyNode,
+  patterns: readonly CustomPattern[],
+  patternsComplete: boolean,
+): SelfTestSample[] {
   if (node.kind !== 'list' || node.items!.length === 0)
     ctx.fail(`recipe.tests: must be a non-empty list, got ${reprNode(node)}`, node);
   const names = new Set<string>();
-  return node.items!.map((entry, i) => {
-    const path = `recipe.tests[${i}]`;
-    const fields = stringKeys(ctx, entry, path);
-    const unknown = fields.filter((f) => !TEST_KEYS.includes(f.key));
-    if (unknown.length > 0) {
-      const r = unknownKeysReason(
-        path,
-        unknown.map((u) => ({ name: u.key, repr: strRepr(u.key) })),
-        TEST_KEYS,
-      );
-      ctx.fail(r.reason, unknown[0]!.keyNode, r.suggestion);
-    }
-    const name = dictGet(entry, 'name');
-    if (name === undefined || name.kind !== 'str' || name.value === '')
-      ctx.fail(`${path}.name: must be a non-empty string`, name ?? entry);
-    if (names.has(name.value as string))
-      ctx.fail(`${path}.name: duplicate name ${strRepr(name.value as string)}`, name);
-    names.add(name.value as string);
-    const log = dictGet(entry, 'log');
-    if (log === undefined || log.kind !== 'str')
-      ctx.fail(`${path}.log: must be a string (the log snippet)`, log ?? entry);
-    const ec = dictGet(entry, 'exit_code');
-    if (ec !== undefined && ec.kind !== 'int')
-      ctx.fail(`${path}.exit_code: must be an integer, got ${ec.typeName}`, ec);
-    const wt = dictGet(entry, 'walltime_sec');
-    if (wt !== undefined && ((wt.kind !== 'int' && wt.kind !== 'float') || !(Number(wt.value) >= 0)))
-      ctx.fail(`${path}.walltime_sec: must be a number >= 0, got ${reprNode(wt)}`, wt);
-    const pv = dictGet(entry, 'peak_vram_mib');
-    if (pv !== undefined && pv.kind !== 'NoneType' && pv.kind !== 'int')
-      ctx.fail(`${path}.peak_vram_mib: must be an integer or null, got ${pv.typeName}`, pv);
-    const expect = dictGet(entry, 'expect');
-    if (expect === undefined)
-      ctx.fail(`${path}.expect: missing (a mapping with 'verdict' and optional 'detectors', 'capture')`, entry);
-    const ef = stringKeys(ctx, expect, `${path}.expect`);
-    const eu = ef.find((f) => !EXPECT_KEYS.includes(f.key));
-    if (eu !== undefined) rejectKey(ctx, `${path}.expect`, eu, EXPECT_KEYS);
-    const v = dictGet(expect, 'verdict');
-    if (v === undefined || v.kind !== 'str' || !['pass', 'fail', 'error'].includes(v.value as string)) {
-      ctx.fail(
-        `${path}.expect.verdict: must be one of ['error', 'fail', 'pass'], got ${v === undefined ? 'nothing' : reprNode(v)}`,
-        v ?? expect,
-      );
-    }
-    const d = dictGet(expect, 'detectors');
-    let detectors: string[] | null = null;
-    if (d !== undefined) {
-      detectors = strList(ctx, d, `${path}.expect.detectors`).map((n) => {
-        checkDetectorId(ctx, n, n.value as string, `${path}.expect.detectors`, patterns);
-        return n.value as string;
-      });
-    }
-    const cap = dictGet(expect, 'capture');
-    let capture: Record<string, string> | null = null;
-    if (cap !== undefined) {
-      capture = {};
-      for (const e of stringKeys(ctx, cap, `${path}.expect.capture`)) {
-        if (e.value.kind !== 'str')
-          ctx.fail(
-            `${path}.expect.capture[${strRepr(e.key)}]: must be a string (captures are strings), got ${e.value.typeName}`,
-            e.value,
-          );
-        Object.defineProperty(capture, e.key, {
-          value: e.value.value,
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-      }
-    }
-    const at = ctx.pos(entry);
-    return {
-      name: name.value as string,
-      log: log.value as string,
-      exitCode: ec === undefined ? 0 : Number(ec.value),
-      walltimeSec: wt === undefined ? 0 : Number(wt.value),
-      peakVramMib: pv === undefined || pv.kind === 'NoneType' ? null : Number(pv.value),
-      expectVerdict: v.value as Verdict,
-      expectDetectors: detectors,
-      expectCapture: capture,
-      line: at.line,
-      col: at.col,
-    };
-  });
+  // Each sample is a part (collecting errors, the samples that loaded are returned).
+  return node.items!.flatMap((entry, i) =>
+    part(ctx, () => [loadSample(ctx, entry, i, names, patterns, patternsComplete)], []),
+  );
 }
 
-/** Reads the classifier keys of a probe recipe (or of a bare file, which may carry `tests:`). */
+function loadSample(
+  ctx: KeyContext,
+  entry: PyNode,
+  i: number,
+  names: Set<string>,
+  patterns: readonly CustomPattern[],
+  patternsComplete: boolean,
+): SelfTestSample {
+  const path = `recipe.tests[${i}]`;
+  const fields = stringKeys(ctx, entry, path);
+  const unknown = fields.filter((f) => !TEST_KEYS.includes(f.key));
+  if (unknown.length > 0) {
+    const r = unknownKeysReason(
+      path,
+      unknown.map((u) => ({ name: u.key, repr: strRepr(u.key) })),
+      TEST_KEYS,
+    );
+    ctx.fail(r.reason, unknown[0]!.keyNode, r.suggestion);
+  }
+  const name = dictGet(entry, 'name');
+  if (name === undefined || name.kind !== 'str' || name.value === '')
+    ctx.fail(`${path}.name: must be a non-empty string`, name ?? entry);
+  if (names.has(name.value as string)) ctx.fail(`${path}.name: duplicate name ${strRepr(name.value as string)}`, name);
+  names.add(name.value as string);
+  const log = dictGet(entry, 'log');
+  if (log === undefined || log.kind !== 'str')
+    ctx.fail(`${path}.log: must be a string (the log snippet)`, log ?? entry);
+  const ec = dictGet(entry, 'exit_code');
+  if (ec !== undefined && ec.kind !== 'int') ctx.fail(`${path}.exit_code: must be an integer, got ${ec.typeName}`, ec);
+  const wt = dictGet(entry, 'walltime_sec');
+  if (wt !== undefined && ((wt.kind !== 'int' && wt.kind !== 'float') || !(Number(wt.value) >= 0)))
+    ctx.fail(`${path}.walltime_sec: must be a number >= 0, got ${reprNode(wt)}`, wt);
+  const pv = dictGet(entry, 'peak_vram_mib');
+  if (pv !== undefined && pv.kind !== 'NoneType' && pv.kind !== 'int')
+    ctx.fail(`${path}.peak_vram_mib: must be an integer or null, got ${pv.typeName}`, pv);
+  const expect = dictGet(entry, 'expect');
+  if (expect === undefined)
+    ctx.fail(`${path}.expect: missing (a mapping with 'verdict' and optional 'detectors', 'capture')`, entry);
+  const ef = stringKeys(ctx, expect, `${path}.expect`);
+  const eu = ef.find((f) => !EXPECT_KEYS.includes(f.key));
+  if (eu !== undefined) rejectKey(ctx, `${path}.expect`, eu, EXPECT_KEYS);
+  const v = dictGet(expect, 'verdict');
+  if (v === undefined || v.kind !== 'str' || !['pass', 'fail', 'error'].includes(v.value as string)) {
+    ctx.fail(
+      `${path}.expect.verdict: must be one of ['error', 'fail', 'pass'], got ${v === undefined ? 'nothing' : reprNode(v)}`,
+      v ?? expect,
+    );
+  }
+  const d = dictGet(expect, 'detectors');
+  let detectors: string[] | null = null;
+  if (d !== undefined) {
+    detectors = strList(ctx, d, `${path}.expect.detectors`).map((n) => {
+      checkDetectorId(ctx, n, n.value as string, `${path}.expect.detectors`, patterns, patternsComplete);
+      return n.value as string;
+    });
+  }
+  const cap = dictGet(expect, 'capture');
+  let capture: Record<string, string> | null = null;
+  if (cap !== undefined) {
+    capture = {};
+    for (const e of stringKeys(ctx, cap, `${path}.expect.capture`)) {
+      if (e.value.kind !== 'str')
+        ctx.fail(
+          `${path}.expect.capture[${strRepr(e.key)}]: must be a string (captures are strings), got ${e.value.typeName}`,
+          e.value,
+        );
+      Object.defineProperty(capture, e.key, {
+        value: e.value.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+  }
+  const at = ctx.pos(entry);
+  return {
+    name: name.value as string,
+    log: log.value as string,
+    exitCode: ec === undefined ? 0 : Number(ec.value),
+    walltimeSec: wt === undefined ? 0 : Number(wt.value),
+    peakVramMib: pv === undefined || pv.kind === 'NoneType' ? null : Number(pv.value),
+    expectVerdict: v.value as Verdict,
+    expectDetectors: detectors,
+    expectCapture: capture,
+    line: at.line,
+    col: at.col,
+  };
+}
+
+/**
+ * Reads the classifier keys of a probe recipe (or of a bare file, which may carry `tests:`). Each key is a part
+ * (`KeyContext.part`); `loaded` says whether every custom pattern loaded and gets whether the disables did.
+ */
 export function loadClassifierKeys(
   ctx: KeyContext,
   root: PyNode,
   patterns: readonly CustomPattern[],
   checkRegex: RegexCheck,
+  loaded: KeysLoaded = { patternsComplete: true },
 ): ClassifierKeys {
+  const { patternsComplete } = loaded;
   const present = (key: string): PyNode | undefined => {
     const n = dictGet(root, key);
     return n === undefined || n.kind === 'NoneType' ? undefined : n;
   };
-  let progressRegex: string | null = null;
-  const pr = present('progress_regex');
-  if (pr !== undefined) {
-    if (pr.kind !== 'str' || pr.value === '')
-      ctx.fail(`recipe.progress_regex: must be a non-empty string, got ${reprNode(pr)}`, pr);
-    checkRegex(pr, `recipe.progress_regex: invalid regex ({err}): ${reprNode(pr)}`);
-    progressRegex = pr.value as string;
-  }
-  let hangAction: HangAction = 'record';
-  const ha = present('hang_action');
-  if (ha !== undefined) {
-    if (ha.kind !== 'str' || !(HANG_ACTIONS as readonly string[]).includes(ha.value as string))
-      ctx.fail(`recipe.hang_action: must be one of ${listRepr(HANG_ACTIONS)}, got ${reprNode(ha)}`, ha);
-    hangAction = ha.value as HangAction;
-  }
-  let tier3VramGrowth = true;
-  const vg = present('tier3_vram_growth');
-  if (vg !== undefined) {
-    if (vg.kind !== 'bool') ctx.fail(`recipe.tier3_vram_growth: must be a boolean, got ${vg.typeName}`, vg);
-    tier3VramGrowth = vg.value as boolean;
-  }
-  const disableDetectorTiers: TierName[] = [];
-  const dt = present('disable_detector_tiers');
-  if (dt !== undefined) {
-    for (const n of strList(ctx, dt, 'recipe.disable_detector_tiers')) {
-      if (!(TIER_NAMES as readonly string[]).includes(n.value as string))
-        ctx.fail(`recipe.disable_detector_tiers: unknown tier ${reprNode(n)}; allowed: ${listRepr(TIER_NAMES)}`, n);
-      if (!disableDetectorTiers.includes(n.value as TierName)) disableDetectorTiers.push(n.value as TierName);
-    }
-  }
-  const disableDetectors: string[] = [];
-  const dd = present('disable_detectors');
-  if (dd !== undefined) {
-    for (const n of strList(ctx, dd, 'recipe.disable_detectors')) {
-      checkDetectorId(ctx, n, n.value as string, 'recipe.disable_detectors', patterns);
-      if (!disableDetectors.includes(n.value as string)) disableDetectors.push(n.value as string);
-    }
-  }
+  const progressRegex = part(
+    ctx,
+    (): string | null => {
+      const pr = present('progress_regex');
+      if (pr === undefined) return null;
+      if (pr.kind !== 'str' || pr.value === '')
+        ctx.fail(`recipe.progress_regex: must be a non-empty string, got ${reprNode(pr)}`, pr);
+      checkRegex(pr, `recipe.progress_regex: invalid regex ({err}): ${reprNode(pr)}`);
+      return pr.value as string;
+    },
+    null,
+  );
+  const hangAction = part(
+    ctx,
+    (): HangAction => {
+      const ha = present('hang_action');
+      if (ha === undefined) return 'record';
+      if (ha.kind !== 'str' || !(HANG_ACTIONS as readonly string[]).includes(ha.value as string))
+        ctx.fail(`recipe.hang_action: must be one of ${listRepr(HANG_ACTIONS)}, got ${reprNode(ha)}`, ha);
+      return ha.value as HangAction;
+    },
+    'record',
+  );
+  const tier3VramGrowth = part(
+    ctx,
+    (): boolean => {
+      const vg = present('tier3_vram_growth');
+      if (vg === undefined) return true;
+      if (vg.kind !== 'bool') ctx.fail(`recipe.tier3_vram_growth: must be a boolean, got ${vg.typeName}`, vg);
+      return vg.value as boolean;
+    },
+    true,
+  );
+  const disableDetectorTiers = part(
+    ctx,
+    (): TierName[] | null => {
+      const out: TierName[] = [];
+      const dt = present('disable_detector_tiers');
+      if (dt === undefined) return out;
+      for (const n of strList(ctx, dt, 'recipe.disable_detector_tiers')) {
+        if (!(TIER_NAMES as readonly string[]).includes(n.value as string))
+          ctx.fail(`recipe.disable_detector_tiers: unknown tier ${reprNode(n)}; allowed: ${listRepr(TIER_NAMES)}`, n);
+        if (!out.includes(n.value as TierName)) out.push(n.value as TierName);
+      }
+      return out;
+    },
+    null,
+  );
+  const disableDetectors = part(
+    ctx,
+    (): string[] | null => {
+      const out: string[] = [];
+      const dd = present('disable_detectors');
+      if (dd === undefined) return out;
+      for (const n of strList(ctx, dd, 'recipe.disable_detectors')) {
+        checkDetectorId(ctx, n, n.value as string, 'recipe.disable_detectors', patterns, patternsComplete);
+        if (!out.includes(n.value as string)) out.push(n.value as string);
+      }
+      return out;
+    },
+    null,
+  );
+  if (disableDetectorTiers === null || disableDetectors === null) loaded.disablesComplete = false;
   const dc = present('detector_categories');
   const ec = present('exit_codes');
   const ts = present('tests');
@@ -329,10 +403,11 @@ export function loadClassifierKeys(
     progressRegex,
     hangAction,
     tier3VramGrowth,
-    disableDetectors: disableDetectors.sort(),
-    disableDetectorTiers: disableDetectorTiers.sort(),
-    detectorCategories: dc === undefined ? new Map() : loadCategories(ctx, dc, patterns),
-    exitCodes: ec === undefined ? null : loadExitCodes(ctx, ec, patterns),
-    tests: ts === undefined ? [] : loadTests(ctx, ts, patterns),
+    disableDetectors: (disableDetectors ?? []).sort(),
+    disableDetectorTiers: (disableDetectorTiers ?? []).sort(),
+    detectorCategories:
+      dc === undefined ? new Map() : part(ctx, () => loadCategories(ctx, dc, patterns, patternsComplete), new Map()),
+    exitCodes: ec === undefined ? null : part(ctx, () => loadExitCodes(ctx, ec, patterns, patternsComplete), null),
+    tests: ts === undefined ? [] : part(ctx, () => loadTests(ctx, ts, patterns, patternsComplete), []),
   };
 }

@@ -1,5 +1,15 @@
 /** Recipe loader public API. */
-export { loadRecipe, VALID_TOP_LEVEL, PHASE_3_KEYS, TRIAGE_ONLY_KEYS, PROBE_ONLY_KEYS, COMMON_KEYS } from './load.js';
+export {
+  loadRecipe,
+  loadRecipeCollecting,
+  recipeErrors,
+  VALID_TOP_LEVEL,
+  PHASE_3_KEYS,
+  TRIAGE_ONLY_KEYS,
+  PROBE_ONLY_KEYS,
+  COMMON_KEYS,
+} from './load.js';
+export type { RecipeCollected } from './load.js';
 export { RecipeError, RecipeSandboxError } from './errors.js';
 export type { FilePos } from './errors.js';
 export { ON_MATCH_VALUES, DEFAULT_HANG_WINDOW_SEC, DEFAULT_HANG_GRACE_SEC } from './types.js';

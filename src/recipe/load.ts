@@ -2,9 +2,27 @@
  * `loadRecipe`: the original `load_recipe` + `_validate_top_level` + the parts of
  * `build_probe_recipe_from_dict` whose values the scanner consumes, and `validate_custom_patterns`
  * (the original's tier5_custom.py and recipe_builder.py, ROCm/aorta). Every rejection carries the YAML `file:line:col`.
+ *
+ * `loadRecipe` throws the first error, in the original's order of checks. `recipeErrors` / `loadRecipeCollecting`
+ * run the same checks (one implementation: `Ctx.part` wraps each independent part) but record an error and go on
+ * with the next part, so `check` can report every independent error of a file in one run; their first error is the
+ * one `loadRecipe` throws. The parts, and what an error skips:
+ * - Fatal (one error, nothing else checked): invalid UTF-8, a character PyYAML refuses, a YAML/JSON syntax error,
+ *   a duplicate key, an alias bomb, a top level that is not a mapping.
+ * - Each top-level key is a part; so are each `custom_patterns` entry and each `tests:` sample (within one part
+ *   only its first error is reported).
+ * - An invalid `mode`: the mode-dependent checks (which keys the mode allows, the required keys, every probe-only
+ *   key's value) are skipped; the unknown-key check and `schema_version` still run.
+ * - Rejected unknown top-level keys: "missing required key" is not reported (the missing key may be the misspelt one).
+ * - A mode's rejected keys (triage-only keys in a probe recipe, probe-only keys in a triage one) are not validated.
+ * - A `custom_patterns` error (the list or any entry): references to custom pattern ids (`custom:…` in
+ *   `disable_detectors`, `detector_categories`, `exit_codes.detector`, `tests[].expect.detectors`) are not checked,
+ *   nor is `retry.on` (its targets depend on the patterns); the same for `retry.on` after an error in
+ *   `disable_detectors` or `disable_detector_tiers`. So a dependent error is never reported, at the cost of
+ *   sometimes missing one until the first is fixed.
  */
 import { isScalar, type LineCounter } from 'yaml';
-import { SandboxError } from '../condition/errors.js';
+import { RecipeSchemaError, SandboxError } from '../condition/errors.js';
 import { strRepr } from '../condition/repr.js';
 import { isPySpace } from '../condition/unicode-tables.js';
 import { validateCondition, type CheckedCondition } from '../condition/validate.js';
@@ -69,6 +87,18 @@ export const PROBE_ONLY_KEYS: readonly string[] = [
   'exit_codes',
   'tests',
 ];
+/**
+ * Tier 2's keys: valid in every recipe (probe, triage, a bare patterns file), since one `run` uses them. (The
+ * original took them in probe recipes only.)
+ */
+export const HANG_KEYS: readonly string[] = [
+  'hang_window_sec',
+  'hang_grace_period_at_start',
+  'progress_regex',
+  'hang_action',
+];
+/** The keys of a bare patterns file: `custom_patterns:` (required), its `tests:` samples and the hang keys. */
+const BARE_KEYS: readonly string[] = ['custom_patterns', 'tests', ...HANG_KEYS];
 export const VALID_TOP_LEVEL: readonly string[] = [...COMMON_KEYS, ...TRIAGE_ONLY_KEYS, ...PROBE_ONLY_KEYS].sort();
 const PROBE_REQUIRED = ['schema_version', 'trials', 'mitigation_axis', 'diagnostic_axis'];
 
@@ -87,7 +117,29 @@ class Ctx {
     readonly text: string,
     readonly file: string,
     readonly lc: LineCounter,
+    /** Collecting (`recipeErrors`): the errors so far; null: the first error is thrown. */
+    readonly errors: RecipeSchemaError[] | null = null,
   ) {}
+
+  /** How many errors were recorded so far (always 0 when not collecting). */
+  get errorCount(): number {
+    return this.errors?.length ?? 0;
+  }
+
+  /**
+   * Runs one independent part of the validation. Not collecting, it is just `run()`; collecting, a rejection is
+   * recorded and `fallback` returned, so that validation goes on with the next part.
+   */
+  part<T>(run: () => T, fallback: T): T {
+    if (this.errors === null) return run();
+    try {
+      return run();
+    } catch (e) {
+      if (!(e instanceof RecipeSchemaError)) throw e;
+      this.errors.push(e);
+      return fallback;
+    }
+  }
 
   fail(reason: string, at: PyNode | { start: number; end: number }, suggestion: string | null = null): never {
     throw new RecipeError(reason, this.file, spanPos(this.text, this.lc, at.start, at.end), this.text, suggestion);
@@ -128,8 +180,53 @@ function rejectUnknownKeys(
 /**
  * Loads and validates a recipe. `input` may be text or raw bytes (decoded as strict UTF-8).
  * `fileName` is used in messages and selects the parser: `.json` → JSON, anything else → YAML.
+ * Throws the first error (a `RecipeSchemaError`).
  */
 export function loadRecipe(input: string | Uint8Array, fileName: string, options: LoadRecipeOptions = {}): Recipe {
+  return load(input, fileName, options, null);
+}
+
+/** What `loadRecipeCollecting` found: the recipe, or every independent error (the module header says which). */
+export type RecipeCollected =
+  | { readonly recipe: Recipe; readonly errors: readonly [] }
+  | { readonly recipe: null; readonly errors: readonly RecipeSchemaError[] };
+
+/**
+ * `loadRecipe`, but an error does not stop it: every independent error of the file, in the order of the checks
+ * (`errors[0]` is what `loadRecipe` throws), or the recipe when there is none.
+ */
+export function loadRecipeCollecting(
+  input: string | Uint8Array,
+  fileName: string,
+  options: LoadRecipeOptions = {},
+): RecipeCollected {
+  const errors: RecipeSchemaError[] = [];
+  let recipe: Recipe;
+  try {
+    recipe = load(input, fileName, options, errors);
+  } catch (e) {
+    if (!(e instanceof RecipeSchemaError)) throw e;
+    errors.push(e);
+    return { recipe: null, errors };
+  }
+  return errors.length === 0 ? { recipe, errors: [] } : { recipe: null, errors };
+}
+
+/** Every independent error of a recipe file (empty when it is valid); `[0]` is what `loadRecipe` throws. */
+export function recipeErrors(
+  input: string | Uint8Array,
+  fileName: string,
+  options: LoadRecipeOptions = {},
+): RecipeSchemaError[] {
+  return [...loadRecipeCollecting(input, fileName, options).errors];
+}
+
+function load(
+  input: string | Uint8Array,
+  fileName: string,
+  options: LoadRecipeOptions,
+  errors: RecipeSchemaError[] | null,
+): Recipe {
   let text: string;
   let bytes: Uint8Array;
   if (typeof input === 'string') {
@@ -199,15 +296,25 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
       text,
     );
   }
-  const ctx: Ctx = new Ctx(text, fileName, lc);
+  const ctx: Ctx = new Ctx(text, fileName, lc, errors);
   if (root === null || root.kind !== 'dict') {
     ctx.fail(`recipe top-level must be a mapping, got ${root?.typeName ?? 'NoneType'}`, root ?? { start: 0, end: 0 });
   }
   const keys = root.entries!.map((e) => keyName(e.key));
-  // A bare file is `custom_patterns:`, optionally with its `tests:` samples.
-  const bare = keys.includes('custom_patterns') && keys.every((k) => k === 'custom_patterns' || k === 'tests');
+  // A bare file is `custom_patterns:`, optionally with its `tests:` samples and the hang keys.
+  const bare = keys.includes('custom_patterns') && keys.every((k) => BARE_KEYS.includes(k));
   if (bare) {
+    const before = ctx.errorCount;
     const customPatterns = validateCustomPatterns(ctx, get(root, 'custom_patterns')!, options);
+    const patternsComplete = ctx.errorCount === before;
+    const hangWindowSec = ctx.part(
+      () => positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false),
+      DEFAULT_HANG_WINDOW_SEC,
+    );
+    const hangGracePeriodAtStart = ctx.part(
+      () => positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true),
+      DEFAULT_HANG_GRACE_SEC,
+    );
     return withSourceSha256(bytes, {
       fileName,
       bare,
@@ -220,11 +327,11 @@ export function loadRecipe(input: string | Uint8Array, fileName: string, options
       axisPositions: NO_AXIS_POSITIONS,
       timeoutPerTrial: null,
       envPassthroughMode: 'inherit',
-      hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
-      hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
+      hangWindowSec,
+      hangGracePeriodAtStart,
       customPatterns,
       keys,
-      ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options)),
+      ...loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options), { patternsComplete }),
       ...DEFAULT_SWEEP_KEYS,
     });
   }
@@ -263,156 +370,228 @@ class LineCounterLite {
 function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOptions): Omit<Recipe, 'sourceSha256'> {
   // 2. Phase-3 intercept.
   const phase3 = keys.filter((k) => PHASE_3_KEYS.includes(k)).sort();
-  if (phase3.length > 0) {
-    ctx.fail(
-      `recipe: keys ${listRepr(phase3)} are deferred to Phase 3 (bundle integration + redaction + handout templates); see docs/plans/aorta-probe-188-rubric.md §PHASE 3. Remove these keys from your recipe.`,
-      keyNode(root, phase3[0]!)!,
-    );
-  }
+  ctx.part(() => {
+    if (phase3.length > 0) {
+      ctx.fail(
+        `recipe: keys ${listRepr(phase3)} are deferred to Phase 3 (bundle integration + redaction + handout templates); see docs/plans/aorta-probe-188-rubric.md §PHASE 3. Remove these keys from your recipe.`,
+        keyNode(root, phase3[0]!)!,
+      );
+    }
+  }, undefined);
   // 3. mode.
-  const modeNode = get(root, 'mode');
-  let mode: RecipeMode = 'triage';
-  if (modeNode !== undefined) {
+  const mode = ctx.part((): RecipeMode | null => {
+    const modeNode = get(root, 'mode');
+    if (modeNode === undefined) return 'triage';
     if (modeNode.kind !== 'str' || (modeNode.value !== 'triage' && modeNode.value !== 'probe')) {
       ctx.fail(`recipe.mode: must be 'triage' or 'probe', got ${reprNode(modeNode)}`, modeNode);
     }
-    mode = modeNode.value as RecipeMode;
-  }
-  // 4. Unknown keys.
-  rejectUnknownKeys(ctx, root, 'recipe', VALID_TOP_LEVEL, { plural: 'top-level keys' });
+    return modeNode.value as RecipeMode;
+  }, null);
+  // 4. Unknown keys (a Phase-3 key was rejected above: only reached with none, unless collecting).
+  const beforeUnknown = ctx.errorCount;
+  const topLevel = { ...root, entries: root.entries!.filter((e) => !PHASE_3_KEYS.includes(keyName(e.key))) };
+  ctx.part(() => rejectUnknownKeys(ctx, topLevel, 'recipe', VALID_TOP_LEVEL, { plural: 'top-level keys' }), undefined);
+  const unknownRejected = ctx.errorCount > beforeUnknown;
   // 5. Mode-specific keys.
   if (mode === 'probe') {
-    const triageOnly = keys.filter((k) => TRIAGE_ONLY_KEYS.includes(k));
-    if (triageOnly.length > 0) {
-      ctx.fail(
-        `recipe: keys ${listRepr([...triageOnly].sort())} are triage-mode only and are not valid in a 'mode: probe' recipe (probe-mode synthesises cells from mitigation_axis x diagnostic_axis and fixes the workload internally). Remove these keys.`,
-        keyNode(root, triageOnly[0]!)!,
-      );
-    }
+    ctx.part(() => {
+      const triageOnly = keys.filter((k) => TRIAGE_ONLY_KEYS.includes(k));
+      if (triageOnly.length > 0) {
+        ctx.fail(
+          `recipe: keys ${listRepr([...triageOnly].sort())} are triage-mode only and are not valid in a 'mode: probe' recipe (probe-mode synthesises cells from mitigation_axis x diagnostic_axis and fixes the workload internally). Remove these keys.`,
+          keyNode(root, triageOnly[0]!)!,
+        );
+      }
+    }, undefined);
     for (const k of PROBE_REQUIRED) {
-      if (!keys.includes(k))
-        ctx.fail(`recipe (mode: probe): missing required key '${k}'`, { start: root.start, end: root.start + 1 });
+      // Collecting, a misspelt key already reported may be this one: say nothing (the module header).
+      if (!keys.includes(k) && !unknownRejected)
+        ctx.part(
+          () =>
+            ctx.fail(`recipe (mode: probe): missing required key '${k}'`, { start: root.start, end: root.start + 1 }),
+          undefined,
+        );
     }
-  } else {
-    const probeOnly = keys.filter((k) => PROBE_ONLY_KEYS.includes(k));
-    if (probeOnly.length > 0) {
-      ctx.fail(
-        `recipe: keys ${listRepr([...probeOnly].sort())} are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys`,
-        keyNode(root, probeOnly[0]!)!,
-      );
-    }
+  } else if (mode === 'triage') {
+    ctx.part(() => {
+      const probeOnly = keys.filter((k) => PROBE_ONLY_KEYS.includes(k) && !HANG_KEYS.includes(k));
+      if (probeOnly.includes('custom_patterns')) {
+        // A bare patterns file takes custom_patterns without a mode: say what keeps this file from being one.
+        const others = keys.filter((k) => !BARE_KEYS.includes(k)).sort();
+        ctx.fail(
+          `recipe: keys ${listRepr([...probeOnly].sort())} are valid in a 'mode: probe' recipe or in a bare patterns file (only custom_patterns, tests and the hang keys); this file also has ${listRepr(others)}: set 'mode: probe' at the recipe top level, or remove ${others.length === 1 ? 'that key' : 'those keys'} to make it a bare patterns file`,
+          keyNode(root, probeOnly[0]!)!,
+        );
+      }
+      if (probeOnly.length > 0) {
+        ctx.fail(
+          `recipe: keys ${listRepr([...probeOnly].sort())} are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys`,
+          keyNode(root, probeOnly[0]!)!,
+        );
+      }
+    }, undefined);
   }
   // 6. schema_version.
-  const sv = get(root, 'schema_version');
-  let schemaVersion: number | null = null;
-  if (sv !== undefined) {
+  const schemaVersion = ctx.part((): number | null => {
+    const sv = get(root, 'schema_version');
+    if (sv === undefined) return null;
     if (sv.kind !== 'int')
       ctx.fail(`recipe.schema_version: must be an integer, got ${sv.typeName} (${reprNode(sv)})`, sv);
     if (sv.value !== 1n)
       ctx.fail(`recipe.schema_version: unsupported version ${reprNode(sv)}; this build understands version 1`, sv);
-    schemaVersion = 1;
-  }
+    return 1;
+  }, null);
   const base = {
     fileName: ctx.file,
     bare: false,
-    mode,
+    mode: mode ?? 'triage',
     schemaVersion,
     keys,
   };
+  const noScan = {
+    ticket: null,
+    trials: null,
+    mitigationAxis: [],
+    diagnosticAxis: [],
+    axisPositions: NO_AXIS_POSITIONS,
+    timeoutPerTrial: null,
+    envPassthroughMode: 'inherit',
+    hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
+    hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
+    customPatterns: [],
+    ...DEFAULT_CLASSIFIER_KEYS,
+    ...DEFAULT_SWEEP_KEYS,
+  } as const;
+  // Collecting, an invalid mode leaves nothing else to check that does not depend on it.
+  if (mode === null) return { ...base, ...noScan };
   if (mode === 'triage') {
-    // Triage recipes carry no scanner input; their own keys are not validated here.
+    // Triage recipes carry no scanner input; their own keys are not validated here. The hang keys are, and the
+    // common `stop_after`; the probe-only keys were rejected above (collecting, they are left unchecked).
+    const own = { ...root, entries: root.entries!.filter((e) => !probeOnlyKey(e.key)) };
+    const hang = loadClassifierKeys(ctx, own, [], regexCheck(ctx, options));
     return {
       ...base,
-      ticket: null,
-      trials: null,
-      mitigationAxis: [],
-      diagnosticAxis: [],
-      axisPositions: NO_AXIS_POSITIONS,
-      timeoutPerTrial: null,
-      envPassthroughMode: 'inherit',
-      hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
-      hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
-      customPatterns: [],
-      ...DEFAULT_CLASSIFIER_KEYS,
-      // `stop_after` is a common key, so a triage recipe's is checked too.
-      ...loadSweepKeys(ctx, root, { customPatterns: [], disabled: DEFAULT_CLASSIFIER_KEYS }),
+      ...noScan,
+      hangWindowSec: ctx.part(
+        () => positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false),
+        DEFAULT_HANG_WINDOW_SEC,
+      ),
+      hangGracePeriodAtStart: ctx.part(
+        () => positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true),
+        DEFAULT_HANG_GRACE_SEC,
+      ),
+      progressRegex: hang.progressRegex,
+      hangAction: hang.hangAction,
+      ...loadSweepKeys(ctx, own, { customPatterns: [], disabled: DEFAULT_CLASSIFIER_KEYS }),
     };
   }
-  // build_probe_recipe_from_dict, in its order.
-  const trialsNode = get(root, 'trials')!;
-  if (trialsNode.kind !== 'int' || (trialsNode.value as bigint) < 1n) {
-    ctx.fail(`recipe.trials: must be a positive int, got ${reprNode(trialsNode)}`, trialsNode);
-  }
-  const ticketNode = get(root, 'ticket');
-  if (ticketNode !== undefined && ticketNode.kind !== 'str') {
-    ctx.fail(`recipe.ticket: must be a string or absent, got ${ticketNode.typeName}`, ticketNode);
-  }
+  // build_probe_recipe_from_dict, in its order. (A missing required key was reported above.)
+  const trialsNode = get(root, 'trials');
+  const trials = ctx.part((): number | null => {
+    if (trialsNode === undefined) return null;
+    if (trialsNode.kind !== 'int' || (trialsNode.value as bigint) < 1n) {
+      ctx.fail(`recipe.trials: must be a positive int, got ${reprNode(trialsNode)}`, trialsNode);
+    }
+    return Number(trialsNode.value);
+  }, null);
+  const ticket = ctx.part((): string | null => {
+    const ticketNode = get(root, 'ticket');
+    if (ticketNode !== undefined && ticketNode.kind !== 'str') {
+      ctx.fail(`recipe.ticket: must be a string or absent, got ${ticketNode.typeName}`, ticketNode);
+    }
+    return ticketNode?.kind === 'str' ? (ticketNode.value as string) : null;
+  }, null);
   const axes: string[][] = [];
   const axisPositions: Record<string, FilePos[]> = {};
   for (const name of ['mitigation_axis', 'diagnostic_axis']) {
-    const n = get(root, name)!;
-    if (n.kind !== 'list' || n.items!.some((i) => i.kind !== 'str')) {
-      ctx.fail(`recipe.${name}: must be a list[str], got ${n.typeName} (${reprNode(n)})`, n);
+    axes.push([]);
+    axisPositions[name] = [];
+    const n = get(root, name);
+    if (n === undefined) continue;
+    ctx.part(() => {
+      if (n.kind !== 'list' || n.items!.some((i) => i.kind !== 'str')) {
+        ctx.fail(`recipe.${name}: must be a list[str], got ${n.typeName} (${reprNode(n)})`, n);
+      }
+      if (n.items!.length === 0) ctx.fail(`recipe.${name}: must be a non-empty list`, n);
+      axes[axes.length - 1] = n.items!.map((i) => i.value as string);
+      axisPositions[name] = n.items!.map((i) => ctx.pos(i));
+    }, undefined);
+  }
+  ctx.part(() => {
+    const str = get(root, 'step_time_regex');
+    if (str !== undefined && str.kind !== 'NoneType') {
+      if (str.kind !== 'str') ctx.fail(`recipe.step_time_regex: must be a string, got ${str.typeName}`, str);
+      compileHook(ctx, options, str, `recipe.step_time_regex: invalid regex ({err}): ${reprNode(str)}`);
     }
-    if (n.items!.length === 0) ctx.fail(`recipe.${name}: must be a non-empty list`, n);
-    axes.push(n.items!.map((i) => i.value as string));
-    axisPositions[name] = n.items!.map((i) => ctx.pos(i));
-  }
-  const str = get(root, 'step_time_regex');
-  if (str !== undefined && str.kind !== 'NoneType') {
-    if (str.kind !== 'str') ctx.fail(`recipe.step_time_regex: must be a string, got ${str.typeName}`, str);
-    compileHook(ctx, options, str, `recipe.step_time_regex: invalid regex ({err}): ${reprNode(str)}`);
-  }
-  const cp = get(root, 'collect_paths');
-  if (cp !== undefined && cp.kind !== 'NoneType' && (cp.kind !== 'list' || cp.items!.some((i) => i.kind !== 'str'))) {
-    ctx.fail(`recipe.collect_paths: must be a list[str], got ${cp.typeName}`, cp);
-  }
-  const tpt = get(root, 'timeout_per_trial');
-  let timeoutPerTrial: number | null = null;
-  if (tpt !== undefined && tpt.kind !== 'NoneType') {
+  }, undefined);
+  ctx.part(() => {
+    const cp = get(root, 'collect_paths');
+    if (cp !== undefined && cp.kind !== 'NoneType' && (cp.kind !== 'list' || cp.items!.some((i) => i.kind !== 'str'))) {
+      ctx.fail(`recipe.collect_paths: must be a list[str], got ${cp.typeName}`, cp);
+    }
+  }, undefined);
+  const timeoutPerTrial = ctx.part((): number | null => {
+    const tpt = get(root, 'timeout_per_trial');
+    if (tpt === undefined || tpt.kind === 'NoneType') return null;
     if (tpt.kind !== 'int' && tpt.kind !== 'float')
       ctx.fail(`recipe.timeout_per_trial: must be a number or null, got ${tpt.typeName}`, tpt);
-    timeoutPerTrial = Number(tpt.value);
-    if (!(timeoutPerTrial > 0)) ctx.fail(`recipe.timeout_per_trial: must be > 0 when set, got ${reprNode(tpt)}`, tpt);
-  }
-  const epm = get(root, 'env_passthrough_mode');
-  let envPassthroughMode: 'inherit' | 'file' = 'inherit';
-  if (epm !== undefined && epm.kind !== 'NoneType') {
+    const t = Number(tpt.value);
+    if (!(t > 0)) ctx.fail(`recipe.timeout_per_trial: must be > 0 when set, got ${reprNode(tpt)}`, tpt);
+    return t;
+  }, null);
+  const envPassthroughMode = ctx.part((): 'inherit' | 'file' => {
+    const epm = get(root, 'env_passthrough_mode');
+    if (epm === undefined || epm.kind === 'NoneType') return 'inherit';
     if (epm.kind !== 'str' || (epm.value !== 'inherit' && epm.value !== 'file')) {
       ctx.fail(`recipe.env_passthrough_mode: must be 'inherit' or 'file', got ${reprNode(epm)}`, epm);
     }
-    envPassthroughMode = epm.value as 'inherit' | 'file';
-  }
+    return epm.value as 'inherit' | 'file';
+  }, 'inherit');
   const cpNode = get(root, 'custom_patterns');
+  const beforePatterns = ctx.errorCount;
   const customPatterns = cpNode === undefined ? [] : validateCustomPatterns(ctx, cpNode, options);
-  const hangWindowSec = positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false);
-  const hangGracePeriodAtStart = positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true);
-  const red = get(root, 'redaction');
-  if (red !== undefined && red.kind !== 'NoneType' && red.kind !== 'dict') {
-    ctx.fail(`recipe.redaction: must be a mapping, got ${red.typeName}`, red);
-  }
-  const conf = get(root, 'confound');
-  if (conf !== undefined && conf.kind !== 'NoneType') {
-    if (conf.kind !== 'dict') ctx.fail(`recipe.confound: must be a mapping, got ${conf.typeName}`, conf);
-    rejectUnknownKeys(ctx, conf, 'recipe.confound', ['baseline_cell', 'threshold']);
-    const th = get(conf, 'threshold');
-    if (
-      th !== undefined &&
-      th.kind !== 'NoneType' &&
-      (!(th.kind === 'int' || th.kind === 'float') || !(Number(th.value) > 0))
-    ) {
-      ctx.fail(`recipe.confound.threshold: must be > 0, got ${reprNode(th)}`, th);
+  const patternsComplete = ctx.errorCount === beforePatterns;
+  const hangWindowSec = ctx.part(
+    () => positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false),
+    DEFAULT_HANG_WINDOW_SEC,
+  );
+  const hangGracePeriodAtStart = ctx.part(
+    () => positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true),
+    DEFAULT_HANG_GRACE_SEC,
+  );
+  ctx.part(() => {
+    const red = get(root, 'redaction');
+    if (red !== undefined && red.kind !== 'NoneType' && red.kind !== 'dict') {
+      ctx.fail(`recipe.redaction: must be a mapping, got ${red.typeName}`, red);
     }
-    const bc = get(conf, 'baseline_cell');
-    if (bc !== undefined && bc.kind !== 'NoneType' && bc.kind !== 'str') {
-      ctx.fail(`recipe.confound.baseline_cell: must be a string, got ${bc.typeName}`, bc);
+  }, undefined);
+  ctx.part(() => {
+    const conf = get(root, 'confound');
+    if (conf !== undefined && conf.kind !== 'NoneType') {
+      if (conf.kind !== 'dict') ctx.fail(`recipe.confound: must be a mapping, got ${conf.typeName}`, conf);
+      rejectUnknownKeys(ctx, conf, 'recipe.confound', ['baseline_cell', 'threshold']);
+      const th = get(conf, 'threshold');
+      if (
+        th !== undefined &&
+        th.kind !== 'NoneType' &&
+        (!(th.kind === 'int' || th.kind === 'float') || !(Number(th.value) > 0))
+      ) {
+        ctx.fail(`recipe.confound.threshold: must be > 0, got ${reprNode(th)}`, th);
+      }
+      const bc = get(conf, 'baseline_cell');
+      if (bc !== undefined && bc.kind !== 'NoneType' && bc.kind !== 'str') {
+        ctx.fail(`recipe.confound.baseline_cell: must be a string, got ${bc.typeName}`, bc);
+      }
     }
-  }
-  const classifierKeys = loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options));
+  }, undefined);
+  const loaded = { patternsComplete, disablesComplete: true };
+  const classifierKeys = loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options), loaded);
+  // `retry.on`'s targets depend on the patterns and the disables: not checked after an error in them.
+  const targets = patternsComplete && loaded.disablesComplete ? { customPatterns, disabled: classifierKeys } : null;
   return {
     ...base,
-    ticket: ticketNode?.kind === 'str' ? (ticketNode.value as string) : null,
-    trials: Number(trialsNode.value),
+    ticket,
+    trials,
     mitigationAxis: axes[0]!,
     diagnosticAxis: axes[1]!,
     axisPositions: {
@@ -425,8 +604,13 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     hangGracePeriodAtStart,
     customPatterns,
     ...classifierKeys,
-    ...loadSweepKeys(ctx, root, { customPatterns, disabled: classifierKeys }),
+    ...loadSweepKeys(ctx, root, targets),
   };
+}
+
+/** A key that only a probe recipe may have (the hang keys excepted: any recipe may). */
+function probeOnlyKey(k: PyNode): boolean {
+  return k.kind === 'str' && PROBE_ONLY_KEYS.includes(k.value as string) && !HANG_KEYS.includes(k.value as string);
 }
 
 function positiveNumber(ctx: Ctx, root: PyNode, key: string, dflt: number, allowZero: boolean): number {
@@ -470,10 +654,13 @@ function compileHook(ctx: Ctx, options: LoadRecipeOptions, node: PyNode, templat
 function validateCustomPatterns(ctx: Ctx, raw: PyNode, options: LoadRecipeOptions): CustomPattern[] {
   if (raw.kind === 'NoneType') return [];
   if (raw.kind !== 'list' || raw.items!.length === 0) {
-    ctx.fail(`recipe.custom_patterns: must be a non-empty list, got ${reprNode(raw)}`, raw);
+    return ctx.part(() => ctx.fail(`recipe.custom_patterns: must be a non-empty list, got ${reprNode(raw)}`, raw), []);
   }
   const seen = new Set<string>();
-  return raw.items!.map((entry, idx) => validateOne(ctx, entry, `recipe.custom_patterns[${idx}]`, seen, options));
+  // Each entry is a part: collecting, the entries that loaded are returned (the caller sees that one failed).
+  return raw.items!.flatMap((entry, idx) =>
+    ctx.part(() => [validateOne(ctx, entry, `recipe.custom_patterns[${idx}]`, seen, options)], []),
+  );
 }
 
 function validateOne(

@@ -4,7 +4,7 @@
  * them like every other key, so `check` and the playground reject what `sweep` would; a `--mitigations-file` is
  * read by the same bundle code. Each rejection names the key path and is positioned at the node.
  */
-import type { KeyContext } from './classifier-keys.js';
+import { part, type KeyContext } from './classifier-keys.js';
 import { reprNode, type PyNode } from './tree.js';
 import type { EnvBundle, Retention, RetentionLevel, RetryPolicy, StopAfter, SweepKeys } from './types.js';
 import { type Verdict, VERDICTS } from '../detectors/verdict.js';
@@ -135,7 +135,7 @@ function parseRetain(ctx: KeyContext, n: PyNode): Retention {
   return out;
 }
 
-function parseRetry(ctx: KeyContext, n: PyNode, targets: RetryTargets): RetryPolicy {
+function parseRetry(ctx: KeyContext, n: PyNode, targets: RetryTargets | null): RetryPolicy {
   if (n.kind === 'NoneType') return NO_RETRY;
   if (n.kind !== 'dict') ctx.fail(`recipe.retry: must be a mapping, got ${n.typeName}`, n);
   rejectUnknown(ctx, n, 'recipe.retry', ['max', 'on']);
@@ -147,7 +147,9 @@ function parseRetry(ctx: KeyContext, n: PyNode, targets: RetryTargets): RetryPol
   if (on.kind !== 'list' || on.items!.some((i) => i.kind !== 'str' || i.value === '')) {
     ctx.fail(`recipe.retry.on: must be a list of detector ids or categories, got ${reprNode(on)}`, on);
   }
+  // No targets (collecting errors, after an error in the patterns or the disables): the entries are not checked.
   on.items!.forEach((item, i) => {
+    if (targets === null) return;
     const problem = retryOnProblem(item.value as string, targets);
     if (problem !== null) ctx.fail(`recipe.retry.on[${i}]: ${problem.reason}`, item, problem.suggestion);
   });
@@ -156,18 +158,21 @@ function parseRetry(ctx: KeyContext, n: PyNode, targets: RetryTargets): RetryPol
 
 /**
  * Reads the sweep keys of a recipe (the loader has already refused the ones its mode does not allow); `targets`
- * (the recipe's patterns and disables) decide what `retry.on` may name.
+ * (the recipe's patterns and disables) decide what `retry.on` may name (null: its entries are not checked, as
+ * when those failed to load). Each key is a part (`KeyContext.part`).
  */
-export function loadSweepKeys(ctx: KeyContext, root: PyNode, targets: RetryTargets): SweepKeys {
+export function loadSweepKeys(ctx: KeyContext, root: PyNode, targets: RetryTargets | null): SweepKeys {
   const mt = get(root, 'mitigations');
   const sa = get(root, 'stop_after');
   const rt = get(root, 'retain');
   const ry = get(root, 'retry');
   return {
     mitigations:
-      mt === undefined || mt.kind === 'NoneType' ? new Map() : parseMitigationTable(ctx, mt, 'recipe.mitigations'),
-    stopAfter: sa === undefined ? null : parseStopAfter(ctx, sa),
-    retain: rt === undefined ? FULL_RETENTION : parseRetain(ctx, rt),
-    retry: ry === undefined ? NO_RETRY : parseRetry(ctx, ry, targets),
+      mt === undefined || mt.kind === 'NoneType'
+        ? new Map()
+        : part(ctx, () => parseMitigationTable(ctx, mt, 'recipe.mitigations'), new Map()),
+    stopAfter: sa === undefined ? null : part(ctx, () => parseStopAfter(ctx, sa), null),
+    retain: rt === undefined ? FULL_RETENTION : part(ctx, () => parseRetain(ctx, rt), FULL_RETENTION),
+    retry: ry === undefined ? NO_RETRY : part(ctx, () => parseRetry(ctx, ry, targets), NO_RETRY),
   };
 }

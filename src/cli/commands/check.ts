@@ -1,16 +1,17 @@
 /**
  * `aorta-probe check RECIPE... [--format text|json|sarif|github] [--strict]`: loads each recipe (full probe recipe
  * or bare `custom_patterns:` file; '-' reads stdin) with every check the loader makes — schema, conditions,
- * regexes on RE2 — and reports the first error at its `file:line:col`. A valid recipe is then linted (src/lint/):
+ * regexes on RE2 — and reports every independent error at its `file:line:col`, in the order of the loader's checks
+ * (`loadRecipeCollecting`; src/recipe/load.ts says which errors are independent). A valid recipe is then linted (src/lint/):
  * conditions that can never fire, and the like, are reported as warnings, which never make the recipe invalid.
  *
  * Exit status (exit-status.ts), the worst over the files: 0 valid, 1 invalid (or warnings with --strict), 2 usage
  * error or an unreadable file.
  */
 import type { Readable } from 'node:stream';
-import { RecipeSchemaError, SandboxError, withHint } from '../../condition/errors.js';
+import { SandboxError, withHint } from '../../condition/errors.js';
 import { formatWarning, lintRecipe, type LintWarning } from '../../lint/index.js';
-import { loadRecipe, RecipeError } from '../../recipe/index.js';
+import { loadRecipeCollecting, RecipeError } from '../../recipe/index.js';
 import {
   formatSelfTestFailure,
   formatSelfTestRaises,
@@ -31,8 +32,9 @@ export const CHECK_USAGE = `Usage: aorta-probe check RECIPE... [--format text|js
 
 Loads each RECIPE (a probe recipe or a bare custom_patterns: file; '-' reads stdin) with all of
 the loader's checks: the schema, each condition against the sandbox rules, each regex on RE2
-(Python-only syntax is an error with a hint). Prints the first error at its file:line:col with
-the offending line and a caret; or, for a valid recipe, one warning per lint finding (a
+(Python-only syntax is an error with a hint). Prints every independent error (one per top-level
+key, custom pattern and tests: sample; a YAML syntax error stops at itself), in the order of
+the checks, each at its file:line:col with the offending line and a caret; or, for a valid recipe, one warning per lint finding (a
 condition that can never fire, a capture group the regex lacks or may leave unset, a constant
 condition), each at its file:line:col with a caret, its code and a suggested fix, one line
 per failing self-test (the recipe's tests: samples, at their file:line:col with expected vs
@@ -40,8 +42,8 @@ got), then 'RECIPE: valid (N custom patterns)' (with ', W warnings' and the self
 when there are any).
 
   --format FORMAT  text (default); json: one object {"valid": bool, "files": [{"file", "valid",
-                   "custom_patterns", "warnings", "self_tests", "error"}]}
-                   (schemas/check.schema.json);
+                   "custom_patterns", "warnings", "self_tests", "error", "errors"}]}
+                   ("error" is the first of "errors"; schemas/check.schema.json);
                    sarif: SARIF 2.1.0, a result per error and warning, with the suggested fix;
                    github: GitHub Actions annotations (::error / ::warning).
   --json           The same as --format json.
@@ -93,7 +95,10 @@ export interface CheckedFile {
   warnings: LintWarning[];
   /** The recipe's `tests:` samples, run through the classifier (empty when it has none or did not load). */
   self_tests: SelfTestRecord[];
+  /** The first error (null for a valid recipe): `errors[0]`. */
   error: ErrorRecord | null;
+  /** Every independent error, in the order of the loader's checks (empty for a valid recipe). */
+  errors: ErrorRecord[];
 }
 
 export type SelfTestRecord = Pick<SelfTestOutcome, 'name' | 'line' | 'col' | 'passed' | 'got' | 'mismatches'> & {
@@ -103,13 +108,13 @@ export type SelfTestRecord = Pick<SelfTestOutcome, 'name' | 'line' | 'col' | 'pa
 interface Checked {
   readonly record: CheckedFile;
   readonly code: number;
-  /** The text output's message for an invalid or unreadable file. */
-  readonly message: string | null;
+  /** The text output's messages for an invalid or unreadable file, one per error. */
+  readonly messages: readonly string[];
   readonly failedTests: readonly SelfTestOutcome[];
   /** Samples that passed although a condition raised on them (said so: it may pass for the wrong reason). */
   readonly raisedTests: readonly SelfTestOutcome[];
-  /** The loader's correction for the error's span (a misspelt key), for SARIF's `fix`. */
-  readonly errorFix: { readonly endCol: number; readonly replacement: string } | null;
+  /** Per error, the loader's correction for its span (a misspelt key), for SARIF's `fix`. */
+  readonly errorFixes: readonly ({ readonly endCol: number; readonly replacement: string } | null)[];
 }
 
 async function checkOne(path: string, strict: boolean, stdin: Readable | undefined): Promise<Checked> {
@@ -119,44 +124,19 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
     bytes = await readInput(path, stdin);
   } catch (err) {
     const e = err as ReadError;
+    const error = errorRecord(e);
     return {
-      record: { file, valid: false, custom_patterns: null, warnings: [], self_tests: [], error: errorRecord(e) },
+      record: { file, valid: false, custom_patterns: null, warnings: [], self_tests: [], error, errors: [error] },
       code: EXIT.usage,
-      message: `aorta-probe check: ${e.message}`,
+      messages: [`aorta-probe check: ${e.message}`],
       failedTests: [],
       raisedTests: [],
-      errorFix: null,
+      errorFixes: [null],
     };
   }
-  try {
-    const recipe = loadRecipe(bytes, file);
-    // The loader accepted the bytes, so they are valid UTF-8; positions point into this text.
-    const warnings = lintRecipe(recipe, new TextDecoder('utf-8').decode(bytes));
-    // The recipe's own `tests:` samples: a failing one makes check fail (the recipe is still valid).
-    const tests = runSelfTests(recipe);
-    const failedTests = tests.filter((t) => !t.passed);
-    const raisedTests = tests.filter((t) => t.passed && t.conditionErrors.length > 0);
-    const self_tests = tests.map((t) => ({
-      name: t.name,
-      line: t.line,
-      col: t.col,
-      passed: t.passed,
-      got: t.got,
-      mismatches: t.mismatches,
-      condition_errors: t.conditionErrors,
-    }));
-    const record = {
-      file,
-      valid: true,
-      custom_patterns: recipe.customPatterns.length,
-      warnings,
-      self_tests,
-      error: null,
-    };
-    const code = failedTests.length > 0 || (strict && warnings.length > 0) ? EXIT.fail : EXIT.ok;
-    return { record, code, message: null, failedTests, raisedTests, errorFix: null };
-  } catch (err) {
-    if (!(err instanceof RecipeSchemaError)) throw err;
+  const { recipe, errors } = loadRecipeCollecting(bytes, file);
+  if (recipe === null) {
+    const records = errors.map((err) => errorRecord(err, file));
     return {
       record: {
         file,
@@ -164,19 +144,47 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
         custom_patterns: null,
         warnings: [],
         self_tests: [],
-        error: errorRecord(err, file),
+        error: records[0]!,
+        errors: records,
       },
       code: EXIT.fail,
       // The text output adds the hint line; the JSON error object keeps the message alone.
-      message: err instanceof SandboxError ? withHint(err) : err.message,
+      messages: errors.map((err) => (err instanceof SandboxError ? withHint(err) : err.message)),
       failedTests: [],
       raisedTests: [],
-      errorFix:
+      errorFixes: errors.map((err) =>
         err instanceof RecipeError && err.suggestion !== null
           ? { endCol: err.endCol, replacement: err.suggestion }
           : null,
+      ),
     };
   }
+  // The loader accepted the bytes, so they are valid UTF-8; positions point into this text.
+  const warnings = lintRecipe(recipe, new TextDecoder('utf-8').decode(bytes));
+  // The recipe's own `tests:` samples: a failing one makes check fail (the recipe is still valid).
+  const tests = runSelfTests(recipe);
+  const failedTests = tests.filter((t) => !t.passed);
+  const raisedTests = tests.filter((t) => t.passed && t.conditionErrors.length > 0);
+  const self_tests = tests.map((t) => ({
+    name: t.name,
+    line: t.line,
+    col: t.col,
+    passed: t.passed,
+    got: t.got,
+    mismatches: t.mismatches,
+    condition_errors: t.conditionErrors,
+  }));
+  const record = {
+    file,
+    valid: true,
+    custom_patterns: recipe.customPatterns.length,
+    warnings,
+    self_tests,
+    error: null,
+    errors: [],
+  };
+  const code = failedTests.length > 0 || (strict && warnings.length > 0) ? EXIT.fail : EXIT.ok;
+  return { record, code, messages: [], failedTests, raisedTests, errorFixes: [] };
 }
 
 export async function runCheck(args: CheckArgs, io: CommandIo): Promise<number> {
@@ -201,8 +209,8 @@ export async function runCheck(args: CheckArgs, io: CommandIo): Promise<number> 
         const { file, warnings } = r.record;
         if (r.record.error !== null) {
           // An unreadable file is a problem of the invocation (stderr); an invalid recipe is check's answer (stdout).
-          if (r.record.error.type === 'ReadError') await io.writeErr(`${r.message}\n`);
-          else await io.writeOut(`${c.red(r.message ?? '')}\n`);
+          if (r.record.error.type === 'ReadError') await io.writeErr(`${r.messages.join('\n')}\n`);
+          else await io.writeOut(r.messages.map((m) => `${c.red(m)}\n`).join(''));
           continue;
         }
         const n = r.record.custom_patterns ?? 0;
@@ -229,10 +237,10 @@ export async function runCheck(args: CheckArgs, io: CommandIo): Promise<number> 
 
 export const command: Command<CheckArgs> = { name: 'check', usage: CHECK_USAGE, parse: parseCheckArgs, run: runCheck };
 
-function findings({ record: r, errorFix }: Checked): SarifFinding[] {
+function findings({ record: r, errorFixes }: Checked): SarifFinding[] {
   const out: SarifFinding[] = [];
-  const e = r.error;
-  if (e !== null)
+  r.errors.forEach((e, i) => {
+    const errorFix = errorFixes[i] ?? null;
     out.push({
       ruleId: e.type,
       level: 'error',
@@ -248,6 +256,7 @@ function findings({ record: r, errorFix }: Checked): SarifFinding[] {
             fix: { description: `Replace with ${errorFix.replacement}`, replacement: errorFix.replacement },
           }),
     });
+  });
   for (const w of r.warnings) {
     out.push({
       ruleId: w.code,
@@ -266,8 +275,7 @@ function findings({ record: r, errorFix }: Checked): SarifFinding[] {
 
 function annotations(r: CheckedFile): Annotation[] {
   const out: Annotation[] = [];
-  const e = r.error;
-  if (e !== null) {
+  for (const e of r.errors) {
     out.push({
       level: 'error',
       file: e.file ?? r.file,
