@@ -1,4 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { PassThrough } from 'node:stream';
+import { runCli } from '../src/cli/main.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -102,4 +104,50 @@ describe('aorta-probe demo', () => {
     expect(help.out).toMatch(/^Usage: aorta-probe demo \[--json\] \[--quiet\] \[--out DIR\]\n/);
     expect(help.out).toContain('Examples:\n  aorta-probe demo\n');
   }, 30_000);
+});
+
+describe('aorta-probe demo without --out (issue 35 §5)', () => {
+  const demoIn = async (env: NodeJS.ProcessEnv, args: string[] = []) => {
+    const stdout = new PassThrough();
+    const stderr = new PassThrough();
+    let out = '';
+    stdout.on('data', (c: Buffer) => (out += c.toString()));
+    stderr.on('data', () => {});
+    const code = await runCli(['demo', '--quiet', ...args], { stdin: new PassThrough().end(), stdout, stderr, env });
+    return { code, out };
+  };
+
+  it("keeps the trial's files in the user's cache directory, says where, and every printed path exists", async () => {
+    const cache = join(root, 'cache');
+    const r = await demoIn({ ...process.env, XDG_CACHE_HOME: cache });
+    expect(r.code).toBe(0);
+    const dir = join(cache, 'aorta-probe', 'demo');
+    expect(r.out).toContain(`log: ${dir}/output.log (`);
+    expect(r.out).toContain(`result: ${dir}/result.json\n`);
+    expect(
+      r.out.endsWith(`(the demo's files are kept in ${dir}, replaced by the next demo; choose with --out DIR)\n`),
+    ).toBe(true);
+    for (const m of r.out.matchAll(/(\/\S+\/(?:output\.log|result\.json))/g))
+      expect(existsSync(m[1]!), m[1]).toBe(true);
+    // A second demo replaces the files: one directory, not one per run.
+    expect((await demoIn({ ...process.env, XDG_CACHE_HOME: cache })).code).toBe(0);
+    expect(readdirSync(dir).sort()).toEqual(['output.log', 'result.json']);
+    const json = await demoIn({ ...process.env, XDG_CACHE_HOME: cache }, ['--json']);
+    expect((JSON.parse(json.out) as { result_json: string }).result_json).toBe(join(dir, 'result.json'));
+  });
+
+  it('with no usable cache directory: a temporary directory, removed, and no path into it printed', async () => {
+    const blocker = join(root, 'not-a-dir');
+    writeFileSync(blocker, '');
+    const r = await demoIn({ ...process.env, XDG_CACHE_HOME: blocker, HOME: blocker });
+    expect(r.code).toBe(0);
+    expect(r.out).not.toMatch(/aorta-probe-demo-/);
+    expect(r.out).toContain('\nlog: output.log (');
+    expect(r.out).toContain('\nresult: result.json\n');
+    expect(
+      r.out.endsWith(
+        '(output.log and result.json were in a temporary directory, removed again; keep them with --out DIR)\n',
+      ),
+    ).toBe(true);
+  });
 });

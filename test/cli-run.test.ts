@@ -20,6 +20,9 @@ interface CliRun {
 const cli = (args: string[], tty = false): Promise<CliRun> => cliInProcess(args, '', { tty });
 
 const run = (...args: string[]) => cli(['run', ...args]);
+/** Printed once at the start by a run with no timeout, Tier 2 on and hang_action record. */
+const NO_TIMEOUT =
+  'aorta-probe: no --timeout: a detected hang is recorded (hang_action: record) but will not stop the trial\n';
 /** The variable parts of the human summary (walltime, paths) replaced by placeholders. */
 const stable = (text: string, dir: string): string =>
   text.replace(/walltime: \d+\.\d{3} s/, 'walltime: <T> s').replaceAll(dir, '<OUT>');
@@ -84,7 +87,7 @@ describe('aorta-probe run', () => {
         'log: <OUT>/output.log (11 B)\n' +
         'result: <OUT>/result.json\n',
     );
-    expect(r.err).toBe('');
+    expect(r.err).toBe(NO_TIMEOUT);
   });
 
   it('a custom pattern with a condition on exit_code, in the summary', async () => {
@@ -121,7 +124,7 @@ describe('aorta-probe run', () => {
       '-e',
       "console.log('to the terminal')",
     );
-    expect(loud.err).toBe('to the terminal\n');
+    expect(loud.err).toBe(`${NO_TIMEOUT}to the terminal\n`);
     expect(JSON.parse(loud.out)).toMatchObject({ verdict: 'pass', exit_code: 0 });
     const quiet = await run(
       '--out',
@@ -135,7 +138,7 @@ describe('aorta-probe run', () => {
       '-e',
       "console.log('hidden')",
     );
-    expect(quiet.err).toBe('');
+    expect(quiet.err).toBe(NO_TIMEOUT);
   });
 
   it('a timeout is verdict error, exit status 3', async () => {
@@ -277,7 +280,8 @@ describe('aorta-probe run', () => {
     );
     expect(r.code).toBe(0);
     const e = r.err;
-    expect(e).toMatch(/^\r\x1b\[Krunning \d+\.\d s · log \d+\.\d KiB · \d+(\.\d)? (B|KiB)\/s/);
+    expect(e.startsWith(NO_TIMEOUT)).toBe(true);
+    expect(e.slice(NO_TIMEOUT.length)).toMatch(/^\r\x1b\[Krunning \d+\.\d s · log \d+\.\d KiB · \d+(\.\d)? (B|KiB)\/s/);
     expect(e.endsWith('\r\x1b[K')).toBe(true);
   });
 
@@ -338,5 +342,160 @@ describe('aorta-probe run', () => {
       '  run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format text|json|junit|github] [--quiet]\n',
     );
     expect(r.out).toContain('  demo [--json] [--quiet]\n');
+  });
+});
+
+describe('aorta-probe run: Tier 2 says what it does (issue 35 §3, §4)', () => {
+  /** A bare patterns file with the hang keys: no sweep recipe needed for one run. */
+  const bareWithHangKeys = (body: string): string => {
+    const file = join(root, `hang-${++n}.yaml`);
+    writeFileSync(
+      file,
+      `custom_patterns:\n  - id: done\n    on_match: info\n    match: {regex: 'training complete'}\n${body}`,
+    );
+    return file;
+  };
+  const HANG_RECORD = /^aorta-probe: hang detected at \d+\.\d s \(no output 0\.5 s, no I\/O\)\n$/;
+
+  it('says once, at the start, that without a timeout a hang will not stop the trial; not with one, nor with kill or Tier 2 off', async () => {
+    const quick = ['--gpu-tool', 'none', '--quiet'];
+    const cmd = ['--', 'node', '-e', '0'];
+    expect((await run('--out', out(), ...quick, ...cmd)).err).toBe(NO_TIMEOUT);
+    expect((await run('--out', out(), ...quick, '--timeout', '60', ...cmd)).err).toBe('');
+    expect((await run('--out', out(), ...quick, '--hang-action', 'kill', ...cmd)).err).toBe('');
+    expect((await run('--out', out(), ...quick, '--disable-detector', 'tier2', ...cmd)).err).toBe('');
+    expect((await run('--out', out(), ...quick, '--disable-detector', 'tier2:hang', ...cmd)).err).toBe('');
+    // The recipe's timeout counts as one; its hang_action: kill too.
+    const timed = join(root, 'timed.yaml');
+    writeFileSync(
+      timed,
+      'schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\ntimeout_per_trial: 60\n',
+    );
+    expect((await run('--recipe', timed, '--out', out(), ...quick, ...cmd)).err).toBe('');
+    expect((await run('--recipe', bareWithHangKeys('hang_action: kill\n'), '--out', out(), ...quick, ...cmd)).err).toBe(
+      '',
+    );
+  });
+
+  it('hang_action record: one stderr line at the detection, the trial runs on, and the summary says so', async () => {
+    const dir = out();
+    const r = await run(
+      '--recipe',
+      bareWithHangKeys('hang_window_sec: 60\n'),
+      '--hang-window',
+      '0.5',
+      '--hang-grace',
+      '0',
+      '--out',
+      dir,
+      '--gpu-tool',
+      'none',
+      '--quiet',
+      '--',
+      'sh',
+      '-c',
+      'sleep 2; exit 4',
+    );
+    expect(r.code).toBe(1);
+    expect(r.err.startsWith(NO_TIMEOUT)).toBe(true);
+    expect(r.err.slice(NO_TIMEOUT.length)).toMatch(HANG_RECORD);
+    expect(r.out).toMatch(
+      /\nhang: detected at \d+\.\d s \(no output 0\.5 s, no I\/O\): recorded \(tier2:hang\); the trial was not stopped\n/,
+    );
+    const result = JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8')) as Record<string, unknown>;
+    expect(result.failure_detectors_fired).toEqual(['tier1:exit_nonzero', 'tier2:hang']);
+    // The flags win over the recipe's hang_window_sec: 60.
+    expect(result.hang).toMatchObject({ window_sec: 0.5, grace_sec: 0, action: 'record', killed: false });
+  }, 30_000);
+
+  it('a hang latched by a trial that then exits 0 is printed, and the summary says it was dropped', async () => {
+    const r = await run(
+      '--hang-window',
+      '0.5',
+      '--hang-grace',
+      '0',
+      '--out',
+      out(),
+      '--gpu-tool',
+      'none',
+      '--quiet',
+      '--',
+      'sleep',
+      '2',
+    );
+    expect(r.code).toBe(0);
+    expect(r.err.slice(NO_TIMEOUT.length)).toMatch(HANG_RECORD);
+    expect(r.out).toMatch(
+      /\nhang: detected at \d+\.\d s \(no output 0\.5 s, no I\/O\): recorded, then dropped: the trial exited 0 \(reconciled\)\n/,
+    );
+  }, 30_000);
+
+  it('--hang-action kill: the line says the trial is being stopped; the summary that it was', async () => {
+    const r = await run(
+      '--hang-window',
+      '0.5',
+      '--hang-grace',
+      '0',
+      '--hang-action',
+      'kill',
+      '--out',
+      out(),
+      '--gpu-tool',
+      'none',
+      '--quiet',
+      '--',
+      'sleep',
+      '30',
+    );
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(
+      /^aorta-probe: hang detected at \d+\.\d s \(no output 0\.5 s, no I\/O\): stopping the trial \(hang_action: kill\)\n$/,
+    );
+    expect(r.out).toContain('exit code: -1 (killed: hang)\n');
+    expect(r.out).toMatch(
+      /\nhang: detected at \d+\.\d s \(no output 0\.5 s, no I\/O\): the trial was stopped \(hang_action: kill\)\n/,
+    );
+  }, 30_000);
+
+  it('checks --hang-window, --hang-grace and --hang-action as the recipe checks its keys (exit 2, nothing run)', async () => {
+    const bad = async (...args: string[]): Promise<string> => {
+      const r = await run(...args, '--', 'node', '-e', 'process.exit(9)');
+      expect(r.code).toBe(2);
+      return r.err.split('\n')[0]!;
+    };
+    expect(await bad('--hang-window', '0')).toBe(
+      "aorta-probe: run: --hang-window must be a positive number of seconds, got '0'",
+    );
+    expect(await bad('--hang-window', 'soon')).toBe(
+      "aorta-probe: run: --hang-window must be a positive number of seconds, got 'soon'",
+    );
+    expect(await bad('--hang-grace', '-1')).toBe(
+      "aorta-probe: run: --hang-grace must be a non-negative number of seconds, got '-1'",
+    );
+    expect(await bad('--hang-action', 'stop')).toBe(
+      "aorta-probe: run: --hang-action must be one of record, kill, got 'stop'",
+    );
+    // --hang-grace 0 is allowed, as hang_grace_period_at_start: 0 is.
+    const r = await run(
+      '--hang-grace',
+      '0',
+      '--timeout',
+      '30',
+      '--out',
+      out(),
+      '--gpu-tool',
+      'none',
+      '--',
+      'node',
+      '-e',
+      '0',
+    );
+    expect(r.code).toBe(0);
+  });
+
+  it('--help lists the hang flags', async () => {
+    const r = await run('--help');
+    expect(r.out).toContain('[--hang-window SECONDS] [--hang-grace SECONDS] [--hang-action record|kill]');
+    expect(r.out).toContain('  --hang-window SECONDS\n');
   });
 });

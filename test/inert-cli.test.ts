@@ -10,6 +10,10 @@ import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tempRoot } from './support/classifier.js';
+
+/** `run` with no timeout, Tier 2 on and hang_action record says this once at the start (issue 35 §4). */
+const NO_TIMEOUT =
+  'aorta-probe: no --timeout: a detected hang is recorded (hang_action: record) but will not stop the trial\n';
 import { cliInProcess } from './support/run-cli.js';
 
 const tmp = tempRoot('aorta-inert-cli-');
@@ -117,7 +121,8 @@ describe('run: text is inert', () => {
         'journalctl: exit status 1: \\x9bAverdict: pass\n',
     );
     expect(r.stderr).toBe(
-      'aorta-probe run: warning: nvidia-smi --query-gpu exited with status 1: \\x1b]52;c;ZWNobw==\\x07 NVML gone\n',
+      NO_TIMEOUT +
+        'aorta-probe run: warning: nvidia-smi --query-gpu exited with status 1: \\x1b]52;c;ZWNobw==\\x07 NVML gone\n',
     );
   }, 30_000);
 });
@@ -164,7 +169,7 @@ describe('run --format github frames the echo with stop-commands', () => {
     expect(ours).toBe(
       `::error file=${file},line=4,title=custom%3Aepoch\\x1b]2;id\\x07::${r.log}:4: epoch 3: diverged {'n': '3'}\n`,
     );
-    expect(r.err).toBe('');
+    expect(r.err).toBe(NO_TIMEOUT);
   });
 
   it('the token is fresh every run', async () => {
@@ -202,6 +207,6 @@ describe('run --format github frames the echo with stop-commands', () => {
       tmp.dir('out'),
       ...argv,
     ]);
-    expect(json.err).toBe('epoch 1: ok\n');
+    expect(json.err).toBe(`${NO_TIMEOUT}epoch 1: ok\n`);
   });
 });

@@ -372,8 +372,12 @@ describe('top level', () => {
     expect(reject('schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\n').reason).toBe(
       "recipe (mode: probe): missing required key 'diagnostic_axis'",
     );
+    // custom_patterns is not probe-only: a bare patterns file takes it too (issue 35 §3).
     expect(reject('ticket: T\ncustom_patterns: [{id: a, match: {regex: x}}]\n').reason).toBe(
-      "recipe: keys ['custom_patterns'] are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys",
+      "recipe: keys ['custom_patterns'] are valid in a 'mode: probe' recipe or in a bare patterns file (only custom_patterns, tests and the hang keys); this file also has ['ticket']: set 'mode: probe' at the recipe top level, or remove that key to make it a bare patterns file",
+    );
+    expect(reject('ticket: T\ntier3_vram_growth: false\n').reason).toBe(
+      "recipe: keys ['tier3_vram_growth'] are probe-mode only; set 'mode: probe' at the recipe top level or remove these keys",
     );
     expect(reject(PROBE.replace('schema_version: 1', 'schema_version: 1.0')).reason).toBe(
       'recipe.schema_version: must be an integer, got float (1.0)',
@@ -536,5 +540,54 @@ describe('YAML indentation errors point at the misindented token, as PyYAML does
       (err as RecipeSchemaError).col,
       (err as RecipeSchemaError).endCol,
     ]).toEqual([line, col, endCol]);
+  });
+});
+
+describe('the hang keys in any recipe (issue 35 §3)', () => {
+  const HANG = "hang_window_sec: 5\nhang_grace_period_at_start: 0\nprogress_regex: '\\d+/\\d+'\nhang_action: kill\n";
+  const tier2 = (r: ReturnType<typeof loadRecipe>) => [
+    r.hangWindowSec,
+    r.hangGracePeriodAtStart,
+    r.progressRegex,
+    r.hangAction,
+  ];
+
+  it('a bare custom_patterns: file with the hang keys stays a bare file', () => {
+    const r = loadRecipe(`custom_patterns:\n  - ${OK}\n${HANG}`, 'r.yaml');
+    expect(r.bare).toBe(true);
+    expect(tier2(r)).toEqual([5, 0, '\\d+/\\d+', 'kill']);
+    expect(r.customPatterns.map((p) => p.id)).toEqual(['ok']);
+  });
+
+  it('a triage recipe (no mode, or mode: triage) takes them too; a file of hang keys alone is one', () => {
+    expect(tier2(loadRecipe(HANG, 'r.yaml'))).toEqual([5, 0, '\\d+/\\d+', 'kill']);
+    const t = loadRecipe(`schema_version: 1\nmode: triage\nworkload: w\n${HANG}`, 'r.yaml');
+    expect([t.mode, ...tier2(t)]).toEqual(['triage', 5, 0, '\\d+/\\d+', 'kill']);
+    // Defaults when absent, as before.
+    expect(tier2(loadRecipe('mode: triage\n', 'r.yaml'))).toEqual([30, 60, null, 'record']);
+  });
+
+  it('a probe recipe still takes them', () => {
+    expect(tier2(loadRecipe(`${PROBE}${HANG}`, 'r.yaml'))).toEqual([5, 0, '\\d+/\\d+', 'kill']);
+  });
+
+  it('their values are checked wherever they are, with the same messages and positions', () => {
+    const bare = (extra: string) => reject(`custom_patterns:\n  - ${OK}\n${extra}`);
+    for (const [extra, reason] of [
+      ['hang_window_sec: 0\n', 'recipe.hang_window_sec: must be > 0 when set, got 0'],
+      ['hang_grace_period_at_start: -1\n', 'recipe.hang_grace_period_at_start: must be >= 0 when set, got -1'],
+      ["hang_window_sec: 'soon'\n", 'recipe.hang_window_sec: must be a number, got str'],
+      ['hang_action: stop\n', "recipe.hang_action: must be one of ['kill', 'record'], got 'stop'"],
+      ["progress_regex: ''\n", "recipe.progress_regex: must be a non-empty string, got ''"],
+    ] as const) {
+      const b = bare(extra);
+      expect(b.reason).toBe(reason);
+      expect(b.line).toBe(4);
+      const t = reject(`mode: triage\n${extra}`);
+      expect(t.reason).toBe(reason);
+      expect(t.line).toBe(2);
+      expect(reject(`${PROBE}${extra}`).reason).toBe(reason);
+    }
+    expect(reject("progress_regex: '('\n").reason).toMatch(/^recipe\.progress_regex: invalid regex \(/);
   });
 });

@@ -429,3 +429,50 @@ describe('aorta-probe report (CLI)', () => {
     );
   });
 });
+
+describe('Tier 3 kernel events in the report (issue 35 §5)', () => {
+  it('a kernel detector shows its kernel line, Xid number and name in text, Markdown and HTML; JSON keeps its schema', async () => {
+    const line = 'NVRM: Xid (PCI:0000:3b:00): 79, pid=42, GPU has fallen off the bus. \x1b]0;pwned\x07';
+    put(
+      'xid/cell-a/trial_0/result.json',
+      rec('fail', 1, null, {
+        failure_detectors_fired: ['tier3:nvidia_fallen_off_bus'],
+        tier3: {
+          kernel_source: 'dmesg',
+          kernel_lines_in_window: 1,
+          events: [
+            {
+              detector: 'tier3:nvidia_fallen_off_bus',
+              time: null,
+              line,
+              xid: 79,
+              xid_name: 'GPU has fallen off the bus',
+              pci: '0000:3b:00',
+            },
+            { detector: 'bogus' }, // malformed: left out
+          ],
+          disabled_reasons: [],
+        },
+      }),
+    );
+    const { records, problems } = await readResults([join(root, 'xid')]);
+    expect(problems).toEqual([]);
+    const report = await aggregateResults(records);
+    const text = formatReport('text', report, records);
+    expect(text).toContain(
+      '    1  tier3:nvidia_fallen_off_bus (failure)\n' +
+        '       e.g. kernel: tier3:nvidia_fallen_off_bus — Xid 79 (GPU has fallen off the bus) — NVRM: Xid (PCI:0000:3b:00): 79, pid=42, GPU has fallen off the bus. \\x1b]0;pwned\\x07\n',
+    );
+    expect(formatReport('markdown', report, records)).toContain(
+      '| 1 | `tier3:nvidia_fallen_off_bus` | failure | `NVRM: Xid (PCI:0000:3b:00): 79, pid=42, GPU has fallen off the bus. \\x1b]0;pwned\\x07` (kernel, `Xid 79 (GPU has fallen off the bus)`) |\n',
+    );
+    const html = formatReport('html', report, records);
+    expect(html).toContain('<small>kernel, Xid 79 (GPU has fallen off the bus)</small>');
+    expect(html).toContain('<code>NVRM: Xid (PCI:0000:3b:00): 79, pid=42, GPU has fallen off the bus.');
+    expect(html).not.toContain('\x1b');
+    const json = JSON.parse(formatReport('json', report, records)) as { cells: { detectors: object[] }[] };
+    expect(json.cells[0]!.detectors).toEqual([
+      { id: 'tier3:nvidia_fallen_off_bus', kind: 'failure', trials: 1, example: null },
+    ]);
+  });
+});

@@ -5,6 +5,11 @@ import { ProgressLines } from '../src/trial/progress-lines.js';
 import { TIER2_HANG } from '../src/detectors/ids.js';
 import { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC } from '../src/recipe/types.js';
 import { fakeKernelEnv, probeRecipe, tempRoot, trial } from './support/classifier.js';
+import type { HangNotice } from '../src/trial/index.js';
+import { resolve } from 'node:path';
+
+/** A fake trainer with a tqdm-style progress bar (test/support/fake-trial-tools/tqdm-trainer.mjs). */
+const TQDM_TRAINER = resolve('test/support/fake-trial-tools/tqdm-trainer.mjs');
 
 const tmp = tempRoot('aorta-tier2-');
 afterAll(() => tmp.cleanup());
@@ -210,6 +215,19 @@ describe('/proc I/O and progress lines', () => {
     expect(m2.detected).toBe(false);
   });
 
+  it('a lone \\r ends a progress line (tqdm redraws its bar), \\r\\n is one end, also across chunks', () => {
+    const p = new ProgressLines('\\d+/\\d+');
+    expect(p.push(Buffer.from('\r  0%|     | 0/8'))).toBe(0); // the bar being drawn is not progress yet
+    expect(p.push(Buffer.from('\r 12%|▌    | 1/8\r 25%|█'))).toBe(2);
+    expect(p.push(Buffer.from('    | 2/8\r'))).toBe(1);
+    p.dispose();
+    // "\r\n" split over two chunks is one line end: the "\n" does not end an empty line.
+    const empty = new ProgressLines('^$');
+    expect(empty.push(Buffer.from('a\r'))).toBe(0);
+    expect(empty.push(Buffer.from('\nb\r\n\n'))).toBe(1); // "b" then one real empty line
+    empty.dispose();
+  });
+
   it('counts completed lines matching progress_regex, across chunk boundaries', () => {
     const p = new ProgressLines('^step \\d+');
     expect(p.push(Buffer.from('heartbeat\nst'))).toBe(0);
@@ -293,6 +311,54 @@ describe('Tier 2 in a trial', () => {
     const { result } = await trial(recipe, ['sh', '-c', 'sleep 2; exit 4'], { outDir: tmp.dir('recorded'), env });
     expect(result.failure_detectors_fired).toEqual(['tier1:exit_nonzero', 'tier2:hang']);
     expect(result.hang).toMatchObject({ detected: true, killed: false, reconciled: false });
+  }, 30_000);
+
+  it('a tqdm-style trainer (\\r updates, no \\n) with progress_regex set makes progress: not hung (issue 35 §4)', async () => {
+    const recipe = probeRecipe(
+      "hang_window_sec: 1\nhang_grace_period_at_start: 0\nhang_action: kill\nprogress_regex: '\\d+/\\d+ \\['\n",
+    );
+    const { result } = await trial(recipe, ['node', TQDM_TRAINER, '12', '250'], { outDir: tmp.dir('tqdm'), env });
+    expect(result.verdict).toBe('pass');
+    expect(result.exit_code).toBe(0);
+    expect(result.hang).toMatchObject({ detected: false, killed: false, output_signal: 'progress' });
+  }, 30_000);
+
+  it('the same trainer whose bar stops (a heartbeat goes on) hangs: progress_regex still sees the stall', async () => {
+    const recipe = probeRecipe(
+      "hang_window_sec: 1\nhang_grace_period_at_start: 0\nhang_action: kill\nprogress_regex: '\\d+/\\d+ \\['\n",
+    );
+    const notices: HangNotice[] = [];
+    const { result } = await trial(recipe, ['node', TQDM_TRAINER, '40', '200', 'stall'], {
+      outDir: tmp.dir('tqdm-stall'),
+      env,
+      onHang: (h) => notices.push(h),
+    });
+    expect(result.failure_detectors_fired).toEqual(['tier2:hang']);
+    expect(result.hang).toMatchObject({ detected: true, killed: true, output_signal: 'progress' });
+    // onHang heard it once, at the detection, with the report result.json then recorded.
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({
+      action: 'kill',
+      detected: true,
+      detected_after_sec: result.hang!.detected_after_sec,
+      signals: result.hang!.signals,
+    });
+  }, 30_000);
+
+  it('hang options over the recipe (run --hang-window/--hang-grace/--hang-action), checked as the recipe is', async () => {
+    const recipe = probeRecipe('hang_window_sec: 100\nhang_grace_period_at_start: 100\n');
+    const { result } = await trial(recipe, ['sleep', '30'], {
+      outDir: tmp.dir('hang-options'),
+      env,
+      hang: { hangWindowSec: 0.5, hangGracePeriodAtStart: 0, hangAction: 'kill' },
+    });
+    expect(result.hang).toMatchObject({ detected: true, killed: true, window_sec: 0.5, grace_sec: 0, action: 'kill' });
+    await expect(trial(null, ['true'], { outDir: tmp.dir('bad'), env, hang: { hangWindowSec: 0 } })).rejects.toThrow(
+      'runTrial: hang.hangWindowSec must be a finite number > 0, not 0',
+    );
+    await expect(
+      trial(null, ['true'], { outDir: tmp.dir('bad'), env, hang: { hangGracePeriodAtStart: -1 } }),
+    ).rejects.toThrow('runTrial: hang.hangGracePeriodAtStart must be a finite number >= 0, not -1');
   }, 30_000);
 
   it('the grace period holds detection off in a trial', async () => {

@@ -13,6 +13,8 @@ import { linesInWindow, parseStampedLine, readKernelLog } from '../src/trial/tie
 import { BUILTIN_DETECTORS } from '../src/detectors/catalogue.js';
 import type { GpuSamplerFactory } from '../src/trial/index.js';
 import { fakeKernelEnv, probeRecipe, tempRoot, trial } from './support/classifier.js';
+import { formatTrial } from '../src/cli/commands/run.js';
+import { paletteFor } from '../src/cli/tty.js';
 
 const tmp = tempRoot('aorta-tier3-');
 afterAll(() => tmp.cleanup());
@@ -183,6 +185,22 @@ const appendKernelLine = (log: string, text: string): string[] => [
 ];
 
 describe('Tier 3 in a trial', () => {
+  it("run's summary shows each kernel event: detector, Xid number and name, the kernel line (inert) (issue 35 §5)", async () => {
+    const log = tmp.dir('kernel-xid.log');
+    writeFileSync(log, '');
+    const outcome = await trial(
+      null,
+      appendKernelLine(log, 'NVRM: Xid (PCI:0000:3b:00): 79, pid=7, GPU has fallen off the bus. \x1b[2J'),
+      { outDir: tmp.dir('xid-summary'), env: fakeKernelEnv(log) },
+    );
+    expect(outcome.result.failure_detectors_fired).toEqual(['tier3:nvidia_fallen_off_bus']);
+    const text = formatTrial(outcome, paletteFor(null));
+    expect(text.split('\n')[0]).toBe(
+      'kernel: tier3:nvidia_fallen_off_bus — Xid 79 (GPU has fallen off the bus) — NVRM: Xid (PCI:0000:3b:00): 79, pid=7, GPU has fallen off the bus. \\x1b[2J',
+    );
+    expect(text).toContain('\nverdict: fail\n');
+  }, 30_000);
+
   it('a GPU reset during the trial fails it; the same line from before the trial is ignored', async () => {
     const log = tmp.dir('kernel.log');
     writeFileSync(

@@ -61,7 +61,10 @@ describe('Ctrl-C during a trial', () => {
     );
     expect(r.code).toBe(130);
     expect(readFileSync(got, 'utf8')).toBe('SIGINT');
-    expect(r.stderr).toBe('aorta-probe run: SIGINT: stopping the trial (Ctrl-C again to kill it)\n');
+    expect(r.stderr).toBe(
+      'aorta-probe: no --timeout: a detected hang is recorded (hang_action: record) but will not stop the trial\n' +
+        'aorta-probe run: SIGINT: stopping the trial (Ctrl-C again to kill it)\n',
+    );
     const result = JSON.parse(readFileSync(join(out, 'result.json'), 'utf8')) as Record<string, unknown>;
     expect(JSON.parse(r.stdout)).toEqual(result);
     expect(result).toMatchObject({

@@ -5,7 +5,9 @@
  * spread into a call (`Math.max(...xs)`) or a recursion can take.
  */
 import type { Verdict } from '../detectors/verdict.js';
+import { inertLine } from '../text/inert.js';
 import { findExampleLines, type ExampleLine } from './examples.js';
+import type { ShownKernelEvent } from './kernel-events.js';
 import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 
 export interface Distribution {
@@ -27,6 +29,23 @@ export interface DetectorCount {
   readonly trials: number;
   /** The first matching line of the first trial it fired in (log-pattern detectors), else null. */
   readonly example: ExampleLine | null;
+  /**
+   * A Tier 3 kernel detector: the first event of it recorded by the first trial it fired in (its kernel line, the
+   * Xid and its name when present). Absent for other detectors and when that trial recorded no such event.
+   */
+  readonly kernelEvent?: ShownKernelEvent;
+}
+
+/** A pattern whose condition raised in some of a cell's trials: summed over them. */
+export interface ConditionErrorCount {
+  readonly pattern: string;
+  /** The first exception's class in the first trial it raised in. */
+  readonly error: string;
+  /** Trials (final attempts) in which it raised. */
+  readonly trials: number;
+  /** Matches whose condition raised, of those evaluated, over those trials. */
+  readonly raised: number;
+  readonly evaluated: number;
 }
 
 export type FlakyReason = 'mixed verdicts' | 'passed on retry';
@@ -48,6 +67,8 @@ export interface CellSummary {
   readonly passedOnRetry: number;
   /** Most frequent first; ties by id. */
   readonly detectors: readonly DetectorCount[];
+  /** Conditions that raised (a raise never fires: a pattern may have missed what it looks for), by pattern id. */
+  readonly conditionErrors: readonly ConditionErrorCount[];
   readonly walltimeSec: Distribution | null;
   /** Null when no trial had a VRAM sample. */
   readonly peakVramMib: Distribution | null;
@@ -131,8 +152,44 @@ function countDetectors(rs: readonly TrialRecord[], examples: boolean): Detector
   const found = new Map<string, ExampleLine>();
   for (const [r, ids] of byFirst) for (const [id, ex] of findExampleLines(r, ids)) found.set(id, ex);
   const counted: DetectorCount[] = [];
-  for (const [id, t] of tallies) counted.push({ id, kind: t.kind, trials: t.trials, example: found.get(id) ?? null });
+  for (const [id, t] of tallies) {
+    const kernelEvent = t.first.kernelEvents?.find((e) => e.detector === id);
+    counted.push({
+      id,
+      kind: t.kind,
+      trials: t.trials,
+      example: found.get(id) ?? null,
+      ...(kernelEvent === undefined ? {} : { kernelEvent }),
+    });
+  }
   return counted.sort((a, b) => b.trials - a.trials || compareStrings(a.id, b.id));
+}
+
+/**
+ * `custom:slow_step: condition raised ValueError on 8 of 8 matches in 2 trials` (inert: ids and class names come
+ * from records), the line every report format shows for it.
+ */
+export function conditionErrorsText(e: ConditionErrorCount): string {
+  const of = `${e.raised} of ${e.evaluated} match${e.evaluated === 1 ? '' : 'es'}`;
+  return inertLine(
+    `${e.pattern}: condition raised ${e.error} on ${of} in ${e.trials} trial${e.trials === 1 ? '' : 's'}`,
+  );
+}
+
+function countConditionErrors(rs: readonly TrialRecord[]): ConditionErrorCount[] {
+  const by = new Map<string, { error: string; trials: number; raised: number; evaluated: number }>();
+  for (const r of rs) {
+    for (const e of r.conditionErrors ?? []) {
+      const t = by.get(e.pattern);
+      if (t === undefined) by.set(e.pattern, { error: e.error, trials: 1, raised: e.raised, evaluated: e.evaluated });
+      else {
+        t.trials++;
+        t.raised += e.raised;
+        t.evaluated += e.evaluated;
+      }
+    }
+  }
+  return [...by].map(([pattern, t]) => ({ pattern, ...t })).sort((a, b) => compareStrings(a.pattern, b.pattern));
 }
 
 function summarise(cell: string, rs: TrialRecord[], unfinished: number, examples: boolean): CellSummary {
@@ -166,6 +223,7 @@ function summarise(cell: string, rs: TrialRecord[], unfinished: number, examples
     retried,
     passedOnRetry,
     detectors: countDetectors(rs, examples),
+    conditionErrors: countConditionErrors(rs),
     walltimeSec: distribution(walltimes),
     peakVramMib: distribution(vrams),
   };

@@ -5,10 +5,11 @@
  * Built with loops over the records (a sweep may have hundreds of thousands), never a spread into a call.
  */
 import { inertLine } from '../text/inert.js';
-import type { CellSummary, SweepReport } from './aggregate.js';
+import { conditionErrorsText, type CellSummary, type SweepReport } from './aggregate.js';
 import { mib, seconds } from './format-text.js';
 import { xmlText } from './xml.js';
 import { shownPath } from './paths.js';
+import { xidText } from './kernel-events.js';
 import type { TrialRecord } from './records.js';
 
 /** Text from a record or a log: controls escaped as in the text report, then markup. */
@@ -108,13 +109,22 @@ export function formatHtml(report: SweepReport, records: readonly TrialRecord[])
     if (c.detectors.length === 0) continue;
     body += `<h3>${esc(c.cell)}: detectors</h3>\n<table>\n<tr><th>trials</th><th>detector</th><th>kind</th><th>example</th></tr>\n`;
     for (const d of c.detectors) {
+      const k = d.kernelEvent;
       const ex =
-        d.example === null
-          ? ''
-          : `<code>${esc(d.example.text)}</code> <small>${esc(shownPath(d.example.file))}:${d.example.line}</small>`;
+        d.example !== null
+          ? `<code>${esc(d.example.text)}</code> <small>${esc(shownPath(d.example.file))}:${d.example.line}</small>`
+          : k !== undefined
+            ? `<code>${esc(k.line)}</code> <small>kernel${xidText(k) === null ? '' : `, ${esc(xidText(k)!)}`}</small>`
+            : '';
       body += `<tr><td>${d.trials}</td><td><code>${esc(d.id)}</code></td><td>${d.kind}</td><td>${ex}</td></tr>\n`;
     }
     body += '</table>\n';
+  }
+  for (const c of report.cells) {
+    if (c.conditionErrors.length === 0) continue;
+    body += `<h3>${esc(c.cell)}: conditions that raised</h3>\n<ul>\n`;
+    for (const e of c.conditionErrors) body += `<li><code>${esc(conditionErrorsText(e))}</code></li>\n`;
+    body += '</ul>\n';
   }
   if (report.problems.length > 0) {
     body += '<h2>Skipped files</h2>\n<ul>\n';

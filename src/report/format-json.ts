@@ -4,7 +4,14 @@
  * The library's `SweepReport` keeps JavaScript's camelCase; this is the one place that maps it. Strings are exact
  * (controls and all): JSON escapes them, and a parser wants the record's own bytes.
  */
-import type { CellSummary, DetectorCount, Distribution, FlakyReason, SweepReport } from './aggregate.js';
+import type {
+  CellSummary,
+  ConditionErrorCount,
+  DetectorCount,
+  Distribution,
+  FlakyReason,
+  SweepReport,
+} from './aggregate.js';
 import type { ReadProblem } from './read-results.js';
 
 /** 2: the keys became snake_case (1 had the library's camelCase names). */
@@ -22,7 +29,8 @@ export interface CellJson {
   readonly flaky_reasons: readonly FlakyReason[];
   readonly retried: number;
   readonly passed_on_retry: number;
-  readonly detectors: readonly DetectorCount[];
+  readonly detectors: readonly Omit<DetectorCount, 'kernelEvent'>[];
+  readonly condition_errors: readonly ConditionErrorCount[];
   readonly walltime_sec: Distribution | null;
   readonly peak_vram_mib: Distribution | null;
 }
@@ -54,7 +62,9 @@ function cellJson(c: CellSummary): CellJson {
     flaky_reasons: c.flakyReasons,
     retried: c.retried,
     passed_on_retry: c.passedOnRetry,
-    detectors: c.detectors,
+    // The schema's detector entries (report.schema.json): the kernel event is shown by the human formats only.
+    detectors: c.detectors.map((d) => ({ id: d.id, kind: d.kind, trials: d.trials, example: d.example })),
+    condition_errors: c.conditionErrors,
     walltime_sec: c.walltimeSec,
     peak_vram_mib: c.peakVramMib,
   };

@@ -4,9 +4,10 @@
  * where neither Markdown nor GitHub renders an image, a link, an @mention or HTML.
  */
 import { inertLine } from '../text/inert.js';
-import type { SweepReport } from './aggregate.js';
+import { conditionErrorsText, type SweepReport } from './aggregate.js';
 import { mib, seconds } from './format-text.js';
 import { shownPath } from './paths.js';
+import { xidText } from './kernel-events.js';
 
 function longestBacktickRun(s: string): number {
   let longest = 0;
@@ -61,12 +62,20 @@ export function formatMarkdown(report: SweepReport): string {
     if (c.detectors.length === 0) continue;
     out += `\n### ${codeSpan(c.cell)}: detectors\n\n| trials | detector | kind | example |\n|---:|---|---|---|\n`;
     for (const d of c.detectors) {
+      const k = d.kernelEvent;
       const ex =
-        d.example === null
-          ? ''
-          : `${tableCode(d.example.text)} (${tableCode(`${shownPath(d.example.file)}:${d.example.line}`)})`;
+        d.example !== null
+          ? `${tableCode(d.example.text)} (${tableCode(`${shownPath(d.example.file)}:${d.example.line}`)})`
+          : k !== undefined
+            ? `${tableCode(k.line)} (kernel${xidText(k) === null ? '' : `, ${tableCode(xidText(k)!)}`})`
+            : '';
       out += `| ${d.trials} | ${tableCode(d.id)} | ${d.kind} | ${ex} |\n`;
     }
+  }
+  for (const c of report.cells) {
+    if (c.conditionErrors.length === 0) continue;
+    out += `\n### ${codeSpan(c.cell)}: conditions that raised\n\n`;
+    for (const e of c.conditionErrors) out += `- ${tableCode(conditionErrorsText(e))}\n`;
   }
   if (report.problems.length > 0) {
     out += `\n### Skipped files\n\n`;

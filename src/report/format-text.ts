@@ -4,8 +4,9 @@
  * title or fake a line of the report on the terminal.
  */
 import { inertLine } from '../text/inert.js';
-import type { CellSummary, Distribution, SweepReport } from './aggregate.js';
+import { conditionErrorsText, type CellSummary, type Distribution, type SweepReport } from './aggregate.js';
 import { shownPath } from './paths.js';
+import { kernelEventLine } from './kernel-events.js';
 
 /** Seconds with millisecond precision; MiB as whole numbers unless a median falls between two. */
 export function seconds(x: number): string {
@@ -62,8 +63,10 @@ export function formatText(report: SweepReport): string {
         out += `    ${String(d.trials).padStart(w)}  ${inertLine(d.id)} (${d.kind})\n`;
         if (d.example !== null)
           out += `    ${' '.repeat(w)}  e.g. ${inertLine(shownPath(d.example.file))}:${d.example.line}: ${inertLine(d.example.text)}\n`;
+        if (d.kernelEvent !== undefined) out += `    ${' '.repeat(w)}  e.g. ${kernelEventLine(d.kernelEvent)}\n`;
       }
     }
+    for (const e of c.conditionErrors) out += `  ${conditionErrorsText(e)}\n`;
   }
   if (report.problems.length > 0) {
     out += `\nskipped ${plural(report.problems.length, 'file')}:\n`;

@@ -9,9 +9,10 @@ import { VERDICTS } from '../detectors/verdict.js';
 import { RESULT_FILE } from '../trial/index.js';
 import type { Verdict } from '../detectors/verdict.js';
 import { isConfinedRelative } from './confined-path.js';
-import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
+import type { ReadProblem, RecordedConditionErrors, TrialRecord, UnfinishedTrial } from './records.js';
 import { fileKind, readRegularFile } from './safe-read.js';
 import { TRIAL_DIR, walkRecords, type FoundTrialDir } from './walk.js';
+import type { ShownKernelEvent } from './kernel-events.js';
 
 export type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 
@@ -161,6 +162,47 @@ function shown(v: unknown): string {
 
 const isNonNegativeInteger = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0;
 
+/** Kernel events kept per record: result.json holds at most 100, and report shows only the first per detector. */
+const MAX_RECORD_KERNEL_EVENTS = 100;
+/** A kernel line longer than this is cut (with "…"): the report shows it, it does not archive it. */
+const MAX_KERNEL_LINE_CHARS = 500;
+
+/** `tier3.events` of a record: each `{detector, line}` (strings) with `xid` (an integer) and `xid_name` when usable. */
+/** A record's `condition_errors`, the well-formed entries only (a record is untrusted input). */
+function conditionErrors(v: unknown): RecordedConditionErrors[] {
+  if (!Array.isArray(v)) return [];
+  const out: RecordedConditionErrors[] = [];
+  for (const e of v as unknown[]) {
+    if (e === null || typeof e !== 'object') continue;
+    const { pattern, error, raised, evaluated } = e as Record<string, unknown>;
+    if (typeof pattern !== 'string' || typeof error !== 'string') continue;
+    if (!Number.isSafeInteger(raised) || !Number.isSafeInteger(evaluated)) continue;
+    if ((raised as number) < 1 || (evaluated as number) < (raised as number)) continue;
+    out.push({ pattern, error, raised: raised as number, evaluated: evaluated as number });
+  }
+  return out;
+}
+
+function kernelEvents(tier3: unknown): ShownKernelEvent[] {
+  const events = (tier3 as { events?: unknown } | null | undefined)?.events;
+  if (tier3 === null || typeof tier3 !== 'object' || !Array.isArray(events)) return [];
+  const out: ShownKernelEvent[] = [];
+  for (const e of events as unknown[]) {
+    if (out.length >= MAX_RECORD_KERNEL_EVENTS) break;
+    if (e === null || typeof e !== 'object') continue;
+    const { detector, line, xid, xid_name } = e as Record<string, unknown>;
+    if (typeof detector !== 'string' || typeof line !== 'string') continue;
+    const cut = line.length > MAX_KERNEL_LINE_CHARS ? `${line.slice(0, MAX_KERNEL_LINE_CHARS - 1)}…` : line;
+    out.push({
+      detector,
+      line: cut,
+      ...(Number.isSafeInteger(xid) ? { xid: xid as number } : {}),
+      ...(typeof xid_name === 'string' && Number.isSafeInteger(xid) ? { xid_name: xid_name.slice(0, 200) } : {}),
+    });
+  }
+  return out;
+}
+
 /** A record, `'earlier'` for a superseded attempt, or why the file is not usable. */
 export function parseRecord(
   path: string,
@@ -212,6 +254,8 @@ export function parseRecord(
     o.verdict === 'pass' && attemptsList.some((a) => (a as { verdict?: unknown } | null)?.verdict !== 'pass');
   const log = o.log as { file?: unknown } | null | undefined;
   const recipe = o.recipe as { file?: unknown; sha256?: unknown } | null | undefined;
+  const kernel = kernelEvents(o.tier3);
+  const raises = conditionErrors(o.condition_errors);
   return {
     path,
     cell,
@@ -228,5 +272,7 @@ export function parseRecord(
     logPath: typeof log?.file === 'string' && isConfinedRelative(log.file) ? join(dir, log.file) : null,
     recipeFile: typeof recipe?.file === 'string' ? recipe.file : null,
     recipeSha256: typeof recipe?.sha256 === 'string' ? recipe.sha256 : null,
+    ...(kernel.length > 0 ? { kernelEvents: kernel } : {}),
+    ...(raises.length > 0 ? { conditionErrors: raises } : {}),
   };
 }

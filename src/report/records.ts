@@ -1,5 +1,6 @@
 /** The checked facts `report` takes from result.json files, and what it says about files it could not use. */
 import type { Verdict } from '../detectors/verdict.js';
+import type { ShownKernelEvent } from './kernel-events.js';
 
 export interface TrialRecord {
   /** The result.json file. */
@@ -27,6 +28,18 @@ export interface TrialRecord {
   readonly recipeFile: string | null;
   /** The recipe's sha256 as recorded: a recipe file is read only when its bytes hash to it. */
   readonly recipeSha256: string | null;
+  /** Tier 3's kernel events as recorded (`tier3.events`; malformed entries are left out); absent: none. */
+  readonly kernelEvents?: readonly ShownKernelEvent[];
+  /** Conditions that raised, as recorded (`condition_errors`; malformed entries are left out); absent: none. */
+  readonly conditionErrors?: readonly RecordedConditionErrors[];
+}
+
+/** A pattern whose condition raised in a trial: how often, of how many matches, and the first exception's class. */
+export interface RecordedConditionErrors {
+  readonly pattern: string;
+  readonly error: string;
+  readonly raised: number;
+  readonly evaluated: number;
 }
 
 export interface ReadProblem {

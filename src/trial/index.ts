@@ -1,5 +1,5 @@
 /** The trial runner: run a command, watch it (Tiers 1 to 3 live, 4 and 5 from its log), write result.json. */
-export { DEFAULT_KILL_GRACE_MS, runTrial, TrialOptionsError } from './run-trial.js';
+export { DEFAULT_KILL_GRACE_MS, runTrial, tier2Keys, TrialOptionsError } from './run-trial.js';
 export { prepareOutDir } from './out-files.js';
 export { TrialOutputError } from './output-error.js';
 export type { TrialOptions, TrialOutcome, TrialProgress } from './run-trial.js';
@@ -16,7 +16,7 @@ export {
   GPU_IDLE_UTILIZATION_PCT,
 } from './tier2-hang.js';
 export type { HangProbes, HangReport, HangSignals } from './tier2-hang.js';
-export type { HangRecord } from './tier2-session.js';
+export type { HangNotice, HangRecord, Tier2Keys } from './tier2-session.js';
 export { readKernelLog, parseStampedLine, linesInWindow } from './tier3-kernel.js';
 export type { GpuHealth } from './gpu.js';
 export type { Tier3Record } from './result-json.js';

@@ -27,7 +27,7 @@ import { classifyScanned, planLogScan } from '../classifier/classify-log.js';
 import { hasCoreFile } from './core-file.js';
 import { resolveExitStatus } from '../classifier/exit-codes.js';
 import { detectTier1 } from '../classifier/tier1.js';
-import { DEFAULT_TIER2_KEYS, Tier2Session } from './tier2-session.js';
+import { DEFAULT_TIER2_KEYS, Tier2Session, type HangNotice, type Tier2Keys } from './tier2-session.js';
 import { gpuHealthIds, scanKernelLines } from '../classifier/tier3.js';
 import { readKernelLog } from './tier3-kernel.js';
 import type { Tier3Record } from './result-json.js';
@@ -91,6 +91,13 @@ export interface TrialOptions {
   readonly outDirShown?: string;
   /** `--disable-detector` tokens (a tier name or a detector id, already checked), united with the recipe's. */
   readonly disableDetectors?: readonly string[];
+  /**
+   * Tier 2's keys over the recipe's (`run --hang-window / --hang-grace / --hang-action`): each one given replaces
+   * the recipe's `hang_window_sec`, `hang_grace_period_at_start`, `progress_regex` or `hang_action`.
+   */
+  readonly hang?: Partial<Tier2Keys>;
+  /** Called once when Tier 2 detects a hang, while the trial still runs (before `hang_action: kill` stops it). */
+  readonly onHang?: (hang: HangNotice) => void;
 }
 
 export interface TrialOutcome {
@@ -122,6 +129,7 @@ export async function runTrial(
   if (argv.length === 0) throw new TrialOptionsError('runTrial: argv is empty');
   if (typeof options.outDir !== 'string' || options.outDir === '')
     throw new TrialOptionsError('runTrial: outDir must be a non-empty path');
+  checkHangOptions(options.hang);
   const t = options.timeoutSec;
   if (t !== undefined && t !== null && !(typeof t === 'number' && Number.isFinite(t) && t > 0)) {
     throw new TrialOptionsError(
@@ -162,7 +170,7 @@ export async function runTrial(
     );
     tier2 = isDisabled(disabled, 'tier2:hang')
       ? null
-      : new Tier2Session(recipe ?? DEFAULT_TIER2_KEYS, logPath, () => gpu.utilizationPct());
+      : new Tier2Session(tier2Keys(recipe, options.hang), logPath, () => gpu.utilizationPct(), options.onHang);
     const startedAt = new Date().toISOString();
     const fd = logFd;
     logFd = -1; // execute owns it now
@@ -221,6 +229,7 @@ export async function runTrial(
       exec_error: facts.execError,
       detectors: classified.detectors,
       engine_failures: classified.engine_failures,
+      condition_errors: classified.condition_errors,
       log: { file: LOG_FILE, bytes: scanner.bytes },
       timeout_sec: timeoutSec,
       recipe: recipe === null ? null : { file: recipe.fileName, sha256: recipe.sourceSha256 },
@@ -245,6 +254,31 @@ export async function runTrial(
     scanner.dispose();
     tier2?.dispose();
   }
+}
+
+/** The recipe's Tier 2 keys (the defaults without one), with `hang`'s over them. */
+export function tier2Keys(recipe: Recipe | null, hang: Partial<Tier2Keys> | undefined): Tier2Keys {
+  const base = recipe ?? DEFAULT_TIER2_KEYS;
+  return {
+    hangWindowSec: hang?.hangWindowSec ?? base.hangWindowSec,
+    hangGracePeriodAtStart: hang?.hangGracePeriodAtStart ?? base.hangGracePeriodAtStart,
+    progressRegex: hang?.progressRegex !== undefined ? hang.progressRegex : base.progressRegex,
+    hangAction: hang?.hangAction ?? base.hangAction,
+  };
+}
+
+/** The recipe's own ranges: a window > 0, a grace >= 0 (finite), an action 'record' or 'kill'. */
+function checkHangOptions(hang: Partial<Tier2Keys> | undefined): void {
+  if (hang === undefined) return;
+  const w = hang.hangWindowSec;
+  if (w !== undefined && !(typeof w === 'number' && Number.isFinite(w) && w > 0))
+    throw new TrialOptionsError(`runTrial: hang.hangWindowSec must be a finite number > 0, not ${String(w)}`);
+  const g = hang.hangGracePeriodAtStart;
+  if (g !== undefined && !(typeof g === 'number' && Number.isFinite(g) && g >= 0))
+    throw new TrialOptionsError(`runTrial: hang.hangGracePeriodAtStart must be a finite number >= 0, not ${String(g)}`);
+  const a = hang.hangAction;
+  if (a !== undefined && a !== 'record' && a !== 'kill')
+    throw new TrialOptionsError(`runTrial: hang.hangAction must be 'record' or 'kill', not ${String(a)}`);
 }
 
 function disabledFields(d: DisableSet): { disabled_detectors: string[]; disabled_detector_tiers: string[] } {

@@ -30,16 +30,29 @@ export interface HangRecord extends HangReport {
   readonly reconciled: boolean;
 }
 
+/** What a listener hears at the detection: the monitor's report and what Tier 2 is about to do. */
+export interface HangNotice extends HangReport {
+  readonly action: 'record' | 'kill';
+}
+
 export class Tier2Session {
   readonly #keys: Tier2Keys;
   readonly #progress: ProgressLines | null;
   readonly #gpuUtil: () => number | null;
   readonly #logPath: string;
+  readonly #onHang: ((hang: HangNotice) => void) | undefined;
   #monitor: HangMonitor | null = null;
   #killed = false;
 
-  constructor(keys: Tier2Keys, logPath: string, gpuUtilizationPct: () => number | null) {
+  /** `onHang` is told once, at the detection (before a `hang_action: kill` stops the trial). */
+  constructor(
+    keys: Tier2Keys,
+    logPath: string,
+    gpuUtilizationPct: () => number | null,
+    onHang?: (hang: HangNotice) => void,
+  ) {
     this.#keys = keys;
+    this.#onHang = onHang;
     this.#logPath = logPath;
     this.#gpuUtil = gpuUtilizationPct;
     this.#progress = keys.progressRegex === null ? null : new ProgressLines(keys.progressRegex);
@@ -56,7 +69,13 @@ export class Tier2Session {
         gpuUtilizationPct: this.#gpuUtil,
         now: () => performance.now(),
       },
-      onHang: () => {
+      onHang: (report) => {
+        // A listener that throws must not cost the trial its hang record or its kill.
+        try {
+          this.#onHang?.({ ...report, action: this.#keys.hangAction });
+        } catch {
+          // ignored
+        }
         if (this.#keys.hangAction !== 'kill') return;
         this.#killed = true;
         kill();

@@ -6,8 +6,9 @@
  */
 import { createReadStream, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { scanStream } from '../../scan/index.js';
+import { classifyLogScan, planLogScan } from '../../classifier/classify-log.js';
 import { formatScan, scanJson } from './scan.js';
 import { packageInfo } from '../../trial/package-info.js';
 import { runTrial } from '../../trial/index.js';
@@ -18,6 +19,7 @@ import type { Command } from '../command.js';
 import type { CommandIo } from '../io.js';
 import { errorRecord, jsonLine, positionlessError } from '../json-output.js';
 import { TrialOutputError } from '../../trial/output-error.js';
+import { prepareOutDir } from '../../trial/out-files.js';
 
 export const DEMO_USAGE = `Usage: aorta-probe demo [--json] [--quiet] [--out DIR]
 
@@ -28,10 +30,13 @@ Runs the bundled example (fixtures/demo/ in the package):
      exits 0, as a trial with that recipe (the same as 'aorta-probe run'), and prints its verdict.
 
   --json       One JSON object: {"recipe": {"file", "custom_patterns"}, "scan": {"log", ...the
-               scan result}, "trial": {...result.json}, "result_json": str|null} (null without --out).
+               scan result}, "trial": {...result.json}, "result_json": str|null} (null when the
+               trial's files were not kept).
   --quiet      Do not show the trial's own output.
-  --out DIR    Where the trial writes output.log and result.json, kept. Default: a temporary
-               directory, removed before the demo exits.
+  --out DIR    Where the trial writes output.log and result.json. Default: the demo's own
+               directory in the user's cache, $XDG_CACHE_HOME/aorta-probe/demo (else
+               ~/.cache/aorta-probe/demo), replaced by the next demo; where there is none,
+               a temporary directory removed before the demo exits.
   -h, --help   Show this help and exit.
 
 Examples:
@@ -109,11 +114,10 @@ async function demo(args: DemoArgs, io: CommandIo): Promise<number> {
   say(
     `${c?.bold('2. Scan the log of a run that crashed') ?? ''}\n$ aorta-probe scan --recipe ${recipePath} ${logPath}\n`,
   );
-  const scan = await scanStream(recipe, createReadStream(files.log), {
-    exit_code: 0,
-    walltime_sec: 0,
-    peak_vram_mib: null,
-  });
+  // Classified as `aorta-probe scan` classifies it (the recipe's disables, Tier 1 from the exit code).
+  const vars = { exit_code: 0, walltime_sec: 0, peak_vram_mib: null };
+  const plan = planLogScan(recipe);
+  const scan = classifyLogScan(plan, await scanStream(plan.scanRecipe, createReadStream(files.log), vars), vars);
   if (c !== null) say(`${formatScan(logPath, scan, c)}\n`);
 
   const trialPath = shownPath(files.trial);
@@ -121,8 +125,11 @@ async function demo(args: DemoArgs, io: CommandIo): Promise<number> {
     `${c?.bold('3. Run a trial: a training job whose loss goes NaN, and which still exits 0') ?? ''}\n` +
       `$ aorta-probe run --recipe ${recipePath} -- node ${trialPath}\n`,
   );
-  // Without --out the trial's files go to a temporary directory that is removed again: a demo leaves nothing behind.
-  const outDir = args.out ?? mkdtempSync(join(tmpdir(), 'aorta-probe-demo-'));
+  // Without --out the trial's files go to the demo's directory in the user's cache, kept (the summary names them)
+  // and replaced by the next demo: never into the current directory, never a new directory per run. Where there is
+  // no usable cache directory, to a temporary one that is removed again, and then no path into it is printed.
+  const kept = args.out ?? demoCacheDir(io.env);
+  const outDir = kept ?? mkdtempSync(join(tmpdir(), 'aorta-probe-demo-'));
   try {
     const echo = args.quiet ? null : args.json ? io.stderr : io.stdout;
     let outcome: Awaited<ReturnType<typeof runTrial>>;
@@ -149,17 +156,42 @@ async function demo(args: DemoArgs, io: CommandIo): Promise<number> {
           recipe: { file: recipePath, custom_patterns: n },
           scan: scanJson(logPath, scan),
           trial: outcome.result,
-          result_json: args.out === null ? null : outcome.resultPath,
+          result_json: kept === null ? null : outcome.resultPath,
         })}\n`,
       );
-    } else {
+    } else if (kept !== null) {
       say(formatTrial(outcome, c, echo === io.stdout));
-      if (args.out === null) say('(a temporary directory, removed again; keep the files with --out DIR)\n');
+      if (args.out === null)
+        say(`(the demo's files are kept in ${shownPath(outDir)}, replaced by the next demo; choose with --out DIR)\n`);
+    } else {
+      // The files are about to be removed: name them, not a path into a directory that will not exist.
+      say(formatTrial({ ...outcome, logPath: 'output.log', resultPath: 'result.json' }, c, echo === io.stdout));
+      say('(output.log and result.json were in a temporary directory, removed again; keep them with --out DIR)\n');
     }
   } finally {
-    if (args.out === null) rmSync(outDir, { recursive: true, force: true });
+    if (kept === null) rmSync(outDir, { recursive: true, force: true });
   }
   return 0;
+}
+
+/**
+ * The demo's directory in the user's cache (XDG: `$XDG_CACHE_HOME`, else `$HOME/.cache`; each must be absolute),
+ * created when missing; null when there is none or it cannot be created.
+ */
+function demoCacheDir(env: NodeJS.ProcessEnv): string | null {
+  const xdg = env['XDG_CACHE_HOME'];
+  const home = env['HOME'];
+  const cache =
+    xdg !== undefined && isAbsolute(xdg) ? xdg : home !== undefined && isAbsolute(home) ? join(home, '.cache') : null;
+  if (cache === null) return null;
+  const dir = join(cache, 'aorta-probe', 'demo');
+  try {
+    prepareOutDir(dir);
+  } catch (err) {
+    if (err instanceof TrialOutputError) return null;
+    throw err;
+  }
+  return dir;
 }
 
 export const command: Command<DemoArgs> = { name: 'demo', usage: DEMO_USAGE, parse: parseDemoArgs, run: runDemo };

@@ -37,24 +37,40 @@ import { writeQuietly } from '../writer.js';
 import { holdYoungGeneration } from '../young-generation.js';
 import { StopCommandsFrame } from '../stop-commands.js';
 import { inertLine, inertLines } from '../../text/inert.js';
+import { disableSet, isDisabled } from '../../classifier/classify.js';
+import { tier2Keys, type HangNotice, type Tier2Keys } from '../../trial/index.js';
+import type { HangReport } from '../../trial/tier2-hang.js';
+import type { HangAction } from '../../recipe/types.js';
+import { kernelEventLines } from '../../report/kernel-events.js';
+import { conditionErrorsLine } from '../../scan/index.js';
 
 export const RUN_USAGE = `Usage: aorta-probe run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format F] [--quiet]
-                       [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS]
-                       [--disable-detector TIER[:ID]]... -- CMD [ARGS...]
+                       [--gpu-tool auto|amd-smi|nvidia-smi|none] [--gpu-interval SECONDS] [--hang-window SECONDS]
+                       [--hang-grace SECONDS] [--hang-action record|kill] [--disable-detector TIER[:ID]]... -- CMD [ARGS...]
 
 Runs CMD with ARGS (no shell) as one trial and classifies it: Tier 1 (exit code, signals,
-timeout, a command that cannot start), the 7 built-in Tier 4 log patterns and the recipe's
-custom_patterns (Tier 5), whose conditions see the trial's final exit_code, walltime_sec and
-peak_vram_mib. The command's stdout and stderr are shown as they arrive and saved, interleaved
+timeout, a command that cannot start), Tier 2 (a hang: two of no output, no I/O and an idle
+GPU for the hang window), Tier 3 (the kernel log), the 7 built-in Tier 4 log patterns and the
+recipe's custom_patterns (Tier 5), whose conditions see the trial's final exit_code, walltime_sec
+and peak_vram_mib. The command's stdout and stderr are shown as they arrive and saved, interleaved
 as written, to DIR/output.log; the record goes to DIR/result.json.
 
-  --recipe RECIPE      A probe recipe or a bare custom_patterns: file. Without it: Tier 1 and
-                       Tier 4 only.
+  --recipe RECIPE      A probe recipe or a bare custom_patterns: file (either may set the hang
+                       keys). Without it: the built-in tiers only.
   --out DIR            Output directory (created if missing; output.log and result.json are
                        replaced). Default: probe_results/<UTC time>-<pid>.
   --timeout SECONDS    Stop the trial after SECONDS (SIGTERM to its process group, SIGKILL 10 s
                        later): exit_code -1, tier1:timeout, verdict error. Default: the recipe's
-                       timeout_per_trial, else none.
+                       timeout_per_trial, else none: a detected hang is then recorded but
+                       does not stop the trial (unless --hang-action kill); run says so on stderr.
+  --hang-window SECONDS
+                       Tier 2: how long two hang signals must hold (> 0). Default: the recipe's
+                       hang_window_sec, else 30.
+  --hang-grace SECONDS Tier 2: no hang before SECONDS after the start (>= 0). Default: the
+                       recipe's hang_grace_period_at_start, else 60.
+  --hang-action ACTION record: note the hang (a stderr line, tier2:hang) and let the trial run on;
+                       kill: stop it as a timeout does. Default: the recipe's hang_action, else
+                       record.
   --gpu-tool TOOL      Peak-VRAM sampler: auto (amd-smi, else nvidia-smi, else none), amd-smi,
                        nvidia-smi or none. Default: auto.
   --gpu-interval SECONDS
@@ -101,6 +117,8 @@ export interface RunArgs {
   readonly argv: readonly string[];
   /** --disable-detector TIER[:ID], in the order given. */
   readonly disableDetectors: readonly string[];
+  /** --hang-window, --hang-grace, --hang-action: over the recipe's hang keys. */
+  readonly hang: Partial<Pick<Tier2Keys, 'hangWindowSec' | 'hangGracePeriodAtStart' | 'hangAction'>>;
 }
 
 const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
@@ -116,6 +134,9 @@ export const RUN_OPTIONS = {
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   'disable-detector': { type: 'string', multiple: true, metavar: 'TIER[:ID]' },
+  'hang-window': { type: 'string', metavar: 'SECONDS' },
+  'hang-grace': { type: 'string', metavar: 'SECONDS' },
+  'hang-action': { type: 'string', metavar: 'ACTION' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -137,6 +158,7 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
       gpuIntervalMs: undefined,
       argv: [],
       disableDetectors: [],
+      hang: {},
     };
   }
   const v = parsed.values;
@@ -154,8 +176,41 @@ export function parseRunArgs(args: readonly string[]): RunArgs {
         ? undefined
         : Math.round(positiveSeconds('--gpu-interval', v['gpu-interval']) * 1000),
     argv: parsed.command,
+    hang: parseHangOptions(v['hang-window'], v['hang-grace'], v['hang-action']),
   };
 }
+
+/** The recipe's rules for its hang keys: a window > 0, a grace >= 0, an action of HANG_ACTIONS. */
+function parseHangOptions(window: string | undefined, grace: string | undefined, action: string | undefined) {
+  const hang: { hangWindowSec?: number; hangGracePeriodAtStart?: number; hangAction?: HangAction } = {};
+  if (window !== undefined) hang.hangWindowSec = positiveSeconds('--hang-window', window);
+  if (grace !== undefined)
+    hang.hangGracePeriodAtStart = parseNumber('--hang-grace', grace, { min: 0, unit: 'seconds' });
+  if (action !== undefined) hang.hangAction = pickOne('--hang-action', ['record', 'kill'] as const, action);
+  return hang;
+}
+
+/** The signals that held at a hang, as a user reads them: "no output 30 s, GPU idle, no I/O". */
+export function hangSignalsText(h: Pick<HangReport, 'signals' | 'output_signal' | 'window_sec'>): string {
+  const s = h.signals;
+  const parts: string[] = [];
+  if (s?.output_silent)
+    parts.push(`${h.output_signal === 'progress' ? 'no progress line' : 'no output'} ${h.window_sec} s`);
+  if (s?.gpu_idle) parts.push('GPU idle');
+  if (s?.io_idle) parts.push('no I/O');
+  return parts.join(', ');
+}
+
+/** `aorta-probe: hang detected at 61.8 s (no output 30 s, GPU idle, no I/O)`, printed when Tier 2 latches. */
+export function hangDetectedLine(h: HangNotice): string {
+  const at = (h.detected_after_sec ?? 0).toFixed(1);
+  const then = h.action === 'kill' ? ': stopping the trial (hang_action: kill)' : '';
+  return `aorta-probe: hang detected at ${at} s (${hangSignalsText(h)})${then}\n`;
+}
+
+/** Said once at the start when nothing would end a hung trial: no timeout, Tier 2 on, hang_action record. */
+export const NO_TIMEOUT_NOTICE =
+  'aorta-probe: no --timeout: a detected hang is recorded (hang_action: record) but will not stop the trial\n';
 
 function defaultOutDir(): string {
   const t = new Date()
@@ -187,6 +242,10 @@ export async function runRunCommand(args: RunArgs, io: CommandIo): Promise<numbe
     const reason = unknownDetectorReason(token, recipe?.customPatterns.map((p) => p.id) ?? []);
     if (reason !== null) return refuse(new UsageError(`--disable-detector: ${reason}`));
   }
+  // A job that hangs with no timeout and hang_action record runs until someone stops it: say so once, up front.
+  const hangKeys = tier2Keys(recipe, args.hang);
+  const tier2On = !isDisabled(disableSet(recipe, args.disableDetectors), 'tier2:hang');
+  const timeoutSec = args.timeoutSec ?? recipe?.timeoutPerTrial ?? null;
   const outDir = args.out ?? defaultOutDir();
   // Before the trial's clock starts, so that an unusable --out is found before anything runs.
   try {
@@ -203,6 +262,7 @@ export async function runRunCommand(args: RunArgs, io: CommandIo): Promise<numbe
     : (frame?.echo ?? (args.format === 'json' || args.format === 'junit' ? io.stderr : io.stdout));
   const progressTo = args.quiet ? io.progressStream() : null;
   const progress = progressTo === null ? null : new ProgressLine(progressTo);
+  if (tier2On && timeoutSec === null && hangKeys.hangAction === 'record') io.stderr.write(NO_TIMEOUT_NOTICE);
 
   // Ctrl-C (or a TERM) reaches only us — the trial runs in its own session — so forward it; a second one kills.
   const interruption = listenForInterrupt((signal) => {
@@ -225,6 +285,11 @@ export async function runRunCommand(args: RunArgs, io: CommandIo): Promise<numbe
       signal: interruption.signal,
       forceKill: interruption.forceKill,
       disableDetectors: args.disableDetectors,
+      hang: args.hang,
+      onHang: (h) => {
+        progress?.clear();
+        io.stderr.write(hangDetectedLine(h));
+      },
       onProgress:
         progress === null
           ? undefined
@@ -329,12 +394,14 @@ function describeTiers23(r: TrialResult): string {
   let out = '';
   const h = r.hang;
   if (h?.detected) {
-    const held = Object.entries(h.signals ?? {})
-      .filter(([, v]) => v)
-      .map(([k]) => k)
-      .join(' + ');
-    out += `hang: detected after ${h.detected_after_sec} s (${held})${h.killed ? ', trial killed' : ''}${h.reconciled ? ', reconciled (exit 0)' : ''}\n`;
+    const what = h.killed
+      ? 'the trial was stopped (hang_action: kill)'
+      : h.reconciled
+        ? 'recorded, then dropped: the trial exited 0 (reconciled)'
+        : 'recorded (tier2:hang); the trial was not stopped';
+    out += `hang: detected at ${(h.detected_after_sec ?? 0).toFixed(1)} s (${hangSignalsText(h)}): ${what}\n`;
   }
+
   // A reason quotes the tool's own error line, which is the kernel tool's (or a replaced one's) text.
   for (const reason of (r.tier3?.disabled_reasons ?? []).filter((x) => x.startsWith('kernel log')))
     out += `tier3: not checked: ${inertLine(reason)}\n`;
@@ -357,6 +424,8 @@ export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false)
   return (
     (separate ? '\n' : '') +
     r.detectors.map((d) => detectorLine(log, d, c)).join('') +
+    r.condition_errors.map((e) => `${c.yellow(inertLine(conditionErrorsLine(e, log)))}\n`).join('') +
+    kernelEventLines(r.tier3?.events ?? []) +
     `verdict: ${c.bold(verdictColour(r.verdict))}\n` +
     `exit code: ${inertLine(describeExitCode(r))}\n` +
     `walltime: ${r.walltime_sec.toFixed(3)} s\n` +
