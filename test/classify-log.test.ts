@@ -82,7 +82,14 @@ describe('a disabled custom pattern: every front door passes', () => {
 
   it('scanLog stays the raw scan stage (documented): the pattern it is given fires, no verdict is decided', () => {
     const r = scanLog(loadRecipe(recipe, 'r.yaml'), log, vars(0));
-    expect(Object.keys(r).sort()).toEqual(['capture', 'condition_errors', 'detectors', 'engine_failures', 'missing_required', 'tier_durations_ms']);
+    expect(Object.keys(r).sort()).toEqual([
+      'capture',
+      'condition_errors',
+      'detectors',
+      'engine_failures',
+      'missing_required',
+      'tier_durations_ms',
+    ]);
     expect([r.detectors.map((d) => [d.id, d.kind]), r.capture]).toEqual([[['custom:bad', 'fail']], { code: 'x1' }]);
   });
 });

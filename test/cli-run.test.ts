@@ -193,7 +193,8 @@ describe('aorta-probe run', () => {
       err:
         'fixtures/recipes/invalid-condition.yaml:5:68: recipe.custom_patterns[0].match.condition: condition: forbidden AST node: Pow\n' +
         `        condition: "math.isnan(float(capture['loss'])) and exit_code ** 2"\n` +
-        '                                                                     ^^\n',
+        '                                                                     ^^\n' +
+        '  hint: `**` is not allowed: write the power as a constant, e.g. `1e6` for `10 ** 6`\n',
     });
     const missing = await run('--recipe', 'fixtures/recipes/nope.yaml', '--', 'node', '-e', '0');
     expect(missing.code).toBe(2);
@@ -495,7 +496,8 @@ describe('aorta-probe run: Tier 2 says what it does (issue 35 §3, §4)', () => 
 
   it('--help lists the hang flags', async () => {
     const r = await run('--help');
-    expect(r.out).toContain('[--hang-window SECONDS] [--hang-grace SECONDS] [--hang-action record|kill]');
+    expect(r.out).toContain('[--gpu-interval SECONDS] [--hang-window SECONDS]\n');
+    expect(r.out).toContain('[--hang-grace SECONDS] [--hang-action record|kill] [--disable-detector');
     expect(r.out).toContain('  --hang-window SECONDS\n');
   });
 });

@@ -113,6 +113,7 @@ describe('aggregateResults on hand-made records', () => {
     const [u, a, b] = report.cells;
     expect(a).toEqual({
       cell: 'a-none',
+      conditionErrors: [],
       trials: 4,
       pass: 2,
       fail: 1,
@@ -208,6 +209,7 @@ skipped 5 files:
           retried: 0,
           passed_on_retry: 0,
           detectors: [],
+          condition_errors: [],
           walltime_sec: { n: 1, median: 0.25, p95: 0.25, max: 0.25 },
           peak_vram_mib: null,
         },
@@ -233,6 +235,7 @@ skipped 5 files:
               example: { file: 'runs/T/a-none/trial_2/output.log', line: 2, text: 'step 5 loss=nan <&>' },
             },
           ],
+          condition_errors: [],
           walltime_sec: { n: 4, median: 2.5, p95: 10, max: 10 },
           peak_vram_mib: { n: 3, median: 200, p95: 400, max: 400 },
         },
@@ -248,6 +251,7 @@ skipped 5 files:
           retried: 1,
           passed_on_retry: 1,
           detectors: [],
+          condition_errors: [],
           walltime_sec: { n: 1, median: 0.5, p95: 0.5, max: 0.5 },
           peak_vram_mib: null,
         },
