@@ -78,8 +78,9 @@ describe('lint: each warning fires on a minimal recipe and not on the corrected 
     expect(len[0]!.message).toBe(
       "len(exit_code) raises TypeError whenever it is evaluated: object of type 'int' has no len()",
     );
+    // int() type-checks, but over \S+ it may meet '1.5': that is int-of-decimal's warning, not a type error
+    expect(codes(lintOne(G, "int(capture['g']) > 1"))).toEqual(['int-of-decimal']);
     for (const good of [
-      "int(capture['g']) > 1",
       "float(capture['g']) + 1 > 2",
       "math.isnan(float(capture['g']))",
       "len(capture['g']) > 0",
@@ -401,5 +402,32 @@ describe('lint: regex `^` without MULTILINE (issue 35 §3)', () => {
 
   it.each(['\\^x', '[^a]+', '[a^]', '(?m:^x)', '(?m)^x', '(?m)^end$', 'x\\^2'])('%s is not flagged', (regex) => {
     expect(lint(text(regex))).toEqual([]);
+  });
+});
+
+describe('int() of a group that can match a decimal point (issue 35 §2)', () => {
+  it("warns where int('1253.0') would raise at a match, with float() as the fix", () => {
+    const ws = lintOne('step_ms=(?P<step_ms>\\S+)', "int(capture['step_ms']) > 1000");
+    expect(ws.map((w) => [w.code, w.message, w.suggestion])).toEqual([
+      [
+        'int-of-decimal',
+        "int(capture['step_ms']) raises ValueError when group 'step_ms' matches a '.' (int('1253.0') does): use float(capture['step_ms']), or make the group match digits only (\\d+)",
+        "float(capture['step_ms'])",
+      ],
+    ]);
+  });
+
+  it.each([
+    ['step (?P<n>\\d+)', "int(capture['n']) > 3"], // digits only
+    ['step (?P<n>[0-9,]+)', "int(capture['n']) > 3"], // no '.'
+    ['step (?P<n>\\S+)', "float(capture['n']) > 3"], // float takes it
+    ['step (?P<n>\\S+) (?P<m>\\d+)', "int(capture['m']) > 3"], // another group
+  ])('%s with %s is not flagged', (regex, condition) => {
+    expect(codes(lintOne(regex, condition))).not.toContain('int-of-decimal');
+  });
+
+  it("a literal '.' or a `.` in the group is flagged too", () => {
+    expect(codes(lintOne('t=(?P<t>\\d+\\.\\d+)', "int(capture['t']) > 1"))).toContain('int-of-decimal');
+    expect(codes(lintOne('t=(?P<t>.+)', "int(capture['t']) > 1"))).toContain('int-of-decimal');
   });
 });

@@ -45,6 +45,8 @@ export interface CaptureModel {
   readonly optional: ReadonlyMap<string, string>;
   /** For a regex without named groups: how to name one (a rewrite of its first plain group), or null. */
   readonly nameGroupHint: ((key: string) => string) | null;
+  /** Whether named group `name`'s text can contain code point `cp`; null when unknown. Absent: never known. */
+  readonly canHold?: (name: string, cp: number) => boolean | null;
 }
 
 /** What a finding asserts, in a form the tests can check against an evaluation. */
@@ -316,6 +318,7 @@ class Analyzer {
     if (types.some((t) => t === null)) {
       return ofType(CALL_RESULT[callee]); // whenever the call does not raise
     }
+    if (callee === 'int' && e.args.length === 1) this.intOfDecimal(e, reachable);
     const rule = callRule(callee, types as PyType[]);
     if (rule.kind === 'raises') {
       const span = this.text.span(e.loc);
@@ -327,6 +330,27 @@ class Analyzer {
       return RAISES;
     }
     return ofType(rule.type);
+  }
+
+  /**
+   * `int(capture['k'])` where group k can match a '.': int('1253.0') raises ValueError, so such a match never
+   * fires (issue 35: the condition raised at every match of a step-time log and nothing said so).
+   */
+  private intOfDecimal(e: Call, reachable: boolean): void {
+    const arg = e.args[0]!;
+    if (arg.type !== 'Subscript' || unparse(arg.value) !== 'capture') return;
+    const c = arg.slice.type === 'Constant' ? arg.slice.value : null;
+    const key = c?.kind === 'str' ? String.fromCodePoint(...c.codePoints) : null;
+    if (key === null || this.capture?.canHold?.(key, 0x2e) !== true) return;
+    const argText = this.text.text(this.text.span(arg.loc));
+    this.report(reachable, {
+      code: 'int-of-decimal',
+      message: `${this.quote(e)} raises ValueError when group ${strRepr(key)} matches a '.' (int('1253.0') does): use float(${argText}), or make the group match digits only (\\d+)`,
+      suggestion: `float(${argText})`,
+      loc: e.loc,
+      expr: e,
+      claim: { kind: 'may-raise', error: 'ValueError' },
+    });
   }
 
   /**

@@ -12,6 +12,8 @@
  * reported as unknown and no optional-group warning is made — never a wrong one.
  */
 import { compileRegex, parsePythonRegex, type RegexNode, type RegexTree } from '../regex/index.js';
+import { contains } from '../regex/charset.js';
+import { classMembers, dotMembers, literalMembers } from '../regex/members.js';
 import type { CaptureModel } from './analyze.js';
 
 export interface RegexGroup {
@@ -114,6 +116,61 @@ function treeGroups(tree: RegexTree): RegexGroup[] {
 }
 
 /**
+ * Whether the text of named group `name` can contain the code point `cp` (a leaf under the group's body matches it),
+ * or null when that is not known (the tree was not trusted, or a node such as a backreference copies other text).
+ */
+function groupCanHold(tree: RegexTree, name: string, cp: number): boolean | null {
+  let unknown = false;
+  const holds = (n: RegexNode): boolean => {
+    switch (n.k) {
+      case 'literal':
+        return contains(literalMembers(n), cp);
+      case 'class':
+        return contains(classMembers(n), cp);
+      case 'dot':
+        return contains(dotMembers(n), cp);
+      case 'group':
+        return holds(n.body);
+      case 'repeat':
+        return n.max > 0 && holds(n.sub);
+      case 'concat':
+        return n.items.some(holds);
+      case 'alt':
+        return n.alts.some(holds);
+      case 'empty':
+      case 'assert':
+      case 'global-flags':
+        return false;
+      default:
+        unknown = true;
+        return false;
+    }
+  };
+  const find = (n: RegexNode): RegexNode | null => {
+    if (n.k === 'group' && n.name === name) return n;
+    const kids: readonly RegexNode[] =
+      n.k === 'group'
+        ? [n.body]
+        : n.k === 'repeat'
+          ? [n.sub]
+          : n.k === 'concat'
+            ? n.items
+            : n.k === 'alt'
+              ? n.alts
+              : [];
+    for (const k of kids) {
+      const hit = find(k);
+      if (hit !== null) return hit;
+    }
+    return null;
+  };
+  const group = find(tree.root);
+  if (group === null) return null;
+  const result = holds(group);
+  return unknown ? null : result;
+}
+
+/**
  * What `capture` can hold for this regex. Optional groups get an explanation; when the group is
  * optional only through its own `?`, the fix is to move the `?` inside (`(?P<x>(?:…)?)`): the group
  * then always participates, as '' when the part is absent.
@@ -121,6 +178,15 @@ function treeGroups(tree: RegexTree): RegexGroup[] {
 export function captureModel(pattern: string, flags = ''): CaptureModel | null {
   const info = regexGroups(pattern, flags);
   if (info === null) return null;
+  let tree: RegexTree | null = null;
+  if (info.groups !== null) {
+    try {
+      tree = parsePythonRegex(pattern, flags);
+    } catch {
+      tree = null;
+    }
+  }
+  const canHold = (name: string, cp: number): boolean | null => (tree === null ? null : groupCanHold(tree, name, cp));
   const optional = new Map<string, string>();
   for (const g of info.groups ?? []) {
     if (g.name === null || g.optional === null) continue;
@@ -145,5 +211,5 @@ export function captureModel(pattern: string, flags = ''): CaptureModel | null {
         ? `${pattern.slice(0, firstPlain.start)}(?P<${key}>${pattern.slice(firstPlain.bodyStart)}`
         : `(?P<name>…)`;
   }
-  return { names: info.names, optional, nameGroupHint };
+  return { names: info.names, optional, nameGroupHint, canHold };
 }
