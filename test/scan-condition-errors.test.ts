@@ -158,9 +158,14 @@ describe('a condition that raises at every match', () => {
     expect(r).toEqual({
       code: 0,
       out:
+        // the lint sees it coming too (int-of-decimal), and the sample shows it happening
+        `${recipe}:5:19: warning: int(capture['step_ms']) raises ValueError when group 'step_ms' matches a '.' (int('1253.0') does): use float(capture['step_ms']), or make the group match digits only (\\d+) [int-of-decimal]\n` +
+        `        condition: "int(capture['step_ms']) > 1000"\n` +
+        `                    ${'^'.repeat(23)}\n` +
+        "  suggestion: float(capture['step_ms'])\n" +
         `${recipe}:8:5: self-test "slow step" passed, but a condition raised:\n` +
         '  raised: custom:slow_step: condition raised ValueError on 1 of 1 match, first at log:1\n' +
-        `${recipe}: valid (1 custom pattern, 1 self-test passed)\n`,
+        `${recipe}: valid (1 custom pattern, 1 warning, 1 self-test passed)\n`,
       err: '',
     });
   });
