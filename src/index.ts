@@ -61,8 +61,8 @@ export type { KernelEvent } from './detectors/tier3.js';
 // The classifier's pure parts: classifying a log, combining tiers, exit codes, self-tests (docs/classifier.md)
 export { classify, disableSet, enabledPatterns } from './classifier/classify.js';
 export type { Classification, ClassifyInput, DetectorKind, DisableSet, FiredDetector } from './classifier/classify.js';
-export { classifyLog } from './classifier/classify-log.js';
-export type { ClassifiedLog, ClassifyLogOptions, ClassifyRecipe } from './classifier/classify-log.js';
+export { classifyLog, classifyLogScan, planLogScan } from './classifier/classify-log.js';
+export type { ClassifiedLog, ClassifyLogOptions, ClassifyRecipe, LogScanPlan } from './classifier/classify-log.js';
 export { resolveExitStatus } from './classifier/exit-codes.js';
 export type { ExitDecision } from './classifier/exit-codes.js';
 export { formatSelfTestFailure, runSelfTests } from './classifier/self-test.js';

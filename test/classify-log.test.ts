@@ -176,3 +176,17 @@ describe('the exit code is Tier 1 as in run', () => {
     expect(s.json).toMatchObject({ verdict: 'pass', failure_detectors_fired: [] });
   });
 });
+
+describe('the package root classifies a streamed scan as classifyLog classifies the text', () => {
+  it('planLogScan + scanStream + classifyLogScan = classifyLog', async () => {
+    const root = await import('../src/index.js');
+    const r = loadRecipe(`${BAD}disable_detectors: [tier4:hip_error]\n`, 'r.yaml');
+    const text = 'hipError_OutOfMemory\nBAD x1\n';
+    const vars = { exit_code: 1, walltime_sec: 0, peak_vram_mib: null };
+    const plan = root.planLogScan(r);
+    const streamed = root.classifyLogScan(plan, await root.scanStream(plan.scanRecipe, [text], vars), vars);
+    const direct = root.classifyLog(r, text, vars);
+    expect({ ...streamed, tier_durations_ms: null }).toEqual({ ...direct, tier_durations_ms: null });
+    expect(direct.failure_detectors_fired).toEqual(['tier1:exit_nonzero', 'custom:bad']);
+  });
+});
