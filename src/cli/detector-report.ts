@@ -24,6 +24,28 @@ export interface Classified {
   readonly seconds: number;
 }
 
+/** What a classified log (`scan`) or trial (`run`, result.json) has that the plain record needs. */
+type ClassifiedFields = {
+  readonly verdict: Verdict;
+  readonly detectors: readonly DetectorHit[];
+  readonly failure_detectors_fired: readonly string[];
+  readonly error_detectors_fired: readonly string[];
+  readonly warn_detectors_fired: readonly string[];
+};
+
+/** The plain record of a classified log or trial, shown as `log`, that took `seconds`. */
+export function classifiedOf(log: string, r: ClassifiedFields, seconds: number): Classified {
+  return {
+    log,
+    verdict: r.verdict,
+    detectors: r.detectors,
+    failures: r.failure_detectors_fired,
+    errors: r.error_detectors_fired,
+    warnings: r.warn_detectors_fired,
+    seconds,
+  };
+}
+
 const captureRepr = (c: Readonly<Record<string, string>>): string =>
   `{${Object.entries(c)
     .map(([k, v]) => `${strRepr(k)}: ${strRepr(v)}`)

@@ -307,14 +307,7 @@ function load(
     const before = ctx.errorCount;
     const customPatterns = validateCustomPatterns(ctx, get(root, 'custom_patterns')!, options);
     const patternsComplete = ctx.errorCount === before;
-    const hangWindowSec = ctx.part(
-      () => positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false),
-      DEFAULT_HANG_WINDOW_SEC,
-    );
-    const hangGracePeriodAtStart = ctx.part(
-      () => positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true),
-      DEFAULT_HANG_GRACE_SEC,
-    );
+    const { hangWindowSec, hangGracePeriodAtStart } = hangTimes(ctx, root);
     return withSourceSha256(bytes, {
       fileName,
       bare,
@@ -472,14 +465,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     return {
       ...base,
       ...noScan,
-      hangWindowSec: ctx.part(
-        () => positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false),
-        DEFAULT_HANG_WINDOW_SEC,
-      ),
-      hangGracePeriodAtStart: ctx.part(
-        () => positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true),
-        DEFAULT_HANG_GRACE_SEC,
-      ),
+      ...hangTimes(ctx, root),
       progressRegex: hang.progressRegex,
       hangAction: hang.hangAction,
       ...loadSweepKeys(ctx, own, { customPatterns: [], disabled: DEFAULT_CLASSIFIER_KEYS }),
@@ -551,14 +537,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
   const beforePatterns = ctx.errorCount;
   const customPatterns = cpNode === undefined ? [] : validateCustomPatterns(ctx, cpNode, options);
   const patternsComplete = ctx.errorCount === beforePatterns;
-  const hangWindowSec = ctx.part(
-    () => positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false),
-    DEFAULT_HANG_WINDOW_SEC,
-  );
-  const hangGracePeriodAtStart = ctx.part(
-    () => positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true),
-    DEFAULT_HANG_GRACE_SEC,
-  );
+  const { hangWindowSec, hangGracePeriodAtStart } = hangTimes(ctx, root);
   ctx.part(() => {
     const red = get(root, 'redaction');
     if (red !== undefined && red.kind !== 'NoneType' && red.kind !== 'dict') {
@@ -611,6 +590,20 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
 /** A key that only a probe recipe may have (the hang keys excepted: any recipe may). */
 function probeOnlyKey(k: PyNode): boolean {
   return k.kind === 'str' && PROBE_ONLY_KEYS.includes(k.value as string) && !HANG_KEYS.includes(k.value as string);
+}
+
+/** The two hang timings, valid in every kind of recipe; each an independent part (a bad one: the default). */
+function hangTimes(ctx: Ctx, root: PyNode): { hangWindowSec: number; hangGracePeriodAtStart: number } {
+  return {
+    hangWindowSec: ctx.part(
+      () => positiveNumber(ctx, root, 'hang_window_sec', DEFAULT_HANG_WINDOW_SEC, false),
+      DEFAULT_HANG_WINDOW_SEC,
+    ),
+    hangGracePeriodAtStart: ctx.part(
+      () => positiveNumber(ctx, root, 'hang_grace_period_at_start', DEFAULT_HANG_GRACE_SEC, true),
+      DEFAULT_HANG_GRACE_SEC,
+    ),
+  };
 }
 
 function positiveNumber(ctx: Ctx, root: PyNode, key: string, dflt: number, allowZero: boolean): number {

@@ -5,6 +5,7 @@
  * spread into a call (`Math.max(...xs)`) or a recursion can take.
  */
 import type { Verdict } from '../detectors/verdict.js';
+import { conditionRaisedText } from '../scan/scan.js';
 import { inertLine } from '../text/inert.js';
 import { findExampleLines, type ExampleLine } from './examples.js';
 import type { ShownKernelEvent } from './kernel-events.js';
@@ -170,10 +171,7 @@ function countDetectors(rs: readonly TrialRecord[], examples: boolean): Detector
  * from records), the line every report format shows for it.
  */
 export function conditionErrorsText(e: ConditionErrorCount): string {
-  const of = `${e.raised} of ${e.evaluated} match${e.evaluated === 1 ? '' : 'es'}`;
-  return inertLine(
-    `${e.pattern}: condition raised ${e.error} on ${of} in ${e.trials} trial${e.trials === 1 ? '' : 's'}`,
-  );
+  return inertLine(`${conditionRaisedText(e)} in ${e.trials} trial${e.trials === 1 ? '' : 's'}`);
 }
 
 function countConditionErrors(rs: readonly TrialRecord[]): ConditionErrorCount[] {

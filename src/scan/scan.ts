@@ -105,8 +105,13 @@ export interface ConditionErrors {
  * of 8 matches, first at train.log:5` (`log` is the log's name as the output shows it).
  */
 export function conditionErrorsLine(e: ConditionErrors, log: string): string {
+  return `${conditionRaisedText(e)}, first at ${log}:${e.line}`;
+}
+
+/** `custom:slow_step: condition raised ValueError on 8 of 8 matches`: the part every output shares. */
+export function conditionRaisedText(e: Pick<ConditionErrors, 'pattern' | 'error' | 'raised' | 'evaluated'>): string {
   const of = `${e.raised} of ${e.evaluated} match${e.evaluated === 1 ? '' : 'es'}`;
-  return `${e.pattern}: condition raised ${e.error} on ${of}, first at ${log}:${e.line}`;
+  return `${e.pattern}: condition raised ${e.error} on ${of}`;
 }
 
 /** What a scan saw: raw firings, no verdict (classifyLog decides it). */

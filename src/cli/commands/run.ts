@@ -11,7 +11,7 @@
 import { parseNumber, parseWithCommand, pickFormat, pickOne, UsageError, type OptionSpecs } from '../args.js';
 import { githubAnnotations } from '../../report/github.js';
 import { junitXml } from '../../report/junit.js';
-import { detectorAnnotations, detectorLine, junitCase, type Classified } from '../detector-report.js';
+import { classifiedOf, detectorAnnotations, detectorLine, junitCase } from '../detector-report.js';
 import { EXIT } from '../exit-status.js';
 import { errorRecord, jsonLine } from '../json-output.js';
 import { constants } from 'node:os';
@@ -334,15 +334,7 @@ export async function runRunCommand(args: RunArgs, io: CommandIo): Promise<numbe
 export function formatOutcome(format: RunFormat, outcome: TrialOutcome, c: Palette, separate: boolean): string {
   const r = outcome.result;
   const log = shownPath(outcome.logPath);
-  const classified: Classified = {
-    log,
-    verdict: r.verdict,
-    detectors: r.detectors,
-    failures: r.failure_detectors_fired,
-    errors: r.error_detectors_fired,
-    warnings: r.warn_detectors_fired,
-    seconds: r.walltime_sec,
-  };
+  const classified = classifiedOf(log, r, r.walltime_sec);
   switch (format) {
     case 'json':
       return `${JSON.stringify(r)}\n`;

@@ -14,7 +14,7 @@ import { githubAnnotations } from '../../report/github.js';
 import { junitXml } from '../../report/junit.js';
 import { atMost, parseCommandArgs, parseNumber, pickFormat, UsageError, type OptionSpecs } from '../args.js';
 import type { Command } from '../command.js';
-import { detectorAnnotations, detectorLine, junitCase, type Classified } from '../detector-report.js';
+import { classifiedOf, detectorAnnotations, detectorLine, junitCase } from '../detector-report.js';
 import { EXIT, verdictExit } from '../exit-status.js';
 import type { CommandIo } from '../io.js';
 import { errorRecord, jsonLine, ReadError, roundMs } from '../json-output.js';
@@ -246,15 +246,7 @@ export async function runScan(args: ScanArgs, io: CommandIo): Promise<number> {
   const result = classifyLogScan(plan, scanned, args.vars);
   const seconds = (performance.now() - t0) / 1000;
   const log = shownLog(args.log);
-  const classified: Classified = {
-    log,
-    verdict: result.verdict,
-    detectors: result.detectors,
-    failures: result.failure_detectors_fired,
-    errors: result.error_detectors_fired,
-    warnings: result.warn_detectors_fired,
-    seconds,
-  };
+  const classified = classifiedOf(log, result, seconds);
   switch (args.format) {
     case 'json':
       await io.writeOut(jsonLine(scanJson(args.log, result)));
