@@ -12,11 +12,12 @@ export {
 export type { RecipeCollected } from './load.js';
 export { RecipeError, RecipeSandboxError } from './errors.js';
 export type { FilePos } from './errors.js';
-export { ON_MATCH_VALUES, DEFAULT_HANG_WINDOW_SEC, DEFAULT_HANG_GRACE_SEC } from './types.js';
+export { ON_MATCH_VALUES, DEFAULT_CONFOUND, DEFAULT_HANG_WINDOW_SEC, DEFAULT_HANG_GRACE_SEC } from './types.js';
 export type {
   CustomPattern,
   EnvBundle,
   LoadRecipeOptions,
+  ConfoundKeys,
   MitigationTable,
   OnMatch,
   Recipe,

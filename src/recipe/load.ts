@@ -36,9 +36,11 @@ import { unknownKeysReason, type UnknownKeysWording } from './unknown-keys.js';
 import { mapScalarValue } from './scalar-map.js';
 import { parseYaml, pyYamlText, reprNode, spanPos, TreeError, type PyNode } from './tree.js';
 import {
+  DEFAULT_CONFOUND,
   DEFAULT_HANG_GRACE_SEC,
   DEFAULT_HANG_WINDOW_SEC,
   ON_MATCH_VALUES,
+  type ConfoundKeys,
   type CustomPattern,
   type LoadRecipeOptions,
   type OnMatch,
@@ -320,6 +322,8 @@ function load(
       axisPositions: NO_AXIS_POSITIONS,
       timeoutPerTrial: null,
       envPassthroughMode: 'inherit',
+      confound: DEFAULT_CONFOUND,
+      scrubEnvKeys: null,
       hangWindowSec,
       hangGracePeriodAtStart,
       customPatterns,
@@ -449,6 +453,8 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     axisPositions: NO_AXIS_POSITIONS,
     timeoutPerTrial: null,
     envPassthroughMode: 'inherit',
+    confound: DEFAULT_CONFOUND,
+    scrubEnvKeys: null,
     hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
     hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
     customPatterns: [],
@@ -538,14 +544,20 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
   const customPatterns = cpNode === undefined ? [] : validateCustomPatterns(ctx, cpNode, options);
   const patternsComplete = ctx.errorCount === beforePatterns;
   const { hangWindowSec, hangGracePeriodAtStart } = hangTimes(ctx, root);
-  ctx.part(() => {
+  const scrubEnvKeys = ctx.part((): readonly string[] | null => {
     const red = get(root, 'redaction');
     if (red !== undefined && red.kind !== 'NoneType' && red.kind !== 'dict') {
       ctx.fail(`recipe.redaction: must be a mapping, got ${red.typeName}`, red);
     }
-  }, undefined);
-  ctx.part(() => {
+    const keys = red?.kind === 'dict' ? get(red, 'scrub_env_keys') : undefined;
+    if (keys?.kind !== 'list' || !keys.items!.every((k) => k.kind === 'str')) return null;
+    return keys.items!.map((k) => k.value as string);
+  }, null);
+  const confound = ctx.part((): ConfoundKeys => {
     const conf = get(root, 'confound');
+    let threshold = DEFAULT_CONFOUND.threshold;
+    let baselineCell: string | null = null;
+    let baselineCellPos: FilePos | null = null;
     if (conf !== undefined && conf.kind !== 'NoneType') {
       if (conf.kind !== 'dict') ctx.fail(`recipe.confound: must be a mapping, got ${conf.typeName}`, conf);
       rejectUnknownKeys(ctx, conf, 'recipe.confound', ['baseline_cell', 'threshold']);
@@ -557,12 +569,18 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
       ) {
         ctx.fail(`recipe.confound.threshold: must be > 0, got ${reprNode(th)}`, th);
       }
+      if (th !== undefined && th.kind !== 'NoneType') threshold = Number(th.value);
       const bc = get(conf, 'baseline_cell');
       if (bc !== undefined && bc.kind !== 'NoneType' && bc.kind !== 'str') {
         ctx.fail(`recipe.confound.baseline_cell: must be a string, got ${bc.typeName}`, bc);
       }
+      if (bc?.kind === 'str') {
+        baselineCell = bc.value as string;
+        baselineCellPos = ctx.pos(bc);
+      }
     }
-  }, undefined);
+    return { threshold, baselineCell, baselineCellPos };
+  }, DEFAULT_CONFOUND);
   const loaded = { patternsComplete, disablesComplete: true };
   const classifierKeys = loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options), loaded);
   // `retry.on`'s targets depend on the patterns and the disables: not checked after an error in them.
@@ -579,6 +597,8 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     },
     timeoutPerTrial,
     envPassthroughMode,
+    confound,
+    scrubEnvKeys,
     hangWindowSec,
     hangGracePeriodAtStart,
     customPatterns,

@@ -111,6 +111,21 @@ export interface SweepKeys {
 export const DEFAULT_HANG_WINDOW_SEC = 30;
 export const DEFAULT_HANG_GRACE_SEC = 60;
 
+/** The original's `confound:` block (triage/confound.py): the speed-confound threshold and an explicit baseline cell. */
+export interface ConfoundKeys {
+  /** A cell slower than the baseline by more than this ratio "works" by being slower (default 1.15). */
+  readonly threshold: number;
+  readonly baselineCell: string | null;
+  /** Where `baseline_cell` is written, for the sweep's error when it names no cell. */
+  readonly baselineCellPos: FilePos | null;
+}
+
+export const DEFAULT_CONFOUND: ConfoundKeys = Object.freeze({
+  threshold: 1.15,
+  baselineCell: null,
+  baselineCellPos: null,
+});
+
 /** The subset of recipe keys the scanner and the classifier consume. */
 export interface Recipe extends ClassifierKeys, SweepKeys {
   readonly fileName: string;
@@ -128,6 +143,9 @@ export interface Recipe extends ClassifierKeys, SweepKeys {
   readonly axisPositions: Readonly<Record<'mitigation_axis' | 'diagnostic_axis', readonly FilePos[]>>;
   readonly timeoutPerTrial: number | null;
   readonly envPassthroughMode: 'inherit' | 'file';
+  readonly confound: ConfoundKeys;
+  /** `redaction.scrub_env_keys` (fnmatchcase globs) when the block lists them; null otherwise. */
+  readonly scrubEnvKeys: readonly string[] | null;
   readonly hangWindowSec: number;
   readonly hangGracePeriodAtStart: number;
   readonly customPatterns: readonly CustomPattern[];
