@@ -604,8 +604,16 @@ describe("every command's --json output, errors included, is valid against its s
     const commands = new Set(table.map(([c]) => c.split(' ')[0]));
     for (const c of ['check', 'scan', 'run', 'eval', 'patterns', 'playground', 'report', 'sweep', 'demo'])
       expect(commands.has(c), c).toBe(true);
-    // The fragments (error, detector, engine-failure, condition-errors) are reached through the documents that embed them.
-    const used = new Set([...table.map(([, s]) => s), 'error', 'detector', 'engine-failure', 'condition-errors']);
+    // The fragments (error, detector, engine-failure, condition-errors, matrix) are reached through the documents that
+    // embed them.
+    const used = new Set([
+      ...table.map(([, s]) => s),
+      'error',
+      'detector',
+      'engine-failure',
+      'condition-errors',
+      'matrix',
+    ]);
     expect(SCHEMA_FILES.filter((f) => !used.has(f.replace('.schema.json', '')))).toEqual([]);
   });
 });

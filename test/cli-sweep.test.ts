@@ -126,18 +126,23 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
       join(root, 'forge'),
       '--gpu-tool',
       'none',
+      '--json',
       '--',
       'sh',
       '-c',
       forge,
     ]);
     expect(res.code).toBe(1);
-    expect(res.out.split('\n')[0]).toBe('2 trials in 1 cell: pass 1, fail 1, error 0; 1 flaky cell');
+    const doc = JSON.parse(res.out) as {
+      matrix: { cells: { trials: number; failed_count: number }[] };
+      report: { totals: { trials: number }; problems: { path: string; reason: string }[] };
+    };
+    // The matrix counts the trials the sweep ran; the report of its directory only the records it wrote.
+    expect(doc.matrix.cells.map((c) => [c.trials, c.failed_count])).toEqual([[2, 1]]);
+    expect(doc.report.totals.trials).toBe(2);
     // Every forged record is listed as skipped, with why, in path order.
-    const skipped = res.out
-      .slice(res.out.indexOf('\nskipped 45 files:\n') + 1)
-      .split('\n')
-      .slice(1, 46);
+    const skipped = doc.report.problems.map((p) => `  ${p.path}: ${p.reason}`);
+    expect(skipped).toHaveLength(45);
     const forgeDir = join(root, 'forge', 'FORGE');
     expect(skipped.filter((l) => l.endsWith(': not a trial record of this sweep'))).toHaveLength(15);
     expect(skipped.filter((l) => l.endsWith(": not a trial of this sweep's plan"))).toHaveLength(30);
@@ -167,7 +172,7 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
     );
   });
 
-  it('runs the sweep, prints the report of its directory, and exits 1 when a trial failed', async () => {
+  it("runs the sweep, prints the original's summary with the comparison, and exits 1 when a trial failed", async () => {
     const out = join(root, 'run');
     const r = await cli([
       'sweep',
@@ -186,9 +191,16 @@ describe('aorta-probe sweep', { timeout: 60_000 }, () => {
     ]);
     expect(r.code).toBe(1);
     expect(r.err).toBe('');
-    expect(r.out.split('\n')[0]).toBe('4 trials in 2 cells: pass 3, fail 1, error 0; 1 flaky cell');
-    expect(r.out).toContain('\ncell cache_off-none: 2 trials: pass 1, fail 1, error 0; flaky (mixed verdicts)\n');
-    expect(r.out).toContain('\ncell none-none: 2 trials: pass 2, fail 0, error 0; not flaky\n');
+    expect(r.out).toBe(`Sweep summary: 2 cell(s) -- 1 clean, 1 with failing trials, 0 with errors.
+  [fail] cache_off-none: 1 failed of 2 trial(s) (tier1:exit_nonzero) -> cache_off-none/
+Against the baseline none-none (failure rate 0.0%, 0 / 2):
+  cache_off-none: 50.0% (1 / 2), +50.0 pts [-27.3, +90.5], p = 1: no evidence (≈7 trials/cell to tell); confound ${
+    (JSON.parse(readFileSync(join(out, 'CLI-1', 'matrix.json'), 'utf8')) as { cells: { confound: string }[] }).cells[1]!
+      .confound
+  }
+Full matrix: ${out}/CLI-1/matrix.md
+Per-cell detectors and example lines: aorta-probe report ${out}/CLI-1
+`);
     const rec = JSON.parse(readFileSync(join(out, 'CLI-1', 'cache_off-none', 'trial_1', 'result.json'), 'utf8')) as {
       exit_code: number;
       cell_env: object;

@@ -240,7 +240,16 @@ describe('resume, identity, --fresh and the lock', { timeout: 60_000 }, () => {
     ]);
     expect(fresh.movedAside).toMatch(new RegExp(`^${join(out, p.ticket)}\\.prev-\\d{8}T\\d{6}Z$`));
     // Nothing deleted: the old run, its records and its run.json, under the new name.
-    expect(readdirSync(fresh.movedAside!).sort()).toEqual(['.aorta-probe-tmp', 'none-none', 'recipe.yaml', 'run.json']);
+    expect(readdirSync(fresh.movedAside!).sort()).toEqual([
+      '.aorta-probe-tmp',
+      'host_env.json',
+      'matrix.json',
+      'matrix.md',
+      'none-none',
+      'recipe.resolved.yaml',
+      'recipe.yaml',
+      'run.json',
+    ]);
     expect(readdirSync(join(fresh.movedAside!, 'none-none', 'trial_1')).sort()).toEqual(['output.log', 'result.json']);
   });
 

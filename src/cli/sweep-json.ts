@@ -107,6 +107,7 @@ export function runJson(
     stopped_cells: summary.stoppedCells,
     interrupted: summary.interrupted,
     counts: summary.counts,
+    matrix: summary.matrix,
     report: report === null ? null : reportJson(report),
     exit_status: exitStatus,
   };

@@ -24,6 +24,8 @@ import { startReaper } from './reaper.js';
 import { TASK_EXIT } from './task-exit.js';
 import { retryReasons } from './retry.js';
 import { openRunDir, type RunDir } from './run-dir.js';
+import type { MatrixJson, MatrixTrial } from '../matrix/index.js';
+import { matrixOf, writeMatrix, writeStartFiles, type RunFilesOptions } from './run-files.js';
 import {
   applyRetention,
   attemptDirName,
@@ -71,6 +73,8 @@ export interface SweepOptions {
   readonly recipeBytes?: Uint8Array;
   /** Hears what the operator should know but that stops nothing (a stale lock taken over). */
   readonly onWarning?: (message: string) => void;
+  /** The `--mitigations-file` paths the plan read, copied to the run's `sidecars/`. */
+  readonly sidecars?: readonly string[];
 }
 
 export interface AttemptSummary {
@@ -98,6 +102,10 @@ export interface SweepTrial {
   readonly retention: RetentionLevel;
   /** Kept from an earlier invocation of the same run, not run again. */
   readonly resumed: boolean;
+  /** The final attempt's wall time and the detectors it fired (what the matrix counts). */
+  readonly walltimeSec: number;
+  readonly failureDetectors: readonly string[];
+  readonly warnDetectors: readonly string[];
 }
 
 export type SweepEvent =
@@ -127,6 +135,8 @@ export interface SweepSummary {
   readonly stoppedCells: readonly string[];
   readonly interrupted: boolean;
   readonly counts: Readonly<Record<Verdict, number>>;
+  /** What `<run>/matrix.json` holds at the end; null for one cluster task, which writes no run-level file. */
+  readonly matrix: MatrixJson | null;
 }
 
 /** Variables every trial of a sweep sees, so a command can tell cells, trials and attempts apart. */
@@ -166,11 +176,12 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
   let lock: RunLock | null = null;
   const warn = options.onWarning ?? (() => {});
   const local = options.taskIndex === undefined;
+  const recipeBytes = options.recipeBytes ?? readFileSync(plan.recipePath);
   const run = openRunDir({
     outDir,
     plan,
     argv: options.argv,
-    recipeBytes: options.recipeBytes ?? readFileSync(plan.recipePath),
+    recipeBytes,
     fresh: options.fresh,
     beforeUse: (dir) => {
       if (!local) return () => {};
@@ -179,6 +190,23 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       return () => held.release();
     },
   });
+  const files: RunFilesOptions = {
+    plan,
+    argv: options.argv,
+    recipeBytes,
+    env: options.env ?? process.env,
+    sidecars: options.sidecars ?? [],
+  };
+  // The run-level files are the local sweep's: one cluster task sees only its own trial.
+  if (local) {
+    try {
+      writeStartFiles(run, files);
+    } catch (err) {
+      (lock as RunLock | null)?.release();
+      run.close();
+      throw err;
+    }
+  }
   const reaper = startReaper();
   reaper.removeOnDeath(privateSpillDir());
   try {
@@ -199,6 +227,31 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
     // launching; the trials already running finish, then the error is thrown.
     let failure: { error: unknown } | null = null;
 
+    // The matrix is rewritten as each cell finishes (all its trials, or stop_after met), so a killed sweep leaves
+    // a true partial one; the last write, after every trial, says whether the sweep completed.
+    const finishedIn = new Map<string, number>();
+    const matrixState = (complete: boolean) => ({
+      trials: finished.filter((t) => !t.interrupted).map(matrixTrial),
+      stoppedCells: stopped,
+      complete,
+    });
+    const writeMatrixNow = (complete: boolean): MatrixJson | null => {
+      if (!local) return null;
+      const m = matrixOf(runDir, files, matrixState(complete));
+      try {
+        writeMatrix(runDir, m);
+      } catch (err) {
+        warn(`could not write ${runDir.run.shown}/matrix.json: ${(err as Error).message}`);
+      }
+      return m;
+    };
+    const cellProgress = (trial: SweepTrial): void => {
+      const name = trial.task.cell.name;
+      const n = (finishedIn.get(name) ?? 0) + 1;
+      finishedIn.set(name, n);
+      if (n === plan.trialsPerCell) writeMatrixNow(false);
+    };
+
     const countEvent = (trial: SweepTrial): void => {
       if (stopAfter === null || trial.verdict !== stopAfter.eventVerdict || trial.interrupted) return;
       const name = trial.task.cell.name;
@@ -207,6 +260,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       if (n >= stopAfter.events && !stopped.has(name)) {
         stopped.add(name);
         options.onEvent?.({ type: 'stop-cell', cell: name, events: n });
+        writeMatrixNow(false);
       }
     };
 
@@ -221,8 +275,10 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       finished.push(kept);
       options.onEvent?.({ type: 'resumed', trial: kept });
       countEvent(kept);
+      finishedIn.set(task.cell.name, (finishedIn.get(task.cell.name) ?? 0) + 1);
     }
     queue = toRun;
+    writeMatrixNow(false);
 
     const runTask = async (task: SweepTask, devices: readonly string[] | null): Promise<SweepTrial> => {
       const shownDir = trialDir(outDir, plan.ticket, task.cell.name, task.trial);
@@ -328,6 +384,9 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
           interrupted: result.interrupted,
           retention: level,
           resumed: false,
+          walltimeSec: result.walltime_sec,
+          failureDetectors: result.failure_detectors_fired,
+          warnDetectors: result.warn_detectors_fired,
         };
       }
     };
@@ -359,17 +418,25 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
         finished.push(trial);
         options.onEvent?.({ type: 'end', trial });
         countEvent(trial);
+        cellProgress(trial);
       }
     };
     const width = Math.min(parallel, pool?.slots ?? parallel, queue.length);
     await Promise.all(Array.from({ length: Math.max(width, 1) }, worker));
-    if (failure !== null) throw (failure as { error: unknown }).error;
+    if (failure !== null) {
+      writeMatrixNow(false);
+      throw (failure as { error: unknown }).error;
+    }
 
     const byIndex = (a: { index: number }, b: { index: number }): number => a.index - b.index;
     finished.sort((a, b) => byIndex(a.task, b.task));
     skipped.sort(byIndex);
     const counts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0 };
     for (const t of finished) counts[t.verdict]++;
+    // Complete: nothing interrupted, and every task not run belongs to a cell that met stop_after.
+    const complete =
+      !interrupted() && !finished.some((t) => t.interrupted) && skipped.every((t) => stopped.has(t.cell.name));
+    const matrix = writeMatrixNow(complete);
     return {
       outDir,
       runId: runDir.runId,
@@ -379,8 +446,21 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       stoppedCells: plan.cells.map((c) => c.name).filter((c) => stopped.has(c)),
       interrupted: interrupted(),
       counts,
+      matrix,
     };
   }
+}
+
+function matrixTrial(t: SweepTrial): MatrixTrial {
+  return {
+    cell: t.task.cell.name,
+    trial: t.task.trial,
+    verdict: t.verdict,
+    walltimeSec: t.walltimeSec,
+    failureDetectors: t.failureDetectors,
+    warnDetectors: t.warnDetectors,
+    resumed: t.resumed,
+  };
 }
 
 /** A runTrial error names the descriptor path it was given (`/proc/self/fd/N/…`): shown as the trial's path. */
@@ -415,11 +495,18 @@ function keptTrial(runDir: RunDir, task: SweepTask): SweepTrial | null {
       interrupted: false,
       retention: RETENTION_LEVELS.includes(retention as RetentionLevel) ? (retention as RetentionLevel) : 'full',
       resumed: true,
+      walltimeSec: typeof r.walltime_sec === 'number' && Number.isFinite(r.walltime_sec) ? r.walltime_sec : 0,
+      failureDetectors: stringList(r.failure_detectors_fired),
+      warnDetectors: stringList(r.warn_detectors_fired),
     };
   } finally {
     dir?.close();
     cell?.close();
   }
+}
+
+function stringList(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
 }
 
 export { attemptDirName };

@@ -38,6 +38,8 @@ import {
 import { slug } from '../../sweep/cells.js';
 import { PlanTooLargeError, PlantedLinkError, RunDirLockedError, RunIdentityError } from '../../sweep/index.js';
 import { inertLine } from '../../text/inert.js';
+import { formatRunSummary } from '../../matrix/index.js';
+import { MATRIX_MD } from '../../sweep/run-files.js';
 import type { Command } from '../command.js';
 import { listenForInterrupt, signalExitStatus } from '../interrupt.js';
 import type { CommandIo } from '../io.js';
@@ -425,6 +427,7 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
       forceKill: interruption.forceKill,
       onEvent,
       fresh: args.fresh,
+      sidecars: args.mitigationsFiles,
       onWarning: (message) => {
         progress?.clear();
         io.stderr.write(`aorta-probe sweep: warning: ${message}\n`);
@@ -470,12 +473,18 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
     const report = await aggregateResults(records, { problems, earlierAttempts, unfinished });
     if (args.json) await write(io.stdout, jsonLine(runJson(planDoc, summary, task, report, status)));
     else {
-      let text = formatReport('text', report, records);
-      if (summary.stoppedCells.length > 0) text += `\nstop_after: ${summary.stoppedCells.join(', ')} stopped early\n`;
+      // The original's end-of-run summary (its answer: which cell differs from the baseline), then ours.
+      const runDir = join(args.out, slug(plan.ticket));
+      let text =
+        summary.matrix === null
+          ? formatReport('text', report, records)
+          : formatRunSummary(summary.matrix, { matrixPath: join(runDir, MATRIX_MD), runDir });
+      if (summary.stoppedCells.length > 0) text += `stop_after: ${summary.stoppedCells.join(', ')} stopped early\n`;
       if (summary.skipped.length > 0) text += `${summary.skipped.length} trials not run\n`;
       if (resumed > 0)
         text += `${resumed} trial${resumed === 1 ? '' : 's'} finished by an earlier run of this sweep ${resumed === 1 ? 'was' : 'were'} kept (resume; --fresh starts anew)\n`;
       if (summary.movedAside !== null) text += `the earlier run was moved to ${inertLine(summary.movedAside)}\n`;
+      text += `Per-cell detectors and example lines: aorta-probe report ${inertLine(runDir)}\n`;
       await write(io.stdout, text);
     }
   }
