@@ -569,6 +569,15 @@ describe("every command's --json output, errors included, is valid against its s
     ['patterns', 'patterns', ['patterns', '--json', '--version'], '', 0],
     ['patterns', 'patterns', ['patterns', '--json', 'x'], '', 2],
     ['--version', 'patterns', ['--version', '--json'], '', 0],
+    ['list-mitigations', 'list-mitigations', ['list-mitigations', '--json'], '', 0],
+    [
+      'list-mitigations',
+      'list-mitigations',
+      ['list-mitigations', '--json', '--mitigations-file', 'fixtures/matrix/sidecar.json'],
+      '',
+      0,
+    ],
+    ['list-mitigations', 'list-mitigations', ['list-mitigations', '--json', '--mitigations-file', 'nope.json'], '', 2],
     ['playground', 'playground', ['playground', '--json', '--port', '70000'], '', 2],
     ['report', 'report', ['report', '--json', 'fixtures/logs'], '', 1],
     ['report', 'report', ['report', '--json', '--format', 'html', 'x'], '', 2],
@@ -602,7 +611,18 @@ describe("every command's --json output, errors included, is valid against its s
 
   it('covers every command with --json and every schema in schemas/', () => {
     const commands = new Set(table.map(([c]) => c.split(' ')[0]));
-    for (const c of ['check', 'scan', 'run', 'eval', 'patterns', 'playground', 'report', 'sweep', 'demo'])
+    for (const c of [
+      'check',
+      'scan',
+      'run',
+      'eval',
+      'patterns',
+      'list-mitigations',
+      'playground',
+      'report',
+      'sweep',
+      'demo',
+    ])
       expect(commands.has(c), c).toBe(true);
     // The fragments (error, detector, engine-failure, condition-errors, matrix) are reached through the documents that
     // embed them.

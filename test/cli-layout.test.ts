@@ -45,7 +45,8 @@ describe('src/cli/ layout', () => {
       expect(m.command?.name, `commands/${name}.ts exports command`).toBe(name);
       expect(typeof m.command?.usage).toBe('string');
       // The table's entry for the name is the lazy import of that module (each command loads only its own).
-      expect(dispatcher).toContain(`${name}: lazy(() => import('./commands/${name}.js')),`);
+      const key = /^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`;
+      expect(dispatcher).toContain(`${key}: lazy(() => import('./commands/${name}.js')),`);
     }
   });
 });

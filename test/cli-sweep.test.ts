@@ -320,7 +320,7 @@ exit_codes:
     const r = await cli(['sweep', '--recipe', bad, '--out', join(root, 'y'), '--', 'true']);
     expect(r.code).toBe(2);
     expect(r.err.split('\n')[0]).toBe(
-      `${bad}:4:19: recipe.mitigation_axis[0]: unknown mitigation 'nope'; known: ['none'] (define it under 'mitigations:' or in a --mitigations-file)`,
+      `${bad}:4:19: recipe.mitigation_axis[0]: unknown mitigation 'nope'; available: ['amd_log_level_4', 'debug_clr_no_batch_cpu_sync', 'fa_prefer_aotriton', 'fa_prefer_ck', 'gpu_force_blit_copy_128', 'gpu_max_hw_queues_2', 'hip_launch_blocking', 'hsa_no_scratch_reclaim', 'hsa_no_sdma', 'nccl_launch_order_implicit', 'none', 'pytorch_alloc_expandable_segments', 'pytorch_no_cuda_memory_caching', 'rccl_gfx942_cheap_fence_off', 'roc_aql_queue_size_1024', 'roc_signal_pool_16k', 'tf32_off', 'xnack']; define it under 'mitigations:' or in a --mitigations-file`,
     );
   });
 });

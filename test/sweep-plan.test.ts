@@ -28,8 +28,8 @@ function recipe(text: string, name = `r${++n}.yaml`): string {
 }
 const HEAD = 'schema_version: 1\nmode: probe\ntrials: 2\n';
 
-async function planError(text: string): Promise<RecipeError> {
-  const err = await loadSweepPlan(recipe(text)).then(
+async function planError(text: string, mitigationsFiles: string[] = []): Promise<RecipeError> {
+  const err = await loadSweepPlan(recipe(text), { mitigationsFiles }).then(
     () => null,
     (e: unknown) => e,
   );
@@ -103,32 +103,37 @@ describe('cell synthesis', () => {
     ]);
   });
 
-  it('rejects an axis value that names no mitigation, at its position', async () => {
+  it('rejects an axis value that names no mitigation when the recipe loads, at its position', async () => {
     const e = await planError(
-      `${HEAD}mitigation_axis: [none, tf32_of]\ndiagnostic_axis: [none]\nmitigations:\n  tf32_off: {NVIDIA_TF32_OVERRIDE: '0'}\n`,
+      `${HEAD}mitigation_axis: [none, my_tf32]\ndiagnostic_axis: [none]\nmitigations:\n  my_tf33: {NVIDIA_TF32_OVERRIDE: '0'}\n`,
     );
-    expect(
-      e.message,
-    ).toBe(`${join(root, `r${n}.yaml`)}:4:25: recipe.mitigation_axis[1]: unknown mitigation 'tf32_of'; known: ['none', 'tf32_off'] (define it under 'mitigations:' or in a --mitigations-file)
-  mitigation_axis: [none, tf32_of]
-                          ^^^^^^^`);
+    expect(e.message.split('\n')[0]).toBe(
+      `${join(root, `r${n}.yaml`)}:4:25: recipe.mitigation_axis[1]: unknown mitigation 'my_tf32'; available: ['amd_log_level_4', 'debug_clr_no_batch_cpu_sync', 'fa_prefer_aotriton', 'fa_prefer_ck', 'gpu_force_blit_copy_128', 'gpu_max_hw_queues_2', 'hip_launch_blocking', 'hsa_no_scratch_reclaim', 'hsa_no_sdma', 'my_tf33', 'nccl_launch_order_implicit', 'none', 'pytorch_alloc_expandable_segments', 'pytorch_no_cuda_memory_caching', 'rccl_gfx942_cheap_fence_off', 'roc_aql_queue_size_1024', 'roc_signal_pool_16k', 'tf32_off', 'xnack']; define it under 'mitigations:' or in a --mitigations-file`,
+    );
+    expect((e as RecipeError).suggestion).toBe('my_tf33');
   });
 
-  it('takes mitigations from --mitigations-file, the recipe winning name by name', async () => {
-    const file = recipe(
-      'tf32_off: {NVIDIA_TF32_OVERRIDE: "0"}\ncache_off: {PYTORCH_NO_CUDA_MEMORY_CACHING: 1}\n',
-      'mit.yaml',
-    );
+  it('takes mitigations from the built-ins, a --mitigations-file and the recipe; a name defined twice is an error', async () => {
+    const file = recipe('site_fix: {SITE_FIX: "1"}\ncache_off: {PYTORCH_NO_CUDA_MEMORY_CACHING: 1}\n', 'mit.yaml');
     const plan = await loadSweepPlan(
       recipe(
-        `${HEAD}mitigation_axis: [tf32_off, cache_off]\ndiagnostic_axis: [none]\nmitigations:\n  tf32_off: {NVIDIA_TF32_OVERRIDE: "1"}\n`,
+        `${HEAD}mitigation_axis: [tf32_off, cache_off, site_fix, mine]\ndiagnostic_axis: [none]\nmitigations:\n  mine: {MINE: "1"}\n`,
       ),
       { mitigationsFiles: [file] },
     );
     expect(plan.cells.map((c) => [c.name, Object.fromEntries(c.env)])).toEqual([
-      ['tf32_off-none', { NVIDIA_TF32_OVERRIDE: '1' }],
+      ['tf32_off-none', { DISABLE_TF32: '1' }],
       ['cache_off-none', { PYTORCH_NO_CUDA_MEMORY_CACHING: '1' }],
+      ['site_fix-none', { SITE_FIX: '1' }],
+      ['mine-none', { MINE: '1' }],
     ]);
+    const clash = await planError(
+      `${HEAD}mitigation_axis: [site_fix]\ndiagnostic_axis: [none]\nmitigations:\n  site_fix: {SITE_FIX: "2"}\n`,
+      [file],
+    );
+    expect(clash.message.split('\n')[0]).toBe(
+      `${join(root, `r${n}.yaml`)}:7:3: recipe.mitigations.site_fix: mitigation 'site_fix' is already defined by file:${file}; recipe:${join(root, `r${n}.yaml`)} defines it again (a name may come from one source only: rename one)`,
+    );
   });
 });
 

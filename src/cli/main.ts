@@ -37,6 +37,8 @@ Commands:
                  custom_patterns: where each detector fired, verdict, captures.
   patterns [--json] [--version]
                  List the built-in Tier 4 patterns.
+  list-mitigations [--mitigations-file F]... [--json]
+                 List the mitigations an axis may name (the 18 built-ins and each file's).
   run [--recipe RECIPE] [--out DIR] [--timeout SECONDS] [--format text|json|junit|github] [--quiet]
       [--gpu-tool TOOL] [--gpu-interval SECONDS] -- CMD [ARGS...]
                  Run CMD as a trial: stream and save its output, sample peak VRAM,
@@ -86,6 +88,7 @@ export const COMMAND_TABLE = {
   check: lazy(() => import('./commands/check.js')),
   scan: lazy(() => import('./commands/scan.js')),
   patterns: lazy(() => import('./commands/patterns.js')),
+  'list-mitigations': lazy(() => import('./commands/list-mitigations.js')),
   run: lazy(() => import('./commands/run.js')),
   sweep: lazy(() => import('./commands/sweep.js')),
   report: lazy(() => import('./commands/report.js')),

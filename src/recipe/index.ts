@@ -30,4 +30,6 @@ export type {
   SweepKeys,
 } from './types.js';
 export { FULL_RETENTION, NO_RETRY, RETENTION_LEVELS, SWEEP_KEYS } from './sweep-keys.js';
+export { BUILTIN_MITIGATION_NAMES, BUILTIN_SOURCE, builtinRegistry } from './mitigation-registry.js';
+export type { MitigationRegistry, RegistryEntry } from './mitigation-registry.js';
 export { MAX_EXPANDED_NODES, MAX_DEPTH } from './tree.js';

@@ -29,6 +29,8 @@ import { validateCondition, type CheckedCondition } from '../condition/validate.
 import { compileRegex, RegexEngineError, RegexSyntaxError } from '../regex/index.js';
 import { sha256Hex } from './sha256.js';
 import { DEFAULT_SWEEP_KEYS, loadSweepKeys } from './sweep-keys.js';
+import { builtinRegistry } from './mitigation-registry.js';
+import { closest } from '../text/suggest.js';
 import { DEFAULT_CLASSIFIER_KEYS, dictGet as get, loadClassifierKeys } from './classifier-keys.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
 import { RecipeError, RecipeSandboxError, type FilePos } from './errors.js';
@@ -474,7 +476,13 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
       ...hangTimes(ctx, root),
       progressRegex: hang.progressRegex,
       hangAction: hang.hangAction,
-      ...loadSweepKeys(ctx, own, { customPatterns: [], disabled: DEFAULT_CLASSIFIER_KEYS }),
+      ...loadSweepKeys(
+        ctx,
+        own,
+        { customPatterns: [], disabled: DEFAULT_CLASSIFIER_KEYS },
+        options.mitigations ?? builtinRegistry(),
+        `recipe:${ctx.file}`,
+      ),
     };
   }
   // build_probe_recipe_from_dict, in its order. (A missing required key was reported above.)
@@ -585,6 +593,9 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
   const classifierKeys = loadClassifierKeys(ctx, root, customPatterns, regexCheck(ctx, options), loaded);
   // `retry.on`'s targets depend on the patterns and the disables: not checked after an error in them.
   const targets = patternsComplete && loaded.disablesComplete ? { customPatterns, disabled: classifierKeys } : null;
+  const registry = options.mitigations ?? builtinRegistry();
+  const sweepKeys = loadSweepKeys(ctx, root, targets, registry, `recipe:${ctx.file}`);
+  checkAxisNames(ctx, root, registry, sweepKeys.mitigations);
   return {
     ...base,
     ticket,
@@ -603,8 +614,41 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     hangGracePeriodAtStart,
     customPatterns,
     ...classifierKeys,
-    ...loadSweepKeys(ctx, root, targets),
+    ...sweepKeys,
   };
+}
+
+/**
+ * Every axis value names a bundle of the registry or of the recipe's own `mitigations:` — checked when the recipe
+ * loads, as the original raises `UnknownMitigationError` at load, so `check` says it at the value's line:col. Not
+ * checked when the recipe's own table failed to load (every name in it would look unknown).
+ */
+function checkAxisNames(
+  ctx: Ctx,
+  root: PyNode,
+  registry: NonNullable<LoadRecipeOptions['mitigations']>,
+  own: ReadonlyMap<string, unknown>,
+): void {
+  const mt = get(root, 'mitigations');
+  if (mt !== undefined && mt.kind !== 'NoneType' && (mt.kind !== 'dict' || own.size !== mt.entries!.length)) return;
+  const names = [...new Set([...registry.keys(), ...own.keys()])].sort();
+  for (const axis of ['mitigation_axis', 'diagnostic_axis']) {
+    const n = get(root, axis);
+    if (n?.kind !== 'list') continue;
+    n.items!.forEach((item, i) => {
+      if (item.kind !== 'str') return;
+      const name = item.value as string;
+      if (registry.has(name) || own.has(name)) return;
+      ctx.part(() => {
+        const near = closest(name, names);
+        ctx.fail(
+          `recipe.${axis}[${i}]: unknown mitigation ${strRepr(name)}; available: [${names.map((x) => strRepr(x)).join(', ')}]; define it under 'mitigations:' or in a --mitigations-file`,
+          item,
+          near,
+        );
+      }, undefined);
+    });
+  }
 }
 
 /** A key that only a probe recipe may have (the hang keys excepted: any recipe may). */

@@ -10,6 +10,7 @@ import type { EnvBundle, Retention, RetentionLevel, RetryPolicy, StopAfter, Swee
 import { type Verdict, VERDICTS } from '../detectors/verdict.js';
 import { retryOnProblem, type RetryTargets } from './retry-on.js';
 import { unknownKeysReason } from './unknown-keys.js';
+import { collisionReason, type MitigationRegistry } from './mitigation-registry.js';
 
 export const SWEEP_KEYS: readonly string[] = ['mitigations', 'retain', 'retry', 'stop_after'];
 
@@ -69,14 +70,18 @@ export function parseMitigationTable(
   ctx: KeyContext,
   node: PyNode,
   path: string,
-  into: Map<string, EnvBundle> = new Map(),
+  registry: MitigationRegistry,
+  source: string,
 ): Map<string, EnvBundle> {
   if (node.kind !== 'dict') ctx.fail(`${path}: must be a mapping of name to {VAR: value}, got ${node.typeName}`, node);
+  const into = new Map<string, EnvBundle>();
   for (const { key, value } of node.entries!) {
     if (key.kind !== 'str') ctx.fail(`${path}: names must be strings, got ${key.typeName}`, key);
     const name = key.value as string;
     const at = `${path}.${name}`;
     if (name === 'none') ctx.fail(`${at}: 'none' is the empty bundle and cannot be redefined`, key);
+    const prior = registry.get(name);
+    if (prior !== undefined) ctx.fail(collisionReason(at, name, prior.source, source), key);
     const bundle = new Map<string, string>();
     if (value.kind !== 'NoneType') {
       if (value.kind !== 'dict') ctx.fail(`${at}: must be a mapping of VAR: value, got ${value.typeName}`, value);
@@ -161,7 +166,13 @@ function parseRetry(ctx: KeyContext, n: PyNode, targets: RetryTargets | null): R
  * (the recipe's patterns and disables) decide what `retry.on` may name (null: its entries are not checked, as
  * when those failed to load). Each key is a part (`KeyContext.part`).
  */
-export function loadSweepKeys(ctx: KeyContext, root: PyNode, targets: RetryTargets | null): SweepKeys {
+export function loadSweepKeys(
+  ctx: KeyContext,
+  root: PyNode,
+  targets: RetryTargets | null,
+  registry: MitigationRegistry,
+  source: string,
+): SweepKeys {
   const mt = get(root, 'mitigations');
   const sa = get(root, 'stop_after');
   const rt = get(root, 'retain');
@@ -170,7 +181,7 @@ export function loadSweepKeys(ctx: KeyContext, root: PyNode, targets: RetryTarge
     mitigations:
       mt === undefined || mt.kind === 'NoneType'
         ? new Map()
-        : part(ctx, () => parseMitigationTable(ctx, mt, 'recipe.mitigations'), new Map()),
+        : part(ctx, () => parseMitigationTable(ctx, mt, 'recipe.mitigations', registry, source), new Map()),
     stopAfter: sa === undefined ? null : part(ctx, () => parseStopAfter(ctx, sa), null),
     retain: rt === undefined ? FULL_RETENTION : part(ctx, () => parseRetain(ctx, rt), FULL_RETENTION),
     retry: ry === undefined ? NO_RETRY : part(ctx, () => parseRetry(ctx, ry, targets), NO_RETRY),

@@ -163,4 +163,9 @@ export type RegexCompileHook = (source: string, flags: string) => void;
 
 export interface LoadRecipeOptions {
   readonly compileRegex?: RegexCompileHook;
+  /**
+   * The names an axis value may take besides the recipe's own `mitigations:` (mitigation-registry.ts): the
+   * built-ins plus any `--mitigations-file`. Default: the built-ins.
+   */
+  readonly mitigations?: ReadonlyMap<string, { readonly env: EnvBundle; readonly source: string }>;
 }

@@ -6,7 +6,9 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadRecipe, RecipeError, type Recipe } from '../recipe/index.js';
 import { RecipeCellError, slug, synthesizeCells, UnknownMitigationError, type Cell } from './cells.js';
-import type { EnvBundle } from '../recipe/index.js';
+import { builtinRegistry } from '../recipe/mitigation-registry.js';
+import { strRepr } from '../condition/repr.js';
+import { closest } from '../text/suggest.js';
 import { parseMitigationsFile, readSweepConfig, type SweepConfig } from './config.js';
 
 /** The most trials one sweep plans (cells x trials per cell). */
@@ -46,14 +48,17 @@ export interface PlanOptions {
   readonly trials?: number;
   /** Replaces the recipe's `ticket`. */
   readonly ticket?: string;
-  /** `--mitigations-file` paths, in order; the recipe's `mitigations:` wins over them. */
+  /** `--mitigations-file` paths: their names join the registry (a name defined twice is an error). */
   readonly mitigationsFiles?: readonly string[];
 }
 
 /** Reads and checks everything a sweep needs before the first trial; every problem is a `RecipeError` at its file:line:col. */
 export async function loadSweepPlan(recipePath: string, options: PlanOptions = {}): Promise<SweepPlan> {
+  // The registry first: the recipe's axis values are checked against it when the recipe loads.
+  const registry = builtinRegistry();
+  for (const f of options.mitigationsFiles ?? []) parseMitigationsFile(await readFile(f, 'utf8'), f, registry);
   const bytes = await readFile(recipePath);
-  const recipe = loadRecipe(bytes, recipePath);
+  const recipe = loadRecipe(bytes, recipePath, { mitigations: registry });
   const text = bytes.toString('utf8');
   if (recipe.mode !== 'probe' || recipe.bare) {
     throw new RecipeError(
@@ -63,9 +68,7 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
       text,
     );
   }
-  const extra = new Map<string, EnvBundle>();
-  for (const f of options.mitigationsFiles ?? []) parseMitigationsFile(await readFile(f, 'utf8'), f, extra);
-  const config = readSweepConfig(recipe, extra);
+  const config = readSweepConfig(recipe, registry);
   let cells: Cell[];
   try {
     cells = synthesizeCells(recipe.mitigationAxis, recipe.diagnosticAxis, config.mitigations);
@@ -73,6 +76,19 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
     if (!(err instanceof UnknownMitigationError || err instanceof RecipeCellError)) throw err;
     const pos = recipe.axisPositions[err.axis][err.index] ?? { line: 1, col: 1, endCol: 2 };
     throw new RecipeError(err.message, recipePath, pos, text);
+  }
+  const baseline = recipe.confound.baselineCell;
+  if (baseline !== null && !cells.some((c) => c.name === baseline)) {
+    throw new RecipeError(
+      `recipe.confound.baseline_cell: ${strRepr(baseline)} is not a cell of this sweep; cells: [${cells.map((c) => strRepr(c.name)).join(', ')}]`,
+      recipePath,
+      recipe.confound.baselineCellPos ?? { line: 1, col: 1, endCol: 2 },
+      text,
+      closest(
+        baseline,
+        cells.map((c) => c.name),
+      ),
+    );
   }
   const trials = options.trials ?? recipe.trials ?? 1;
   const trialsPerCell = config.stopAfter?.maxTrials ?? trials;

@@ -11,7 +11,10 @@
 import type { Readable } from 'node:stream';
 import { SandboxError, withHint } from '../../condition/errors.js';
 import { formatWarning, lintRecipe, type LintWarning } from '../../lint/index.js';
-import { loadRecipeCollecting, RecipeError } from '../../recipe/index.js';
+import { builtinRegistry, loadRecipeCollecting, RecipeError, type MitigationRegistry } from '../../recipe/index.js';
+import { parseMitigationsFile } from '../../sweep/config.js';
+import { RecipeSchemaError } from '../../condition/errors.js';
+import { readFileSync } from 'node:fs';
 import {
   formatSelfTestFailure,
   formatSelfTestRaises,
@@ -23,7 +26,7 @@ import { sarifLog, type SarifFinding } from '../../report/sarif.js';
 import { packageInfo } from '../../trial/package-info.js';
 import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from '../args.js';
 import { EXIT, worstExit } from '../exit-status.js';
-import { errorRecord, jsonLine, type ErrorRecord, type ReadError } from '../json-output.js';
+import { errorRecord, jsonLine, ReadError, type ErrorRecord } from '../json-output.js';
 import { readInput, STDIN_NAME } from '../recipe-file.js';
 import type { Command } from '../command.js';
 import type { CommandIo } from '../io.js';
@@ -48,6 +51,10 @@ when there are any).
                    github: GitHub Actions annotations (::error / ::warning).
   --json           The same as --format json.
   --strict         Exit 1 when there are warnings (the recipe is still reported valid).
+  --mitigations-file F
+                   Names an axis value may take besides the 18 built-ins and the recipe's own
+                   'mitigations:' (as 'sweep --mitigations-file'; see 'list-mitigations').
+                   Repeatable.
   -h, --help       Show this help and exit.
 
 Exit status, the worst over the files: 0 valid, 1 invalid, a failing self-test, or (with
@@ -67,6 +74,7 @@ export const CHECK_OPTIONS = {
   format: { type: 'string', metavar: 'FORMAT' },
   json: { type: 'boolean' },
   strict: { type: 'boolean' },
+  'mitigations-file': { type: 'string', multiple: true, metavar: 'F' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 
@@ -75,15 +83,22 @@ export interface CheckArgs {
   format: CheckFormat;
   strict: boolean;
   help: boolean;
+  mitigationsFiles: readonly string[];
 }
 
 export function parseCheckArgs(args: readonly string[]): CheckArgs {
   const { values: v, positionals } = parseCommandArgs(args, CHECK_OPTIONS);
   const format = pickFormat(CHECK_FORMATS, v.format, v.json);
-  if (v.help === true) return { files: [], format, strict: false, help: true };
+  if (v.help === true) return { files: [], format, strict: false, help: true, mitigationsFiles: [] };
   if (positionals.length === 0) throw new UsageError('missing RECIPE');
   if (positionals.filter((f) => f === '-').length > 1) throw new UsageError("'-' (stdin) can be given once");
-  return { files: positionals, format, strict: v.strict === true, help: false };
+  return {
+    files: positionals,
+    format,
+    strict: v.strict === true,
+    help: false,
+    mitigationsFiles: v['mitigations-file'] ?? [],
+  };
 }
 
 /** What `check` found in one file (the JSON `files[]` entry). */
@@ -117,7 +132,12 @@ interface Checked {
   readonly errorFixes: readonly ({ readonly endCol: number; readonly replacement: string } | null)[];
 }
 
-async function checkOne(path: string, strict: boolean, stdin: Readable | undefined): Promise<Checked> {
+async function checkOne(
+  path: string,
+  strict: boolean,
+  stdin: Readable | undefined,
+  registry: MitigationRegistry,
+): Promise<Checked> {
   const file = path === '-' ? STDIN_NAME : path;
   let bytes: Buffer;
   try {
@@ -134,7 +154,7 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
       errorFixes: [null],
     };
   }
-  const { recipe, errors } = loadRecipeCollecting(bytes, file);
+  const { recipe, errors } = loadRecipeCollecting(bytes, file, { mitigations: registry });
   if (recipe === null) {
     const records = errors.map((err) => errorRecord(err, file));
     return {
@@ -189,7 +209,19 @@ async function checkOne(path: string, strict: boolean, stdin: Readable | undefin
 
 export async function runCheck(args: CheckArgs, io: CommandIo): Promise<number> {
   const results: Checked[] = [];
-  for (const f of args.files) results.push(await checkOne(f, args.strict, f === '-' ? io.stdin : undefined));
+  // The registry the axes are checked against: a --mitigations-file that does not load is a usage error.
+  const registry = builtinRegistry();
+  for (const f of args.mitigationsFiles) {
+    try {
+      parseMitigationsFile(readFileSync(f, 'utf8'), f, registry);
+    } catch (err) {
+      const e = err instanceof RecipeSchemaError ? err : new ReadError(f, err);
+      if (args.format === 'json') await io.writeOut(jsonLine({ error: errorRecord(e) }));
+      await io.writeErr(e instanceof RecipeSchemaError ? `${e.message}\n` : `aorta-probe check: ${e.message}\n`);
+      return EXIT.usage;
+    }
+  }
+  for (const f of args.files) results.push(await checkOne(f, args.strict, f === '-' ? io.stdin : undefined, registry));
   const records = results.map((r) => r.record);
   switch (args.format) {
     case 'json':
