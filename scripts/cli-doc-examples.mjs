@@ -92,6 +92,12 @@ export function normalise(text) {
       .replace(/("version": ?)"[0-9][^"]*"/g, '$1"V"')
       // A sweep's run id is random (src/sweep/run-dir.ts).
       .replace(/("run_id": ?)"[0-9a-f]{32}"/g, '$1"R"')
+      // A sweep's matrix: when it was written, the cells' timings, and the speed confound they decide.
+      .replace(/("run_timestamp": ?)"[^"]*"/g, '$1"T"')
+      .replace(/("aorta_probe_version": ?)"[^"]*"/g, '$1"V"')
+      .replace(/("(?:mean_wall_clock_sec|mean_step_time_ms|step_time_ratio)": ?)[0-9.e+-]+/g, '$1T')
+      .replace(/("confound": ?)"(?:-|no effect|speed \(\+\d+%\))"/g, '$1"C"')
+      .replace(/confound (?:-|no effect|speed \(\+\d+%\))$/gm, 'confound C')
   );
 }
 

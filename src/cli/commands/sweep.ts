@@ -54,19 +54,24 @@ import { packageInfo } from '../../trial/package-info.js';
 export const SWEEP_USAGE = `Usage: aorta-probe sweep --recipe RECIPE --out DIR [options] -- CMD [ARGS...]
 
 Runs CMD (no shell) as trials over the recipe's cells: every (mitigation_axis, diagnostic_axis) pair
-is a cell named '<mitigation>-<diagnostic>', whose environment is the two values' bundles from the
-recipe's 'mitigations:' map (or --mitigations-file; 'none' sets nothing). Each cell runs 'trials'
+is a cell named '<mitigation>-<diagnostic>', whose environment is the two values' bundles: the 18
+built-ins (see 'aorta-probe list-mitigations'), the recipe's 'mitigations:' map or a
+--mitigations-file ('none' sets nothing). Each cell runs 'trials'
 trials (stop_after: cut short after 'events' trials with event_verdict, at most max_trials), each in
 DIR/<ticket>/<cell>/trial_<n>/ (output.log, result.json), retried per 'retry:' and pruned per
 'retain:'. Trials see AORTA_PROBE_CELL, AORTA_PROBE_TRIAL_INDEX and AORTA_PROBE_ATTEMPT.
-Prints the report of DIR at the end (see 'aorta-probe report').
+Writes DIR/<ticket>/matrix.json and matrix.md (per cell the failure rate against the baseline
+cell, whether the difference is real, the speed confound; rewritten as cells finish),
+recipe.resolved.yaml and host_env.json, and prints the summary at the end.
 
   --recipe RECIPE        A 'mode: probe' recipe. Required.
   --out DIR              Output directory. Required.
   --trials N             Trials per cell, instead of the recipe's 'trials'.
   --ticket NAME          Instead of the recipe's 'ticket' (default _no_ticket_).
-  --mitigations-file F   A YAML/JSON map 'name: {VAR: value}'. Repeatable; the recipe's own
-                         'mitigations:' wins over it.
+  --mitigations-file F   A YAML/JSON map 'name: {VAR: value}', or the original's sidecar
+                         {"version": 1, "mitigations": {...}}; copied to DIR/<ticket>/sidecars/.
+                         Repeatable; a name defined twice (here, built in, or in the recipe) is an
+                         error.
   --parallel K           Trials running at once. Default 1.
   --gpus LIST            Devices to share out, e.g. 0,1,2,3 or 0-7 (or nvidia UUIDs): each running
                          trial gets its own, in CUDA_VISIBLE_DEVICES and HIP_VISIBLE_DEVICES, and
@@ -87,7 +92,7 @@ Prints the report of DIR at the end (see 'aorta-probe report').
   --json                 Print one JSON object on stdout instead of the text (schemas/sweep.schema.json):
                          {"mode": "run", "plan", "task", "trials": [{"cell", "trial", "verdict",
                          "exit_status", "dir", "result_json", "attempts", ...}], "skipped",
-                         "stopped_cells", "interrupted", "counts", "report": (as 'report --json DIR'),
+                         "stopped_cells", "interrupted", "counts", "matrix", "report": (as 'report --json DIR'),
                          "exit_status"}; with --dry-run {"mode": "dry-run", "plan", "exit_status"};
                          with --emit {"mode": "emit", "plan", "emit", "emit_to", "text", "log_dir",
                          "warnings", "exit_status"}. Errors: {"error": {...}}. With --json, --quiet
