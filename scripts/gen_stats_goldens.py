@@ -8,6 +8,7 @@ import json
 import math
 import random
 import sys
+import warnings
 
 import scipy
 import statsmodels
@@ -34,6 +35,16 @@ def case(x1, n1, x2, n2):
         power = NormalIndPower().power
         needed = math.ceil(brentq(lambda n: power(h, n, 0.05, ratio=1, alternative="two-sided") - 0.8, 1e-6, 1e12,
                                   xtol=1e-12, rtol=1e-14))
+        # Where solve_power does converge, its ceiling must be the same number: the brief's definition holds.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            try:
+                solved = NormalIndPower().solve_power(effect_size=h, alpha=0.05, power=0.8, ratio=1,
+                                                      alternative="two-sided")
+            except Warning:
+                solved = None
+        if solved is not None and math.ceil(solved) != needed:
+            raise SystemExit(f"solve_power {solved} and brentq {needed} disagree on {(x1, n1, x2, n2)}")
     effect = "helps" if p < 0.05 and r1 < r2 else "hurts" if p < 0.05 and r1 > r2 else "no evidence"
     return {"x1": x1, "n1": n1, "x2": x2, "n2": n2, "p_value": p, "difference": r1 - r2,
             "ci95": [float(low), float(upp)], "wilson1": [float(w1[0]), float(w1[1])],
@@ -48,7 +59,10 @@ for n1 in range(1, 7):
                 cases.append((x1, n1, x2, n2))
 cases += [(2, 30, 12, 30), (12, 30, 12, 30), (12, 30, 2, 30), (0, 30, 12, 30), (30, 30, 0, 30), (1, 1, 0, 1),
           (0, 1000, 3, 1000), (40, 1000, 55, 1000), (500, 1000, 500, 1000), (250, 5000, 310, 5000),
-          (4000, 100000, 4100, 100000), (0, 100000, 1, 100000), (1, 2, 39, 40)]
+          (4000, 100000, 4100, 100000), (0, 100000, 1, 100000), (1, 2, 39, 40),
+          # 5000 trials a side: near the 0.05 line, far past it, and all-or-nothing.
+          (2400, 5000, 2500, 5000), (100, 5000, 140, 5000), (100, 5000, 300, 5000), (1, 5000, 0, 5000),
+          (0, 5000, 5000, 5000), (5000, 5000, 4990, 5000), (50000, 100000, 50500, 100000)]
 rng = random.Random(20261205)
 for _ in range(300):
     n1, n2 = rng.randint(1, 200), rng.randint(1, 200)

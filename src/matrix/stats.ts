@@ -7,11 +7,14 @@
  * - `newcombeDifference`: statsmodels `confint_proportions_2indep(x1, n1, x2, n2, method='newcomb', compare='diff')`,
  *   Newcombe's (1998) hybrid score interval built from the two Wilson intervals;
  * - `fisherExactTwoSided`: SciPy `fisher_exact(table).pvalue`: the probabilities of every table with the same margins
- *   that is no more likely than the observed one (within SciPy's relative 1e-14), summed. The hypergeometric
+ *   that is less likely than the observed one times 1 + 1e-14 (SciPy's `gamma`, the same in 1.10 and 1.17), summed;
+ *   1 when the observed table is, within that 1e-14, the most likely. The hypergeometric
  *   probabilities come from Loader's saddle-point form (as R's `dhyper`), accurate to a few ulps where a difference
  *   of log-factorials loses digits at large n;
  * - `trialsNeeded`: ⌈statsmodels `NormalIndPower().solve_power(proportion_effectsize(p1, p2), alpha=0.05,
- *   power=0.8, ratio=1)`⌉ — Cohen's h and the two-sided normal power with both tails, solved by bisection.
+ *   power=0.8, ratio=1)`⌉: Cohen's h = 2·asin√p1 − 2·asin√p2 and the smallest n per cell with
+ *   Φ(|h|·√(n/2) − z) + Φ(−z − |h|·√(n/2)) ≥ 0.8, z = Φ⁻¹(0.975) — both tails, as statsmodels — solved by bisection
+ *   (solve_power itself fails to converge on some h; the generator checks its ceiling wherever it does converge).
  *
  * Browser-safe and pure.
  */
@@ -70,11 +73,8 @@ const SFERR_HALVES = [
 ];
 
 function stirlerr(n: number): number {
-  if (n <= 15) {
-    const nn = n + n;
-    if (nn === Math.floor(nn)) return SFERR_HALVES[nn]!;
-    return lgamma(n + 1) - (n + 0.5) * Math.log(n) + n - 0.9189385332046728;
-  }
+  // Every caller passes a count, a whole number: up to 15 the exact table, beyond it the asymptotic series.
+  if (n <= 15) return SFERR_HALVES[n + n]!;
   const S0 = 1 / 12;
   const S1 = 1 / 360;
   const S2 = 1 / 1260;
@@ -102,20 +102,6 @@ function bd0(x: number, np: number): number {
     }
   }
   return x * Math.log(x / np) + np - x;
-}
-
-/** Lanczos log-gamma (g = 7, n = 9), used only for the non-half-integer branch of `stirlerr`, never reached here. */
-function lgamma(x: number): number {
-  const c = [
-    0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.3234287776531, -176.6150291621406,
-    12.507343278686905, -0.13857109526572012, 9.984369578019572e-6, 1.5056327351493116e-7,
-  ];
-  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - lgamma(1 - x);
-  const y = x - 1;
-  let a = c[0]!;
-  const t = y + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i]! / (y + i);
-  return 0.5 * Math.log(2 * Math.PI) + (y + 0.5) * Math.log(t) - t + Math.log(a);
 }
 
 /** Binomial probability of x in n at p (q = 1 − p), Loader's form (R's `dbinom_raw`), as a log. */
@@ -157,11 +143,13 @@ export function fisherExactTwoSided(a: number, b: number, c: number, d: number):
   // SciPy: the observed table is (within 1e-14) the most likely one → 1; else it sums the tables no more likely.
   if (Math.abs(observed - atMode) / Math.max(observed, atMode) <= 1e-14) return 1;
   const limit = observed * (1 + 1e-14);
+  // SciPy takes the observed side whole (its cdf/sf up to the observed table) and, past the mode, the tables whose
+  // probability is strictly below the limit (its binary search stops at an equal one and leaves it out).
   // Summed from the smallest terms up, so the tails' many tiny probabilities are not lost under the large ones.
   const terms: number[] = [];
   for (let k = lo; k <= hi; k++) {
     const pk = hypergeomPmf(k, r, f, n);
-    if (pk <= limit) terms.push(pk);
+    if (pk < limit || (a < mode ? k <= a : k >= a)) terms.push(pk);
   }
   terms.sort((x, y) => x - y);
   let p = 0;
