@@ -63,7 +63,8 @@ describe('exit-code table: 0 pass/valid, 1 fail/invalid, 2 usage/unreadable/reci
       ['sweep', '--recipe', 'fixtures/recipes/retry-exit-codes.yaml', '--out', 'o', '--dry-run', '--', 'true'],
       0,
     ],
-    ['sweep recipe that does not load', ['sweep', '--recipe', GOOD, '--out', 'o', '--dry-run', '--', 'true'], 2],
+    ['sweep recipe that does not load', ['sweep', '--recipe', INVALID, '--out', 'o', '--dry-run', '--', 'true'], 2],
+    ['sweep of the original example recipe', ['sweep', '--recipe', GOOD, '--out', 'o', '--dry-run', '--', 'true'], 0],
     ['report usage', ['report'], 2],
     ['report without results', ['report', 'fixtures/logs'], 1],
     ['eval --disasm', ['eval', '--disasm', 'exit_code == 0'], 0],
@@ -452,7 +453,7 @@ describe('where it fired', () => {
 describe('argument layer', () => {
   it('did you mean: commands, flags', async () => {
     expect((await cli(['chek'])).err).toBe(
-      "aorta-probe: unknown command 'chek' (did you mean 'check'?)\n\nUsage: aorta-probe <command> [options]\nCommands: eval, check, scan, patterns, run, sweep, report, demo, playground, help\nSee 'aorta-probe --help'.\n",
+      "aorta-probe: unknown command 'chek' (did you mean 'check'?)\n\nUsage: aorta-probe <command> [options]\nCommands: eval, check, scan, patterns, list-mitigations, run, sweep, report, demo, playground, help\nSee 'aorta-probe --help'.\n",
     );
     expect((await cli(['check', '--strickt', GOOD])).err).toMatch(
       /^aorta-probe: check: unknown option '--strickt' \(did you mean '--strict'\?\)\n/,

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/main.js';
@@ -54,7 +54,7 @@ describe('aorta-probe run', () => {
       capture: {},
       peak_vram_mib: null,
       argv: ['node', '-e', "process.kill(process.pid,'SIGSEGV')"],
-      recipe: { file: 'fixtures/recipes/bare-custom-patterns.yaml' },
+      recipe: { file: resolve('fixtures/recipes/bare-custom-patterns.yaml') },
     });
     expect(JSON.parse(readFileSync(join(dir, 'result.json'), 'utf8'))).toEqual(json);
     expect(r.out.endsWith('}\n')).toBe(true);

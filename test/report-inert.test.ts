@@ -103,7 +103,7 @@ skipped 1 file:
   it('html: escaped the same way', async () => {
     const { report, records } = await load('ctl');
     const html = formatReport('html', report, records);
-    expect(html).toContain('<td>node\\x1b]0;owned\\x07-7</td>');
+    expect(html).toContain('<td class="t">node\\x1b]0;owned\\x07-7</td>');
     expect(html).toContain('<code>loss=nan \\x1b[2K\\x0dverdict: pass\\u2028x</code>');
     expect(html).toContain('<li><code>ctl/T/c\\x1b[31m/trial_0/result.json</code>: empty file</li>');
     expect(html).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/);

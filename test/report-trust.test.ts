@@ -284,7 +284,7 @@ cell fp8-on: 1 trial: pass 1, fail 0, error 0; not flaky
     const html = formatReport('html', report, records);
     expect(html).toContain('<p>1 trials in 1 cells: pass 1, fail 0, error 0; 0 flaky cells; 3 unfinished trials</p>');
     expect(html).toContain(
-      '<tr><td>fp8-on</td><td>1</td><td>1</td><td>0</td><td>0</td><td>no</td><td>3</td><td>1.500</td><td>1.500</td><td>1.500</td><td colspan="3">–</td></tr>',
+      '<tr><td class="t">fp8-on</td><td>1</td><td>1</td><td>0</td><td>0</td><td class="t">no</td><td>3</td><td>1.500</td><td>1.500</td><td>1.500</td><td colspan="3">–</td></tr>',
     );
   });
 

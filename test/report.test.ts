@@ -68,7 +68,15 @@ beforeAll(() => {
       trial_index: 0,
       final: true,
       attempts: [
-        { attempt: 1, verdict: 'fail' },
+        {
+          attempt: 1,
+          verdict: 'fail',
+          exit_code: 1,
+          failure_detectors_fired: ['tier1:exit_nonzero'],
+          error_detectors_fired: [],
+          retry_on: ['tier1:exit_nonzero'],
+          dir: 'attempt_1',
+        },
         { attempt: 2, verdict: 'pass' },
       ],
     }),
@@ -123,6 +131,7 @@ describe('aggregateResults on hand-made records', () => {
       flakyReasons: ['mixed verdicts'],
       retried: 0,
       passedOnRetry: 0,
+      retriedTrials: [],
       detectors: [
         { id: 'custom:slow_step', kind: 'warn', trials: 1, example: null },
         { id: 'tier1:exit_nonzero', kind: 'failure', trials: 1, example: null },
@@ -147,6 +156,25 @@ describe('aggregateResults on hand-made records', () => {
       b!.passedOnRetry,
       b!.peakVramMib,
     ]).toEqual(['b', 1, 1, true, ['passed on retry'], 1, 1, null]);
+    expect(b!.retriedTrials).toEqual([
+      {
+        trial: 0,
+        path: 'runs/T/b/trial_0/result.json',
+        verdict: 'pass',
+        prior: [
+          {
+            attempt: 1,
+            verdict: 'fail',
+            exitCode: 1,
+            failureDetectors: ['tier1:exit_nonzero'],
+            errorDetectors: [],
+            retryOn: ['tier1:exit_nonzero'],
+            dir: 'attempt_1',
+            firings: [],
+          },
+        ],
+      },
+    ]);
     expect([u!.cell, u!.trials, u!.fail, u!.flaky]).toEqual(['_unknown_', 1, 1, false]);
   });
 });
@@ -175,6 +203,7 @@ cell a-none: 4 trials: pass 2, fail 1, error 1; flaky (mixed verdicts)
 
 cell b: 1 trial: pass 1, fail 0, error 0; flaky (passed on retry)
   retried: 1 (1 passed on retry)
+    trial 0: attempt 1: fail (tier1:exit_nonzero), retried on tier1:exit_nonzero; final: pass
   walltime: median 0.500 s, p95 0.500 s, max 0.500 s (n=1)
   peak VRAM: not sampled
   detectors: none fired
@@ -208,6 +237,7 @@ skipped 5 files:
           flaky_reasons: [],
           retried: 0,
           passed_on_retry: 0,
+          retried_trials: [],
           detectors: [],
           condition_errors: [],
           walltime_sec: { n: 1, median: 0.25, p95: 0.25, max: 0.25 },
@@ -224,6 +254,7 @@ skipped 5 files:
           flaky_reasons: ['mixed verdicts'],
           retried: 0,
           passed_on_retry: 0,
+          retried_trials: [],
           detectors: [
             { id: 'custom:slow_step', kind: 'warn', trials: 1, example: null },
             { id: 'tier1:exit_nonzero', kind: 'failure', trials: 1, example: null },
@@ -250,6 +281,24 @@ skipped 5 files:
           flaky_reasons: ['passed on retry'],
           retried: 1,
           passed_on_retry: 1,
+          retried_trials: [
+            {
+              trial: 0,
+              path: 'runs/T/b/trial_0/result.json',
+              verdict: 'pass',
+              prior_attempts: [
+                {
+                  attempt: 1,
+                  verdict: 'fail',
+                  exit_code: 1,
+                  failure_detectors_fired: ['tier1:exit_nonzero'],
+                  error_detectors_fired: [],
+                  retry_on: ['tier1:exit_nonzero'],
+                  dir: 'attempt_1',
+                },
+              ],
+            },
+          ],
           detectors: [],
           condition_errors: [],
           walltime_sec: { n: 1, median: 0.5, p95: 0.5, max: 0.5 },
@@ -266,6 +315,7 @@ skipped 5 files:
         { path: 'runs/T/a-none/trial_8/result.json', reason: "missing 'walltime_sec'" },
       ],
       earlier_attempts: 1,
+      matrix: null,
     });
   });
 
@@ -290,6 +340,10 @@ skipped 5 files:
 | 1 | \`tier1:timeout\` | error |  |
 | 1 | \`tier4:nan_signature\` | failure | \`step 5 loss=nan <&>\` (\`runs/T/a-none/trial_2/output.log:2\`) |
 
+### \`b\`: retried trials
+
+- trial 0: \`attempt 1: fail (tier1:exit_nonzero), retried on tier1:exit_nonzero\`; final: pass
+
 ### Skipped files
 
 - \`runs/T/a-none/trial_4/result.json\`: \`empty file\`
@@ -303,13 +357,27 @@ skipped 5 files:
   it('junit: valid against the XSD, a testsuite per cell, failure and error elements per trial', async () => {
     const { report, records } = await load();
     const xml = formatReport('junit', report, records);
+    // Ant's schema (fixtures/junit/junit.xsd) has no reruns: it checks everything else, Surefire's (the dialect
+    // Jenkins and GitLab read) checks each suite with its flakyFailure / rerunFailure elements.
     const xsd = readFileSync(new URL('../fixtures/junit/junit.xsd', import.meta.url), 'utf8');
+    const withoutReruns = xml.replace(/\n *<(flaky|rerun)(Failure|Error)\b[\s\S]*?<\/\1\2>/g, '');
+    expect(withoutReruns).not.toBe(xml);
     const v = await validateXML({
-      xml: [{ fileName: 'report.xml', contents: xml }],
+      xml: [{ fileName: 'report.xml', contents: withoutReruns }],
       schema: [{ fileName: 'junit.xsd', contents: xsd }],
     });
     expect(v.errors).toEqual([]);
     expect(v.valid).toBe(true);
+    const surefire = readFileSync(new URL('../fixtures/junit/surefire-test-report-3.0.xsd', import.meta.url), 'utf8');
+    for (const suite of xml.match(/<testsuite [\s\S]*?<\/testsuite>/g) ?? []) {
+      // Surefire's suite has no id or package (Ant's requires them).
+      const alone = suite.replace(/ id="\d+" package="aorta-probe"/, '');
+      const s = await validateXML({
+        xml: [{ fileName: 'suite.xml', contents: `<?xml version="1.0" encoding="UTF-8"?>\n${alone}` }],
+        schema: [{ fileName: 'surefire.xsd', contents: surefire }],
+      });
+      expect(s.errors).toEqual([]);
+    }
     expect(xml).toBe(`<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="aorta-probe" tests="11" failures="2" errors="1" time="16.75">
   <testsuite name="_unknown_" tests="1" failures="1" errors="0" skipped="0" time="0.25" id="0" package="aorta-probe">
@@ -343,7 +411,11 @@ skipped 5 files:
       <property name="retried" value="1"/>
       <property name="passed_on_retry" value="1"/>
     </properties>
-    <testcase name="trial_0" classname="b" time="0.5"/>
+    <testcase name="trial_0" classname="b" time="0.5">
+      <flakyFailure message="tier1:exit_nonzero" type="tier1:exit_nonzero">
+        <stackTrace>attempt 1: fail (tier1:exit_nonzero), retried on tier1:exit_nonzero; exit_code 1; attempt_1</stackTrace>
+      </flakyFailure>
+    </testcase>
   </testsuite>
   <testsuite name="skipped files" tests="5" failures="0" errors="0" skipped="5" time="0" id="3" package="aorta-probe">
     <testcase name="runs/T/a-none/trial_4/result.json" classname="skipped files" time="0">
@@ -395,7 +467,7 @@ skipped 5 files:
       '<circle cx="680" cy="34" r="4" fill="#f9a825" fill-opacity="0.7"><title>trial_3: 10.000 s, error</title></circle>',
     );
     expect(html).toContain(
-      '<tr><td>a-none</td><td>4</td><td>2</td><td>1</td><td>1</td><td>mixed verdicts</td><td>2.500</td><td>10.000</td><td>10.000</td><td>200</td><td>400</td><td>400</td></tr>',
+      '<tr><td class="t">a-none</td><td>4</td><td>2</td><td>1</td><td>1</td><td class="t">mixed verdicts</td><td>2.500</td><td>10.000</td><td>10.000</td><td>200</td><td>400</td><td>400</td></tr>',
     );
     expect(html).toContain('<code>step 5 loss=nan &lt;&amp;&gt;</code>');
     expect(html).toContain('<li><code>runs/T/a-none/trial_6/result.json</code>: not a JSON object (got an array)</li>');

@@ -7,10 +7,13 @@ export {
   failuresText,
   formatMatrixMarkdown,
   MATRIX_LEGEND,
+  matrixLegend,
+  matrixMarkdownBody,
   percent,
   pValue,
 } from './markdown.js';
 export { formatRunSummary } from './summary.js';
+export { formatMatrixText } from './text.js';
 export type { SummaryOptions } from './summary.js';
 export {
   compareToBaseline,

@@ -47,8 +47,13 @@ export function failuresText(c: MatrixCell): string {
 }
 
 export function formatMatrixMarkdown(m: MatrixJson): string {
+  return `# Probe matrix: ${codeSpan(m.ticket)}\n\n${matrixMarkdownBody(m)}`;
+}
+
+/** The warnings, the baseline and run lines, the table and the legend: matrix.md without its title (report's too). */
+export function matrixMarkdownBody(m: MatrixJson): string {
   const stop = m.stop_after !== null;
-  let out = `# Probe matrix: ${codeSpan(m.ticket)}\n\n`;
+  let out = '';
   for (const w of m.warnings) out += `> [!WARNING]\n> ${w.replace(/\n/g, ' ')}\n\n`;
   const base = m.cells.find((c) => c.name === m.baseline_cell && c.confound === '(baseline)');
   const baseStep = base?.mean_step_time_ms;
@@ -94,8 +99,15 @@ export function formatMatrixMarkdown(m: MatrixJson): string {
     ];
     out += `| ${row.join(' | ')} |\n`;
   }
-  out += `\n## Notes\n\n${MATRIX_LEGEND.map((l) => `- ${l.replace('{threshold}', String(m.confound.threshold))}`).join('\n')}\n`;
+  out += `\n## Notes\n\n${matrixLegend(m)
+    .map((l) => `- ${l}`)
+    .join('\n')}\n`;
   return out;
+}
+
+/** The legend with this matrix's confound threshold. */
+export function matrixLegend(m: MatrixJson): string[] {
+  return MATRIX_LEGEND.map((l) => l.replace('{threshold}', String(m.confound.threshold)));
 }
 
 /** What each column means: in matrix.md and in `report`'s matrix. */

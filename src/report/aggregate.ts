@@ -5,11 +5,12 @@
  * spread into a call (`Math.max(...xs)`) or a recursion can take.
  */
 import type { Verdict } from '../detectors/verdict.js';
+import type { MatrixJson } from '../matrix/types.js';
 import { conditionRaisedText } from '../scan/scan.js';
 import { inertLine } from '../text/inert.js';
 import { findExampleLines, type ExampleLine } from './examples.js';
 import type { ShownKernelEvent } from './kernel-events.js';
-import type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
+import type { PriorAttempt, ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 
 export interface Distribution {
   /** Values it was computed from (trials with a value). */
@@ -51,6 +52,23 @@ export interface ConditionErrorCount {
 
 export type FlakyReason = 'mixed verdicts' | 'passed on retry';
 
+/** A trial that took more than one attempt: its final verdict and the attempts before it. */
+export interface RetriedTrial {
+  readonly trial: number | null;
+  /** The final record's path. */
+  readonly path: string;
+  readonly verdict: Verdict;
+  readonly prior: readonly PriorAttempt[];
+}
+
+/** `attempt 1: fail (tier1:timeout), retried on tier1:timeout`: one earlier attempt, as every format words it. */
+export function priorAttemptText(a: PriorAttempt): string {
+  const fired = [...a.failureDetectors, ...a.errorDetectors];
+  return inertLine(
+    `attempt ${a.attempt}: ${a.verdict}${fired.length > 0 ? ` (${fired.join(', ')})` : ''}${a.retryOn.length > 0 ? `, retried on ${a.retryOn.join(', ')}` : ''}`,
+  );
+}
+
 export interface CellSummary {
   readonly cell: string;
   /** Finished trials: records read. */
@@ -66,6 +84,8 @@ export interface CellSummary {
   /** Trials that took more than one attempt, and those of them that passed. */
   readonly retried: number;
   readonly passedOnRetry: number;
+  /** Each retried trial with what every earlier attempt ended with and fired (in trial order). */
+  readonly retriedTrials: readonly RetriedTrial[];
   /** Most frequent first; ties by id. */
   readonly detectors: readonly DetectorCount[];
   /** Conditions that raised (a raise never fires: a pattern may have missed what it looks for), by pattern id. */
@@ -91,6 +111,8 @@ export interface SweepReport {
   readonly earlierAttempts: number;
   /** The unfinished trial directories counted in the cells, in path order. */
   readonly unfinished: readonly UnfinishedTrial[];
+  /** The sweep's matrix (its run directory's matrix.json), shown first by every format; null without one. */
+  readonly matrix: MatrixJson | null;
 }
 
 export interface AggregateOptions {
@@ -100,6 +122,7 @@ export interface AggregateOptions {
   readonly earlierAttempts?: number;
   /** `readResults`'s `unfinished`: counted per cell; a cell with only unfinished trials is listed too. */
   readonly unfinished?: readonly UnfinishedTrial[];
+  readonly matrix?: MatrixJson | null;
 }
 
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -196,11 +219,14 @@ function summarise(cell: string, rs: TrialRecord[], unfinished: number, examples
   const counts: Record<Verdict, number> = { pass: 0, fail: 0, error: 0 };
   let retried = 0;
   let passedOnRetry = 0;
+  const retriedTrials: RetriedTrial[] = [];
   const walltimes: number[] = [];
   const vrams: number[] = [];
   for (const r of rs) {
     counts[r.verdict]++;
     if (r.attempts > 1) retried++;
+    if (r.priorAttempts !== undefined)
+      retriedTrials.push({ trial: r.trial, path: r.path, verdict: r.verdict, prior: r.priorAttempts });
     if (r.passedOnRetry) passedOnRetry++;
     walltimes.push(r.walltimeSec);
     if (r.peakVramMib !== null) vrams.push(r.peakVramMib);
@@ -220,6 +246,7 @@ function summarise(cell: string, rs: TrialRecord[], unfinished: number, examples
     flakyReasons: reasons,
     retried,
     passedOnRetry,
+    retriedTrials,
     detectors: countDetectors(rs, examples),
     conditionErrors: countConditionErrors(rs),
     walltimeSec: distribution(walltimes),
@@ -262,5 +289,6 @@ export async function aggregateResults(
     problems: options.problems ?? [],
     earlierAttempts: options.earlierAttempts ?? 0,
     unfinished,
+    matrix: options.matrix ?? null,
   };
 }

@@ -1,7 +1,8 @@
 /**
- * Example log lines for log-pattern detectors: the first line of a trial's log that a detector's regex matches —
- * the built-in Tier 4 catalogue, or the `custom_patterns` of the recipe the trial recorded. Detectors that read no
- * log (Tier 1: exit codes, signals, timeouts) have no example.
+ * Example log lines for log-pattern detectors: the line where the detector fired, as the trial's record says
+ * (`detectors`); for a record older than that, the first line of the log that the detector's regex matches — the
+ * built-in Tier 4 catalogue, or the `custom_patterns` of the recipe the trial recorded. Detectors that read no log
+ * (Tier 1: exit codes, signals, timeouts) have no example.
  *
  * Nothing of the record is trusted: the log is read only inside the record's directory (confined-path.ts), the
  * recipe only when its bytes match the recorded sha256 (recipe-source.ts), and neither when it is a FIFO, a device
@@ -74,6 +75,9 @@ function logLines(record: TrialRecord): { file: string; lines: string[] } | null
   return 'bytes' in r ? { file: record.logPath, lines: r.bytes.toString('utf8').split('\n') } : null;
 }
 
+const cut = (line: string): string =>
+  line.length > MAX_EXAMPLE_CHARS ? `${line.slice(0, MAX_EXAMPLE_CHARS - 1)}…` : line;
+
 function firstMatch(lines: readonly string[], pattern: Pattern): { line: number; text: string } | null {
   let regex: RegexHandle;
   try {
@@ -84,11 +88,7 @@ function firstMatch(lines: readonly string[], pattern: Pattern): { line: number;
   try {
     for (let i = 0; i < lines.length; i++) {
       const line = lines[i]!.replace(/\r$/, '');
-      if (testRegex(regex, line))
-        return {
-          line: i + 1,
-          text: line.length > MAX_EXAMPLE_CHARS ? `${line.slice(0, MAX_EXAMPLE_CHARS - 1)}…` : line,
-        };
+      if (testRegex(regex, line)) return { line: i + 1, text: cut(line) };
     }
     return null;
   } finally {
@@ -96,16 +96,34 @@ function firstMatch(lines: readonly string[], pattern: Pattern): { line: number;
   }
 }
 
-/** An example line for each of `ids` (detectors that fired in `record`) that has one; the log is read once. */
+/**
+ * An example line for each of `ids` (detectors that fired in `record`) that has one; the log is read once. A
+ * detector the record says fired at line N (its `detectors` entry: the firing match, the one a condition accepted)
+ * shows line N of the log, or the recorded match text when the log is gone (retention) or shorter; only a record
+ * older than `detectors` falls back to the first line its regex matches.
+ */
 export function findExampleLines(record: TrialRecord, ids: readonly string[]): Map<string, ExampleLine> {
   const found = new Map<string, ExampleLine>();
+  const recorded: [string, { line: number; match: string }][] = [];
   const wanted: [string, Pattern][] = [];
   for (const id of ids) {
-    const p = patternFor(record, id);
-    if (p !== null) wanted.push([id, p]);
+    const f = record.firings?.get(id);
+    if (f !== undefined) recorded.push([id, f]);
+    else {
+      const p = patternFor(record, id);
+      if (p !== null) wanted.push([id, p]);
+    }
   }
-  if (wanted.length === 0) return found;
+  if (recorded.length === 0 && wanted.length === 0) return found;
   const log = logLines(record);
+  for (const [id, f] of recorded) {
+    const line = log?.lines[f.line - 1]?.replace(/\r$/, '');
+    found.set(id, {
+      file: log?.file ?? record.logPath ?? record.path,
+      line: f.line,
+      text: cut(line ?? f.match),
+    });
+  }
   if (log === null) return found;
   for (const [id, p] of wanted) {
     const m = firstMatch(log.lines, p);

@@ -5,7 +5,12 @@
  * Built with loops over the records (a sweep may have hundreds of thousands), never a spread into a call.
  */
 import { inertLine } from '../text/inert.js';
-import { conditionErrorsText, type CellSummary, type SweepReport } from './aggregate.js';
+import { relative } from 'node:path';
+import { conditionErrorsText, priorAttemptText, type CellSummary, type SweepReport } from './aggregate.js';
+import { differenceText, effectText, failuresText, matrixLegend, percent, pValue } from '../matrix/markdown.js';
+import { wilsonInterval } from '../matrix/stats.js';
+import type { MatrixJson } from '../matrix/types.js';
+import { packageInfo } from '../trial/package-info.js';
 import { mib, seconds } from './format-text.js';
 import { xmlText } from './xml.js';
 import { shownPath } from './paths.js';
@@ -40,7 +45,7 @@ function verdictBars(cells: readonly CellSummary[]): string {
         svg += `<rect x="${n(x)}" y="${y}" width="${n(w)}" height="${ROW_H - 6}" fill="${COLOURS[v]}"><title>${v}: ${c[v]}</title></rect>`;
       x += w;
     }
-    svg += `<text x="${LABEL_W + BAR_W + 8}" y="${y + 14}">${c.pass}/${c.fail}/${c.error}${c.flaky ? ' flaky' : ''}</text>`;
+    svg += `<text x="${LABEL_W + BAR_W + 8}" y="${y + 14}">${c.pass}/${c.fail}/${c.error}${c.flaky ? ' flaky' : ''}<title>pass ${c.pass} / fail ${c.fail} / error ${c.error}${c.flaky ? `; flaky: ${esc(c.flakyReasons.join(', '))}` : ''}</title></text>`;
   });
   const ly = cells.length * ROW_H + 20;
   (['pass', 'fail', 'error'] as const).forEach((v, i) => {
@@ -82,32 +87,155 @@ function walltimeDots(cells: readonly CellSummary[], records: readonly TrialReco
   return `${svg}</svg>`;
 }
 
+/**
+ * The matrix's failure rates as bars, each with its 95% Wilson interval as a whisker and the baseline's rate as a
+ * dashed line: how far apart the cells are, and how much of that the trials can tell.
+ */
+function matrixChart(m: MatrixJson): string {
+  const rows = m.cells;
+  const h = rows.length * ROW_H + 40;
+  const xOf = (r: number): number => LABEL_W + r * BAR_W;
+  let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + BAR_W + 280}" height="${h}" role="img" aria-label="Failure rate per cell with 95% intervals">`;
+  const base = rows.find((c) => c.confound === '(baseline)');
+  rows.forEach((c, i) => {
+    const y = i * ROW_H + 4;
+    svg += `<text x="${LABEL_W - 8}" y="${y + 14}" text-anchor="end">${esc(c.name)}</text>`;
+    const n2 = c.passed_count + c.failed_count;
+    if (c.failure_rate === null || n2 === 0) {
+      svg += `<text x="${LABEL_W + 4}" y="${y + 14}">no rate (${c.trials === 0 ? 'did not run' : 'only errors'})</text>`;
+      return;
+    }
+    const colour =
+      c.vs_baseline?.effect === 'helps' ? COLOURS.pass : c.vs_baseline?.effect === 'hurts' ? COLOURS.fail : '#607d8b';
+    svg += `<rect x="${LABEL_W}" y="${y}" width="${n(c.failure_rate * BAR_W)}" height="${ROW_H - 6}" fill="${colour}" fill-opacity="0.75"><title>${esc(c.name)}: failure rate ${percent(c.failure_rate)} (${failuresText(c)})</title></rect>`;
+    const [lo, hi] = wilsonInterval(c.failed_count, n2);
+    const cy = n(y + (ROW_H - 6) / 2);
+    svg += `<line x1="${n(xOf(Math.max(0, lo)))}" x2="${n(xOf(Math.min(1, hi)))}" y1="${cy}" y2="${cy}" stroke="#000" stroke-width="1.5"><title>95% interval ${percent(Math.max(0, lo))} – ${percent(Math.min(1, hi))}</title></line>`;
+    for (const e of [Math.max(0, lo), Math.min(1, hi)])
+      svg += `<line x1="${n(xOf(e))}" x2="${n(xOf(e))}" y1="${n(y + 2)}" y2="${n(y + ROW_H - 8)}" stroke="#000" stroke-width="1.5"/>`;
+    const word = c === base ? 'baseline' : c.vs_baseline === null ? '' : effectText(c.vs_baseline);
+    svg += `<text x="${LABEL_W + BAR_W + 8}" y="${y + 14}">${percent(c.failure_rate)} ${esc(word)}</text>`;
+  });
+  if (base?.failure_rate !== null && base?.failure_rate !== undefined) {
+    const bx = n(xOf(base.failure_rate));
+    svg += `<line x1="${bx}" x2="${bx}" y1="0" y2="${rows.length * ROW_H}" stroke="#000" stroke-dasharray="4 3"><title>baseline ${esc(base.name)}: ${percent(base.failure_rate)}</title></line>`;
+  }
+  const ay = rows.length * ROW_H + 10;
+  svg += `<line x1="${LABEL_W}" x2="${LABEL_W + BAR_W}" y1="${ay}" y2="${ay}" stroke="#555"/>`;
+  for (const f of [0, 0.25, 0.5, 0.75, 1])
+    svg += `<text x="${n(xOf(f))}" y="${ay + 16}" text-anchor="middle">${f * 100}%</text>`;
+  return `${svg}</svg>`;
+}
+
+function matrixSection(m: MatrixJson): string {
+  let out = '<h2>Matrix: which mitigation changes the failure rate</h2>\n';
+  for (const w of m.warnings) out += `<p class="warning">Warning: ${esc(w)}</p>\n`;
+  out += `<p>Baseline cell: ${m.baseline_cell === null ? 'none' : `<code>${esc(m.baseline_cell)}</code>`}; ${m.trials_per_cell} trial(s) per cell; ${m.complete ? 'complete' : 'not complete (the sweep is running or was interrupted)'}.</p>\n`;
+  out += `<p>Each bar is a cell's failure rate (failed / (passed + failed); errors left out); the whisker is its 95% interval (Wilson), the dashed line the baseline's rate. Green: the cell helps (lower than the baseline, p &lt; 0.05); red: it hurts; grey: no evidence either way.</p>\n${matrixChart(m)}\n`;
+  out +=
+    '<table>\n<tr><th class="t">cell</th><th>failure rate</th><th>failures</th><th>errors</th><th>vs baseline (95% CI)</th><th>p</th><th class="t">effect</th><th class="t">confound</th><th>mean step (ms)</th></tr>\n';
+  for (const c of m.cells) {
+    const vs = c.vs_baseline;
+    out += `<tr><td class="t"><code>${esc(c.name)}</code></td><td>${percent(c.failure_rate)}</td><td>${failuresText(c)}</td><td>${c.error_count}${c.is_unreliable ? ' (unreliable)' : ''}</td><td>${vs === null ? '—' : esc(differenceText(vs))}</td><td>${vs === null || vs.p_value === null ? '—' : pValue(vs.p_value)}</td><td class="t">${vs === null ? '—' : esc(effectText(vs))}</td><td class="t">${esc(c.confound)}</td><td>${c.mean_step_time_ms === null ? '—' : c.mean_step_time_ms.toFixed(1)}</td></tr>\n`;
+  }
+  out += `</table>\n<ul class="legend">\n${matrixLegend(m)
+    .map(
+      (l) =>
+        `<li>${xmlText(l)
+          .replace(/\*\*([^*]+)\*\*/g, '<b>$1</b>')
+          .replace(/`([^`]+)`/g, '<code>$1</code>')
+          .replace(/\*([^*]+)\*/g, '<i>$1</i>')}</li>`,
+    )
+    .join('\n')}\n</ul>\n`;
+  return out;
+}
+
+/**
+ * What the run was: the command, the recipe and its sha256 (the matrix's, else the first record's), the first and
+ * last trial start, and the aorta-probe versions that ran the trials (this report's when no record says).
+ */
+function header(records: readonly TrialRecord[], m: MatrixJson | null): string {
+  const facts: [string, string][] = [];
+  const withArgv = records.find((r) => r.argv !== undefined);
+  const argv = m?.argv ?? withArgv?.argv;
+  if (argv !== undefined) facts.push(['command', `<code>${esc(argv.join(' '))}</code>`]);
+  const withRecipe = records.find((r) => r.recipeFile !== null);
+  const recipe =
+    m?.recipe_source ??
+    (withRecipe === undefined ? undefined : { path: withRecipe.recipeFile!, sha256: withRecipe.recipeSha256 ?? '' });
+  if (recipe !== undefined)
+    facts.push([
+      'recipe',
+      `<code>${esc(recipe.path)}</code>${recipe.sha256 === '' ? '' : ` (sha256 <code>${esc(recipe.sha256)}</code>)`}`,
+    ]);
+  if (m !== null) facts.push(['ticket', `<code>${esc(m.ticket)}</code>, run <code>${esc(m.run_id)}</code>`]);
+  let first: string | null = null;
+  let last: string | null = null;
+  const versions = new Set<string>();
+  for (const r of records) {
+    if (r.probeVersion !== undefined && versions.size < 10) versions.add(r.probeVersion);
+    if (r.startedAt === null || r.startedAt === undefined) continue;
+    if (first === null || r.startedAt < first) first = r.startedAt;
+    if (last === null || r.startedAt > last) last = r.startedAt;
+  }
+  if (first !== null) facts.push(['first / last trial start', `${esc(first)} / ${esc(last!)}`]);
+  facts.push([
+    'aorta-probe',
+    versions.size === 0
+      ? `${esc(packageInfo().version)} (this report; the records name none)`
+      : `${esc([...versions].sort().join(', '))} (ran the trials); ${esc(packageInfo().version)} (this report)`,
+  ]);
+  return `<table class="facts">\n${facts.map(([k, v]) => `<tr><th class="t">${k}</th><td class="t">${v}</td></tr>`).join('\n')}\n</table>\n`;
+}
+
+/** Every trial, with links to its log and result.json (relative to where the report is written). */
+function trialTable(records: readonly TrialRecord[], linkBase: string | null): string {
+  const href = (p: string): string => xmlText(linkBase === null ? p : relative(linkBase, p) || '.');
+  let out =
+    '<h2>Trials</h2>\n<table>\n<tr><th class="t">cell</th><th>trial</th><th class="t">verdict</th><th>attempts</th><th>wall time (s)</th><th>peak VRAM (MiB)</th><th class="t">fired</th><th class="t">files</th></tr>\n';
+  const sorted = [...records].sort((a, b) =>
+    a.cell < b.cell ? -1 : a.cell > b.cell ? 1 : (a.trial ?? 0) - (b.trial ?? 0),
+  );
+  for (const r of sorted) {
+    const fired = [...r.failureDetectors, ...r.errorDetectors];
+    const log = r.logPath === null ? '' : `<a href="${href(r.logPath)}">log</a> · `;
+    out += `<tr><td class="t"><code>${esc(r.cell)}</code></td><td>${r.trial ?? '—'}</td><td class="t">${r.verdict}</td><td>${r.attempts}</td><td>${seconds(r.walltimeSec)}</td><td>${r.peakVramMib === null ? '—' : mib(r.peakVramMib)}</td><td class="t">${fired.map((f) => `<code>${esc(f)}</code>`).join(' ')}</td><td class="t">${log}<a href="${href(r.path)}">result.json</a></td></tr>\n`;
+  }
+  return `${out}</table>\n`;
+}
+
 function dist(d: CellSummary['walltimeSec'], unit: (x: number) => string): string {
   return d === null
     ? '<td colspan="3">–</td>'
     : `<td>${unit(d.median)}</td><td>${unit(d.p95)}</td><td>${unit(d.max)}</td>`;
 }
 
-export function formatHtml(report: SweepReport, records: readonly TrialRecord[]): string {
+export function formatHtml(
+  report: SweepReport,
+  records: readonly TrialRecord[],
+  linkBase: string | null = null,
+): string {
   const t = report.totals;
   const withUnfinished = t.unfinished > 0;
-  let body = `<h1>aorta-probe report</h1>\n<p>${t.trials} trials in ${report.cells.length} cells: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ${t.flakyCells} flaky cells${withUnfinished ? `; ${t.unfinished} unfinished trials` : ''}</p>\n`;
+  let body = `<h1>aorta-probe report</h1>\n${header(records, report.matrix)}`;
+  if (report.matrix !== null) body += matrixSection(report.matrix);
+  body += `<h2>Verdicts</h2>\n<p>${t.trials} trials in ${report.cells.length} cells: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ${t.flakyCells} flaky cells${withUnfinished ? `; ${t.unfinished} unfinished trials` : ''}</p>\n`;
   if (report.cells.length > 0) {
-    body += `<h2>Verdicts per cell</h2>\n${verdictBars(report.cells)}\n<h2>Wall time per trial</h2>\n<p>Each dot is a trial, coloured by verdict; the bar is the cell's median.</p>\n${walltimeDots(report.cells, records)}\n`;
+    body += `<h2>Verdicts per cell</h2>\n<p>Each bar splits a cell's trials by verdict; the label is pass/fail/error, and <i>flaky</i> when the cell had mixed verdicts or a trial that passed only on a retry.</p>\n${verdictBars(report.cells)}\n<h2>Wall time per trial</h2>\n<p>Each dot is a trial, coloured by verdict; the bar is the cell's median.</p>\n${walltimeDots(report.cells, records)}\n`;
   }
   body +=
-    '<h2>Cells</h2>\n<table>\n<tr><th rowspan="2">cell</th><th rowspan="2">trials</th><th rowspan="2">pass</th><th rowspan="2">fail</th><th rowspan="2">error</th><th rowspan="2">flaky</th>' +
+    '<h2>Cells</h2>\n<table>\n<tr><th rowspan="2" class="t">cell</th><th rowspan="2">trials</th><th rowspan="2">pass</th><th rowspan="2">fail</th><th rowspan="2">error</th><th rowspan="2">flaky</th>' +
     (withUnfinished ? '<th rowspan="2">unfinished</th>' : '') +
     '<th colspan="3">walltime (s)</th><th colspan="3">peak VRAM (MiB)</th></tr>\n<tr><th>median</th><th>p95</th><th>max</th><th>median</th><th>p95</th><th>max</th></tr>\n';
   for (const c of report.cells) {
     body +=
-      `<tr><td>${esc(c.cell)}</td><td>${c.trials}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.error}</td><td>${c.flaky ? esc(c.flakyReasons.join(', ')) : 'no'}</td>` +
+      `<tr><td class="t">${esc(c.cell)}</td><td>${c.trials}</td><td>${c.pass}</td><td>${c.fail}</td><td>${c.error}</td><td class="t">${c.flaky ? esc(c.flakyReasons.join(', ')) : 'no'}</td>` +
       `${withUnfinished ? `<td>${c.unfinished}</td>` : ''}${dist(c.walltimeSec, seconds)}${dist(c.peakVramMib, mib)}</tr>\n`;
   }
   body += '</table>\n';
   for (const c of report.cells) {
     if (c.detectors.length === 0) continue;
-    body += `<h3>${esc(c.cell)}: detectors</h3>\n<table>\n<tr><th>trials</th><th>detector</th><th>kind</th><th>example</th></tr>\n`;
+    body += `<h3>${esc(c.cell)}: detectors</h3>\n<table>\n<tr><th>trials</th><th class="t">detector</th><th class="t">kind</th><th class="t">example</th></tr>\n`;
     for (const d of c.detectors) {
       const k = d.kernelEvent;
       const ex =
@@ -116,9 +244,16 @@ export function formatHtml(report: SweepReport, records: readonly TrialRecord[])
           : k !== undefined
             ? `<code>${esc(k.line)}</code> <small>kernel${xidText(k) === null ? '' : `, ${esc(xidText(k)!)}`}</small>`
             : '';
-      body += `<tr><td>${d.trials}</td><td><code>${esc(d.id)}</code></td><td>${d.kind}</td><td>${ex}</td></tr>\n`;
+      body += `<tr><td>${d.trials}</td><td class="t"><code>${esc(d.id)}</code></td><td class="t">${d.kind}</td><td class="t">${ex}</td></tr>\n`;
     }
     body += '</table>\n';
+  }
+  for (const c of report.cells) {
+    if (c.retriedTrials.length === 0) continue;
+    body += `<h3>${esc(c.cell)}: retried trials</h3>\n<ul>\n`;
+    for (const r of c.retriedTrials)
+      body += `<li>trial ${r.trial ?? '?'}: ${r.prior.map((a) => `<code>${esc(priorAttemptText(a))}</code>`).join('; ')}; final: ${r.verdict}</li>\n`;
+    body += '</ul>\n';
   }
   for (const c of report.cells) {
     if (c.conditionErrors.length === 0) continue;
@@ -126,6 +261,7 @@ export function formatHtml(report: SweepReport, records: readonly TrialRecord[])
     for (const e of c.conditionErrors) body += `<li><code>${esc(conditionErrorsText(e))}</code></li>\n`;
     body += '</ul>\n';
   }
+  if (records.length > 0) body += trialTable(records, linkBase);
   if (report.problems.length > 0) {
     body += '<h2>Skipped files</h2>\n<ul>\n';
     for (const p of report.problems) body += `<li><code>${esc(shownPath(p.path))}</code>: ${esc(p.reason)}</li>\n`;
@@ -140,7 +276,9 @@ export function formatHtml(report: SweepReport, records: readonly TrialRecord[])
 body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
 table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
 th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
-td:first-child, th:first-child { text-align: left; }
+td.t, th.t { text-align: left; }
+.warning { color: #8a4b00; font-weight: bold; }
+.legend { font-size: 0.9em; max-width: 60em; }
 svg text { font: 12px system-ui, sans-serif; }
 code { font-size: 0.9em; }
 </style>

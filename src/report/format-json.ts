@@ -13,6 +13,7 @@ import type {
   SweepReport,
 } from './aggregate.js';
 import type { ReadProblem } from './read-results.js';
+import type { MatrixJson } from '../matrix/types.js';
 
 /** 2: the keys became snake_case (1 had the library's camelCase names). */
 export const REPORT_JSON_VERSION = 2;
@@ -29,6 +30,20 @@ export interface CellJson {
   readonly flaky_reasons: readonly FlakyReason[];
   readonly retried: number;
   readonly passed_on_retry: number;
+  readonly retried_trials: readonly {
+    readonly trial: number | null;
+    readonly path: string;
+    readonly verdict: string;
+    readonly prior_attempts: readonly {
+      readonly attempt: number;
+      readonly verdict: string;
+      readonly exit_code: number | null;
+      readonly failure_detectors_fired: readonly string[];
+      readonly error_detectors_fired: readonly string[];
+      readonly retry_on: readonly string[];
+      readonly dir: string | null;
+    }[];
+  }[];
   readonly detectors: readonly Omit<DetectorCount, 'kernelEvent'>[];
   readonly condition_errors: readonly ConditionErrorCount[];
   readonly walltime_sec: Distribution | null;
@@ -48,6 +63,7 @@ export interface ReportJson {
   };
   readonly problems: readonly ReadProblem[];
   readonly earlier_attempts: number;
+  readonly matrix: MatrixJson | null;
 }
 
 function cellJson(c: CellSummary): CellJson {
@@ -62,6 +78,20 @@ function cellJson(c: CellSummary): CellJson {
     flaky_reasons: c.flakyReasons,
     retried: c.retried,
     passed_on_retry: c.passedOnRetry,
+    retried_trials: c.retriedTrials.map((r) => ({
+      trial: r.trial,
+      path: r.path,
+      verdict: r.verdict,
+      prior_attempts: r.prior.map((a) => ({
+        attempt: a.attempt,
+        verdict: a.verdict,
+        exit_code: a.exitCode,
+        failure_detectors_fired: a.failureDetectors,
+        error_detectors_fired: a.errorDetectors,
+        retry_on: a.retryOn,
+        dir: a.dir,
+      })),
+    })),
     // The schema's detector entries (report.schema.json): the kernel event is shown by the human formats only.
     detectors: c.detectors.map((d) => ({ id: d.id, kind: d.kind, trials: d.trials, example: d.example })),
     condition_errors: c.conditionErrors,
@@ -85,6 +115,7 @@ export function reportJson(report: SweepReport): ReportJson {
     },
     problems: report.problems,
     earlier_attempts: report.earlierAttempts,
+    matrix: report.matrix,
   };
 }
 

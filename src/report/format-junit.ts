@@ -5,9 +5,9 @@
  * The XML itself is junit.ts's, the one JUnit writer. Strings from records go through `inertLine`: a CI page
  * shows them as text, and XML 1.0 allows the C1 controls a terminal would act on.
  */
-import { inertLine } from '../text/inert.js';
-import type { SweepReport } from './aggregate.js';
-import { junitDocument, junitSkippedTestcase, junitTestcase, junitTestsuite } from './junit.js';
+import { inertLine, inertLines } from '../text/inert.js';
+import { priorAttemptText, type SweepReport } from './aggregate.js';
+import { junitDocument, junitSkippedTestcase, junitTestcase, junitTestsuite, type JUnitRerun } from './junit.js';
 import type { TrialRecord, UnfinishedTrial } from './records.js';
 import type { XmlElement } from './xml.js';
 
@@ -40,14 +40,52 @@ function totalSeconds(rs: readonly TrialRecord[]): number {
   return s;
 }
 
+/** The fired log lines of `ids`, one per line, as `run --format junit` shows them (`id at line N: text`). */
+function firedLines(r: TrialRecord, ids: readonly string[]): string {
+  let out = '';
+  for (const id of ids) {
+    const f = r.firings?.get(id);
+    if (f !== undefined) out += `${id} at line ${f.line}: ${f.match}\n`;
+  }
+  return out;
+}
+
+/** Each earlier attempt of a retried trial: `flaky*` when the trial passed in the end, `rerun*` when it did not. */
+function reruns(r: TrialRecord): JUnitRerun[] {
+  return (r.priorAttempts ?? [])
+    .filter((a) => a.verdict !== 'pass')
+    .map((a) => {
+      const ids = a.verdict === 'fail' ? a.failureDetectors : a.errorDetectors;
+      const kind = a.verdict === 'fail' ? 'Failure' : 'Error';
+      return {
+        tag: `${r.verdict === 'pass' ? 'flaky' : 'rerun'}${kind}` as JUnitRerun['tag'],
+        attrs: { message: inertLine(ids.join(', ') || a.verdict), type: inertLine(ids[0] ?? a.verdict) },
+        // The attempt's fired log lines (its own result.json), as the final <failure> shows the last attempt's.
+        stackTrace: inertLines(
+          `${a.firings
+            .filter((f) => ids.includes(f.id))
+            .map((f) => `${f.id} at line ${f.line}: ${f.match}\n`)
+            .join('')}${priorAttemptText(a)}; exit_code ${a.exitCode ?? '?'}${a.dir === null ? '' : `; ${a.dir}`}`,
+        ),
+      };
+    });
+}
+
 function trialCase(r: TrialRecord, classname: string): XmlElement {
-  if (r.verdict === 'pass') return junitTestcase(caseName(r), classname, r.walltimeSec, null);
+  if (r.verdict === 'pass') return junitTestcase(caseName(r), classname, r.walltimeSec, null, '', reruns(r));
   const ids = r.verdict === 'fail' ? r.failureDetectors : r.errorDetectors;
-  return junitTestcase(caseName(r), classname, r.walltimeSec, {
-    verdict: r.verdict,
-    attrs: { message: inertLine(ids.join(', ') || r.verdict), type: inertLine(ids[0] ?? r.verdict) },
-    body: inertLine(`exit_code ${r.exitCode}; ${r.path}`),
-  });
+  return junitTestcase(
+    caseName(r),
+    classname,
+    r.walltimeSec,
+    {
+      verdict: r.verdict,
+      attrs: { message: inertLine(ids.join(', ') || r.verdict), type: inertLine(ids[0] ?? r.verdict) },
+      body: inertLines(`${firedLines(r, ids)}exit_code ${r.exitCode}; ${r.path}`),
+    },
+    '',
+    reruns(r),
+  );
 }
 
 export function formatJunit(report: SweepReport, records: readonly TrialRecord[]): string {

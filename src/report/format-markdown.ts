@@ -3,47 +3,21 @@
  * Everything a record or a log chose (cell names, detector ids, example lines, paths, reasons) is a code span,
  * where neither Markdown nor GitHub renders an image, a link, an @mention or HTML.
  */
-import { inertLine } from '../text/inert.js';
-import { conditionErrorsText, type SweepReport } from './aggregate.js';
+import { codeSpan, tableCode } from '../text/markdown.js';
+import { matrixMarkdownBody } from '../matrix/markdown.js';
+import { conditionErrorsText, priorAttemptText, type SweepReport } from './aggregate.js';
 import { mib, seconds } from './format-text.js';
 import { shownPath } from './paths.js';
 import { xidText } from './kernel-events.js';
 
-function longestBacktickRun(s: string): number {
-  let longest = 0;
-  let run = 0;
-  for (let i = 0; i < s.length; i++) {
-    run = s.charCodeAt(i) === 0x60 ? run + 1 : 0;
-    if (run > longest) longest = run;
-  }
-  return longest;
-}
-
-/**
- * A CommonMark code span showing `s` as it is (controls escaped by `inertLine`): backslashes are literal in a code
- * span, so none is added; the fence is one backtick longer than the longest run inside; a space pads each side
- * when the content starts or ends with a backtick or a space (CommonMark strips exactly one from each side).
- */
-export function codeSpan(s: string): string {
-  const t = inertLine(s);
-  if (t === '') return '';
-  const fence = '`'.repeat(longestBacktickRun(t) + 1);
-  const pad = /^[` ]|[` ]$/.test(t) && !/^ +$/.test(t) ? ' ' : '';
-  return `${fence}${pad}${t}${pad}${fence}`;
-}
-
-/**
- * A code span in a GFM table cell: a `|` ends the cell even inside a code span, unless escaped; GFM takes that
- * backslash away before it parses the span (and a backslash before it stays literal: `\\|` shows `\|`).
- */
-function tableCode(s: string): string {
-  return codeSpan(s).replace(/\|/g, '\\|');
-}
-
 export function formatMarkdown(report: SweepReport): string {
   const t = report.totals;
   const withUnfinished = t.unfinished > 0;
-  let out = `**${t.trials} trials** in ${report.cells.length} cells: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ${t.flakyCells} flaky cells`;
+  let out =
+    report.matrix === null
+      ? ''
+      : `## Matrix\n\n${matrixMarkdownBody(report.matrix).replace('\n## Notes\n', '\n### Notes\n')}\n## Trials\n\n`;
+  out += `**${t.trials} trials** in ${report.cells.length} cells: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ${t.flakyCells} flaky cells`;
   out += withUnfinished ? `; ${t.unfinished} unfinished trials\n\n` : '\n\n';
   out += `| cell | trials | pass | fail | error | flaky |${withUnfinished ? ' unfinished |' : ''} walltime median / p95 / max (s) | peak VRAM median / p95 / max (MiB) |\n`;
   out += `|---|---:|---:|---:|---:|---|${withUnfinished ? '---:|' : ''}---|---|\n`;
@@ -71,6 +45,12 @@ export function formatMarkdown(report: SweepReport): string {
             : '';
       out += `| ${d.trials} | ${tableCode(d.id)} | ${d.kind} | ${ex} |\n`;
     }
+  }
+  for (const c of report.cells) {
+    if (c.retriedTrials.length === 0) continue;
+    out += `\n### ${codeSpan(c.cell)}: retried trials\n\n`;
+    for (const r of c.retriedTrials)
+      out += `- trial ${r.trial ?? '?'}: ${r.prior.map((a) => codeSpan(priorAttemptText(a))).join('; ')}; final: ${r.verdict}\n`;
   }
   for (const c of report.cells) {
     if (c.conditionErrors.length === 0) continue;

@@ -4,7 +4,14 @@
  * title or fake a line of the report on the terminal.
  */
 import { inertLine } from '../text/inert.js';
-import { conditionErrorsText, type CellSummary, type Distribution, type SweepReport } from './aggregate.js';
+import {
+  conditionErrorsText,
+  priorAttemptText,
+  type CellSummary,
+  type Distribution,
+  type SweepReport,
+} from './aggregate.js';
+import { formatMatrixText } from '../matrix/text.js';
 import { shownPath } from './paths.js';
 import { kernelEventLine } from './kernel-events.js';
 
@@ -46,11 +53,14 @@ function totalsLine(report: SweepReport): string {
 }
 
 export function formatText(report: SweepReport): string {
-  let out = `${totalsLine(report)}\n`;
+  let out = report.matrix === null ? '' : `${formatMatrixText(report.matrix)}\n`;
+  out += `${totalsLine(report)}\n`;
   for (const c of report.cells) {
     out += `\ncell ${inertLine(c.cell)}: ${plural(c.trials, 'trial')}: pass ${c.pass}, fail ${c.fail}, error ${c.error}; ${flakyText(c)}\n`;
     if (c.unfinished > 0) out += `  unfinished: ${c.unfinished} (trial directories without result.json)\n`;
     if (c.retried > 0) out += `  retried: ${c.retried} (${c.passedOnRetry} passed on retry)\n`;
+    for (const t of c.retriedTrials)
+      out += `    trial ${t.trial ?? '?'}: ${t.prior.map(priorAttemptText).join('; ')}; final: ${t.verdict}\n`;
     out += `  walltime: ${describeDistribution(c.walltimeSec, seconds, ' s', 'none')}\n`;
     out += `  peak VRAM: ${describeDistribution(c.peakVramMib, mib, ' MiB', 'not sampled')}\n`;
     if (c.detectors.length === 0) out += '  detectors: none fired\n';

@@ -24,14 +24,27 @@ export type { ExampleLine } from './examples.js';
 export const REPORT_FORMATS = ['text', 'json', 'junit', 'markdown', 'html'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-const FORMATTERS: Record<ReportFormat, (report: SweepReport, records: readonly TrialRecord[]) => string> = {
+export interface FormatOptions {
+  /** Where the report will be read from (the --out file's directory): HTML links to logs are relative to it. */
+  readonly linkBase?: string | null;
+}
+
+const FORMATTERS: Record<
+  ReportFormat,
+  (report: SweepReport, records: readonly TrialRecord[], options: FormatOptions) => string
+> = {
   text: formatText,
   json: formatJson,
   junit: formatJunit,
   markdown: formatMarkdown,
-  html: formatHtml,
+  html: (report, records, options) => formatHtml(report, records, options.linkBase ?? null),
 };
 
-export function formatReport(format: ReportFormat, report: SweepReport, records: readonly TrialRecord[]): string {
-  return FORMATTERS[format](report, records);
+export function formatReport(
+  format: ReportFormat,
+  report: SweepReport,
+  records: readonly TrialRecord[],
+  options: FormatOptions = {},
+): string {
+  return FORMATTERS[format](report, records, options);
 }

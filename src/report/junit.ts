@@ -30,16 +30,34 @@ export interface JUnitOutcome {
   readonly body: string;
 }
 
+/**
+ * An earlier attempt of a retried test, as Surefire writes it (surefire-test-report-3.0.xsd), which Jenkins and
+ * GitLab read: `rerunFailure`/`rerunError` when the test's final attempt did not pass either, `flakyFailure` /
+ * `flakyError` when it did (a flaky test). The attempt's detectors and fired lines are its `stackTrace`.
+ */
+export interface JUnitRerun {
+  readonly tag: 'rerunFailure' | 'rerunError' | 'flakyFailure' | 'flakyError';
+  readonly attrs: XmlAttrs;
+  readonly stackTrace: string;
+}
+
+/** Surefire's order of a testcase's children: failure, rerunFailure, flakyFailure, skipped, error, rerunError, flakyError. */
+const CHILD_ORDER = ['failure', 'rerunFailure', 'flakyFailure', 'skipped', 'error', 'rerunError', 'flakyError'];
+
 export function junitTestcase(
   name: string,
   classname: string,
   seconds: number,
   outcome: JUnitOutcome | null,
   systemOut = '',
+  reruns: readonly JUnitRerun[] = [],
 ): XmlElement {
   const children: XmlElement[] = [];
   if (outcome !== null)
     children.push({ tag: outcome.verdict === 'fail' ? 'failure' : 'error', attrs: outcome.attrs, text: outcome.body });
+  for (const r of reruns)
+    children.push({ tag: r.tag, attrs: r.attrs, children: [{ tag: 'stackTrace', text: r.stackTrace }] });
+  children.sort((a, b) => CHILD_ORDER.indexOf(a.tag) - CHILD_ORDER.indexOf(b.tag));
   if (systemOut !== '') children.push({ tag: 'system-out', text: systemOut });
   return { tag: 'testcase', attrs: { name, classname, time: junitSeconds(seconds) }, children };
 }

@@ -8,8 +8,8 @@ import { basename, dirname, join } from 'node:path';
 import { VERDICTS } from '../detectors/verdict.js';
 import { RESULT_FILE } from '../trial/index.js';
 import type { Verdict } from '../detectors/verdict.js';
-import { isConfinedRelative } from './confined-path.js';
-import type { ReadProblem, RecordedConditionErrors, TrialRecord, UnfinishedTrial } from './records.js';
+import { confinedPath, isConfinedRelative } from './confined-path.js';
+import type { PriorAttempt, ReadProblem, RecordedConditionErrors, TrialRecord, UnfinishedTrial } from './records.js';
 import { fileKind, readRegularFile } from './safe-read.js';
 import { TRIAL_DIR, walkRecords, type FoundTrialDir } from './walk.js';
 import type { ShownKernelEvent } from './kernel-events.js';
@@ -256,6 +256,13 @@ export function parseRecord(
   const recipe = o.recipe as { file?: unknown; sha256?: unknown } | null | undefined;
   const kernel = kernelEvents(o.tier3);
   const raises = conditionErrors(o.condition_errors);
+  const fired = firings(o.detectors);
+  const argv =
+    Array.isArray(o.argv) && o.argv.length <= 256 && o.argv.every((a) => typeof a === 'string')
+      ? (o.argv as string[])
+      : null;
+  const version = (o.versions as { aorta_probe?: unknown } | null | undefined)?.aorta_probe;
+  const prior = priorAttempts(attemptsList, dir);
   return {
     path,
     cell,
@@ -270,9 +277,75 @@ export function parseRecord(
     attempts,
     passedOnRetry,
     logPath: typeof log?.file === 'string' && isConfinedRelative(log.file) ? join(dir, log.file) : null,
+    startedAt:
+      typeof o.started_at === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(o.started_at) ? o.started_at : null,
     recipeFile: typeof recipe?.file === 'string' ? recipe.file : null,
     recipeSha256: typeof recipe?.sha256 === 'string' ? recipe.sha256 : null,
     ...(kernel.length > 0 ? { kernelEvents: kernel } : {}),
     ...(raises.length > 0 ? { conditionErrors: raises } : {}),
+    ...(fired.size > 0 ? { firings: fired } : {}),
+    ...(argv === null ? {} : { argv }),
+    ...(typeof version === 'string' && version.length <= 100 ? { probeVersion: version } : {}),
+    ...(prior.length > 0 ? { priorAttempts: prior } : {}),
   };
+}
+
+/** At most this many `detectors` entries are looked at: a record is the trial's to write, and may be huge. */
+const MAX_FIRINGS_READ = 10_000;
+
+/** The recorded firing of each detector id (its first entry); malformed entries are left out. */
+function firings(v: unknown): Map<string, { line: number; match: string }> {
+  const out = new Map<string, { line: number; match: string }>();
+  if (!Array.isArray(v)) return out;
+  for (const d of v.slice(0, MAX_FIRINGS_READ)) {
+    if (d === null || typeof d !== 'object') continue;
+    const { id, line, match } = d as { id?: unknown; line?: unknown; match?: unknown };
+    if (typeof id !== 'string' || out.has(id) || !Number.isSafeInteger(line) || (line as number) < 1) continue;
+    out.set(id, { line: line as number, match: typeof match === 'string' ? match.slice(0, 1000) : '' });
+  }
+  return out;
+}
+
+/** The attempts before the last, as recorded in the final record's `attempts`; malformed entries are left out. */
+function priorAttempts(list: readonly unknown[], trialDir: string): PriorAttempt[] {
+  const out: PriorAttempt[] = [];
+  for (const a of list.slice(0, -1).slice(0, 1000)) {
+    if (a === null || typeof a !== 'object') continue;
+    const o = a as Record<string, unknown>;
+    if (!VERDICTS.includes(o.verdict as Verdict) || !isNonNegativeInteger(o.attempt)) continue;
+    const dir = typeof o.dir === 'string' && isConfinedRelative(o.dir) ? o.dir : null;
+    out.push({
+      attempt: o.attempt as number,
+      verdict: o.verdict as Verdict,
+      exitCode: Number.isInteger(o.exit_code) ? (o.exit_code as number) : null,
+      failureDetectors: detectorIds(o.failure_detectors_fired ?? []) ?? [],
+      errorDetectors: detectorIds(o.error_detectors_fired ?? []) ?? [],
+      retryOn: detectorIds(o.retry_on ?? []) ?? [],
+      dir,
+      firings: dir === null ? [] : attemptFirings(trialDir, dir),
+    });
+  }
+  return out;
+}
+
+/** An earlier attempt's result.json is read only this large: it is the trial's to write. */
+const MAX_ATTEMPT_RECORD_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Where an earlier attempt's detectors fired, from its own `<trial dir>/attempt_<k>/result.json` (the final record
+ * keeps only their ids): read inside the trial directory, through no link, size-bounded; empty when it is not there.
+ */
+function attemptFirings(trialDir: string, dir: string): PriorAttempt['firings'] {
+  const file = confinedPath(trialDir, join(dir, RESULT_FILE));
+  if (file === null) return [];
+  const r = readRegularFile(file, { maxBytes: MAX_ATTEMPT_RECORD_BYTES, over: 'reject' });
+  if (!('bytes' in r)) return [];
+  let o: unknown;
+  try {
+    o = JSON.parse(r.bytes.toString('utf8'));
+  } catch {
+    return [];
+  }
+  const fired = firings((o as { detectors?: unknown } | null)?.detectors);
+  return [...fired].map(([id, f]) => ({ id, line: f.line, match: f.match }));
 }

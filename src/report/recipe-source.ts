@@ -1,12 +1,13 @@
 /**
  * The recipe a trial ran with, for its custom patterns' regexes, read only when its bytes hash to the sha256 the
  * record holds: then reading it shows nothing the record's author did not already know (they had to have the
- * bytes to write the hash), whichever file `recipe.file` names. Tried in order: `recipe.file` as recorded (as the
- * user gave it to `run` or `sweep`, so relative to where that ran), then the copy a sweep keeps in its run
- * directory, `<out>/<ticket>/recipe.yaml`.
+ * bytes to write the hash), whichever file `recipe.file` names. Tried in order: `recipe.file` as recorded (absolute
+ * since records name it so; an older record's relative path is relative to where `run` or `sweep` ran, which is
+ * tried from the current directory and then from the record's own directory), then the copy a sweep keeps in its
+ * run directory, `<out>/<ticket>/recipe.yaml`.
  */
 import { createHash } from 'node:crypto';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { readRegularFile } from './safe-read.js';
 
 /** The file name of the copy of its recipe a sweep keeps in its run directory (`<out>/<ticket>/`). */
@@ -30,7 +31,10 @@ export function runDirOf(recordPath: string): string | null {
 /** Where the recipe of a record may be: `recipe.file`, then the run directory's copy. */
 export function recipeCandidates(recordPath: string, recipeFile: string | null): string[] {
   const out: string[] = [];
-  if (recipeFile !== null && recipeFile !== '') out.push(recipeFile);
+  if (recipeFile !== null && recipeFile !== '') {
+    out.push(recipeFile);
+    if (!isAbsolute(recipeFile)) out.push(join(dirname(recordPath), recipeFile));
+  }
   const runDir = runDirOf(recordPath);
   if (runDir !== null) out.push(join(runDir, RUN_DIR_RECIPE));
   return out;

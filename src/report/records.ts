@@ -24,6 +24,12 @@ export interface TrialRecord {
    * null otherwise. Read for example lines only through examples.ts, which also refuses links on the way.
    */
   readonly logPath: string | null;
+  /** When the trial started (`started_at`, ISO 8601 as recorded), or null. */
+  readonly startedAt?: string | null;
+  /** The trial's command (`argv`, at most 256 strings), for the HTML header; absent when not a list of strings. */
+  readonly argv?: readonly string[];
+  /** The aorta-probe that ran the trial (`versions.aorta_probe`), for the HTML header. */
+  readonly probeVersion?: string;
   /** The recipe the trial ran with, as recorded (for custom pattern regexes). */
   readonly recipeFile: string | null;
   /** The recipe's sha256 as recorded: a recipe file is read only when its bytes hash to it. */
@@ -32,6 +38,28 @@ export interface TrialRecord {
   readonly kernelEvents?: readonly ShownKernelEvent[];
   /** Conditions that raised, as recorded (`condition_errors`; malformed entries are left out); absent: none. */
   readonly conditionErrors?: readonly RecordedConditionErrors[];
+  /**
+   * Where each log-pattern detector fired, as recorded (`detectors`: the first entry per id, its 1-based line and
+   * match text); absent in records older than `detectors`.
+   */
+  readonly firings?: ReadonlyMap<string, { readonly line: number; readonly match: string }>;
+  /** The attempts before the final one of a retried trial (`attempts`, all but the last); absent: none. */
+  readonly priorAttempts?: readonly PriorAttempt[];
+}
+
+/** An attempt of a retried trial that was not its last: what it ended with and what it fired. */
+export interface PriorAttempt {
+  readonly attempt: number;
+  readonly verdict: Verdict;
+  readonly exitCode: number | null;
+  readonly failureDetectors: readonly string[];
+  readonly errorDetectors: readonly string[];
+  /** The `retry.on` entries it matched (why it was retried). */
+  readonly retryOn: readonly string[];
+  /** Relative to the trial directory (`attempt_<k>`). */
+  readonly dir: string | null;
+  /** Where its detectors fired: its own result.json's `detectors` (first entry per id), empty when unreadable. */
+  readonly firings: readonly { readonly id: string; readonly line: number; readonly match: string }[];
 }
 
 /** A pattern whose condition raised in a trial: how often, of how many matches, and the first exception's class. */

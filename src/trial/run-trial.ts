@@ -232,7 +232,14 @@ export async function runTrial(
       condition_errors: classified.condition_errors,
       log: { file: LOG_FILE, bytes: scanner.bytes },
       timeout_sec: timeoutSec,
-      recipe: recipe === null ? null : { file: recipe.fileName, sha256: recipe.sourceSha256 },
+      // Absolute, so `report` finds it from any directory (a name like '<stdin>' is not a path and stays).
+      recipe:
+        recipe === null
+          ? null
+          : {
+              file: recipe.fileName.startsWith('<') ? recipe.fileName : resolve(recipe.fileName),
+              sha256: recipe.sourceSha256,
+            },
       gpu: gpuSummary,
       started_at: startedAt,
       versions: {

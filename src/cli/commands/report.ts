@@ -6,6 +6,7 @@
  * 3 --out FILE could not be written.
  */
 import { writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parseCommandArgs, pickFormat, UsageError, type OptionSpecs } from '../args.js';
 import type { Command } from '../command.js';
 import { EXIT } from '../exit-status.js';
@@ -13,6 +14,7 @@ import type { CommandIo } from '../io.js';
 import { errorRecord, jsonLine, WriteError } from '../json-output.js';
 import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../../report/index.js';
 import { inertLine } from '../../text/inert.js';
+import { readRunInfo } from '../../report/run-info.js';
 import { writeQuietly } from '../writer.js';
 
 export const REPORT_USAGE = `Usage: aorta-probe report DIR|FILE... [--format text|json|junit|markdown|html] [--out FILE]
@@ -24,7 +26,9 @@ log line, wall time and peak VRAM (median, p95, max), and unfinished trials (tri
 without a result.json). A record's cell is its cell_name, else the directory above trial_<n>/, else
 _unknown_. Files that are not usable records are listed and skipped. Symbolic links below DIR are
 not followed; a log is read only inside its record's directory, a recipe only when it matches the
-sha256 the record holds.
+sha256 the record holds. Given one sweep's run directory (DIR/<ticket>, with its run.json), only the
+records that run wrote are counted (others are listed as skipped), and its matrix.json comes first:
+each cell's failure rate against the baseline, the interval, p and effect, and the confound.
 
   --format F     text (default), json, junit (JUnit XML: a testsuite per cell, a testcase per
                  trial), markdown, or html (one self-contained page with pictures).
@@ -59,9 +63,16 @@ export function parseReportArgs(args: readonly string[]): ReportArgs {
 }
 
 export async function runReportCommand(args: ReportArgs, io: CommandIo): Promise<number> {
-  const { records, problems, earlierAttempts, unfinished } = await readResults(args.paths);
-  const report = await aggregateResults(records, { problems, earlierAttempts, unfinished });
-  const text = formatReport(args.format, report, records);
+  // One sweep's run directory: only the records that run wrote count (its run.json), and its matrix comes first.
+  const run = args.paths.length === 1 ? readRunInfo(args.paths[0]!) : null;
+  const read = await readResults(args.paths, run?.runId == null ? {} : { runId: run.runId });
+  const { records, earlierAttempts, unfinished } = read;
+  const problems = [...(run?.problems ?? []), ...read.problems];
+  const report = await aggregateResults(records, { problems, earlierAttempts, unfinished, matrix: run?.matrix });
+  // Links in the HTML page are relative to where it is written (stdout: the current directory).
+  const text = formatReport(args.format, report, records, {
+    linkBase: args.out === null ? process.cwd() : dirname(resolve(args.out)),
+  });
   if (args.out === null) await writeQuietly(io.stdout, text);
   else {
     try {
