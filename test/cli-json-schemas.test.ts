@@ -280,7 +280,7 @@ retain: {on_pass: none}
     expect(doc.run_id).toMatch(/^[0-9a-f]{32}$/);
   });
 
-  it('--emit --json carries the stop_after warning', async () => {
+  it('--emit --json with a stop_after: refused (exit 2), the error document valid against the schema', async () => {
     const r = await cli([
       'sweep',
       '--json',
@@ -293,11 +293,13 @@ retain: {on_pass: none}
       '--',
       'true',
     ]);
-    const doc = onlyJson(r.out) as { warnings: string[] };
+    const why =
+      "--emit slurm: stop_after {events: 1, max_trials: 3, event_verdict: fail} cannot hold on a cluster: each array task runs one trial independently, so no task can stop its cell after 1 fail event(s). Run this sweep on one machine (without --emit) to stop early, or remove stop_after (recipe, --stop-after-events, --max-trials) and set 'trials' (or --trials) to emit every trial";
+    expect(r.code).toBe(2);
+    const doc = onlyJson(r.out) as { error: { message: string } };
     expectValid('sweep', doc);
-    const warning = 'stop_after does not apply on a cluster (tasks run independently); every cell runs 3 trials';
-    expect(doc.warnings).toEqual([warning]);
-    expect(r.err).toBe(`aorta-probe sweep: warning: ${warning}\n`);
+    expect(doc.error.message).toBe(why);
+    expect(r.err).toBe(`aorta-probe sweep: ${why}\n`);
   });
 });
 
@@ -494,6 +496,7 @@ describe('sweep and report errors with --json: the one error object, exit codes 
       totals: { trials: 0, pass: 0, fail: 0, error: 0, flaky_cells: 0, unfinished: 0 },
       problems: [],
       earlier_attempts: 0,
+      matrix: null,
     });
   });
 });

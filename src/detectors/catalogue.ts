@@ -60,6 +60,8 @@ const CATEGORIES: Readonly<Record<string, DetectorCategory>> = {
   'meta:missing_pass_signal': c('user', false),
   // re2-wasm's fixed heap could not hold a pattern's match: a limit of the tool, not of the workload or the node
   'meta:regex_engine_failure': c('unknown', false),
+  // the recipe's cell variables cannot be written to probe.env: the recipe's to fix
+  'meta:env_file_validation_failed': c('user', false),
 };
 
 function build(): ReadonlyMap<string, BuiltinDetector> {

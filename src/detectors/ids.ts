@@ -34,16 +34,28 @@ export const MISSING_PASS_SIGNAL = 'meta:missing_pass_signal';
 /** An error detector: a pattern's match aborted the regex engine even alone, so the log was not fully scanned. */
 export const REGEX_ENGINE_FAILURE = 'meta:regex_engine_failure';
 
+/**
+ * An error detector of a sweep's trial that never ran: `env_passthrough_mode: file` could not write the cell's
+ * variables to probe.env (a key with a newline, carriage return or '=', a value with a newline).
+ */
+export const ENV_FILE_VALIDATION_FAILED = 'meta:env_file_validation_failed';
+
 /** The meta ids (no tier: they follow Tier 5), in report order. */
-export const META_IDS: readonly string[] = Object.freeze([MISSING_PASS_SIGNAL, REGEX_ENGINE_FAILURE]);
+export const META_IDS: readonly string[] = Object.freeze([
+  MISSING_PASS_SIGNAL,
+  REGEX_ENGINE_FAILURE,
+  ENV_FILE_VALIDATION_FAILED,
+]);
 
 /**
- * The original's `ERROR_DETECTOR_IDS`, plus our `tier1:interrupted` (an operator stop is not a workload failure)
- * and `meta:regex_engine_failure` (a pattern the engine could not match says nothing about the workload).
+ * The original's `ERROR_DETECTOR_IDS` (`meta:env_file_validation_failed` among them), plus our `tier1:interrupted`
+ * (an operator stop is not a workload failure) and `meta:regex_engine_failure` (a pattern the engine could not
+ * match says nothing about the workload).
  */
 export const ERROR_DETECTOR_IDS: ReadonlySet<string> = new Set([
   TIER1_TIMEOUT,
   TIER1_EXEC_FAILED,
   TIER1_INTERRUPTED,
   REGEX_ENGINE_FAILURE,
+  ENV_FILE_VALIDATION_FAILED,
 ]);

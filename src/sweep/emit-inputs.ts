@@ -14,18 +14,29 @@ export interface EmitSource {
   readonly recipe: string;
   readonly mitigationsFiles: readonly string[];
   readonly outDir: string;
-  /** Options a task must repeat (`--trials`, `--ticket`, `--timeout`, `--gpu-*`). */
+  /** Options a task must repeat (`--trials`, `--ticket`, `--timeout`, `--gpu-*`, `--disable-detector`, …). */
   readonly passThrough: readonly string[];
   readonly argv: readonly string[];
 }
 
-/** What the plan asks for that a cluster's independent tasks cannot do. */
-export function clusterWarnings(plan: SweepPlan): string[] {
-  return plan.config.stopAfter === null
-    ? []
-    : [
-        `stop_after does not apply on a cluster (tasks run independently); every cell runs ${plan.trialsPerCell} trials`,
-      ];
+/**
+ * What the plan asks for that a cluster's independent tasks cannot do, in words, or null. `stop_after` (the recipe's,
+ * or --stop-after-events / --max-trials) cannot hold: each array task runs one trial on its own, so no task knows how
+ * many events its cell had; emitting the script anyway would run every cell to max_trials, silently.
+ */
+export function clusterRefusal(plan: SweepPlan, emit: 'slurm' | 'k8s'): string | null {
+  const rule = plan.config.stopAfter;
+  if (rule === null) return null;
+  return (
+    `--emit ${emit}: stop_after {events: ${rule.events}, max_trials: ${rule.maxTrials}, event_verdict: ${rule.eventVerdict}} cannot hold on a cluster: ` +
+    `each array task runs one trial independently, so no task can stop its cell after ${rule.events} ${rule.eventVerdict} event(s). ` +
+    `Run this sweep on one machine (without --emit) to stop early, or remove stop_after (recipe, --stop-after-events, --max-trials) and set 'trials' (or --trials) to emit every trial`
+  );
+}
+
+/** What does not apply on a cluster but stops nothing (none today: stop_after is refused, `clusterRefusal`). */
+export function clusterWarnings(_plan: SweepPlan): string[] {
+  return [];
 }
 
 /** Slurm: the nodes share this file system, so every path is made absolute. */

@@ -3,8 +3,8 @@
  * sweep runs and a Slurm array or Kubernetes Indexed Job indexes (task i ↔ one cell's one trial).
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { loadRecipe, RecipeError, type Recipe } from '../recipe/index.js';
+import { basename, join } from 'node:path';
+import { loadRecipe, RecipeError, type Recipe, type StopAfter } from '../recipe/index.js';
 import { RecipeCellError, slug, synthesizeCells, UnknownMitigationError, type Cell } from './cells.js';
 import { builtinRegistry } from '../recipe/mitigation-registry.js';
 import { strRepr } from '../condition/repr.js';
@@ -18,6 +18,14 @@ export const MAX_SWEEP_TASKS = 100_000;
 export class PlanTooLargeError extends RangeError {
   override name = 'PlanTooLargeError';
 }
+
+/** `--stop-after-events` / `--max-trials` that leave a target with no cap (or a cap with no target): refused. */
+export class StopAfterOverlayError extends RangeError {
+  override name = 'StopAfterOverlayError';
+}
+
+/** How a trial receives its cell's variables (upstream-probe-runs.md §3.6): `file` adds `<trial_dir>/probe.env`. */
+export type EnvPassthroughMode = 'inherit' | 'file';
 
 /** The original's ticket directory when none is given. */
 export const NO_TICKET = '_no_ticket_';
@@ -34,7 +42,10 @@ export interface SweepPlan {
   readonly recipe: Recipe;
   /** The recipe file as given (the cluster scripts run the same file). */
   readonly recipePath: string;
+  /** The recipe's sweep keys; `stopAfter` is the recipe's with the CLI overlay (`PlanOptions`) over it. */
   readonly config: SweepConfig;
+  /** The recipe's `env_passthrough_mode`, or `PlanOptions.envPassthroughMode` when given. */
+  readonly envPassthroughMode: EnvPassthroughMode;
   readonly cells: readonly Cell[];
   readonly ticket: string;
   /** Trials each cell may run: `stop_after.max_trials` when set, else `trials`. */
@@ -50,13 +61,53 @@ export interface PlanOptions {
   readonly ticket?: string;
   /** `--mitigations-file` paths: their names join the registry (a name defined twice is an error). */
   readonly mitigationsFiles?: readonly string[];
+  /**
+   * `--stop-after-events K` / `--max-trials N`: each replaces its half of the recipe's `stop_after` (events,
+   * max_trials); `event_verdict` stays the recipe's (default `fail`). A target with no cap, or a cap with no
+   * target, is a `StopAfterOverlayError`.
+   */
+  readonly stopAfterEvents?: number;
+  readonly maxTrials?: number;
+  /** `--env-passthrough-mode`: replaces the recipe's `env_passthrough_mode`. */
+  readonly envPassthroughMode?: EnvPassthroughMode;
+}
+
+/** The recipe's `stop_after` with the CLI's halves over it (upstream-probe-runs.md §3.4). */
+function overlayStopAfter(recipe: StopAfter | null, options: PlanOptions): StopAfter | null {
+  if (options.stopAfterEvents === undefined && options.maxTrials === undefined) return recipe;
+  const events = options.stopAfterEvents ?? recipe?.events;
+  const maxTrials = options.maxTrials ?? recipe?.maxTrials;
+  if (maxTrials === undefined)
+    throw new StopAfterOverlayError(
+      `--stop-after-events ${events} needs a cap: give --max-trials N (or stop_after.max_trials in the recipe), the most trials a cell runs before it stops without ${events} events`,
+    );
+  if (events === undefined)
+    throw new StopAfterOverlayError(
+      `--max-trials ${maxTrials} caps stop_after, and the recipe has no stop_after.events: give --stop-after-events K too, or use --trials ${maxTrials} for a fixed number of trials per cell`,
+    );
+  return { events, maxTrials, eventVerdict: recipe?.eventVerdict ?? 'fail' };
 }
 
 /** Reads and checks everything a sweep needs before the first trial; every problem is a `RecipeError` at its file:line:col. */
 export async function loadSweepPlan(recipePath: string, options: PlanOptions = {}): Promise<SweepPlan> {
   // The registry first: the recipe's axis values are checked against it when the recipe loads.
   const registry = builtinRegistry();
-  for (const f of options.mitigationsFiles ?? []) parseMitigationsFile(await readFile(f, 'utf8'), f, registry);
+  // Each file is kept as the run's `sidecars/<basename>` and named `sidecar:<basename>`: two of one name would clash.
+  const byName = new Map<string, string>();
+  for (const f of options.mitigationsFiles ?? []) {
+    const fileText = await readFile(f, 'utf8');
+    const prior = byName.get(basename(f));
+    if (prior !== undefined) {
+      throw new RecipeError(
+        `--mitigations-file: ${strRepr(prior)} and ${strRepr(f)} have the same file name ${strRepr(basename(f))} (the run keeps each as sidecars/<file name>): rename one`,
+        f,
+        { line: 1, col: 1, endCol: 2 },
+        fileText,
+      );
+    }
+    byName.set(basename(f), f);
+    parseMitigationsFile(fileText, f, registry);
+  }
   const bytes = await readFile(recipePath);
   const recipe = loadRecipe(bytes, recipePath, { mitigations: registry });
   const text = bytes.toString('utf8');
@@ -68,7 +119,8 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
       text,
     );
   }
-  const config = readSweepConfig(recipe, registry);
+  const recipeConfig = readSweepConfig(recipe, registry);
+  const config: SweepConfig = { ...recipeConfig, stopAfter: overlayStopAfter(recipeConfig.stopAfter, options) };
   let cells: Cell[];
   try {
     cells = synthesizeCells(recipe.mitigationAxis, recipe.diagnosticAxis, config.mitigations);
@@ -95,10 +147,12 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
   // Checked before a task exists: `trials: 1000000000` once built a billion task objects (4.3 GB) for a dry run.
   if (cells.length * trialsPerCell > MAX_SWEEP_TASKS) {
     const from =
-      options.trials !== undefined
-        ? '--trials'
-        : config.stopAfter !== null
-          ? "the recipe's stop_after.max_trials"
+      config.stopAfter !== null
+        ? options.maxTrials !== undefined
+          ? '--max-trials'
+          : "the recipe's stop_after.max_trials"
+        : options.trials !== undefined
+          ? '--trials'
           : "the recipe's 'trials'";
     throw new PlanTooLargeError(
       `${cells.length} cells x ${trialsPerCell} trials = ${cells.length * trialsPerCell} trials is more than a sweep runs (at most ${MAX_SWEEP_TASKS}, where Kubernetes starts warning about an Indexed Job's completions); lower ${from}, or split the axes over several sweeps`,
@@ -110,6 +164,7 @@ export async function loadSweepPlan(recipePath: string, options: PlanOptions = {
     recipe,
     recipePath,
     config,
+    envPassthroughMode: options.envPassthroughMode ?? recipe.envPassthroughMode,
     cells,
     ticket: options.ticket ?? recipe.ticket ?? NO_TICKET,
     trialsPerCell,

@@ -8,10 +8,14 @@
  * again; the run directory's identity (run-dir.ts) decides whether a re-run is the same sweep. A local sweep holds
  * the run directory's lock (lock.ts); one cluster task does not (the array's tasks write disjoint trials). A
  * reaper process (reaper.ts) ends the running trials should this process die.
+ *
+ * `env_passthrough_mode: file` (the recipe's, or the CLI's over it: `plan.envPassthroughMode`): each attempt also
+ * gets `<trial>/probe.env` and `AORTA_ENV_FILE` (env-file.ts); a cell whose variables cannot be written so is never
+ * run, its trials get an error record instead.
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { runTrial, type TrialOptions } from '../trial/index.js';
+import { runTrial, type TrialOptions, type TrialResult } from '../trial/index.js';
 import { TrialOutputError } from '../trial/output-error.js';
 import { privateSpillDir } from '../trial/run-trial.js';
 import { RETENTION_LEVELS, type RetentionLevel } from '../recipe/index.js';
@@ -24,6 +28,14 @@ import { startReaper } from './reaper.js';
 import { TASK_EXIT } from './task-exit.js';
 import { retryReasons } from './retry.js';
 import { openRunDir, type RunDir } from './run-dir.js';
+import {
+  ENV_FILE,
+  ENV_FILE_VAR,
+  envFileProblem,
+  removeEnvFile,
+  writeEnvFile,
+  writeEnvFileErrorRecord,
+} from './env-file.js';
 import type { MatrixJson, MatrixTrial } from '../matrix/index.js';
 import { matrixOf, writeMatrix, writeStartFiles, type RunFilesOptions } from './run-files.js';
 import {
@@ -305,15 +317,7 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
       shownDir: string,
     ): Promise<SweepTrial> => {
       const attempts: AttemptSummary[] = [];
-      const base: NodeJS.ProcessEnv = { ...(options.env ?? process.env), ...Object.fromEntries(task.cell.env) };
-      for (let attempt = 1; ; attempt++) {
-        options.onEvent?.({ type: 'start', task, attempt, devices });
-        const env = {
-          ...(devices === null ? base : withDevices(base, devices, gpuVars)),
-          [SWEEP_ENV.cell]: task.cell.name,
-          [SWEEP_ENV.trial]: String(task.trial),
-          [SWEEP_ENV.attempt]: String(attempt),
-        };
+      const attemptRun = async (env: NodeJS.ProcessEnv): Promise<TrialResult> => {
         let pgid = 0;
         const { result } = await runTrial(plan.recipe, options.argv, {
           ...options.trial,
@@ -338,10 +342,43 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
           .finally(() => {
             if (pgid !== 0) reaper.forget(pgid);
           });
+        return result;
+      };
+      const base: NodeJS.ProcessEnv = { ...(options.env ?? process.env), ...Object.fromEntries(task.cell.env) };
+      for (let attempt = 1; ; attempt++) {
+        options.onEvent?.({ type: 'start', task, attempt, devices });
+        const env: NodeJS.ProcessEnv = {
+          ...(devices === null ? base : withDevices(base, devices, gpuVars)),
+          [SWEEP_ENV.cell]: task.cell.name,
+          [SWEEP_ENV.trial]: String(task.trial),
+          [SWEEP_ENV.attempt]: String(attempt),
+        };
+        // env_passthrough_mode: file writes the cell's variables to probe.env (env-file.ts); inherit leaves none.
+        let result: TrialResult;
+        const problem = plan.envPassthroughMode === 'file' ? envFileProblem(task.cell.env) : null;
+        if (plan.envPassthroughMode === 'file') {
+          if (problem !== null) {
+            result = writeEnvFileErrorRecord(dir, runDir.tmp, {
+              recipe: plan.recipe,
+              argv: options.argv,
+              problem,
+              disableDetectors: options.trial?.disableDetectors ?? [],
+              timeoutSec: options.trial?.timeoutSec ?? plan.recipe.timeoutPerTrial ?? null,
+            });
+          } else {
+            writeEnvFile(dir, runDir.tmp, task.cell.env);
+            env[ENV_FILE_VAR] = join(shownDir, ENV_FILE);
+            result = await attemptRun(env);
+          }
+        } else {
+          removeEnvFile(dir);
+          result = await attemptRun(env);
+        }
         // The trial may have renamed its directory away and planted a link in its place: then nothing more is
         // written (its own record is in the directory it moved), and the sweep stops.
         if (!cell.holds(name, dir)) throw new PlantedLinkError(shownDir);
-        const reasons = result.interrupted ? [] : retryReasons(result, retry);
+        // A trial refused for its environment would be refused again: never retried.
+        const reasons = result.interrupted || problem !== null ? [] : retryReasons(result, retry);
         const summary: AttemptSummary = {
           attempt,
           verdict: result.verdict,

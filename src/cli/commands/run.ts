@@ -236,12 +236,8 @@ export async function runRunCommand(args: RunArgs, io: CommandIo): Promise<numbe
     if (args.format === 'json') await writeQuietly(io.stdout, jsonLine({ error: errorRecord(err) }));
     return EXIT.usage;
   };
-  // Checked against the recipe: a custom:ID must name one of its patterns.
-  for (const token of args.disableDetectors) {
-    if ((TIER_NAMES as readonly string[]).includes(token)) continue;
-    const reason = unknownDetectorReason(token, recipe?.customPatterns.map((p) => p.id) ?? []);
-    if (reason !== null) return refuse(new UsageError(`--disable-detector: ${reason}`));
-  }
+  const disableProblem = disableDetectorProblem(args.disableDetectors, recipe);
+  if (disableProblem !== null) return refuse(new UsageError(disableProblem));
   // A job that hangs with no timeout and hang_action record runs until someone stops it: say so once, up front.
   const hangKeys = tier2Keys(recipe, args.hang);
   const tier2On = !isDisabled(disableSet(recipe, args.disableDetectors), 'tier2:hang');
@@ -433,3 +429,16 @@ export function formatTrial(outcome: TrialOutcome, c: Palette, separate = false)
 }
 
 export const command: Command<RunArgs> = { name: 'run', usage: RUN_USAGE, parse: parseRunArgs, run: runRunCommand };
+
+/**
+ * The first `--disable-detector` token that names neither a tier nor a detector, as the usage error's message, or
+ * null. Checked against the recipe: a custom:ID must name one of its patterns (`sweep --disable-detector` too).
+ */
+export function disableDetectorProblem(tokens: readonly string[], recipe: Recipe | null): string | null {
+  for (const token of tokens) {
+    if ((TIER_NAMES as readonly string[]).includes(token)) continue;
+    const reason = unknownDetectorReason(token, recipe?.customPatterns.map((p) => p.id) ?? []);
+    if (reason !== null) return `--disable-detector: ${reason}`;
+  }
+  return null;
+}

@@ -2,7 +2,7 @@
  * `aorta-probe sweep`: a thin layer over `runSweep` / `emitSlurm` / `emitK8s` (src/sweep/): options, the progress
  * line, Ctrl-C, and the text report at the end.
  *
- * Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error or unusable recipe, 3 an output
+ * Exit status: 0 every trial passed, 1 some trial failed or erred (0 with --exit-zero), 2 usage error or unusable recipe, 3 an output
  * that could not be written, 130 stopped by Ctrl-C (128+N for signal N; interrupt.ts). With --task/--task-env: the task's exit
  * status as `run` has it (0 pass, 1 fail, 3 error, or the recipe's `exit_codes:` mapping). With --emit or
  * --dry-run: 0. With --json, stdout holds one document (sweep-json.ts), or `{"error": ...}`.
@@ -28,6 +28,7 @@ import {
   type SweepSummary,
 } from '../../sweep/index.js';
 import {
+  clusterRefusal,
   clusterWarnings,
   configMapFiles,
   k8sTaskOptions,
@@ -36,6 +37,8 @@ import {
   type EmitSource,
 } from '../../sweep/emit-inputs.js';
 import { slug } from '../../sweep/cells.js';
+import { StopAfterOverlayError, type EnvPassthroughMode } from '../../sweep/plan.js';
+import { disableDetectorProblem } from './run.js';
 import { PlanTooLargeError, PlantedLinkError, RunDirLockedError, RunIdentityError } from '../../sweep/index.js';
 import { inertLine } from '../../text/inert.js';
 import { formatRunSummary } from '../../matrix/index.js';
@@ -89,6 +92,25 @@ recipe.resolved.yaml and host_env.json, and prints the summary at the end.
                          rest (resume); a different sweep there is refused (exit 2).
   --quiet                No progress line and no report at the end.
   --dry-run              Print the cells, their environments and the command; run nothing.
+  --exit-zero            Exit 0 once the sweep has run, whatever its trials' verdicts (the original's
+                         behaviour). Default: 1 when a trial failed or erred. A --task keeps its
+                         trial's status.
+  --disable-detector TIER[:ID]
+                         Turn off a tier (tier1..tier5) or one detector (tier2:hang, custom:ID) in
+                         every trial, as 'run' does; repeatable, united with the recipe's
+                         disable_detectors and disable_detector_tiers.
+  --stop-after-events K  stop_after.events over the recipe's: stop a cell once K of its trials had
+                         the recipe's event_verdict (default fail). Needs a cap: --max-trials or
+                         the recipe's stop_after.max_trials.
+  --max-trials N         stop_after.max_trials over the recipe's: the most trials a cell runs.
+                         Needs a target: --stop-after-events or the recipe's stop_after.events.
+  --env-passthrough-mode inherit|file
+                         Instead of the recipe's env_passthrough_mode (default inherit). file: each
+                         attempt also gets <trial dir>/probe.env, the cell's variables as KEY=VALUE
+                         lines (keys sorted, mode 0600), named by AORTA_ENV_FILE; a cell whose
+                         variables cannot be written so (a key with a newline, CR or '=', a value
+                         with a newline) is not run: its trials are errors
+                         (meta:env_file_validation_failed, exit code 2).
   --json                 Print one JSON object on stdout instead of the text (schemas/sweep.schema.json):
                          {"mode": "run", "plan", "task", "trials": [{"cell", "trial", "verdict",
                          "exit_status", "dir", "result_json", "attempts", ...}], "skipped",
@@ -101,7 +123,8 @@ recipe.resolved.yaml and host_env.json, and prints the summary at the end.
 
 On a cluster (the scheduler runs the trials; each task runs 'aorta-probe sweep --task-env VAR'):
   --emit slurm|k8s       Write an sbatch array script or a Kubernetes ConfigMap + Indexed Job
-                         (one task per cell and trial) instead of running anything.
+                         (one task per cell and trial) instead of running anything. Refused
+                         while a stop_after is in effect (the tasks run independently).
   --emit-to FILE         Where to write it. Default: standard output.
   --probe-command WORDS  How a node starts aorta-probe. Default: this installation's node and
                          script by absolute path (slurm), 'aorta-probe' (k8s).
@@ -122,7 +145,8 @@ complete and runs only the rest; a --task whose trial is complete exits at once 
 status. A local sweep holds DIR/<ticket>/.aorta-probe.lock; a second sweep there exits 2. If this
 process dies (even by SIGKILL), a watchdog ends its running trials within 5 s.
 
-Exit status: 0 every trial passed, 1 some trial failed or erred, 2 usage error, invalid recipe,
+Exit status: 0 every trial passed, 1 some trial failed or erred (a deliberate difference from the
+original, which exits 0: --exit-zero does so), 2 usage error, invalid recipe,
 a locked run directory or a different sweep in it, 3 an output that could not be written (or a
 directory of the run replaced by a link), 130 interrupted by Ctrl-C (a second Ctrl-C kills the
 running trials). --task: 0 pass, 1 fail, 3 error. --dry-run, --emit: 0.
@@ -155,8 +179,16 @@ export interface SweepArgs {
   readonly gpuResource: string | undefined;
   readonly task: number | undefined;
   readonly taskEnv: string | undefined;
+  readonly exitZero: boolean;
+  readonly disableDetectors: readonly string[];
+  readonly stopAfterEvents: number | undefined;
+  readonly maxTrials: number | undefined;
+  readonly envPassthroughMode: EnvPassthroughMode | undefined;
   readonly argv: readonly string[];
-  /** The options as given that a cluster task must repeat (--trials, --ticket, --timeout, --gpu-*). */
+  /**
+   * The options as given that a cluster task must repeat (--trials, --ticket, --timeout, --gpu-*,
+   * --disable-detector, --stop-after-events, --max-trials, --env-passthrough-mode).
+   */
   readonly passThrough: readonly string[];
 }
 
@@ -187,10 +219,25 @@ export const SWEEP_OPTIONS = {
   'gpu-resource': { type: 'string', metavar: 'NAME' },
   task: { type: 'string', metavar: 'N' },
   'task-env': { type: 'string', metavar: 'VAR' },
+  'exit-zero': { type: 'boolean' },
+  'disable-detector': { type: 'string', multiple: true, metavar: 'TIER[:ID]' },
+  'stop-after-events': { type: 'string', metavar: 'K' },
+  'max-trials': { type: 'string', metavar: 'N' },
+  'env-passthrough-mode': { type: 'string', metavar: 'inherit|file' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies OptionSpecs;
 /** The options as given that a cluster task must repeat. */
-const PASS_THROUGH = ['trials', 'ticket', 'timeout', 'gpu-tool', 'gpu-interval'] as const;
+const PASS_THROUGH = [
+  'trials',
+  'ticket',
+  'timeout',
+  'gpu-tool',
+  'gpu-interval',
+  'stop-after-events',
+  'max-trials',
+  'env-passthrough-mode',
+] as const;
+const ENV_PASSTHROUGH_MODES: readonly EnvPassthroughMode[] = ['inherit', 'file'];
 const GPU_TOOLS: readonly GpuToolChoice[] = ['auto', 'amd-smi', 'nvidia-smi', 'none'];
 const EMITTERS = ['slurm', 'k8s'] as const;
 
@@ -201,7 +248,10 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
   const parsed = parseWithCommand(args, SWEEP_OPTIONS);
   if (parsed === null) return { ...emptyArgs(), help: true };
   const v = parsed.values;
-  const passThrough = PASS_THROUGH.flatMap((n) => (v[n] === undefined ? [] : [`--${n}`, v[n]]));
+  const passThrough = [
+    ...PASS_THROUGH.flatMap((n) => (v[n] === undefined ? [] : [`--${n}`, v[n]])),
+    ...(v['disable-detector'] ?? []).flatMap((t) => ['--disable-detector', t]),
+  ];
   const recipe = v.recipe;
   const out = v.out;
   if (recipe === undefined) throw new UsageError("missing option '--recipe'");
@@ -265,6 +315,15 @@ export function parseSweepArgs(args: readonly string[]): SweepArgs {
     gpuResource: v['gpu-resource'],
     task,
     taskEnv,
+    exitZero: v['exit-zero'] === true,
+    disableDetectors: v['disable-detector'] ?? [],
+    stopAfterEvents:
+      v['stop-after-events'] === undefined ? undefined : positiveInt('--stop-after-events', v['stop-after-events']),
+    maxTrials: v['max-trials'] === undefined ? undefined : positiveInt('--max-trials', v['max-trials']),
+    envPassthroughMode:
+      v['env-passthrough-mode'] === undefined
+        ? undefined
+        : pickOne('--env-passthrough-mode', ENV_PASSTHROUGH_MODES, v['env-passthrough-mode']),
     argv: parsed.command,
     passThrough,
   };
@@ -298,6 +357,11 @@ function emptyArgs(): SweepArgs {
     gpuResource: undefined,
     task: undefined,
     taskEnv: undefined,
+    exitZero: false,
+    disableDetectors: [],
+    stopAfterEvents: undefined,
+    maxTrials: undefined,
+    envPassthroughMode: undefined,
     argv: [],
     passThrough: [],
   };
@@ -345,11 +409,14 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
       trials: args.trials,
       ticket: args.ticket,
       mitigationsFiles: args.mitigationsFiles,
+      stopAfterEvents: args.stopAfterEvents,
+      maxTrials: args.maxTrials,
+      envPassthroughMode: args.envPassthroughMode,
     });
   } catch (err) {
     if (err instanceof RecipeSchemaError || err instanceof SandboxError)
       return refuse(err, `${err instanceof SandboxError ? withHint(err) : err.message}\n`, TASK_EXIT.usage);
-    if (err instanceof PlanTooLargeError) return refuseUsage(err.message);
+    if (err instanceof PlanTooLargeError || err instanceof StopAfterOverlayError) return refuseUsage(err.message);
     const path = (err as NodeJS.ErrnoException).path;
     if ((err as NodeJS.ErrnoException).code !== undefined) {
       const read = new ReadError(path ?? args.recipe, err);
@@ -357,6 +424,9 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
     }
     throw err;
   }
+  // As 'run' checks them: a custom:ID must name one of the recipe's patterns.
+  const disableProblem = disableDetectorProblem(args.disableDetectors, plan.recipe);
+  if (disableProblem !== null) return refuseUsage(disableProblem);
   if (task !== undefined && task >= plan.tasks.length)
     return refuseUsage(`task ${task} is outside the plan's 0..${plan.tasks.length - 1}`);
   const planDoc = planJson(plan, args.out, args.argv);
@@ -427,7 +497,12 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
       env,
       gpus:
         args.gpus === undefined ? undefined : { devices: args.gpus, perTrial: args.gpusPerTrial, envVars: args.gpuEnv },
-      trial: { timeoutSec: args.timeoutSec, gpuTool: args.gpuTool, gpuIntervalMs: args.gpuIntervalMs },
+      trial: {
+        timeoutSec: args.timeoutSec,
+        gpuTool: args.gpuTool,
+        gpuIntervalMs: args.gpuIntervalMs,
+        disableDetectors: args.disableDetectors,
+      },
       signal: interruption.signal,
       forceKill: interruption.forceKill,
       onEvent,
@@ -458,7 +533,7 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
     interruption.dispose();
     progress?.clear();
   }
-  const status = sweepExit(summary, task, interruption.stoppedBy());
+  const status = sweepExit(summary, task, interruption.stoppedBy(), args.exitZero);
   if (task !== undefined) {
     // One task of many: the others are still running, so a report of DIR would be partial.
     if (args.json) await write(io.stdout, jsonLine(runJson(planDoc, summary, task, null, status)));
@@ -475,7 +550,7 @@ export async function runSweepCommand(args: SweepArgs, io: CommandIo): Promise<n
       await readResults([join(args.out, slug(plan.ticket))], { runId: summary.runId }),
       plan,
     );
-    const report = await aggregateResults(records, { problems, earlierAttempts, unfinished });
+    const report = await aggregateResults(records, { problems, earlierAttempts, unfinished, matrix: summary.matrix });
     if (args.json) await write(io.stdout, jsonLine(runJson(planDoc, summary, task, report, status)));
     else {
       // The original's end-of-run summary (its answer: which cell differs from the baseline), then ours.
@@ -513,13 +588,21 @@ function plannedOnly(read: Awaited<ReturnType<typeof readResults>>, plan: SweepP
   return { ...read, records, problems };
 }
 
-/** The sweep's exit status: 128+N when stopped by signal N; one task's as `run` has it; else 1 if any trial did not pass. */
-function sweepExit(summary: SweepSummary, task: number | undefined, stoppedBy: NodeJS.Signals | null): number {
+/**
+ * The sweep's exit status: 128+N when stopped by signal N; one task's as `run` has it; else 1 if any trial did not
+ * pass, 0 with `exitZero` (the original's: a sweep that ran exits 0 whatever its verdicts).
+ */
+function sweepExit(
+  summary: SweepSummary,
+  task: number | undefined,
+  stoppedBy: NodeJS.Signals | null,
+  exitZero: boolean,
+): number {
   if (summary.interrupted && stoppedBy !== null) return signalExitStatus(stoppedBy);
   // One task: its trial's status as `run` would exit, so the recipe's exit_codes: reach the scheduler
   // (the Job's podFailurePolicy is built from the same map).
   if (task !== undefined) return summary.trials[0]?.exitStatus ?? TASK_EXIT.error;
-  return summary.counts.fail + summary.counts.error > 0 ? 1 : 0;
+  return summary.counts.fail + summary.counts.error > 0 && !exitZero ? 1 : 0;
 }
 
 function duration(ms: number): string {
@@ -538,6 +621,8 @@ async function emitCommand(
   io: CommandIo,
   refuse: (err: unknown, text: string, code: number) => Promise<number>,
 ): Promise<number> {
+  const refusal = clusterRefusal(plan, args.emit!);
+  if (refusal !== null) return refuse(new UsageError(refusal), `aorta-probe sweep: ${refusal}\n`, EXIT.usage);
   const warnings = clusterWarnings(plan);
   for (const w of warnings) await write(io.stderr, `aorta-probe sweep: warning: ${w}\n`);
   const source: EmitSource = {
