@@ -797,6 +797,7 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     );
     expect(r.stdout).not.toMatch(/not evaluate/);
     expect(r.stdout).toContain('patterns [--json] [--version]');
+    expect(r.stdout).toContain('list-mitigations [--mitigations-file F]... [--json]');
     expect(r.stdout).toContain('check RECIPE... [--format text|json|sarif|github] [--strict]');
     for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]'])
       expect(r.stdout).toContain(command);
@@ -812,6 +813,7 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
       '--help',
       '--json',
       '--jsonl',
+      '--mitigations-file',
       '--out',
       '--parallel',
       '--peak-vram',

@@ -3,7 +3,7 @@
  * format and our flat map as --mitigations-file, a name defined twice an error naming both sources, an unknown axis
  * value rejected when the recipe loads (so `check` says it), `list-mitigations`.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -154,5 +154,104 @@ describe('aorta-probe list-mitigations', () => {
     const doc = JSON.parse(r.out) as { mitigations: { name: string; env: object; source: string }[] };
     expect(doc.mitigations[1]).toEqual({ name: 'tf32_off', env: { DISABLE_TF32: '1' }, source: 'builtin' });
     expect(doc.mitigations).toHaveLength(18);
+  });
+});
+
+describe('a name defined by two sources', () => {
+  const recipe = (own: string): string =>
+    `schema_version: 1\nmode: probe\ntrials: 1\nmitigations:\n  ${own}\nmitigation_axis: [none]\ndiagnostic_axis: [none]\n`;
+
+  it("the recipe's own table against a built-in: at the recipe's key", () => {
+    expect(() => loadRecipe(recipe('xnack: {HSA_XNACK: "0"}'), 'r.yaml')).toThrow(
+      "r.yaml:5:3: recipe.mitigations.xnack: mitigation 'xnack' is already defined by builtin; recipe:r.yaml defines it again (a name may come from one source only: rename one)",
+    );
+  });
+
+  it("the recipe's own table against a --mitigations-file, via check", async () => {
+    const one = file('one.yaml', 'site_a: {A: "1"}\n');
+    const r = file('own.yaml', recipe('site_a: {A: "2"}'));
+    const out = await cliInProcess(['check', '--mitigations-file', one, r]);
+    expect(out.code).toBe(1);
+    expect(out.out.split('\n')[0]).toBe(
+      `${r}:5:3: recipe.mitigations.site_a: mitigation 'site_a' is already defined by file:${one}; recipe:${r} defines it again (a name may come from one source only: rename one)`,
+    );
+  });
+
+  it('two sidecars: list-mitigations exits 2, with the error object under --json', async () => {
+    const a = file('a.json', '{"version": 1, "mitigations": {"site_a": {"A": "1"}}}');
+    const b = file('b.json', '{"version": 1, "mitigations": {"site_a": {"A": "2"}}}');
+    const r = await cliInProcess(['list-mitigations', '--json', '--mitigations-file', a, '--mitigations-file', b]);
+    expect(r.code).toBe(2);
+    const detail =
+      "b.json.mitigations.site_a: mitigation 'site_a' is already defined by sidecar:a.json; sidecar:b.json defines it again (a name may come from one source only: rename one)";
+    expect(JSON.parse(r.out).error).toMatchObject({ type: 'RecipeSchemaError', detail, file: b, line: 1, col: 32 });
+  });
+});
+
+describe('--mitigations-file problems', () => {
+  it('a sidecar whose mitigations is not a mapping', async () => {
+    const t = file('t.json', '{"version": 1, "mitigations": []}');
+    const r = await cliInProcess(['list-mitigations', '--mitigations-file', t]);
+    expect([r.code, r.out]).toEqual([2, '']);
+    expect(r.err.split('\n')[0]).toBe(
+      `${t}:1:31: t.json.mitigations: must be a mapping of name to {VAR: value}, got list`,
+    );
+  });
+
+  it('check: a file that cannot be read is a usage error (exit 2)', async () => {
+    const r = await cliInProcess([
+      'check',
+      '--mitigations-file',
+      join(root, 'nope.json'),
+      'fixtures/recipes/nan-loss.yaml',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err).toBe(
+      `aorta-probe check: cannot read ${join(root, 'nope.json')}: ENOENT: no such file or directory, open '${join(root, 'nope.json')}'\n`,
+    );
+  });
+
+  it('sweep: two files of one file name would clash in sidecars/', async () => {
+    const a = join(root, 'd1', 'site.json');
+    const b = join(root, 'd2', 'site.json');
+    mkdirSync(join(root, 'd1'));
+    mkdirSync(join(root, 'd2'));
+    writeFileSync(a, '{"version": 1, "mitigations": {"site_a": {"A": "1"}}}');
+    writeFileSync(b, '{"version": 1, "mitigations": {"site_b": {"B": "1"}}}');
+    const r = await cliInProcess([
+      'sweep',
+      '--recipe',
+      'fixtures/recipes/example-probe-smoke.yaml',
+      '--mitigations-file',
+      a,
+      '--mitigations-file',
+      b,
+      '--out',
+      join(root, 'y'),
+      '--dry-run',
+      '--',
+      'true',
+    ]);
+    expect(r.code).toBe(2);
+    expect(r.err.split('\n')[0]).toBe(
+      `${b}:1:1: --mitigations-file: '${a}' and '${b}' have the same file name 'site.json' (the run keeps each as sidecars/<file name>): rename one`,
+    );
+  });
+});
+
+describe('list-mitigations --json', () => {
+  it("a sidecar's names follow the built-ins, with their source", async () => {
+    const r = await cliInProcess(['list-mitigations', '--json', '--mitigations-file', 'fixtures/matrix/sidecar.json']);
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.out) as { mitigations: { name: string }[] };
+    expect(doc.mitigations.map((m) => m.name)).toEqual([
+      ...BUILTIN_MITIGATION_NAMES,
+      'site_hsa_no_cache',
+      'site_dyn_queues_2',
+    ]);
+    expect(doc.mitigations.slice(18)).toEqual([
+      { name: 'site_hsa_no_cache', env: { HSA_DISABLE_CACHE: '1' }, source: 'sidecar:sidecar.json' },
+      { name: 'site_dyn_queues_2', env: { DEBUG_HIP_DYNAMIC_QUEUES: '2' }, source: 'sidecar:sidecar.json' },
+    ]);
   });
 });
