@@ -284,6 +284,9 @@ export function parseRecord(
     ...(kernel.length > 0 ? { kernelEvents: kernel } : {}),
     ...(raises.length > 0 ? { conditionErrors: raises } : {}),
     ...(fired.size > 0 ? { firings: fired } : {}),
+    ...(Array.isArray(o.mitigations) && o.mitigations.length === 2 && o.mitigations.every((m) => typeof m === 'string')
+      ? { mitigations: [o.mitigations[0] as string, o.mitigations[1] as string] as const }
+      : {}),
     ...(argv === null ? {} : { argv }),
     ...(typeof version === 'string' && version.length <= 100 ? { probeVersion: version } : {}),
     ...(prior.length > 0 ? { priorAttempts: prior } : {}),

@@ -26,6 +26,8 @@ export interface TrialRecord {
   readonly logPath: string | null;
   /** When the trial started (`started_at`, ISO 8601 as recorded), or null. */
   readonly startedAt?: string | null;
+  /** A sweep trial's `[mitigation, diagnostic]` (`mitigations`), for a matrix computed from the records. */
+  readonly mitigations?: readonly [string, string];
   /** The trial's command (`argv`, at most 256 strings), for the HTML header; absent when not a list of strings. */
   readonly argv?: readonly string[];
   /** The aorta-probe that ran the trial (`versions.aorta_probe`), for the HTML header. */

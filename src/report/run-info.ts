@@ -14,10 +14,43 @@ export const RUN_INFO_FILE = 'run.json';
 export const MATRIX_FILE = 'matrix.json';
 const MAX_BYTES = 64 * 1024 * 1024;
 
+/** What run.json says the sweep is (src/sweep/run-dir.ts `RunIdentity`), as far as it is well formed. */
+export interface RunIdentityFacts {
+  readonly recipeSha256: string | null;
+  readonly argv: readonly string[];
+  readonly cells: readonly { readonly name: string; readonly env: Readonly<Record<string, string>> }[];
+  readonly trialsPerCell: number;
+}
+
 export interface RunInfo {
+  readonly dir: string;
   readonly runId: string | null;
+  readonly identity: RunIdentityFacts | null;
   readonly matrix: MatrixJson | null;
   readonly problems: readonly ReadProblem[];
+}
+
+function identityFacts(v: unknown): RunIdentityFacts | null {
+  const id = (v as { identity?: unknown } | null)?.identity as Record<string, unknown> | undefined;
+  if (id === undefined || id === null || typeof id !== 'object') return null;
+  const cells: { name: string; env: Record<string, string> }[] = [];
+  if (!Array.isArray(id.cells) || id.cells.length > 100_000) return null;
+  for (const c of id.cells as unknown[]) {
+    const name = (c as { name?: unknown } | null)?.name;
+    const env = (c as { env?: unknown } | null)?.env;
+    if (typeof name !== 'string' || env === null || typeof env !== 'object') return null;
+    const clean: Record<string, string> = {};
+    for (const [k, val] of Object.entries(env)) if (typeof val === 'string') clean[k] = val;
+    cells.push({ name, env: clean });
+  }
+  const tpc = id.trials_per_cell;
+  if (!Number.isSafeInteger(tpc) || (tpc as number) < 1) return null;
+  return {
+    recipeSha256: typeof id.recipe_sha256 === 'string' ? id.recipe_sha256 : null,
+    argv: Array.isArray(id.argv) ? id.argv.filter((a): a is string => typeof a === 'string') : [],
+    cells,
+    trialsPerCell: tpc as number,
+  };
 }
 
 function readJson(path: string): { value: unknown } | { absent: true } | { reason: string } {
@@ -52,9 +85,11 @@ function matrixProblem(v: unknown): string | null {
 export function readRunInfo(dir: string): RunInfo {
   const problems: ReadProblem[] = [];
   let runId: string | null = null;
+  let identity: RunIdentityFacts | null = null;
   const run = readJson(join(dir, RUN_INFO_FILE));
   if ('value' in run) {
     const id = (run.value as { run_id?: unknown } | null)?.run_id;
+    identity = identityFacts(run.value);
     if (typeof id === 'string' && /^[0-9a-f]{32}$/.test(id)) runId = id;
     else problems.push({ path: join(dir, RUN_INFO_FILE), reason: 'no run_id in it' });
   } else if ('reason' in run) problems.push({ path: join(dir, RUN_INFO_FILE), reason: run.reason });
@@ -65,5 +100,5 @@ export function readRunInfo(dir: string): RunInfo {
     if (why === null) matrix = m.value as MatrixJson;
     else problems.push({ path: join(dir, MATRIX_FILE), reason: why });
   } else if ('reason' in m) problems.push({ path: join(dir, MATRIX_FILE), reason: m.reason });
-  return { runId, matrix, problems };
+  return { dir, runId, identity, matrix, problems };
 }

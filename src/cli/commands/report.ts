@@ -15,6 +15,7 @@ import { errorRecord, jsonLine, WriteError } from '../json-output.js';
 import { aggregateResults, formatReport, readResults, REPORT_FORMATS, type ReportFormat } from '../../report/index.js';
 import { inertLine } from '../../text/inert.js';
 import { readRunInfo } from '../../report/run-info.js';
+import { matrixFromRecords } from '../../report/records-matrix.js';
 import { writeQuietly } from '../writer.js';
 
 export const REPORT_USAGE = `Usage: aorta-probe report DIR|FILE... [--format text|json|junit|markdown|html] [--out FILE]
@@ -68,7 +69,9 @@ export async function runReportCommand(args: ReportArgs, io: CommandIo): Promise
   const read = await readResults(args.paths, run?.runId == null ? {} : { runId: run.runId });
   const { records, earlierAttempts, unfinished } = read;
   const problems = [...(run?.problems ?? []), ...read.problems];
-  const report = await aggregateResults(records, { problems, earlierAttempts, unfinished, matrix: run?.matrix });
+  // A run without matrix.json (its trials ran as cluster tasks): the matrix from its records, by the same rules.
+  const matrix = run === null ? null : (run.matrix ?? matrixFromRecords(run, records));
+  const report = await aggregateResults(records, { problems, earlierAttempts, unfinished, matrix });
   // Links in the HTML page are relative to where it is written (stdout: the current directory).
   const text = formatReport(args.format, report, records, {
     linkBase: args.out === null ? process.cwd() : dirname(resolve(args.out)),
