@@ -19,6 +19,7 @@ export type {
   LoadRecipeOptions,
   ConfoundKeys,
   MitigationTable,
+  RedactionKeys,
   OnMatch,
   Recipe,
   RecipeMode,

@@ -44,6 +44,7 @@ import {
   ON_MATCH_VALUES,
   type ConfoundKeys,
   type CustomPattern,
+  type RedactionKeys,
   type LoadRecipeOptions,
   type OnMatch,
   type Recipe,
@@ -326,6 +327,7 @@ function load(
       envPassthroughMode: 'inherit',
       confound: DEFAULT_CONFOUND,
       scrubEnvKeys: null,
+      redaction: null,
       hangWindowSec,
       hangGracePeriodAtStart,
       customPatterns,
@@ -457,6 +459,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     envPassthroughMode: 'inherit',
     confound: DEFAULT_CONFOUND,
     scrubEnvKeys: null,
+    redaction: null,
     hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
     hangGracePeriodAtStart: DEFAULT_HANG_GRACE_SEC,
     customPatterns: [],
@@ -552,15 +555,12 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
   const customPatterns = cpNode === undefined ? [] : validateCustomPatterns(ctx, cpNode, options);
   const patternsComplete = ctx.errorCount === beforePatterns;
   const { hangWindowSec, hangGracePeriodAtStart } = hangTimes(ctx, root);
-  const scrubEnvKeys = ctx.part((): readonly string[] | null => {
-    const red = get(root, 'redaction');
-    if (red !== undefined && red.kind !== 'NoneType' && red.kind !== 'dict') {
-      ctx.fail(`recipe.redaction: must be a mapping, got ${red.typeName}`, red);
-    }
-    const keys = red?.kind === 'dict' ? get(red, 'scrub_env_keys') : undefined;
-    if (keys?.kind !== 'list' || !keys.items!.every((k) => k.kind === 'str')) return null;
-    return keys.items!.map((k) => k.value as string);
-  }, null);
+  const redaction = ctx.part(
+    (): RedactionKeys | null =>
+      hasKey(root, 'redaction') ? parseRedaction(ctx, get(root, 'redaction')!, options) : null,
+    null,
+  );
+  const scrubEnvKeys = redaction === null ? null : redaction.scrubEnvKeys;
   const confound = ctx.part((): ConfoundKeys => {
     const conf = get(root, 'confound');
     let threshold = DEFAULT_CONFOUND.threshold;
@@ -610,6 +610,7 @@ function loadFull(ctx: Ctx, root: PyNode, keys: string[], options: LoadRecipeOpt
     envPassthroughMode,
     confound,
     scrubEnvKeys,
+    redaction,
     hangWindowSec,
     hangGracePeriodAtStart,
     customPatterns,
@@ -649,6 +650,77 @@ function checkAxisNames(
       }, undefined);
     });
   }
+}
+
+const REDACTION_KEYS = ['scrub_env_keys', 'scrub_ip_addresses', 'scrub_paths'];
+/** Ours, after the original's three: accepted, and listed after them in the unknown-keys message. */
+const OUR_REDACTION_KEYS = ['extra_patterns', 'scrub_secrets'];
+
+function hasKey(root: PyNode, key: string): boolean {
+  return root.entries?.some((e) => e.key.kind === 'str' && e.key.value === key) === true;
+}
+
+/** Python's `sorted()` of strings: by code point. */
+const byCodePoint = (a: string, b: string): number => {
+  const x = [...a].map((c) => c.codePointAt(0)!);
+  const y = [...b].map((c) => c.codePointAt(0)!);
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+  return x.length - y.length;
+};
+
+/** The original's `parse_redaction`, its messages in its order; then our two keys. */
+function parseRedaction(ctx: Ctx, node: PyNode, options: LoadRecipeOptions): RedactionKeys {
+  if (node.kind === 'NoneType') ctx.fail('recipe.redaction: must be a mapping when present', node);
+  if (node.kind !== 'dict') ctx.fail(`recipe.redaction: must be a mapping, got ${node.typeName}`, node);
+  const allowed = [...REDACTION_KEYS, ...OUR_REDACTION_KEYS];
+  // `sorted(map(str, unknown))`: a non-string key is compared as its str(), and fails closed as unknown.
+  const unknown = node.entries!.filter((e) => !(e.key.kind === 'str' && allowed.includes(e.key.value as string)));
+  if (unknown.length > 0) {
+    const names = unknown.map((e) => (e.key.kind === 'str' ? (e.key.value as string) : pyStr(e.key))).sort(byCodePoint);
+    ctx.fail(
+      `recipe.redaction: unknown keys [${names.map((n) => strRepr(n)).join(', ')}]; allowed: [${[...REDACTION_KEYS, ...OUR_REDACTION_KEYS].map((k) => strRepr(k)).join(', ')}]`,
+      unknown[0]!.key,
+      unknown.length === 1 && unknown[0]!.key.kind === 'str' ? closest(unknown[0]!.key.value as string, allowed) : null,
+    );
+  }
+  const keys = get(node, 'scrub_env_keys');
+  if (keys !== undefined && (keys.kind !== 'list' || !keys.items!.every((k) => k.kind === 'str')))
+    ctx.fail(`recipe.redaction.scrub_env_keys: must be a list[str], got ${keys.typeName}`, keys);
+  const flag = (name: string, dflt: boolean): boolean => {
+    const f = get(node, name);
+    if (f === undefined) return dflt;
+    if (f.kind !== 'bool') ctx.fail(`recipe.redaction.${name}: must be a bool, got ${f.typeName}`, f);
+    return f.value as boolean;
+  };
+  const scrubPaths = flag('scrub_paths', false);
+  const scrubIpAddresses = flag('scrub_ip_addresses', false);
+  const scrubSecrets = flag('scrub_secrets', true);
+  const extra = get(node, 'extra_patterns');
+  const extraPatterns: string[] = [];
+  if (extra !== undefined) {
+    if (extra.kind !== 'list') ctx.fail(`recipe.redaction.extra_patterns: must be a list[str], got ${extra.typeName}`, extra);
+    extra.items!.forEach((item, i) => {
+      const path = `recipe.redaction.extra_patterns[${i}]`;
+      if (item.kind !== 'str') ctx.fail(`${path}: must be a str, got ${item.typeName}`, item);
+      if (item.value === '') ctx.fail(`${path}: must be a non-empty regex (an empty one matches everywhere)`, item);
+      compileHook(ctx, options, item, `${path}: invalid regex ({err}): ${strRepr(item.value as string)}`);
+      extraPatterns.push(item.value as string);
+    });
+  }
+  return {
+    scrubEnvKeys: keys === undefined ? [] : keys.items!.map((k) => k.value as string),
+    scrubPaths,
+    scrubIpAddresses,
+    scrubSecrets,
+    extraPatterns,
+  };
+}
+
+/** Python's `str()` of a YAML key that is not a string (an int, a bool, None, …). */
+function pyStr(n: PyNode): string {
+  if (n.kind === 'bool') return n.value === true ? 'True' : 'False';
+  if (n.kind === 'NoneType') return 'None';
+  return reprNode(n);
 }
 
 /** A key that only a probe recipe may have (the hang keys excepted: any recipe may). */

@@ -126,6 +126,20 @@ export const DEFAULT_CONFOUND: ConfoundKeys = Object.freeze({
   baselineCellPos: null,
 });
 
+/**
+ * The original's `redaction:` block (`probe/redaction.py` `parse_redaction`): env keys removed by fnmatchcase globs,
+ * paths and IP addresses rewritten, all off by default; plus ours: `scrub_secrets` (credentials in free text; on by
+ * default when the block is present) and `extra_patterns` (regexes whose matches become `<REDACTED:N>`).
+ */
+export interface RedactionKeys {
+  readonly scrubEnvKeys: readonly string[];
+  readonly scrubPaths: boolean;
+  readonly scrubIpAddresses: boolean;
+  readonly scrubSecrets: boolean;
+  /** Python `re` sources, checked on RE2 like `custom_patterns` regexes. */
+  readonly extraPatterns: readonly string[];
+}
+
 /** The subset of recipe keys the scanner and the classifier consume. */
 export interface Recipe extends ClassifierKeys, SweepKeys {
   readonly fileName: string;
@@ -146,6 +160,8 @@ export interface Recipe extends ClassifierKeys, SweepKeys {
   readonly confound: ConfoundKeys;
   /** `redaction.scrub_env_keys` (fnmatchcase globs) when the block lists them; null otherwise. */
   readonly scrubEnvKeys: readonly string[] | null;
+  /** The `redaction:` block (probe recipes only), or null when the recipe has none. */
+  readonly redaction: RedactionKeys | null;
   readonly hangWindowSec: number;
   readonly hangGracePeriodAtStart: number;
   readonly customPatterns: readonly CustomPattern[];
