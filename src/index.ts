@@ -100,3 +100,5 @@ export { requiredLiterals } from './regex/literals.js';
 export type { LiteralSet } from './regex/literals.js';
 export { isReady, ready } from './regex/engine-loader.js';
 export type { ReadyOptions } from './regex/engine-loader.js';
+export { lineWindows, MAX_WINDOW_UTF8_BYTES, SECRET_RULES, TextScrubber } from './redact/index.js';
+export type { RedactionCounts, TextScrubOptions } from './redact/index.js';

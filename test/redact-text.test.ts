@@ -1,0 +1,111 @@
+/**
+ * The text scrubber (issue 37 §2): the original's path and IP rewrites against Python (`re` + `ipaddress`, the
+ * original's newest regexes: fixtures/redact/paths-ips.json from scripts/gen_redact_golden.py), its DoS case, and
+ * our credential rules, each with what it keeps and what it replaces.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { TextScrubber } from '../src/redact/text.js';
+
+const golden = JSON.parse(readFileSync('fixtures/redact/paths-ips.json', 'utf8')) as {
+  cases: { input: string; output: string; paths: number; ips: number }[];
+};
+
+const scrubber = (over: Partial<ConstructorParameters<typeof TextScrubber>[0]> = {}) =>
+  new TextScrubber({ scrubPaths: true, scrubIpAddresses: true, scrubSecrets: false, ...over });
+
+describe("paths and IPs: the original's rewrites (Python oracle)", () => {
+  it('every golden case: the same text and the same counts', () => {
+    const wrong = golden.cases.filter((c) => {
+      const s = scrubber();
+      const out = s.scrub(c.input);
+      return out !== c.output || s.counts.pathsRewritten !== c.paths || s.counts.ipsRewritten !== c.ips;
+    });
+    expect(wrong.map((c) => c.input)).toEqual([]);
+    expect(golden.cases.length).toBe(420);
+  });
+
+  it('numbers per file across windows, in order of first sight', () => {
+    const s = scrubber();
+    expect(s.scrub('/home/a/x 10.0.0.1\n')).toBe('<PATH:0> <IPV4:0>\n');
+    expect(s.scrub('/home/b/y /home/a/x 10.0.0.2 ::1\n')).toBe('<PATH:1> <PATH:0> <IPV4:1> <IPV6:0>\n');
+    expect(s.counts).toEqual({ pathsRewritten: 3, ipsRewritten: 3, secretsRedacted: 0, patternsRedacted: 0 });
+  });
+
+  it("the original's DoS case: ten million '/' in well under its 15 s", () => {
+    const t0 = performance.now();
+    const text = '/'.repeat(10 * 1024 * 1024);
+    expect(scrubber().scrub(text)).toBe(text);
+    expect(performance.now() - t0).toBeLessThan(15_000);
+  });
+});
+
+describe('credentials (beyond the original, its issue #420)', () => {
+  it.each([
+    ['-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----', '<SECRET:0>'],
+    ['Authorization: Bearer abc.def-ghi_jkl', 'Authorization: Bearer <SECRET:0>'],
+    ['Authorization: Basic dXNlcjpwYXNz', 'Authorization: Basic <SECRET:0>'],
+    ['git clone https://bob:hunter22@git.example.com/r.git', 'git clone https://<SECRET:0>@git.example.com/r.git'],
+    ['key AKIAIOSFODNN7EXAMPLE used', 'key <SECRET:0> used'],
+    ['aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws_secret_access_key = <SECRET:0>'],
+    [`token ghp_${'a'.repeat(36)} end`, 'token <SECRET:0> end'],
+    [`glpat-${'x'.repeat(20)}`, '<SECRET:0>'],
+    ['xoxb-1234567890-abcdefghij', '<SECRET:0>'],
+    [`HF_TOKEN=hf_${'A'.repeat(34)}`, 'HF_TOKEN=<SECRET:0>'],
+    [`OPENAI_API_KEY=sk-proj-${'b'.repeat(24)}`, 'OPENAI_API_KEY=<SECRET:0>'],
+    ['jwt eyJhbGciOi.eyJzdWIiOiIx.SflKxwRJSMeKKF2QT4fw', 'jwt <SECRET:0>'],
+    ['password=s3cr3t! db_token: abcd1234', 'password=<SECRET:0> db_token: <SECRET:1>'],
+  ])('%j → %j', (input, output) => {
+    expect(scrubber({ scrubSecrets: true, scrubPaths: false, scrubIpAddresses: false }).scrub(input)).toBe(output);
+  });
+
+  it('leaves ordinary log text alone: hashes, UUIDs, hex addresses, step counters', () => {
+    const text =
+      'sha256 9cf615b6e7aec3e21cf516864b69daf375c233af28451f46f39960a964dded94 uuid 123e4567-e89b-12d3-a456-426614174000 addr 0x7ffd1234abcd step 5 loss=0.25 tokens/s=1234\n';
+    const s = scrubber({ scrubSecrets: true, scrubPaths: false, scrubIpAddresses: false });
+    expect(s.scrub(text)).toBe(text);
+    expect(s.counts.secretsRedacted).toBe(0);
+  });
+
+  it('a secret before a path: the token is replaced, not rewritten as part of a path', () => {
+    const s = scrubber({ scrubSecrets: true });
+    expect(s.scrub('https://u:p4ss@host:8080 cloned to /home/u/repo')).toBe(
+      'https://<SECRET:0>@host:8080 cloned to <PATH:0>',
+    );
+  });
+});
+
+describe("the recipe's extra_patterns (RE2)", () => {
+  it('each match becomes <REDACTED:N>, numbered per file', () => {
+    const s = scrubber({ scrubPaths: false, scrubIpAddresses: false, extraPatterns: ['cust-[0-9]{6}', 'x*'] });
+    try {
+      expect(s.scrub('cust-123456 and cust-654321 and cust-123456')).toBe(
+        '<REDACTED:0> and <REDACTED:1> and <REDACTED:0>',
+      );
+      expect(s.counts.patternsRedacted).toBe(3);
+    } finally {
+      s.dispose();
+    }
+  });
+});
+
+describe('windows (the DoS bound)', () => {
+  it('concatenate to the input, split at line ends within the budget, CRLF kept', async () => {
+    const { lineWindows } = await import('../src/redact/windows.js');
+    const text = 'a\r\n'.repeat(10) + 'b\rc\n' + 'é'.repeat(5) + '\n';
+    const w = lineWindows(text, 12, 6);
+    expect(w.join('')).toBe(text);
+    expect(w.every((x) => Buffer.byteLength(x) <= 12)).toBe(true);
+    expect(w[0]).toBe('a\r\na\r\na\r\na\r\n');
+  });
+
+  it('a line over the budget is hard-split after the last non-token character within the look-back', async () => {
+    const { lineWindows } = await import('../src/redact/windows.js');
+    const line = `${'x'.repeat(10)} /home/alice/data ${'y'.repeat(10)}`;
+    const w = lineWindows(line, 16, 20);
+    expect(w.join('')).toBe(line);
+    // The first cut falls inside the path: moved back to just after the space before it.
+    expect(w[0]).toBe(`${'x'.repeat(10)} `);
+    expect(w[1]!.startsWith('/home/alice/data')).toBe(true);
+  });
+});
