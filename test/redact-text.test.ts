@@ -109,3 +109,46 @@ describe('windows (the DoS bound)', () => {
     expect(w[1]!.startsWith('/home/alice/data')).toBe(true);
   });
 });
+
+describe("JSON documents: the original's env locations, every string scrubbed", () => {
+  it('removes env keys by glob where the kind says, scrubs kept values and every other string', async () => {
+    const { documentKind, scrubDocument } = await import('../src/redact/json.js');
+    expect(
+      [
+        'none-none/trial_0/result.json',
+        'host_env.json',
+        'matrix.json',
+        'run.json',
+        'sidecars/s.json',
+        'x/y.json',
+        'a.log',
+      ].map(documentKind),
+    ).toEqual(['result', 'snapshot', 'matrix', 'run', 'sidecar', 'json', null]);
+    const record = {
+      verdict: 'fail',
+      argv: ['/home/alice/train.py'],
+      cell_env: { AWS_SECRET_ACCESS_KEY: 'x', LD_LIBRARY_PATH: '/home/alice/lib', RETRIES: 3, NOTHING: null },
+      note: { AWS_KEEP: 'not an env location' },
+    };
+    const s = scrubber({ scrubSecrets: true });
+    const { doc, envKeysRemoved } = scrubDocument(record, 'result', s, ['AWS_*']);
+    expect(envKeysRemoved).toBe(1);
+    expect(doc).toEqual({
+      verdict: 'fail',
+      argv: ['<PATH:0>'],
+      cell_env: { LD_LIBRARY_PATH: '<PATH:1>', RETRIES: 3, NOTHING: null },
+      note: { AWS_KEEP: 'not an env location' },
+    });
+  });
+
+  it('fails closed when two keys collapse into one, and keeps a __proto__ key as data', async () => {
+    const { scrubDocument, RedactionError } = await import('../src/redact/json.js');
+    expect(() => scrubDocument({ '/a/b': 1, '/c/d': 2, '<PATH:0>': 3 }, 'json', scrubber(), [])).toThrow(
+      RedactionError,
+    );
+    const hostile = JSON.parse('{"__proto__": {"polluted": "/home/x/y"}}') as Record<string, unknown>;
+    const { doc } = scrubDocument(hostile as never, 'json', scrubber(), []);
+    expect(JSON.stringify(doc)).toBe('{"__proto__":{"polluted":"<PATH:0>"}}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
