@@ -453,7 +453,7 @@ describe('where it fired', () => {
 describe('argument layer', () => {
   it('did you mean: commands, flags', async () => {
     expect((await cli(['chek'])).err).toBe(
-      "aorta-probe: unknown command 'chek' (did you mean 'check'?)\n\nUsage: aorta-probe <command> [options]\nCommands: eval, check, scan, patterns, list-mitigations, run, sweep, report, demo, playground, help\nSee 'aorta-probe --help'.\n",
+      "aorta-probe: unknown command 'chek' (did you mean 'check'?)\n\nUsage: aorta-probe <command> [options]\nCommands: eval, check, scan, patterns, list-mitigations, run, sweep, report, bundle, demo, playground, help\nSee 'aorta-probe --help'.\n",
     );
     expect((await cli(['check', '--strickt', GOOD])).err).toMatch(
       /^aorta-probe: check: unknown option '--strickt' \(did you mean '--strict'\?\)\n/,

@@ -573,6 +573,7 @@ describe("every command's --json output, errors included, is valid against its s
     ['patterns', 'patterns', ['patterns', '--json', 'x'], '', 2],
     ['--version', 'patterns', ['--version', '--json'], '', 0],
     ['list-mitigations', 'list-mitigations', ['list-mitigations', '--json'], '', 0],
+    ['bundle', 'bundle', ['bundle', '--json', 'fixtures/logs'], '', 1],
     [
       'list-mitigations',
       'list-mitigations',
@@ -621,6 +622,7 @@ describe("every command's --json output, errors included, is valid against its s
       'eval',
       'patterns',
       'list-mitigations',
+      'bundle',
       'playground',
       'report',
       'sweep',

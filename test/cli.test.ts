@@ -798,6 +798,7 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).not.toMatch(/not evaluate/);
     expect(r.stdout).toContain('patterns [--json] [--version]');
     expect(r.stdout).toContain('list-mitigations [--mitigations-file F]... [--json]');
+    expect(r.stdout).toContain('bundle RUN_DIR [--ticket T] [--review] [--output PATH] [--redaction-from RECIPE] [--json]');
     expect(r.stdout).toContain('check RECIPE... [--format text|json|sarif|github] [--strict]');
     for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]'])
       expect(r.stdout).toContain(command);
@@ -815,12 +816,16 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
       '--jsonl',
       '--mitigations-file',
       '--out',
+      '--output',
       '--parallel',
       '--peak-vram',
       '--port',
       '--quiet',
       '--recipe',
+      '--redaction-from',
+      '--review',
       '--strict',
+      '--ticket',
       '--timeout',
       '--trials',
       '--version',

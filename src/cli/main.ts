@@ -52,6 +52,9 @@ Commands:
   report DIR... [--format text|json|junit|markdown|html] [--json] [--out FILE]
                  Aggregate result.json files per cell: verdicts, flaky cells, detectors,
                  wall time and peak VRAM.
+  bundle RUN_DIR [--ticket T] [--review] [--output PATH] [--redaction-from RECIPE] [--json]
+                 Pack a sweep's run directory into a scrubbed .tar.gz with a manifest of
+                 what was changed (the recipe's redaction: block; docs/redaction.md).
   demo [--json] [--quiet]
                  Check, scan and run the bundled example (a training job that goes NaN).
   playground [--port N] [--json]
@@ -92,6 +95,7 @@ export const COMMAND_TABLE = {
   run: lazy(() => import('./commands/run.js')),
   sweep: lazy(() => import('./commands/sweep.js')),
   report: lazy(() => import('./commands/report.js')),
+  bundle: lazy(() => import('./commands/bundle.js')),
   demo: lazy(() => import('./commands/demo.js')),
   playground: lazy(() => import('./commands/playground.js')),
 } as const satisfies Readonly<Record<string, CommandRunner>>;
