@@ -70,7 +70,9 @@ export function exampleBlocks(markdown) {
 /** What the block shows for one command's run. */
 export function shown(cmd, { code, out, err }) {
   const body = cmd.pretty && out.trim() !== '' ? `${JSON.stringify(JSON.parse(out), null, 2)}\n` : out;
-  return `${PROMPT}${cmd.text}${cmd.stderr ? '' : ' 2>/dev/null'}${cmd.pretty ? ' | jq .' : ''}${code === 0 ? '' : `   # exit ${code}`}\n${body}${cmd.stderr ? err : ''}`;
+  // A record names its recipe by absolute path: the checkout's own root is not the reader's.
+  const text = `${PROMPT}${cmd.text}${cmd.stderr ? '' : ' 2>/dev/null'}${cmd.pretty ? ' | jq .' : ''}${code === 0 ? '' : `   # exit ${code}`}\n${body}${cmd.stderr ? err : ''}`;
+  return text.replaceAll(`${process.cwd()}/`, '/path/to/aorta-probe/');
 }
 
 /**

@@ -798,7 +798,9 @@ describe('aorta-probe bin (end to end)', { timeout: 30_000 }, () => {
     expect(r.stdout).not.toMatch(/not evaluate/);
     expect(r.stdout).toContain('patterns [--json] [--version]');
     expect(r.stdout).toContain('list-mitigations [--mitigations-file F]... [--json]');
-    expect(r.stdout).toContain('bundle RUN_DIR [--ticket T] [--review] [--output PATH] [--redaction-from RECIPE] [--json]');
+    expect(r.stdout).toContain(
+      'bundle RUN_DIR [--ticket T] [--review] [--output PATH] [--redaction-from RECIPE] [--json]',
+    );
     expect(r.stdout).toContain('check RECIPE... [--format text|json|sarif|github] [--strict]');
     for (const command of ['run [--recipe RECIPE]', 'demo [--json]', 'playground [--port N]'])
       expect(r.stdout).toContain(command);

@@ -698,7 +698,8 @@ function parseRedaction(ctx: Ctx, node: PyNode, options: LoadRecipeOptions): Red
   const extra = get(node, 'extra_patterns');
   const extraPatterns: string[] = [];
   if (extra !== undefined) {
-    if (extra.kind !== 'list') ctx.fail(`recipe.redaction.extra_patterns: must be a list[str], got ${extra.typeName}`, extra);
+    if (extra.kind !== 'list')
+      ctx.fail(`recipe.redaction.extra_patterns: must be a list[str], got ${extra.typeName}`, extra);
     extra.items!.forEach((item, i) => {
       const path = `recipe.redaction.extra_patterns[${i}]`;
       if (item.kind !== 'str') ctx.fail(`${path}: must be a str, got ${item.typeName}`, item);

@@ -8,14 +8,13 @@
  * Every file is written through the held trial directory (dir-ref.ts), created exclusively in the run's private
  * directory and renamed into place: a link the trial planted at `probe.env` is replaced, never followed.
  */
-import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fchmodSync, openSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import type { Recipe } from '../recipe/index.js';
 import { ENV_FILE_VALIDATION_FAILED } from '../detectors/ids.js';
 import { LOG_FILE, RESULT_FILE, type TrialResult } from '../trial/index.js';
 import { notRunResult } from '../trial/not-run.js';
 import { strRepr } from '../condition/repr.js';
-import { checkName, type DirRef } from './dir-ref.js';
+import type { DirRef } from './dir-ref.js';
 import { writeInto } from './run-dir.js';
 
 export const ENV_FILE = 'probe.env';
@@ -44,27 +43,7 @@ export function envFileText(env: ReadonlyMap<string, string>): string {
 
 /** Writes `dir/probe.env` (mode 0600) through `tmp`, replacing whatever is there (a planted link included). */
 export function writeEnvFile(dir: DirRef, tmp: DirRef, env: ReadonlyMap<string, string>): void {
-  const tmpName = `${checkName(ENV_FILE)}.${randomBytes(8).toString('hex')}.tmp`;
-  const fd = openSync(
-    tmp.at(tmpName),
-    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o600,
-  );
-  try {
-    try {
-      fchmodSync(fd, 0o600);
-      writeSync(fd, envFileText(env));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(tmp.at(tmpName), dir.at(ENV_FILE));
-  } finally {
-    try {
-      unlinkSync(tmp.at(tmpName));
-    } catch {
-      // renamed away
-    }
-  }
+  writeInto(tmp, dir, ENV_FILE, envFileText(env), true, 0o600);
 }
 
 /** Removes a `probe.env` an earlier attempt (or the trial) left, as whatever it is (a link is removed as a link). */

@@ -117,15 +117,24 @@ export function readRegular(dir: DirRef, name: string): string | null {
  * renamed into place (a rename replaces a link named `name`, never its target). `replace: false` links it into
  * place instead, which fails with EEXIST when `name` exists: a file written once, by whichever task came first.
  */
-export function writeInto(tmp: DirRef, dir: DirRef, name: string, text: string | Uint8Array, replace = true): void {
+export function writeInto(
+  tmp: DirRef,
+  dir: DirRef,
+  name: string,
+  text: string | Uint8Array,
+  replace = true,
+  mode = 0o644,
+): void {
   const tmpName = `${checkName(name)}.${randomBytes(8).toString('hex')}.tmp`;
   const fd = openSync(
     tmp.at(tmpName),
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
-    0o644,
+    mode,
   );
   try {
     try {
+      // The umask may have narrowed `mode`, never widened it; a private file (0600) is made exactly so.
+      if (mode !== 0o644) fchmodSync(fd, mode);
       if (typeof text === 'string') writeSync(fd, text);
       else writeSync(fd, text);
     } finally {
