@@ -10,12 +10,26 @@
  * recipe's `extra_patterns`, paths, bracketed IPv6, unbracketed IPv6, IPv4 (the original's IP order). An IP
  * candidate is rewritten only when Python's `ipaddress` accepts it (ip.ts): `12:30` survives.
  *
+ * Speed without a second meaning. Each pass means exactly `text.replace(pass.re, …)` with its global regex `re`
+ * (the reference the tests hold it to). A global regex tries every position left to right and, after a match,
+ * resumes at the match's end. A pass here does the same over fewer positions: its `starts` cursor yields, in
+ * increasing order, a superset of the positions where `re` can match (found with `indexOf` or a literal finder,
+ * which run at gigabytes a second), and the sticky copy of `re` is tried at each one, in the whole text, so
+ * look-behinds and look-aheads see what they would have seen. Invariant for every cursor: **no position where `re`
+ * matches is ever skipped** — each cursor states why below. Resuming after a match at its end, as `replace` does,
+ * keeps the matches and their order identical; the counts and the placeholder numbering follow.
+ *
  * The fixed regexes run on V8's engine: each is linear on its own (no nested quantifier over one character class;
- * the path regex's components are delimited by `/`, the IPv6 groups by `:`), checked by the original's DoS case,
- * ten million `/` (test/redact-text.test.ts). The recipe's `extra_patterns` are untrusted and run on RE2.
+ * the path regex's components are delimited by `/`, the IPv6 groups by `:`), and each cursor visits a character a
+ * bounded number of times, checked by the original's DoS case, ten million `/` (test/redact-text.test.ts). The
+ * recipe's `extra_patterns` are untrusted and run on RE2.
  */
 import { compileRegex, matchAll, type RegexHandle } from '../regex/index.js';
 import { ipv4Valid, ipv6Valid } from './ip.js';
+
+/** Yields candidate match starts ≥ `from`, ascending; -1 when there are no more. One cursor per pass per text. */
+type Cursor = (from: number) => number;
+type Starts = (text: string) => Cursor;
 
 // The original's newest regexes (upstream-probe-runs.md §1.3), as JavaScript.
 const PATH_RE = /(?<![A-Za-z0-9_.-])\/(?:[A-Za-z0-9_.-]+\/)+[A-Za-z0-9_.-]+/g;
@@ -27,37 +41,317 @@ const IPV6_BRACKETED_RE = /\[([0-9a-fA-F:.]+)\]/g;
 const IPV6_UNBRACKETED_RE =
   /(?<![0-9a-fA-F:.])(?:(?:[0-9a-fA-F]{0,4}:)+[0-9a-fA-F]{0,4}|::(?:[0-9a-fA-F]{0,4}:){0,6}[0-9a-fA-F]{0,4}|[0-9a-fA-F]{0,4}::(?:[0-9a-fA-F]{0,4}:){0,6}[0-9a-fA-F]{0,4})(?![0-9a-fA-F:.])/g;
 
+const isPathChar = (c: number): boolean =>
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x5f ||
+  c === 0x2e ||
+  c === 0x2d;
+const isHex = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46);
+const isV6Char = (c: number): boolean => isHex(c) || c === 0x3a || c === 0x2e;
+const isAsciiDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+const isWordChar = (c: number): boolean => isPathChar(c) && c !== 0x2e && c !== 0x2d; // JS `\w` (no /u)
+
+/** Positions of any of `literals` (case-sensitive): for a regex whose every match begins with one of them. */
+function atLiterals(...literals: string[]): Starts {
+  return (text) => {
+    const next = literals.map(() => -2);
+    return (from) => {
+      let best = -1;
+      for (let i = 0; i < literals.length; i++) {
+        if (next[i] !== -1 && next[i]! < from) next[i] = text.indexOf(literals[i]!, from);
+        const p = next[i]!;
+        if (p !== -1 && (best === -1 || p < best)) best = p;
+      }
+      return best;
+    };
+  };
+}
+
+/**
+ * Where a match of `finder` (global, same flags as the rule) begins, mapped by `start`: for a rule whose every
+ * match contains a `finder` match, `start(text, at)` being the only place such a match can begin (or -1).
+ */
+function atFinder(finder: RegExp, starts?: () => (text: string, at: number) => number): Starts {
+  return (text) => {
+    const re = new RegExp(finder.source, finder.flags);
+    const start = starts?.() ?? ((_t: string, at: number) => at);
+    return (from) => {
+      re.lastIndex = from;
+      for (;;) {
+        const m = re.exec(text);
+        if (m === null) return -1;
+        const s = start(text, m.index);
+        if (s >= from) return s;
+        re.lastIndex = m.index + 1;
+      }
+    };
+  };
+}
+
+/**
+ * The secret assignment begins with `(?<![<A-Za-z0-9_.-])[A-Za-z0-9_.-]*` before its keyword, every keyword being
+ * made of that class: so a match begins exactly where the run of that class holding the keyword begins (inside
+ * the run the look-behind fails). A run start before `from` cannot be tried again, and nothing later in the run
+ * can match.
+ */
+function wordStarts(): (text: string, at: number) => number {
+  // Keywords come in ascending order: a run already walked back is not walked again (linear on `tokentoken…`).
+  let lastAt = -1;
+  let lastStart = -1;
+  return (text, at) => {
+    let s = at;
+    while (s > 0 && s > lastAt && isPathChar(text.charCodeAt(s - 1))) s--;
+    if (s === lastAt && lastAt > 0 && s > lastStart) s = lastStart;
+    lastAt = at;
+    lastStart = s;
+    return s;
+  };
+}
+
+/**
+ * URL userinfo, `\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/…`: a match ends its scheme at a `://` and its scheme lies in the
+ * run of `[a-zA-Z0-9+.-]` just before it (no `:` inside). Every start in that run shares the rest of the match, so
+ * the leftmost one the regex allows (a letter with `\b` before it) matches iff any does; the cursor yields that one,
+ * then moves on to the next `://`.
+ */
+const SCHEME_CHAR = (c: number): boolean =>
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x2b ||
+  c === 0x2e ||
+  c === 0x2d;
+const atSchemes: Starts = (text) => {
+  let sep = -1; // the `://` the last candidate came from
+  return (from) => {
+    let i = sep !== -1 && from <= sep ? sep + 1 : from;
+    for (;;) {
+      const c = text.indexOf('://', i);
+      if (c === -1) return -1;
+      let r = c;
+      while (r > 0 && SCHEME_CHAR(text.charCodeAt(r - 1))) r--;
+      for (let s = Math.max(r, from); s < c; s++) {
+        const ch = text.charCodeAt(s);
+        const letter = (ch >= 0x61 && ch <= 0x7a) || (ch >= 0x41 && ch <= 0x5a);
+        if (letter && (s === 0 || !isWordChar(text.charCodeAt(s - 1)))) {
+          sep = c;
+          return s;
+        }
+      }
+      i = c + 1;
+    }
+  };
+};
+
+/**
+ * A private key block: a header line, then lazily up to the first footer. A header that is well formed but has no
+ * footer after it cost a scan to the end of the text, and so would every later header: the first such failure
+ * ends the pass (no later header can find a footer either), keeping the pass linear.
+ */
+const KEY_HEADER = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----/y;
+const atKeyHeaders: Starts = (text) => {
+  const headers = atLiterals('-----BEGIN ')(text);
+  let lastHeader = -1;
+  return (from) => {
+    // Called again at lastHeader + 1 only after the block starting there failed to match.
+    if (lastHeader !== -1 && from === lastHeader + 1) {
+      KEY_HEADER.lastIndex = lastHeader;
+      if (KEY_HEADER.test(text)) return -1;
+    }
+    lastHeader = headers(from);
+    return lastHeader;
+  };
+};
+
 /**
  * Credentials in free text, each a regex whose `secret` group (or whole match) is replaced; what is kept around it
  * (a key name, `Bearer `, a URL's scheme and host) stays readable. The false-positive policy: a rule needs a
  * shape a credential has and ordinary log text does not (a vendor prefix and length, a PEM armour line, a key
  * named like a secret followed by `=` or `:`), so a hash, a UUID or a hex address is left alone; docs/redaction.md
- * lists them.
+ * lists them. `literals`: every match holds one of them (a window without any skips the rule); `starts`: where a
+ * match can begin (see the header), by default where a literal is.
  */
-export const SECRET_RULES: readonly { readonly name: string; readonly re: RegExp }[] = [
+export interface SecretRule {
+  readonly name: string;
+  readonly re: RegExp;
+  readonly literals?: readonly string[];
+  readonly starts?: Starts;
+}
+export const SECRET_RULES: readonly SecretRule[] = [
   {
     name: 'private key block',
     re: /(?<secret>-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----[\s\S]*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----)/g,
+    literals: ['-----BEGIN '],
+    starts: atKeyHeaders,
   },
-  { name: 'HTTP authorization', re: /\b(?:Bearer|Basic|Token)\s+(?<secret>[A-Za-z0-9._~+/=-]{8,})/g },
-  { name: 'URL userinfo', re: /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/(?<secret>[^\s/@:]+:[^\s/@]+)@/g },
-  { name: 'AWS access key id', re: /\b(?<secret>(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16})\b/g },
+  {
+    name: 'HTTP authorization',
+    re: /\b(?:Bearer|Basic|Token)\s+(?<secret>[A-Za-z0-9._~+/=-]{8,})/g,
+    literals: ['Bearer', 'Basic', 'Token'],
+  },
+  {
+    name: 'URL userinfo',
+    // No `<`/`>`: a placeholder (`<SECRET:0>`) has the shape of `user:password` and must not be taken again.
+    re: /\b[a-zA-Z][a-zA-Z0-9+.-]*:\/\/(?<secret>[^\s/@:<>]+:[^\s/@<>]+)@/g,
+    literals: ['://'],
+    starts: atSchemes,
+  },
+  {
+    name: 'AWS access key id',
+    re: /\b(?<secret>(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16})\b/g,
+    literals: ['AKIA', 'ASIA', 'AGPA', 'AIDA', 'AROA'],
+  },
   {
     name: 'AWS secret access key',
     re: /\baws_secret_access_key\b["']?\s*[=:]\s*["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+    starts: atFinder(/aws_secret_access_key/gi),
   },
-  { name: 'GitHub token', re: /\b(?<secret>gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g },
-  { name: 'GitLab token', re: /\b(?<secret>glpat-[A-Za-z0-9_-]{20,})/g },
-  { name: 'Slack token', re: /\b(?<secret>xox[abposr]-[A-Za-z0-9-]{10,})/g },
-  { name: 'Hugging Face token', re: /\b(?<secret>hf_[A-Za-z0-9]{30,})\b/g },
-  { name: 'OpenAI-style key', re: /\b(?<secret>sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,})/g },
-  { name: 'JWT', re: /\b(?<secret>eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,})/g },
+  {
+    name: 'GitHub token',
+    re: /\b(?<secret>gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b/g,
+    literals: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
+  },
+  { name: 'GitLab token', re: /\b(?<secret>glpat-[A-Za-z0-9_-]{20,})/g, literals: ['glpat-'] },
+  {
+    name: 'Slack token',
+    re: /\b(?<secret>xox[abposr]-[A-Za-z0-9-]{10,})/g,
+    literals: ['xoxa-', 'xoxb-', 'xoxp-', 'xoxo-', 'xoxs-', 'xoxr-'],
+  },
+  { name: 'Hugging Face token', re: /\b(?<secret>hf_[A-Za-z0-9]{30,})\b/g, literals: ['hf_'] },
+  { name: 'OpenAI-style key', re: /\b(?<secret>sk-(?:proj-|ant-)?[A-Za-z0-9_-]{20,})/g, literals: ['sk-'] },
+  {
+    name: 'JWT',
+    re: /\b(?<secret>eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{10,})/g,
+    literals: ['eyJ'],
+  },
   {
     name: 'secret assignment',
     // Not inside a placeholder already written (`<SECRET:0>` names a secret too), and the value is no placeholder.
-    re: /(?<![<A-Za-z0-9_.-])[A-Za-z0-9_.-]*(?:password|passwd|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key|private[_-]?key)[A-Za-z0-9_.-]*["']?\s*[=:]\s*["']?(?<secret>[^\s"',;&<>]{4,})/gi,
+    // A key is a run of `[A-Za-z0-9_.-]` holding a keyword (the look-ahead), matched once: `[…]*keyword[…]*`
+    // would backtrack over every keyword of a long run, quadratic on `tokentoken…`; a match is the same either way,
+    // since what follows the key (`"`, `'`, a space, `=`, `:`) is outside the run.
+    re: /(?<![<A-Za-z0-9_.-])(?=[A-Za-z0-9_.-]*(?:password|passwd|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key|private[_-]?key))[A-Za-z0-9_.-]+["']?\s*[=:]\s*["']?(?<secret>[^\s"',;&<>]{4,})/gi,
+    starts: atFinder(
+      /password|passwd|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key|private[_-]?key/gi,
+      wordStarts,
+    ),
   },
 ];
+
+/** A path begins at a `/` not preceded by a path character and followed by one. */
+const pathStarts: Starts = (text) => (from) => {
+  let i = from;
+  for (;;) {
+    const p = text.indexOf('/', i);
+    if (p === -1) return -1;
+    if ((p === 0 || !isPathChar(text.charCodeAt(p - 1))) && isPathChar(text.charCodeAt(p + 1))) return p;
+    i = p + 1;
+  }
+};
+
+/**
+ * Unbracketed IPv6: the look-behind and look-ahead both exclude `[0-9a-fA-F:.]` and the body only consumes
+ * `[0-9a-fA-F:]`, so a match is a whole maximal run of `[0-9a-fA-F:.]` (it can neither begin nor end inside one)
+ * that holds a `:` and no `.`. The cursor yields the start of each such run once and jumps over the rest of it.
+ * (This pass, and the bracketed one, only rewrite what `ipaddress` accepts; a run it would reject may be passed
+ * over, as rewriting nothing and being passed over leave the same text.)
+ */
+const ipv6Starts: Starts = (text) => {
+  let runEnd = -1;
+  return (from) => {
+    let i = from;
+    for (;;) {
+      const c = text.indexOf(':', Math.max(i, runEnd));
+      if (c === -1) return -1;
+      let s = c;
+      while (s > 0 && isV6Char(text.charCodeAt(s - 1))) s--;
+      let e = c + 1;
+      let dot = false;
+      let colons = 1;
+      while (e < text.length) {
+        const ch = text.charCodeAt(e);
+        if (!isV6Char(ch)) break;
+        if (ch === 0x2e) dot = true;
+        else if (ch === 0x3a) colons++;
+        e++;
+      }
+      for (let k = s; k < c && !dot; k++) if (text.charCodeAt(k) === 0x2e) dot = true;
+      runEnd = e;
+      // A run with one `:` or over 45 characters matches but is never an address (`ipaddress` wants three parts
+      // and at most 45 characters): passing it over rewrites the same nothing.
+      if (!dot && colons >= 2 && e - s <= 45 && s >= from) return s;
+      i = e;
+    }
+  };
+};
+
+const ND = /^\p{Nd}$/u;
+/** Code point ending just before `at`, and its length in UTF-16 units. */
+function codePointBefore(text: string, at: number): [number, number] {
+  const lo = text.charCodeAt(at - 1);
+  if (lo >= 0xdc00 && lo <= 0xdfff && at >= 2) {
+    const hi = text.charCodeAt(at - 2);
+    if (hi >= 0xd800 && hi <= 0xdbff) return [(hi - 0xd800) * 0x400 + (lo - 0xdc00) + 0x10000, 2];
+  }
+  return [lo, 1];
+}
+const isNd = (cp: number): boolean => isAsciiDigit(cp) || (cp > 0x7f && ND.test(String.fromCodePoint(cp)));
+
+/**
+ * IPv4: a match's first octet is 1–3 `\p{Nd}` right before its first `.`, with no letter, number or `_` before
+ * it (the look-behind). So it begins where the run of digits before some `.` begins, when that run is 1–3 long.
+ * An ASCII shape check (`d{1,3}.d{1,3}.d{1,3}.d`) skips the decimals of a log before the regex is tried; any
+ * non-ASCII character leaves the decision to the regex.
+ */
+function dottedShape(text: string, dot: number): boolean {
+  let j = dot + 1;
+  for (let octet = 1; octet <= 3; octet++) {
+    let n = 0;
+    while (n < 4 && j < text.length) {
+      const c = text.charCodeAt(j);
+      if (c > 0x7f) return true;
+      if (!isAsciiDigit(c)) break;
+      n++;
+      j++;
+    }
+    if (n === 0 || n > 3) return false;
+    if (octet < 3) {
+      if (text.charCodeAt(j) !== 0x2e) return false;
+      j++;
+    }
+  }
+  return true;
+}
+const ipv4Starts: Starts = (text) => (from) => {
+  let i = from;
+  for (;;) {
+    const d = text.indexOf('.', i);
+    if (d === -1) return -1;
+    let s = d;
+    let digits = 0;
+    while (digits < 4 && s > 0) {
+      const [cp, len] = codePointBefore(text, s);
+      if (!isNd(cp)) break;
+      s -= len;
+      digits++;
+    }
+    if (digits >= 1 && digits <= 3 && s >= from && dottedShape(text, d)) return s;
+    i = d + 1;
+  }
+};
+
+/** A bracketed IPv6 begins at a `[` followed by a character of its body. */
+const bracketStarts: Starts = (text) => (from) => {
+  let i = from;
+  for (;;) {
+    const p = text.indexOf('[', i);
+    if (p === -1) return -1;
+    if (isV6Char(text.charCodeAt(p + 1))) return p;
+    i = p + 1;
+  }
+};
 
 export interface RedactionCounts {
   pathsRewritten: number;
@@ -89,6 +383,87 @@ class Index {
   }
 }
 
+const sticky = (re: RegExp): RegExp => new RegExp(re.source, re.flags.replace('g', '') + 'y');
+
+/**
+ * `text.replace(re, …)` for a global `re` whose matches are never empty, trying only the cursor's positions (see
+ * the header). `replace` returns the replacement, or `undefined` to keep the match as it is.
+ */
+function replaceAt(
+  text: string,
+  at: RegExp,
+  starts: Starts,
+  replace: (m: RegExpExecArray) => string | undefined,
+): string {
+  const next = starts(text);
+  const parts: string[] = [];
+  let copied = 0;
+  let from = 0;
+  while (from < text.length) {
+    const p = next(from);
+    if (p === -1) break;
+    at.lastIndex = p;
+    const m = at.exec(text);
+    if (m === null) {
+      from = p + 1;
+      continue;
+    }
+    const end = p + m[0].length;
+    const r = replace(m);
+    if (r !== undefined) {
+      parts.push(text.slice(copied, p), r);
+      copied = end;
+    }
+    from = end > p ? end : p + 1;
+  }
+  if (parts.length === 0) return text;
+  parts.push(text.slice(copied));
+  return parts.join('');
+}
+
+/** About this many characters a piece; a longer line is one piece. */
+const PIECE_CHARS = 1 << 17;
+
+/** `text` cut after line ends into pieces of about `PIECE_CHARS`; they concatenate to it. */
+function linePieces(text: string): string[] {
+  if (text.length <= PIECE_CHARS) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > PIECE_CHARS) {
+    let nl = text.lastIndexOf('\n', start + PIECE_CHARS - 1);
+    if (nl < start) nl = text.indexOf('\n', start + PIECE_CHARS);
+    if (nl === -1) break;
+    pieces.push(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+const SECRET_STICKY = SECRET_RULES.map((r) => sticky(r.re));
+const SECRET_STARTS = SECRET_RULES.map((r) => r.starts ?? atLiterals(...r.literals!));
+/** Every rule's literals in one regex: one scan of a window tells which rules can match in it at all. */
+const SECRET_LITERALS = new RegExp(
+  [...new Set(SECRET_RULES.flatMap((r) => r.literals ?? []))]
+    .map((l) => l.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&'))
+    .join('|'),
+  'g',
+);
+/** The literals present in `text`: a replacement never creates one (a placeholder holds none of them, nor `<`/`>`). */
+function literalsIn(text: string): Set<string> {
+  const seen = new Set<string>();
+  SECRET_LITERALS.lastIndex = 0;
+  for (let m = SECRET_LITERALS.exec(text); m !== null; m = SECRET_LITERALS.exec(text)) {
+    seen.add(m[0]);
+    SECRET_LITERALS.lastIndex = m.index + 1; // literals may overlap
+  }
+  return seen;
+}
+const PATH_STICKY = sticky(PATH_RE);
+const IPV4_STICKY = sticky(IPV4_RE);
+const IPV6_BRACKETED_STICKY = sticky(IPV6_BRACKETED_RE);
+const IPV6_UNBRACKETED_STICKY = sticky(IPV6_UNBRACKETED_RE);
+
 /** One file's scrubbing state: its placeholder numbering and its counts. */
 export class TextScrubber {
   readonly counts: RedactionCounts = { pathsRewritten: 0, ipsRewritten: 0, secretsRedacted: 0, patternsRedacted: 0 };
@@ -110,44 +485,62 @@ export class TextScrubber {
 
   /** One window of text (a whole line or more; a token is never split across two calls by `lineWindows`). */
   scrub(text: string): string {
+    const pieces: string[] = [];
+    this.scrubTo(text, (p) => pieces.push(p));
+    return pieces.length === 1 ? pieces[0]! : pieces.join('');
+  }
+
+  /**
+   * `scrub`, handing the result to `emit` in pieces that concatenate to it. Paths and IPs never span a line end
+   * (nor do their look-arounds see past one: a `\n` before a piece's start is, to each of them, the start of the
+   * text), so their passes run over line-aligned pieces of the window, each pass over all pieces in order —
+   * the placeholder numbering is the window's. Building one string per piece instead of one per window and pass
+   * keeps the copies in memory the process already has: a fresh 10 MiB string costs page faults, not copying.
+   */
+  scrubTo(text: string, emit: (piece: string) => void): void {
     let out = text;
     if (this.options.scrubSecrets) {
-      for (const rule of SECRET_RULES) {
-        out = out.replace(rule.re, (...args: unknown[]) => {
-          const match = args[0] as string;
-          const groups = args[args.length - 1] as { secret?: string };
-          const secret = groups.secret ?? match;
+      const present = literalsIn(out);
+      SECRET_RULES.forEach((rule, i) => {
+        if (rule.literals !== undefined && !rule.literals.some((l) => present.has(l))) return;
+        out = replaceAt(out, SECRET_STICKY[i]!, SECRET_STARTS[i]!, (m) => {
+          const match = m[0];
+          const secret = m.groups?.secret ?? match;
           this.counts.secretsRedacted++;
           const at = match.lastIndexOf(secret);
           return match.slice(0, at) + this.secrets.placeholder(secret) + match.slice(at + secret.length);
         });
-      }
+      });
     }
     for (const re of this.extra) out = this.replaceRe2(re, out);
+    const pieces = linePieces(out);
+    const pass = (at: RegExp, starts: Starts, replace: (m: RegExpExecArray) => string | undefined): void => {
+      for (let i = 0; i < pieces.length; i++) pieces[i] = replaceAt(pieces[i]!, at, starts, replace);
+    };
     if (this.options.scrubPaths) {
-      out = out.replace(PATH_RE, (m) => {
+      pass(PATH_STICKY, pathStarts, (m) => {
         this.counts.pathsRewritten++;
-        return this.paths.placeholder(m);
+        return this.paths.placeholder(m[0]);
       });
     }
     if (this.options.scrubIpAddresses) {
-      out = out.replace(IPV6_BRACKETED_RE, (m, inner: string) => {
-        if (!ipv6Valid(inner)) return m;
+      pass(IPV6_BRACKETED_STICKY, bracketStarts, (m) => {
+        if (!ipv6Valid(m[1]!)) return undefined;
         this.counts.ipsRewritten++;
-        return this.v6.placeholder(inner);
+        return this.v6.placeholder(m[1]!);
       });
-      out = out.replace(IPV6_UNBRACKETED_RE, (m) => {
-        if (!ipv6Valid(m)) return m;
+      pass(IPV6_UNBRACKETED_STICKY, ipv6Starts, (m) => {
+        if (!ipv6Valid(m[0])) return undefined;
         this.counts.ipsRewritten++;
-        return this.v6.placeholder(m);
+        return this.v6.placeholder(m[0]);
       });
-      out = out.replace(IPV4_RE, (m) => {
-        if (!ipv4Valid(m)) return m;
+      pass(IPV4_STICKY, ipv4Starts, (m) => {
+        if (!ipv4Valid(m[0])) return undefined;
         this.counts.ipsRewritten++;
-        return this.v4.placeholder(m);
+        return this.v4.placeholder(m[0]);
       });
     }
-    return out;
+    for (const p of pieces) emit(p);
   }
 
   private replaceRe2(re: RegexHandle, text: string): string {
@@ -163,3 +556,12 @@ export class TextScrubber {
     return out + text.slice(from);
   }
 }
+
+/** The passes as plain global regexes, in order: the reference `TextScrubber` is tested against. */
+export const REFERENCE_REGEXES = {
+  secrets: SECRET_RULES.map((r) => r.re),
+  path: PATH_RE,
+  ipv6Bracketed: IPV6_BRACKETED_RE,
+  ipv6Unbracketed: IPV6_UNBRACKETED_RE,
+  ipv4: IPV4_RE,
+} as const;
