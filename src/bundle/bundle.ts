@@ -10,7 +10,9 @@
  */
 import {
   closeSync,
+  constants,
   existsSync,
+  fstatSync,
   lstatSync,
   openSync,
   readdirSync,
@@ -19,18 +21,17 @@ import {
   renameSync,
   rmSync,
   statSync,
-  writeSync,
 } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import { parse as parseYamlDoc, stringify } from 'yaml';
 import { loadRecipe, type RedactionKeys } from '../recipe/index.js';
 import { parseYaml, reprNode } from '../recipe/tree.js';
-import { documentKind, RedactionError, scrubDocument, type DocumentKind } from '../redact/json.js';
+import { documentKind, RedactionError, scrubDocument } from '../redact/json.js';
 import { TextScrubber } from '../redact/text.js';
-import { lineWindows } from '../redact/windows.js';
+import { lineWindows, WindowSplitter } from '../redact/windows.js';
 import { fnmatchcase } from '../text/fnmatch.js';
 import { packageInfo } from '../trial/package-info.js';
-import { tarGz, type TarEntry } from './tar.js';
+import { TarGzWriter } from './tar.js';
 
 export const MANIFEST = 'manifest.json';
 export const MANIFEST_SCHEMA_VERSION = 1;
@@ -167,14 +168,13 @@ function readFileText(path: string): string {
 }
 
 function readRegular(path: string): Buffer {
-  const st = statSync(path);
-  if (!st.isFile()) throw Object.assign(new Error('not a regular file'), { code: 'ENOTREG' });
-  const fd = openSync(path, 'r');
+  const fd = openRegular(path);
   try {
-    const buf = Buffer.alloc(st.size);
+    const size = fstatSync(fd).size;
+    const buf = Buffer.alloc(size);
     let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, buf.length - off, null);
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, null);
       if (n === 0) break;
       off += n;
     }
@@ -182,6 +182,20 @@ function readRegular(path: string): Buffer {
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * Opens a file that must be regular, never blocking: a FIFO or device put in its place after the walk is refused,
+ * not opened for reading (which would wait for a writer forever).
+ */
+function openRegular(path: string, expect?: { dev: number; ino: number }): number {
+  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
+  const st = fstatSync(fd);
+  if (!st.isFile() || (expect !== undefined && (st.dev !== expect.dev || st.ino !== expect.ino))) {
+    closeSync(fd);
+    throw Object.assign(new Error('not the regular file that was listed'), { code: 'ENOTREG' });
+  }
+  return fd;
 }
 
 /** The redaction the bundle applies, found as the original finds it (§2.1). */
@@ -204,31 +218,62 @@ function resolveRedaction(runDir: string, from: string | undefined, log: (l: str
   return null;
 }
 
-/** Every regular file under `root`, relative, sorted; a link resolving outside is an error, one inside is followed. */
-function walk(root: string, realRoot: string): string[] {
-  const out: string[] = [];
+interface Listed {
+  readonly rel: string;
+  /** The resolved path: what is opened (the link was checked at the walk). */
+  readonly real: string;
+  readonly dev: number;
+  readonly ino: number;
+  readonly mode: number;
+  readonly size: number;
+}
+
+/**
+ * Every regular file under `root`, sorted by relative path; a link resolving outside is an error, one inside is
+ * followed (a directory seen twice through links is walked once). Anything else — a FIFO, a socket, a device — is
+ * left out with a log line, never opened.
+ */
+function walk(realRoot: string, log: (l: string) => void): Listed[] {
+  const out: Listed[] = [];
+  // The directories on the path being walked: a link back to one of them is a cycle, walked once.
+  const ancestors = new Set<string>();
   const visit = (dir: string, rel: string): void => {
-    for (const name of readdirSync(dir)) {
+    for (const name of readdirSync(dir).sort()) {
       const r = rel === '' ? name : `${rel}/${name}`;
       if (rel === '' && SKIPPED_TOP.has(name)) continue;
       const p = join(dir, name);
-      let real: string;
-      try {
-        real = realpathSync(p);
-      } catch {
-        throw new BundleError(`${r}: a link that resolves nowhere; refusing to bundle`, 'unsafe-link');
+      // `dir` is already resolved: only a link needs resolving (realpath of every entry costs an lstat per
+      // component, which a run directory of 100,000 files feels).
+      let real = p;
+      const lst = lstatSync(p);
+      if (lst.isSymbolicLink()) {
+        try {
+          real = realpathSync(p);
+        } catch {
+          throw new BundleError(`${r}: a link that resolves nowhere; refusing to bundle`, 'unsafe-link');
+        }
+        if (real !== realRoot && !real.startsWith(realRoot + sep))
+          throw new BundleError(`${r} resolves outside the run directory (${real}); refusing to bundle`, 'unsafe-link');
       }
-      if (real !== realRoot && !real.startsWith(realRoot + sep))
-        throw new BundleError(`${r} resolves outside the run directory (${real}); refusing to bundle`, 'unsafe-link');
-      const st = statSync(p);
+      const st = lst.isSymbolicLink() ? statSync(real) : lst;
       if (st.isDirectory()) {
-        if (lstatSync(p).isSymbolicLink()) visit(real, r);
-        else visit(p, r);
-      } else if (st.isFile()) out.push(r);
+        const id = `${st.dev}:${st.ino}`;
+        if (ancestors.has(id)) {
+          log(`aorta-probe bundle: skipping ${r}: a link back to a directory that holds it`);
+          continue;
+        }
+        ancestors.add(id);
+        visit(real, r);
+        ancestors.delete(id);
+      } else if (st.isFile())
+        out.push({ rel: r, real, dev: st.dev, ino: st.ino, mode: st.mode & 0o777, size: st.size });
+      else log(`aorta-probe bundle: skipping ${r}: not a regular file`);
     }
   };
-  visit(root, '');
-  return out.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const top = statSync(realRoot);
+  ancestors.add(`${top.dev}:${top.ino}`);
+  visit(realRoot, '');
+  return out.sort((a, b) => (a.rel < b.rel ? -1 : a.rel > b.rel ? 1 : 0));
 }
 
 function isText(rel: string): boolean {
@@ -241,15 +286,18 @@ interface Scrubbed {
   readonly envKeysRemoved: number;
 }
 
-/** One file through the redactor (§1.5's dispatch order). */
-function scrubFile(
-  rel: string,
-  bytes: Buffer,
-  redaction: RedactionKeys | null,
-  scrubber: TextScrubber | null,
-): Scrubbed {
-  if (redaction === null || scrubber === null || !isText(rel)) return { data: bytes, envKeysRemoved: 0 };
-  const globs = redaction.scrubEnvKeys;
+/** One file through the redactor (§1.5's dispatch order): how its output is produced. */
+function handling(rel: string, size: number, redaction: RedactionKeys | null): 'copy' | 'document' | 'text' {
+  if (redaction === null || !isText(rel)) return 'copy';
+  const base = rel.slice(rel.lastIndexOf('/') + 1);
+  const kind = documentKind(rel);
+  if (base === 'probe.env' || kind === 'recipe') return 'document';
+  if (kind !== null && size <= MAX_JSON_BYTES) return 'document';
+  return 'text';
+}
+
+/** A document read whole and rewritten: probe.env, recipe.resolved.yaml, the JSON kinds (§1.5 steps 1–4). */
+function scrubDocumentFile(rel: string, bytes: Buffer, globs: readonly string[], scrubber: TextScrubber): Scrubbed {
   const text = bytes.toString('utf8'); // invalid UTF-8 becomes U+FFFD: scrubbing never switches off
   const base = rel.slice(rel.lastIndexOf('/') + 1);
   if (base === 'probe.env') {
@@ -268,7 +316,7 @@ function scrubFile(
     const lines = [...kept].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`);
     return { data: Buffer.from(lines.length === 0 ? '' : `${lines.join('\n')}\n`), envKeysRemoved: removed };
   }
-  const kind: DocumentKind | null = documentKind(rel);
+  const kind = documentKind(rel)!;
   if (kind === 'recipe') {
     let doc: unknown;
     try {
@@ -284,36 +332,56 @@ function scrubFile(
     const r = scrubDocument(JSON.parse(JSON.stringify(doc)) as never, 'recipe', scrubber, globs);
     return { data: Buffer.from(stringify(r.doc, { lineWidth: 0 })), envKeysRemoved: r.envKeysRemoved };
   }
-  if (kind !== null && bytes.length <= MAX_JSON_BYTES) {
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (err) {
-      // A schema-owned document that does not parse fails closed; other JSON is scrubbed as text.
-      if (kind !== 'json')
-        throw new BundleError(`${rel}: ${kind} JSON does not parse (${(err as Error).message})`, 'redaction');
-      return {
-        data: Buffer.from(
-          lineWindows(text)
-            .map((w) => scrubber.scrub(w))
-            .join(''),
-        ),
-        envKeysRemoved: 0,
-      };
-    }
-    if (kind !== 'json' && (doc === null || typeof doc !== 'object' || Array.isArray(doc)))
-      throw new BundleError(`${rel}: ${kind} JSON must contain a top-level object`, 'redaction');
-    const r = scrubDocument(doc as never, kind, scrubber, globs);
-    return { data: Buffer.from(`${JSON.stringify(r.doc, null, 2)}\n`), envKeysRemoved: r.envKeysRemoved };
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    // A schema-owned document that does not parse fails closed; other JSON is scrubbed as text.
+    if (kind !== 'json')
+      throw new BundleError(`${rel}: ${kind} JSON does not parse (${(err as Error).message})`, 'redaction');
+    const pieces: string[] = [];
+    for (const w of lineWindows(text)) scrubber.scrubTo(w, (p) => pieces.push(p));
+    return { data: Buffer.from(pieces.join('')), envKeysRemoved: 0 };
   }
-  return {
-    data: Buffer.from(
-      lineWindows(text)
-        .map((w) => scrubber.scrub(w))
-        .join(''),
-    ),
-    envKeysRemoved: 0,
+  if (kind !== 'json' && (doc === null || typeof doc !== 'object' || Array.isArray(doc)))
+    throw new BundleError(`${rel}: ${kind} JSON must contain a top-level object`, 'redaction');
+  const r = scrubDocument(doc as never, kind, scrubber, globs);
+  return { data: Buffer.from(`${JSON.stringify(r.doc, null, 2)}\n`), envKeysRemoved: r.envKeysRemoved };
+}
+
+const READ_CHUNK = 4 * 1024 * 1024;
+/** A file's scrubbed output up to this size is held until its header is written; a larger one is scrubbed twice. */
+const HELD_OUTPUT_BYTES = 64 * 1024 * 1024;
+
+/** Exactly `size` bytes of `fd`, in chunks (a file that grew since it was listed is taken as it was listed). */
+function* chunksOf(fd: number, size: number, rel: string): Generator<Buffer> {
+  let at = 0;
+  while (at < size) {
+    // A fresh buffer each time: the archive's gzip stream may still hold the last one.
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK, size - at));
+    const n = readSync(fd, buf, 0, buf.length, at);
+    if (n === 0) throw new BundleError(`${rel} shrank while it was being bundled; nothing was written`, 'io');
+    at += n;
+    yield buf.subarray(0, n);
+  }
+}
+
+/**
+ * A text file scrubbed window by window as it is read (§1.4: peak memory about one window), as UTF-8 pieces.
+ * Decoding replaces invalid UTF-8 with U+FFFD, as the original's `errors="replace"`: scrubbing never switches off.
+ */
+function* scrubbedText(fd: number, size: number, rel: string, scrubber: TextScrubber): Generator<Buffer> {
+  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
+  const split = new WindowSplitter();
+  const out: Buffer[] = [];
+  const take = (windows: string[]): Buffer[] => {
+    out.length = 0;
+    for (const w of windows) scrubber.scrubTo(w, (p) => out.push(Buffer.from(p, 'utf8')));
+    return out;
   };
+  for (const chunk of chunksOf(fd, size, rel)) yield* take(split.push(decoder.decode(chunk, { stream: true })));
+  yield* take(split.push(decoder.decode()));
+  yield* take(split.end());
 }
 
 function stamp(d: Date): string {
@@ -337,93 +405,166 @@ export async function createBundle(o: BundleOptions): Promise<BundleResult> {
   if (o.ticket !== undefined && safeSlug(ticket) !== leaf)
     log(`aorta-probe bundle: warning: --ticket ${ticket} does not match the run dir's name ${leaf}`);
   const realRoot = realpathSync(runDir);
-  const files = walk(runDir, realRoot);
-  if (!files.some((f) => /^[^/]+\/trial_\d+\/result\.json$/.test(f)))
+  const files = walk(realRoot, log);
+  if (!files.some((f) => /^[^/]+\/trial_\d+\/result\.json$/.test(f.rel)))
     throw new BundleError(
       `run dir ${o.runDir} contains no 'trial_*/result.json' artifacts. Did you forget to include the per-ticket segment, or run before any probe trial finished?`,
       'empty',
     );
   const redaction = resolveRedaction(runDir, o.redactionFrom, log);
   const name = `${safeSlug(ticket)}-${stamp(now)}`;
-  const entries: TarEntry[] = [];
-  const listed: ManifestFile[] = [];
-  try {
-    for (const rel of files) {
-      const p = join(runDir, ...rel.split('/'));
-      const bytes = readRegular(p);
-      // One scrubber per file: placeholders are numbered per file, as the original's newest indexes are.
-      const own =
-        redaction === null
-          ? null
-          : new TextScrubber({
-              scrubPaths: redaction!.scrubPaths,
-              scrubIpAddresses: redaction!.scrubIpAddresses,
-              scrubSecrets: redaction!.scrubSecrets,
-              extraPatterns: redaction!.extraPatterns,
-            });
-      let out: Scrubbed;
-      try {
-        out = scrubFile(rel, bytes, redaction, own);
-      } finally {
-        own?.dispose();
-      }
-      entries.push({ name: `${name}/${rel}`, mode: statSync(p).mode & 0o777, data: out.data });
-      listed.push({
-        path: rel,
-        env_keys_removed: out.envKeysRemoved,
-        paths_rewritten: own?.counts.pathsRewritten ?? 0,
-        ips_rewritten: own?.counts.ipsRewritten ?? 0,
-        bytes_in: bytes.length,
-        bytes_out: out.data.length,
-        secrets_redacted: (own?.counts.secretsRedacted ?? 0) + (own?.counts.patternsRedacted ?? 0),
-      });
-    }
-  } catch (err) {
-    if (err instanceof BundleError) throw err;
-    if (err instanceof RedactionError) throw new BundleError(err.message, 'redaction');
-    throw err;
-  }
-  const manifest: Manifest = {
-    schema_version: MANIFEST_SCHEMA_VERSION,
-    ticket,
-    created_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-    aorta_version: packageInfo().version,
-    source_run_dir: leaf,
-    redaction_applied: listed.some(
-      (f) => f.env_keys_removed + f.paths_rewritten + f.ips_rewritten + f.secrets_redacted > 0,
-    ),
-    redactor_kind: redaction === null ? 'identity' : 'probe.v1',
-    files: listed,
-  };
-  if (o.review !== undefined && !(await o.review(manifest)))
-    throw new BundleError('aorta-probe bundle: aborted at review; nothing was written', 'aborted');
-  entries.push({
-    name: `${name}/${MANIFEST}`,
-    mode: 0o644,
-    data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`),
-  });
   const target =
     o.output === undefined
       ? resolve(`${name}.tar.gz`)
       : existsSync(o.output) && statSync(o.output).isDirectory()
         ? join(resolve(o.output), `${name}.tar.gz`)
         : resolve(o.output);
+  // Written member by member to `<target>.partial` (a file's output is held, never the archive), renamed into
+  // place when complete; on any failure or a "no" at review the partial file is removed: nothing is written.
   const partial = `${target}.partial`;
+  let fd: number;
   try {
     rmSync(partial, { force: true });
-    const fd = openSync(partial, 'wx', 0o644);
-    try {
-      writeSync(fd, tarGz(entries));
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(partial, target);
+    fd = openSync(partial, 'wx', 0o644);
   } catch (err) {
-    rmSync(partial, { force: true });
     throw new BundleError(
       `cannot write ${target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
       'io',
     );
   }
-  return { path: target, manifest };
+  const tar = new TarGzWriter(fd);
+  let complete = false;
+  try {
+    const listed: ManifestFile[] = [];
+    for (const f of files) listed.push(await bundleFile(f, `${name}/${f.rel}`, redaction, tar));
+    const manifest: Manifest = {
+      schema_version: MANIFEST_SCHEMA_VERSION,
+      ticket,
+      created_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      aorta_version: packageInfo().version,
+      source_run_dir: leaf,
+      redaction_applied: listed.some(
+        (f) => f.env_keys_removed + f.paths_rewritten + f.ips_rewritten + f.secrets_redacted > 0,
+      ),
+      redactor_kind: redaction === null ? 'identity' : 'probe.v1',
+      files: listed,
+    };
+    if (o.review !== undefined && !(await o.review(manifest)))
+      throw new BundleError('aorta-probe bundle: aborted at review; nothing was written', 'aborted');
+    const json = Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`);
+    await tar.add(`${name}/${MANIFEST}`, 0o644, json.length);
+    await tar.data(json);
+    await tar.end();
+    closeSync(fd);
+    renameSync(partial, target);
+    complete = true;
+    return { path: target, manifest };
+  } catch (err) {
+    if (err instanceof BundleError) throw err;
+    if (err instanceof RedactionError) throw new BundleError(err.message, 'redaction');
+    throw new BundleError(
+      `cannot write ${target}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      'io',
+    );
+  } finally {
+    if (!complete) {
+      tar.abort();
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      rmSync(partial, { force: true });
+    }
+  }
+}
+
+/** One listed file into the archive: its member, and its manifest row. */
+async function bundleFile(
+  f: Listed,
+  member: string,
+  redaction: RedactionKeys | null,
+  tar: TarGzWriter,
+): Promise<ManifestFile> {
+  let fd: number;
+  try {
+    fd = openRegular(f.real, f);
+  } catch (err) {
+    throw new BundleError(
+      `${f.rel}: ${(err as NodeJS.ErrnoException).code === 'ENOTREG' ? 'replaced by something other than the file listed' : ((err as NodeJS.ErrnoException).code ?? (err as Error).message)} while bundling; nothing was written`,
+      'io',
+    );
+  }
+  // One scrubber per file: placeholders are numbered per file, as the original's newest indexes are.
+  const scrubber = (): TextScrubber =>
+    new TextScrubber({
+      scrubPaths: redaction!.scrubPaths,
+      scrubIpAddresses: redaction!.scrubIpAddresses,
+      scrubSecrets: redaction!.scrubSecrets,
+      extraPatterns: redaction!.extraPatterns,
+    });
+  const row = (bytesOut: number, envKeysRemoved: number, s: TextScrubber | null): ManifestFile => ({
+    path: f.rel,
+    env_keys_removed: envKeysRemoved,
+    paths_rewritten: s?.counts.pathsRewritten ?? 0,
+    ips_rewritten: s?.counts.ipsRewritten ?? 0,
+    bytes_in: f.size,
+    bytes_out: bytesOut,
+    secrets_redacted: (s?.counts.secretsRedacted ?? 0) + (s?.counts.patternsRedacted ?? 0),
+  });
+  try {
+    const how = handling(f.rel, f.size, redaction);
+    if (how === 'copy') {
+      await tar.add(member, f.mode, f.size);
+      for (const c of chunksOf(fd, f.size, f.rel)) await tar.data(c);
+      return row(f.size, 0, null);
+    }
+    if (how === 'document') {
+      if (f.size > MAX_JSON_BYTES)
+        throw new BundleError(`${f.rel}: over ${MAX_JSON_BYTES} bytes; refusing to copy it unscrubbed`, 'redaction');
+      const bytes = Buffer.concat([...chunksOf(fd, f.size, f.rel)]);
+      const s = scrubber();
+      try {
+        const out = scrubDocumentFile(f.rel, bytes, redaction!.scrubEnvKeys, s);
+        await tar.add(member, f.mode, out.data.length);
+        await tar.data(out.data);
+        return row(out.data.length, out.envKeysRemoved, s);
+      } finally {
+        s.dispose();
+      }
+    }
+    // Text: held while it fits, else measured in a first pass and written in a second (same bytes, same counts).
+    const first = scrubber();
+    let held: Buffer[] | null = [];
+    let size = 0;
+    try {
+      for (const b of scrubbedText(fd, f.size, f.rel, first)) {
+        size += b.length;
+        if (held !== null && size > HELD_OUTPUT_BYTES) held = null;
+        held?.push(b);
+      }
+    } finally {
+      first.dispose();
+    }
+    await tar.add(member, f.mode, size);
+    if (held !== null) for (const b of held) await tar.data(b);
+    else {
+      const second = scrubber();
+      try {
+        let again = 0;
+        for (const b of scrubbedText(fd, f.size, f.rel, second)) {
+          again += b.length;
+          if (again > size) break;
+          await tar.data(b);
+        }
+        if (again !== size || JSON.stringify(second.counts) !== JSON.stringify(first.counts))
+          throw new BundleError(`${f.rel} changed while it was being bundled; nothing was written`, 'io');
+      } finally {
+        second.dispose();
+      }
+    }
+    return row(size, 0, first);
+  } finally {
+    closeSync(fd);
+  }
 }

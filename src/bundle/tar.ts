@@ -7,7 +7,10 @@
  * A name longer than ustar's 100 bytes is split into ustar's 155-byte prefix and 100-byte name at a `/`; one that
  * cannot be split gets a PAX extended header (`path=`), which both readers understand.
  */
-import { gzipSync } from 'node:zlib';
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
 
 export interface TarEntry {
   /** `/`-separated, relative. */
@@ -18,6 +21,7 @@ export interface TarEntry {
 }
 
 const BLOCK = 512;
+const GATHER_BYTES = 256 * 1024;
 
 function octal(n: number, width: number): string {
   // width - 1 digits and a NUL, as GNU tar writes them.
@@ -69,29 +73,110 @@ function paxRecord(key: string, value: string): string {
   return `${len}${body}`;
 }
 
+/** The blocks that start a member: a PAX header for a name ustar cannot hold, then the ustar header. */
+export function memberHeader(path: string, mode: number, size: number): Buffer {
+  let s = split(path);
+  const parts: Buffer[] = [];
+  if (s === null) {
+    const pax = Buffer.from(paxRecord('path', path), 'utf8');
+    parts.push(header('PaxHeader', '', 0o644, pax.length, 'x'), ...padded(pax));
+    s = {
+      name: Buffer.from(path)
+        .subarray(0, 100)
+        .toString('utf8')
+        .replace(/\uFFFD$/, ''),
+      prefix: '',
+    };
+  }
+  parts.push(header(s.name, s.prefix, mode, size, '0'));
+  return Buffer.concat(parts);
+}
+
+/** Zero bytes that fill a member of `size` bytes to a whole block. */
+export function memberPadding(size: number): Buffer {
+  const rest = size % BLOCK;
+  return Buffer.alloc(rest === 0 ? 0 : BLOCK - rest, 0);
+}
+
 /** The tar archive of `entries`, in the order given, ended by two zero blocks. */
 export function tarBytes(entries: readonly TarEntry[]): Buffer {
   const parts: Buffer[] = [];
-  for (const e of entries) {
-    let s = split(e.name);
-    if (s === null) {
-      const pax = Buffer.from(paxRecord('path', e.name), 'utf8');
-      parts.push(header('PaxHeader', '', 0o644, pax.length, 'x'), ...padded(pax));
-      s = {
-        name: Buffer.from(e.name)
-          .subarray(0, 100)
-          .toString('utf8')
-          .replace(/\uFFFD$/, ''),
-        prefix: '',
-      };
-    }
-    parts.push(header(s.name, s.prefix, e.mode, e.data.length, '0'), ...padded(e.data));
-  }
+  for (const e of entries)
+    parts.push(memberHeader(e.name, e.mode, e.data.length), Buffer.from(e.data), memberPadding(e.data.length));
   parts.push(Buffer.alloc(BLOCK * 2, 0));
   return Buffer.concat(parts);
 }
 
-/** `tarBytes` gzipped (the gzip header's mtime is 0: the same entries give the same bytes). */
-export function tarGz(entries: readonly TarEntry[]): Buffer {
-  return gzipSync(tarBytes(entries), { level: 9 });
+/**
+ * A .tar.gz written member by member to a file descriptor, so a bundle never holds more than one file's output:
+ * `add` a member whose size is known, then its data in as many pieces as it comes in, then `end`. The gzip header's
+ * mtime is 0, so the same members give the same bytes. Level 6: on logs it compresses within a few percent of 9 at
+ * about twice the speed.
+ */
+export class TarGzWriter {
+  private readonly gzip = createGzip({ level: 6 });
+  private readonly done: Promise<void>;
+  private open: { size: number; written: number } | null = null;
+
+  constructor(fd: number) {
+    const out = createWriteStream('', { fd, autoClose: false });
+    this.done = pipeline(this.gzip, out);
+  }
+
+  async add(path: string, mode: number, size: number): Promise<void> {
+    this.close();
+    await this.write(memberHeader(path, mode, size));
+    this.open = { size, written: 0 };
+  }
+
+  async data(piece: Uint8Array): Promise<void> {
+    if (this.open === null || this.open.written + piece.length > this.open.size)
+      throw new Error('tar: more data than the member header declared');
+    this.open.written += piece.length;
+    await this.write(piece);
+  }
+
+  /** The end-of-archive blocks, then waits until every byte is written. */
+  async end(): Promise<void> {
+    this.close();
+    await this.write(Buffer.alloc(BLOCK * 2, 0));
+    await this.flush();
+    this.gzip.end();
+    await this.done;
+  }
+
+  /** Stops writing (after an error); the caller removes the file. */
+  abort(): void {
+    this.gzip.destroy();
+    this.done.catch(() => {});
+  }
+
+  private close(): void {
+    if (this.open === null) return;
+    if (this.open.written !== this.open.size) throw new Error('tar: less data than the member header declared');
+    const pad = memberPadding(this.open.size);
+    this.open = null;
+    if (pad.length > 0) {
+      this.pending.push(pad);
+      this.pendingBytes += pad.length;
+    }
+  }
+
+  /** Small writes (a header, a short file) are gathered: each write is a zlib call, which costs more than a copy. */
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+
+  private async write(b: Uint8Array): Promise<void> {
+    this.pending.push(b);
+    this.pendingBytes += b.length;
+    if (this.pendingBytes >= GATHER_BYTES) await this.flush();
+  }
+
+  private async flush(): Promise<void> {
+    if (this.pendingBytes === 0) return;
+    const b = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending);
+    this.pending = [];
+    this.pendingBytes = 0;
+    if (!this.gzip.write(b)) await Promise.race([once(this.gzip, 'drain'), this.done]);
+  }
 }
