@@ -1,7 +1,8 @@
 """Golden for src/redact/text.ts: the original's path and IP scrubbing (ROCm/aorta probe/redaction.py, newest
 regexes and order as ../shared/spec/upstream-probe-runs.md §1.3 quotes them), run with Python's `re` and
 `ipaddress` over a generated corpus: one file's text per case, placeholders numbered per file in order of first
-sight, each occurrence counted.
+sight, each occurrence counted; long lines; and `bytes` cases, input that is not valid UTF-8, decoded with
+`errors="replace"` as the original opens a text artifact.
 
 Run: python3 scripts/gen_redact_golden.py > fixtures/redact/paths-ips.json
 """
@@ -92,10 +93,25 @@ WORDS = ["/home/alice/run", "/opt/rocm-6.1/bin/hipcc", "10.0.0.1", "192.168.1.25
 rng = random.Random(20261206)
 cases = FIXED + ["".join(rng.choice(WORDS) + rng.choice([" ", "", ",", "\n", "=", ":"]) for _ in range(rng.randint(1, 12)))
                  for _ in range(400)]
+# Long lines (one window still: the hard split starts at 2.5 M characters) and bytes that are not UTF-8, decoded as
+# the original decodes a text artifact (`errors="replace"`), scrubbed, written back as UTF-8.
+cases += [" ".join(rng.choice(WORDS) for _ in range(3_000)), "x" * 9_000 + " /home/a/b " + "y" * 9_000]
+BYTES = [b"path /home/\xffuser/x and 10.0.0.1\n", b"\xe2\x82 /a/b\r\n", b"\xf0\x9f\x98 10.0.0.1",
+         b"\xc0\xaf/x/y", b"\xed\xa0\x80 ::1 \xed\xbf\xbf", b"\xf4\x90\x80\x80 /p/q", b"\x80\x80/r/s\x80",
+         b"10.0.0\xff.1 and 10.0.0.1\xff", b"[::1\xff] fe80::1\xfe\r\n", b"\xef\xbb\xbf/bom/first 1.2.3.4",
+         b"\xe0\x80\x80 \xf8\x88\x80\x80\x80 /s/t", b"ok \xc3\xa9 /h/\xc3\xa9/x 10.1.1.1\r"]
+byte_words = [w.encode() for w in WORDS] + [b"\xff", b"\xc3", b"\xe2\x82", b"\xf0\x9f\x98", b"\x80", b"\xed\xa0\x80", b"\r\n"]
+BYTES += [b"".join(rng.choice(byte_words) + rng.choice([b" ", b"", b"\n"]) for _ in range(rng.randint(1, 16)))
+          for _ in range(100)]
 out = {"meta": meta("scripts/gen_redact_golden.py", "python3 scripts/gen_redact_golden.py > fixtures/redact/paths-ips.json"),
        "cases": []}
 for c in cases:
     text, counts = scrub(c)
     out["cases"].append({"input": c, "output": text, "paths": counts["paths"], "ips": counts["ips"]})
+out["bytes"] = []
+for b in BYTES:
+    text, counts = scrub(b.decode("utf-8", errors="replace"))
+    out["bytes"].append({"input_hex": b.hex(), "output_hex": text.encode("utf-8").hex(), "paths": counts["paths"],
+                         "ips": counts["ips"]})
 json.dump(out, sys.stdout, ensure_ascii=False)
 sys.stdout.write("\n")

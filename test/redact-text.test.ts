@@ -6,9 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TextScrubber } from '../src/redact/text.js';
+import { lineWindows } from '../src/redact/windows.js';
 
 const golden = JSON.parse(readFileSync('fixtures/redact/paths-ips.json', 'utf8')) as {
   cases: { input: string; output: string; paths: number; ips: number }[];
+  bytes: { input_hex: string; output_hex: string; paths: number; ips: number }[];
 };
 
 const scrubber = (over: Partial<ConstructorParameters<typeof TextScrubber>[0]> = {}) =>
@@ -22,7 +24,23 @@ describe("paths and IPs: the original's rewrites (Python oracle)", () => {
       return out !== c.output || s.counts.pathsRewritten !== c.paths || s.counts.ipsRewritten !== c.ips;
     });
     expect(wrong.map((c) => c.input)).toEqual([]);
-    expect(golden.cases.length).toBe(420);
+    expect(golden.cases.length).toBe(422);
+  });
+
+  it('bytes that are not UTF-8: decoded as the bundle decodes (U+FFFD, BOM kept), the same bytes out', () => {
+    const wrong = golden.bytes.filter((c) => {
+      const s = scrubber();
+      const text = new TextDecoder('utf-8', { ignoreBOM: true }).decode(Buffer.from(c.input_hex, 'hex'));
+      const out = Buffer.from(
+        lineWindows(text)
+          .map((w) => s.scrub(w))
+          .join(''),
+        'utf8',
+      ).toString('hex');
+      return out !== c.output_hex || s.counts.pathsRewritten !== c.paths || s.counts.ipsRewritten !== c.ips;
+    });
+    expect(wrong.map((c) => c.input_hex)).toEqual([]);
+    expect(golden.bytes.length).toBe(112);
   });
 
   it('numbers per file across windows, in order of first sight', () => {
