@@ -37,7 +37,13 @@ export { RegexDisposedError, RegexEngineError, RegexSubjectTooLargeError, RegexS
 export type { RegexSyntaxErrorKind } from './regex/errors.js';
 
 // Recipes and lint
-export { loadRecipe, loadRecipeCollecting, recipeErrors, type RecipeCollected } from './recipe/load.js';
+export {
+  loadRecipe,
+  loadRecipeCollecting,
+  loadRedactionBlock,
+  recipeErrors,
+  type RecipeCollected,
+} from './recipe/load.js';
 export type {
   CustomPattern,
   LoadRecipeOptions,
@@ -100,5 +106,5 @@ export { requiredLiterals } from './regex/literals.js';
 export type { LiteralSet } from './regex/literals.js';
 export { isReady, ready } from './regex/engine-loader.js';
 export type { ReadyOptions } from './regex/engine-loader.js';
-export { lineWindows, MAX_WINDOW_UTF8_BYTES, SECRET_RULES, TextScrubber } from './redact/index.js';
+export { lineWindows, MAX_WINDOW_UTF8_BYTES, SECRET_RULES, TextScrubber, WindowSplitter } from './redact/index.js';
 export type { RedactionCounts, TextScrubOptions } from './redact/index.js';

@@ -40,7 +40,7 @@ const DIRTY = [
 
 /**
  * Writes about `bytes` bytes (whole lines) of log to `path`; returns the exact byte count.
- * kind: 'clean' | 'dirty'. Every line starts with an ISO timestamp (the every-line pattern).
+ * kind: 'clean' | 'dirty' | 'redact' (the clean log plus addresses, home paths and a rare token to scrub). Every line starts with an ISO timestamp (the every-line pattern).
  */
 export function writeLog(path, bytes, { kind = 'clean', seed = 42 } = {}) {
   const r = prng(seed);
@@ -58,7 +58,18 @@ export function writeLog(path, bytes, { kind = 'clean', seed = 42 } = {}) {
       const rank = Math.floor(r() * 8);
       const x = r();
       let line;
-      if (kind === 'dirty' && x < 0.00025) {
+      if (kind === 'redact' && x < 0.06) {
+        // What a bundle must scrub in a real training log: NCCL's interface addresses, a host path, now and then
+        // a token an environment dump printed.
+        line =
+          x < 0.0005
+            ? `${ts} DEBUG [rank${rank}] env HF_TOKEN=hf_${Math.floor(r() * 1e16)
+                .toString(36)
+                .padEnd(34, 'q')}`
+            : x < 0.03
+              ? `${ts} INFO  [rank${rank}] NCCL INFO Bootstrap : Using eth0:10.${rank}.${Math.floor(r() * 250)}.${1 + Math.floor(r() * 250)}<0>`
+              : `${ts} INFO  [rank${rank}] NCCL INFO NET/IB : Using [0]mlx5_${rank}:1/IB ; OOB eth0:fe80::${Math.floor(r() * 0xffff).toString(16)}<0> from /home/user${rank}/.conda/lib`;
+      } else if (kind === 'dirty' && x < 0.00025) {
         line = `${ts} ERROR [rank${rank}] ${DIRTY[Math.floor(r() * DIRTY.length)](r)}`;
       } else if (x < 0.55) {
         step++;

@@ -166,6 +166,25 @@ function adversarialTable(adv, lines) {
     );
 }
 
+function redactionTable(red, lines) {
+  lines.push(
+    '',
+    `### 5. Redaction — a ${(red.bytes / 2 ** 20).toFixed(0)} MiB training log scrubbed as a bundle scrubs it; MB/s (10⁶ bytes/s), median (min–max); peak RSS`,
+    '',
+    '| engine | in-process | whole process | peak RSS | paths / IPs / credentials | target |',
+    '|---|---:|---:|---:|---|---|',
+  );
+  for (const r of red.rows) {
+    const c = r.counts;
+    const t = r.engine.endsWith('credentials')
+      ? `≥ ${red.targetMBps} MB/s: ${r.MBps.median >= red.targetMBps ? 'met' : '**missed**'}`
+      : '';
+    lines.push(
+      `| ${r.engine} | ${range(r.MBps, sig)} | ${range(r.wholeMBps, sig)} | ${r.maxRssMiB.toFixed(0)} MiB | ${c.paths} / ${c.ips} / ${c.secrets ?? '—'} | ${t} |`,
+    );
+  }
+}
+
 export function renderTable(res) {
   const m = res.machine;
   const lines = [
@@ -189,6 +208,7 @@ export function renderTable(res) {
   if (res.scanning) scanningTable(res.scanning, lines);
   if (res.coldStart) coldTable(res.coldStart, lines);
   if (res.adversarial) adversarialTable(res.adversarial, lines);
+  if (res.redaction) redactionTable(res.redaction, lines);
   lines.push('', ...res.notes.map((n) => `- ${n}`));
   return `${lines.join('\n')}\n`;
 }

@@ -17,6 +17,7 @@ import { renderChart } from './chart.mjs';
 import { runAdversarial } from './adversarial.mjs';
 import { runColdStart } from './cold-start.mjs';
 import { runConditions } from './conditions.mjs';
+import { runRedaction } from './redaction.mjs';
 import { runScanning } from './scanning.mjs';
 import { chartPanels, renderTable } from './report.mjs';
 import { dur } from './stats.mjs';
@@ -24,7 +25,7 @@ import { dur } from './stats.mjs';
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
-    only: { type: 'string', default: 'conditions,scanning,cold,adversarial' },
+    only: { type: 'string', default: 'conditions,scanning,cold,adversarial,redaction' },
     out: { type: 'string', default: new URL('../../bench/', import.meta.url).pathname },
     // Re-render table and chart from an existing results.json (no measuring).
     'render-only': { type: 'boolean', default: false },
@@ -41,6 +42,7 @@ const S = args.quick
       scan: { logBytes: 16 * MiB, bigBytes: 128 * MiB, repeats: { ours: 3, slow: 1, big: 1, whole: 3, bigWhole: 1 } },
       coldRuns: 10,
       adv: { runs: 2, capMs: 10_000 },
+      redact: { logBytes: 16 * MiB, repeats: 3 },
     }
   : {
       cond: { runs: 7, ms: 250 },
@@ -51,6 +53,7 @@ const S = args.quick
       },
       coldRuns: 15,
       adv: { runs: 5, capMs: 10_000 },
+      redact: { logBytes: 100 * MiB, repeats: 5 },
     };
 
 const outDir = resolve(args.out);
@@ -97,6 +100,10 @@ if (parts.has('cold')) {
 if (parts.has('adversarial')) {
   log('part 4: adversarial');
   res.adversarial = await runAdversarial(S.adv);
+}
+if (parts.has('redaction')) {
+  log('part 5: redaction');
+  res.redaction = await runRedaction({ ...S.redact, log });
 }
 res.durationSec = (performance.now() - t0) / 1000;
 
@@ -145,6 +152,13 @@ if (res.adversarial) {
     N.push(
       `Finding: \`${seam.name}\` — ours reports a match although the subject ends in "!": the subject is longer than one scan window, and \`$\` matches at the window seam (the original's windows have the same property); that pass is also slow (${dur(seam.ours.us.median)}).`,
     );
+}
+if (res.redaction) {
+  N.push(
+    "Redaction: ours is what `aorta-probe bundle` does to a text artifact (`scripts/bench/redact-worker.mjs`: 4 MiB reads, U+FFFD for bad bytes, the original's windows, `TextScrubber.scrubTo`, UTF-8 out); python3 is the original's newest path and IP regexes and order (`scripts/bench/redact_reference.py`, the same `scrub` the goldens come from) over its streamed windows. The original has no credential rules (its issue #420): the last column's counts show what each found.",
+  );
+  for (const r of res.redaction.rows)
+    if (!r.agrees) N.push(`**Redaction counts disagree with python3's**: ${r.engine} ${JSON.stringify(r.counts)}.`);
 }
 N.push(
   `This ${res.mode} run took ${(res.durationSec / 60).toFixed(1)} minutes.${res.mode === 'quick' ? ' Quick mode: small logs and few repeats, on a busy machine — indicative only; `npm run bench` is the full run.' : ''}`,

@@ -24,7 +24,7 @@ import {
 } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import { parse as parseYamlDoc, stringify } from 'yaml';
-import { loadRecipe, type RedactionKeys } from '../recipe/index.js';
+import { loadRedactionBlock, type RedactionKeys } from '../recipe/index.js';
 import { parseYaml, reprNode } from '../recipe/tree.js';
 import { documentKind, RedactionError, scrubDocument } from '../redact/json.js';
 import { TextScrubber } from '../redact/text.js';
@@ -129,8 +129,7 @@ function redactionOfFile(path: string): { found: boolean; block: RedactionKeys |
   // Only the block, through the loader's own rules (a minimal probe recipe around it): an axis name only a sidecar
   // defines does not stop a bundle (the original's test_fallback_redaction_resolves_despite_unresolvable_axis).
   try {
-    const wrapper = `schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nredaction: ${JSON.stringify(toPlain(entry.value))}\n`;
-    return { found: true, block: loadRecipe(wrapper, path).redaction };
+    return { found: true, block: loadRedactionBlock(JSON.stringify(toPlain(entry.value)), path) };
   } catch (err) {
     throw new BundleError(`${path}: ${(err as { reason?: string }).reason ?? (err as Error).message}`, 'recipe');
   }
@@ -350,6 +349,7 @@ function scrubDocumentFile(rel: string, bytes: Buffer, globs: readonly string[],
 }
 
 const READ_CHUNK = 4 * 1024 * 1024;
+const DECODE_BYTES = 32 * 1024;
 /** A file's scrubbed output up to this size is held until its header is written; a larger one is scrubbed twice. */
 const HELD_OUTPUT_BYTES = 64 * 1024 * 1024;
 
@@ -374,12 +374,15 @@ function* scrubbedText(fd: number, size: number, rel: string, scrubber: TextScru
   const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
   const split = new WindowSplitter();
   const out: Buffer[] = [];
-  const take = (windows: string[]): Buffer[] => {
+  const take = (windows: string[][]): Buffer[] => {
     out.length = 0;
-    for (const w of windows) scrubber.scrubTo(w, (p) => out.push(Buffer.from(p, 'utf8')));
+    for (const w of windows) scrubber.scrubWindow(w, (p) => out.push(Buffer.from(p, 'utf8')));
     return out;
   };
-  for (const chunk of chunksOf(fd, size, rel)) yield* take(split.push(decoder.decode(chunk, { stream: true })));
+  // Decoded 32 KiB at a time: strings under V8's large-object size are allocated, not mapped.
+  for (const chunk of chunksOf(fd, size, rel))
+    for (let at = 0; at < chunk.length; at += DECODE_BYTES)
+      yield* take(split.push(decoder.decode(chunk.subarray(at, at + DECODE_BYTES), { stream: true })));
   yield* take(split.push(decoder.decode()));
   yield* take(split.end());
 }

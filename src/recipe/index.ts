@@ -2,6 +2,7 @@
 export {
   loadRecipe,
   loadRecipeCollecting,
+  loadRedactionBlock,
   recipeErrors,
   VALID_TOP_LEVEL,
   PHASE_3_KEYS,

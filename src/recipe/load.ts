@@ -200,6 +200,17 @@ export type RecipeCollected =
  * `loadRecipe`, but an error does not stop it: every independent error of the file, in the order of the checks
  * (`errors[0]` is what `loadRecipe` throws), or the recipe when there is none.
  */
+/**
+ * A `redaction:` block on its own (its value as JSON text), read by the loader's rules for that block inside a
+ * minimal probe recipe — as `aorta-probe bundle` reads the block of a run's files, where the rest of the file (an
+ * axis name only a sidecar defines, a matrix.json) need not load (the original's
+ * test_fallback_redaction_resolves_despite_unresolvable_axis). Throws `RecipeError` as `loadRecipe` does.
+ */
+export function loadRedactionBlock(blockJson: string, fileName: string): NonNullable<Recipe['redaction']> {
+  const wrapper = `schema_version: 1\nmode: probe\ntrials: 1\nmitigation_axis: [none]\ndiagnostic_axis: [none]\nredaction: ${blockJson}\n`;
+  return loadRecipe(wrapper, fileName).redaction!;
+}
+
 export function loadRecipeCollecting(
   input: string | Uint8Array,
   fileName: string,

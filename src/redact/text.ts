@@ -97,17 +97,34 @@ function atFinder(finder: RegExp, starts?: () => (text: string, at: number) => n
  * can match.
  */
 function wordStarts(): (text: string, at: number) => number {
-  // Keywords come in ascending order: a run already walked back is not walked again (linear on `tokentoken…`).
-  let lastAt = -1;
-  let lastStart = -1;
+  // Keywords come in ascending order; the run holding the last one is remembered, so a run is walked once however
+  // many keywords it holds (linear on `tokentoken…`).
+  let runStart = -1;
+  let runEnd = -1;
+  let starts = false;
   return (text, at) => {
-    let s = at;
-    while (s > 0 && s > lastAt && isPathChar(text.charCodeAt(s - 1))) s--;
-    if (s === lastAt && lastAt > 0 && s > lastStart) s = lastStart;
-    lastAt = at;
-    lastStart = s;
-    return s;
+    if (at < runStart || at >= runEnd) {
+      runStart = at;
+      while (runStart > 0 && isPathChar(text.charCodeAt(runStart - 1))) runStart--;
+      runEnd = at;
+      while (runEnd < text.length && isPathChar(text.charCodeAt(runEnd))) runEnd++;
+      starts = assignsAfter(text, runEnd);
+    }
+    return starts ? runStart : -1;
   };
+}
+
+const INLINE_SPACE = /[^\S\r\n]/;
+/**
+ * Whether the key run ending at `j` is followed by what the rule needs next: `["']?[^\S\r\n]*[=:]`. A run that is
+ * not (`tokens/s`, `secretary`) cannot start a match, and is passed over without running the regex.
+ */
+function assignsAfter(text: string, j: number): boolean {
+  let c = text.charCodeAt(j);
+  if (c === 0x22 || c === 0x27) c = text.charCodeAt(++j);
+  while (c === 0x20 || c === 0x09 || c === 0x0b || c === 0x0c || (c > 0x7f && INLINE_SPACE.test(text[j]!)))
+    c = text.charCodeAt(++j);
+  return c === 0x3d || c === 0x3a;
 }
 
 /**
@@ -188,7 +205,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     name: 'HTTP authorization',
-    re: /\b(?:Bearer|Basic|Token)\s+(?<secret>[A-Za-z0-9._~+/=-]{8,})/g,
+    re: /\b(?:Bearer|Basic|Token)[^\S\r\n]+(?<secret>[A-Za-z0-9._~+/=-]{8,})/g,
     literals: ['Bearer', 'Basic', 'Token'],
   },
   {
@@ -205,7 +222,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
   },
   {
     name: 'AWS secret access key',
-    re: /\baws_secret_access_key\b["']?\s*[=:]\s*["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
+    re: /\baws_secret_access_key\b["']?[^\S\r\n]*[=:][^\S\r\n]*["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
     starts: atFinder(/aws_secret_access_key/gi),
   },
   {
@@ -232,7 +249,7 @@ export const SECRET_RULES: readonly SecretRule[] = [
     // A key is a run of `[A-Za-z0-9_.-]` holding a keyword (the look-ahead), matched once: `[…]*keyword[…]*`
     // would backtrack over every keyword of a long run, quadratic on `tokentoken…`; a match is the same either way,
     // since what follows the key (`"`, `'`, a space, `=`, `:`) is outside the run.
-    re: /(?<![<A-Za-z0-9_.-])(?=[A-Za-z0-9_.-]*(?:password|passwd|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key|private[_-]?key))[A-Za-z0-9_.-]+["']?\s*[=:]\s*["']?(?<secret>[^\s"',;&<>]{4,})/gi,
+    re: /(?<![<A-Za-z0-9_.-])(?=[A-Za-z0-9_.-]*(?:password|passwd|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key|private[_-]?key))[A-Za-z0-9_.-]+["']?[^\S\r\n]*[=:][^\S\r\n]*["']?(?<secret>[^\s"',;&<>]{4,})/gi,
     starts: atFinder(
       /password|passwd|pwd|passphrase|token|secret|api[_-]?key|access[_-]?key|private[_-]?key/gi,
       wordStarts,
@@ -342,14 +359,21 @@ const ipv4Starts: Starts = (text) => (from) => {
   }
 };
 
-/** A bracketed IPv6 begins at a `[` followed by a character of its body. */
+/**
+ * A bracketed IPv6 begins at a `[`: its body is the run of `[0-9a-fA-F:.]` after it, and it matches when a `]` ends
+ * that run. A body with fewer than two `:` matches but is never an address — passed over, it rewrites the same
+ * nothing (and no other match can begin inside it: the body holds no `[`).
+ */
 const bracketStarts: Starts = (text) => (from) => {
   let i = from;
   for (;;) {
     const p = text.indexOf('[', i);
     if (p === -1) return -1;
-    if (isV6Char(text.charCodeAt(p + 1))) return p;
-    i = p + 1;
+    let e = p + 1;
+    let colons = 0;
+    for (let c = text.charCodeAt(e); isV6Char(c); c = text.charCodeAt(++e)) if (c === 0x3a) colons++;
+    if (colons >= 2 && text.charCodeAt(e) === 0x5d) return p;
+    i = e > p + 1 ? e : p + 1;
   }
 };
 
@@ -421,8 +445,9 @@ function replaceAt(
   return parts.join('');
 }
 
-/** About this many characters a piece; a longer line is one piece. */
-const PIECE_CHARS = 1 << 17;
+/** About this many characters a piece (under V8's large-object size: a piece is allocated, not mapped); a longer
+ * line is one piece. */
+const PIECE_CHARS = 1 << 15;
 
 /** `text` cut after line ends into pieces of about `PIECE_CHARS`; they concatenate to it. */
 function linePieces(text: string): string[] {
@@ -491,57 +516,91 @@ export class TextScrubber {
   }
 
   /**
-   * `scrub`, handing the result to `emit` in pieces that concatenate to it. Paths and IPs never span a line end
-   * (nor do their look-arounds see past one: a `\n` before a piece's start is, to each of them, the start of the
-   * text), so their passes run over line-aligned pieces of the window, each pass over all pieces in order —
-   * the placeholder numbering is the window's. Building one string per piece instead of one per window and pass
+   * `scrub`, handing the result to `emit` in pieces that concatenate to it. Paths, IPs and every credential but a
+   * private key block never span a line end (nor do their look-arounds see past one: a `\n` before a piece's start
+   * is, to each of them, the start of the text), so their passes run over line-aligned pieces of the window, each
+   * pass over all pieces in order — the placeholder numbering is the window's. Building one string per piece instead of one per window and pass
    * keeps the copies in memory the process already has: a fresh 10 MiB string costs page faults, not copying.
    */
   scrubTo(text: string, emit: (piece: string) => void): void {
-    let out = text;
-    if (this.options.scrubSecrets) {
-      const present = literalsIn(out);
-      SECRET_RULES.forEach((rule, i) => {
-        if (rule.literals !== undefined && !rule.literals.some((l) => present.has(l))) return;
-        out = replaceAt(out, SECRET_STICKY[i]!, SECRET_STARTS[i]!, (m) => {
-          const match = m[0];
-          const secret = m.groups?.secret ?? match;
-          this.counts.secretsRedacted++;
-          const at = match.lastIndexOf(secret);
-          return match.slice(0, at) + this.secrets.placeholder(secret) + match.slice(at + secret.length);
-        });
-      });
-    }
-    for (const re of this.extra) out = this.replaceRe2(re, out);
-    const pieces = linePieces(out);
-    const pass = (at: RegExp, starts: Starts, replace: (m: RegExpExecArray) => string | undefined): void => {
-      for (let i = 0; i < pieces.length; i++) pieces[i] = replaceAt(pieces[i]!, at, starts, replace);
-    };
-    if (this.options.scrubPaths) {
-      pass(PATH_STICKY, pathStarts, (m) => {
-        this.counts.pathsRewritten++;
-        return this.paths.placeholder(m[0]);
-      });
-    }
-    if (this.options.scrubIpAddresses) {
-      pass(IPV6_BRACKETED_STICKY, bracketStarts, (m) => {
-        if (!ipv6Valid(m[1]!)) return undefined;
-        this.counts.ipsRewritten++;
-        return this.v6.placeholder(m[1]!);
-      });
-      pass(IPV6_UNBRACKETED_STICKY, ipv6Starts, (m) => {
-        if (!ipv6Valid(m[0])) return undefined;
-        this.counts.ipsRewritten++;
-        return this.v6.placeholder(m[0]);
-      });
-      pass(IPV4_STICKY, ipv4Starts, (m) => {
-        if (!ipv4Valid(m[0])) return undefined;
-        this.counts.ipsRewritten++;
-        return this.v4.placeholder(m[0]);
-      });
-    }
-    for (const p of pieces) emit(p);
+    this.scrubWindow(linePieces(text), emit);
   }
+
+  /**
+   * One window given as line-aligned pieces (each ends at a line end, but the window's last): `WindowSplitter`'s
+   * windows, never joined unless a private key block or the recipe's patterns need the whole window.
+   */
+  scrubWindow(window: readonly string[], emit: (piece: string) => void): void {
+    let present: Set<string> | null = null;
+    if (this.options.scrubSecrets) {
+      present = new Set<string>();
+      for (const piece of window) for (const l of literalsIn(piece)) present.add(l);
+    }
+    const secret = (m: RegExpExecArray): string => {
+      const match = m[0];
+      const value = m.groups?.secret ?? match;
+      this.counts.secretsRedacted++;
+      const at = match.lastIndexOf(value);
+      return match.slice(0, at) + this.secrets.placeholder(value) + match.slice(at + value.length);
+    };
+    const mayMatch = (i: number): boolean => {
+      const lits = SECRET_RULES[i]!.literals;
+      return present !== null && (lits === undefined || lits.some((l) => present.has(l)));
+    };
+    let pieces = [...window];
+    // A private key block spans lines: it is the one rule run over the whole window (rule 0, before the others).
+    if (mayMatch(0)) pieces = linePieces(replaceAt(pieces.join(''), SECRET_STICKY[0]!, SECRET_STARTS[0]!, secret));
+    // Rule by rule over all pieces: <SECRET:N> is numbered in the order the rules run.
+    for (let i = 1; i < SECRET_RULES.length; i++)
+      if (mayMatch(i))
+        for (let k = 0; k < pieces.length; k++)
+          pieces[k] = replaceAt(pieces[k]!, SECRET_STICKY[i]!, SECRET_STARTS[i]!, secret);
+    if (this.extra.length > 0) {
+      // The recipe's patterns may span lines: over the window.
+      let out = pieces.length === 1 ? pieces[0]! : pieces.join('');
+      for (const re of this.extra) out = this.replaceRe2(re, out);
+      pieces = linePieces(out);
+    }
+    // Paths and IPs piece by piece (each piece through every pass, then handed on: short-lived strings). The
+    // passes do not touch each other's numbering but IPv6's: the original numbers every bracketed address of a
+    // window before any unbracketed one, so the bracketed ones are registered first, in window order. (A path's
+    // characters hold no `[`, `]` or `:`; rewriting paths first leaves the bracketed matches as they were.)
+    if (this.options.scrubIpAddresses)
+      for (const piece of pieces)
+        replaceAt(piece, IPV6_BRACKETED_STICKY, bracketStarts, (m) => {
+          if (ipv6Valid(m[1]!)) this.v6.placeholder(m[1]!);
+          return undefined;
+        });
+    for (let piece of pieces) {
+      if (this.options.scrubPaths) piece = replaceAt(piece, PATH_STICKY, pathStarts, this.path);
+      if (this.options.scrubIpAddresses) {
+        piece = replaceAt(piece, IPV6_BRACKETED_STICKY, bracketStarts, this.bracketed);
+        piece = replaceAt(piece, IPV6_UNBRACKETED_STICKY, ipv6Starts, this.unbracketed);
+        piece = replaceAt(piece, IPV4_STICKY, ipv4Starts, this.ipv4);
+      }
+      emit(piece);
+    }
+  }
+
+  private readonly path = (m: RegExpExecArray): string => {
+    this.counts.pathsRewritten++;
+    return this.paths.placeholder(m[0]);
+  };
+  private readonly bracketed = (m: RegExpExecArray): string | undefined => {
+    if (!ipv6Valid(m[1]!)) return undefined;
+    this.counts.ipsRewritten++;
+    return this.v6.placeholder(m[1]!);
+  };
+  private readonly unbracketed = (m: RegExpExecArray): string | undefined => {
+    if (!ipv6Valid(m[0])) return undefined;
+    this.counts.ipsRewritten++;
+    return this.v6.placeholder(m[0]);
+  };
+  private readonly ipv4 = (m: RegExpExecArray): string | undefined => {
+    if (!ipv4Valid(m[0])) return undefined;
+    this.counts.ipsRewritten++;
+    return this.v4.placeholder(m[0]);
+  };
 
   private replaceRe2(re: RegexHandle, text: string): string {
     let out = '';

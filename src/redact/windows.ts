@@ -126,65 +126,169 @@ function packAsciiLines(text: string, budget: number, chunk: number): string[] {
 
 export { HARD_SPLIT_CHARS };
 
+/** About this many characters a piece (under V8's large-object size: a piece is allocated, not mapped); a longer
+ * line is one piece. */
+export const PIECE_CHARS = 1 << 15;
+
+/** `text` cut after line ends into pieces of about `PIECE_CHARS`; they concatenate to it. */
+export function linePieces(text: string): string[] {
+  if (text.length <= PIECE_CHARS) return [text];
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > PIECE_CHARS) {
+    let nl = text.lastIndexOf('\n', start + PIECE_CHARS - 1);
+    if (nl < start) nl = text.indexOf('\n', start + PIECE_CHARS);
+    if (nl === -1) break;
+    pieces.push(text.slice(start, nl + 1));
+    start = nl + 1;
+  }
+  if (start < text.length) pieces.push(text.slice(start));
+  return pieces;
+}
+
+/** UTF-8 bytes of `s`, with a fast path for ASCII. */
+const bytesOf = (s: string): number => (NON_ASCII.test(s) ? utf8Length(s) : s.length);
+
 /**
- * `lineWindows` over text that arrives in pieces (a file read in chunks), with at most about one window and one
- * chunk held: `push` returns the windows that are final, `end` the rest; together they are `lineWindows` of the
- * whole text. Why the windows are final: a window ends where the next line did not fit (or was hard-split); a
- * line that is still arriving is only longer in full, so every window but the last of what is held stands.
+ * `lineWindows` over text that arrives in pieces (a file read in chunks), each window handed back as the pieces it
+ * is made of — never joined into one string: on a machine where a fresh 10 MiB string costs tens of milliseconds in
+ * page faults, the scrubber works piece by piece (`TextScrubber.scrubWindow`). `push` returns the windows that are
+ * final, `end` the rest; joined, they are `lineWindows` of the whole text (test/redact-differential.test.ts).
+ *
+ * How: whole lines are packed greedily into the open window up to the budget in UTF-8 bytes, as `lineWindows`
+ * packs them; the unfinished last line is carried (as parts, joined only to cut it) until its line end comes or it
+ * is over the budget — then it is a long line, hard-split from its start into chunks exactly as `lineWindows`
+ * splits it, each its own window, the chunks returned as soon as what follows them cannot move their cut.
  */
 export class WindowSplitter {
-  private pending = '';
-  /** `pending` begins inside a line whose earlier chunks were already returned. */
-  private inLongLine = false;
+  private window: string[] = [];
+  private windowBytes = 0;
+  private carry: string[] = [];
+  private carryLength = 0;
+  private carryBytes = 0;
+  /** The carried line is over the budget: its chunks are being returned. */
+  private longLine = false;
+  private out: string[][] = [];
   constructor(
     private readonly budget = MAX_WINDOW_UTF8_BYTES,
     private readonly chunk = budget / 4,
   ) {}
 
-  push(text: string): string[] {
-    this.pending += text;
-    const out = this.inLongLine ? this.longLine(false) : [];
-    if (this.inLongLine || this.pending.length <= this.budget / 4) return out;
-    const windows = lineWindows(this.pending, this.budget, this.chunk);
-    this.pending = windows.pop()!;
-    // A last window that begins inside a line (the one before ends without a line end: only a hard split cuts a
-    // line) is a chunk of a hard-split line: final once the line has ended — the next line opens a new window —,
-    // else the line is still arriving.
-    if (windows.length > 0 && !windows[windows.length - 1]!.endsWith('\n')) {
-      if (this.pending.endsWith('\n')) {
-        windows.push(this.pending);
-        this.pending = '';
-      } else this.inLongLine = true;
+  push(text: string): string[][] {
+    const firstNl = text.indexOf('\n');
+    if (firstNl === -1) this.addCarry(text);
+    else {
+      const lastNl = text.lastIndexOf('\n');
+      // The line the carry belongs to ends here.
+      this.addCarry(text.slice(0, firstNl + 1));
+      this.endLine();
+      if (lastNl > firstNl) this.addLines(text.slice(firstNl + 1, lastNl + 1));
+      if (lastNl + 1 < text.length) this.addCarry(text.slice(lastNl + 1));
     }
-    return out.concat(windows);
+    return this.take();
   }
 
-  end(): string[] {
-    const out = this.inLongLine ? this.longLine(true) : [];
-    if (this.pending !== '') out.push(this.pending);
-    this.pending = '';
-    this.inLongLine = false;
+  end(): string[][] {
+    if (this.carryLength > 0) this.endLine();
+    this.close();
+    return this.take();
+  }
+
+  private take(): string[][] {
+    const out = this.out;
+    this.out = [];
     return out;
   }
 
-  /** The chunks of the long line at the start of `pending` that are final; its end, when it has come. */
-  private longLine(atEnd: boolean): string[] {
-    const nl = this.pending.indexOf('\n');
-    const avail = nl === -1 ? this.pending.length : nl + 1;
-    const out: string[] = [];
+  private close(): void {
+    if (this.window.length > 0) this.out.push(this.window);
+    this.window = [];
+    this.windowBytes = 0;
+  }
+
+  /** Whole lines, packed into windows; a line over the budget on its own goes the long line's way. */
+  private addLines(block: string): void {
+    while (block !== '') {
+      const bytes = bytesOf(block);
+      if (this.windowBytes + bytes <= this.budget) {
+        for (const piece of linePieces(block)) this.window.push(piece);
+        this.windowBytes += bytes;
+        return;
+      }
+      // The window closes at the last line end that fits; the rest opens the next one.
+      let at = 0;
+      let used = this.windowBytes;
+      for (;;) {
+        const nl = block.indexOf('\n', at);
+        const lineBytes = bytesOf(block.slice(at, nl + 1));
+        if (used + lineBytes > this.budget) break;
+        used += lineBytes;
+        at = nl + 1;
+      }
+      if (at === 0 && this.windowBytes === 0) {
+        const nl = block.indexOf('\n');
+        this.addCarry(block.slice(0, nl + 1));
+        this.endLine();
+        block = block.slice(nl + 1);
+        continue;
+      }
+      if (at > 0) for (const piece of linePieces(block.slice(0, at))) this.window.push(piece);
+      this.close();
+      block = block.slice(at);
+    }
+  }
+
+  private addCarry(text: string): void {
+    if (text === '') return;
+    const prev = this.carry.length > 0 ? this.carry[this.carry.length - 1]! : '';
+    this.carry.push(text);
+    this.carryLength += text.length;
+    if (!this.longLine) {
+      this.carryBytes += bytesOf(text);
+      // A surrogate pair cut between two pieces is 4 bytes, not the 3 + 3 of its halves.
+      if (/[\ud800-\udbff]$/.test(prev) && /^[\udc00-\udfff]/.test(text)) this.carryBytes -= 2;
+      if (this.carryBytes <= this.budget) return;
+      // Over the budget before its end: a long line. What was packed before it is a window.
+      this.longLine = true;
+      this.close();
+    }
+    this.cutLongLine(false);
+  }
+
+  /** The long line's chunks whose cut is settled (more than a chunk follows their start). */
+  private cutLongLine(atEnd: boolean): void {
+    if (this.carryLength <= this.chunk && !atEnd) return;
+    const line = this.carry.length === 1 ? this.carry[0]! : this.carry.join('');
     let from = 0;
-    while (avail - from > this.chunk) {
-      const cut = cutAfter(this.pending, from, this.chunk);
-      out.push(this.pending.slice(from, cut));
+    while (line.length - from > this.chunk) {
+      const cut = cutAfter(line, from, this.chunk);
+      this.out.push([line.slice(from, cut)]);
       from = cut;
     }
-    if (nl === -1 && !atEnd) {
-      this.pending = this.pending.slice(from);
-      return out;
+    const rest = line.slice(from);
+    if (atEnd) {
+      if (rest !== '') this.out.push([rest]);
+      this.carry = [];
+      this.carryLength = 0;
+    } else {
+      this.carry = [rest];
+      this.carryLength = rest.length;
     }
-    out.push(this.pending.slice(from, avail));
-    this.pending = this.pending.slice(avail);
-    this.inLongLine = false;
-    return out;
+  }
+
+  /** The carried line has ended (with its line end, or the text). */
+  private endLine(): void {
+    if (this.longLine) {
+      this.cutLongLine(true);
+      this.longLine = false;
+    } else if (this.carryLength > 0) {
+      const line = this.carry.length === 1 ? this.carry[0]! : this.carry.join('');
+      if (this.windowBytes + this.carryBytes > this.budget) this.close();
+      this.window.push(line);
+      this.windowBytes += this.carryBytes;
+    }
+    this.carry = [];
+    this.carryLength = 0;
+    this.carryBytes = 0;
   }
 }
