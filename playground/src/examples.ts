@@ -3,6 +3,7 @@ import nanLossRecipe from '../../fixtures/recipes/nan-loss.yaml?raw';
 import nanLossLog from '../../fixtures/logs/loss-then-nan.txt?raw';
 import smokeRecipe from '../../fixtures/recipes/example-probe-smoke.yaml?raw';
 import lintRecipe from '../../fixtures/recipes/lint-four-bugs.yaml?raw';
+import { withRedactionBlock } from './redact-example.js';
 
 export interface Example {
   id: string;
@@ -92,6 +93,15 @@ export const EXAMPLES: readonly Example[] = [
     id: 'oom',
     title: 'OOM killer (exit code 137)',
     recipe: smokeRecipe,
+    log: OOM_LOG,
+    vars: { exit_code: 137, walltime_sec: 431.0, peak_vram_mib: 81920 },
+    expr: 'exit_code == 137',
+    capture: {},
+  },
+  {
+    id: 'redaction',
+    title: 'OOM probe recipe with a redaction: block (see the Redact view)',
+    recipe: withRedactionBlock(smokeRecipe),
     log: OOM_LOG,
     vars: { exit_code: 137, walltime_sec: 431.0, peak_vram_mib: 81920 },
     expr: 'exit_code == 137',

@@ -6,6 +6,7 @@ import { StateEffect, StateField, type Text } from '@codemirror/state';
 import { Decoration, type DecorationSet } from '@codemirror/view';
 import { CancelledError, EngineClient } from './engine-client.js';
 import { EXAMPLES, type Example } from './examples.js';
+import { mountRedactView, type RedactView } from './redact-view.js';
 import type {
   CatalogueEntry,
   Diagnostic,
@@ -82,6 +83,7 @@ let logSource: LogSource = { kind: 'text' };
 
 let recipeView!: EditorView;
 let logView!: EditorView;
+let redactView!: RedactView;
 
 let lastCheck: Extract<Response, { kind: 'check' }> | null = null;
 let lastScan: Extract<Response, { kind: 'scan' }> | null = null;
@@ -243,7 +245,15 @@ let scratchInFlight = false;
 let scratchDirty = false;
 
 function isIdle(): boolean {
-  return !checkInFlight && !checkDirty && scanInFlight === null && !scanDirty && !scratchInFlight && !scratchDirty;
+  return (
+    !checkInFlight &&
+    !checkDirty &&
+    scanInFlight === null &&
+    !scanDirty &&
+    !scratchInFlight &&
+    !scratchDirty &&
+    (redactView === undefined || redactView.isIdle())
+  );
 }
 
 function settle(): void {
@@ -815,6 +825,7 @@ function mount(): void {
         syncExampleChoice();
         scheduleCheck();
         scheduleScan();
+        redactView.recipeChanged();
         saveHashSoon();
       }),
     ],
@@ -832,6 +843,7 @@ function mount(): void {
       }),
     ],
   });
+  redactView = mountRedactView({ recipeText: () => recipeView.state.doc.toString(), settle, reportError });
   const select = $('example') as HTMLSelectElement;
   select.append(
     h('option', { value: '' }, '— your own recipe —'),
@@ -930,6 +942,12 @@ const api = {
   get lastScratch() {
     return lastScratch;
   },
+  get lastRedact() {
+    return redactView.last;
+  },
+  /** Opens the Redact view (true) or the result view. */
+  showRedact: (open: boolean) => redactView.show(open),
+  setRedactLog: (text: string) => redactView.setLog(text),
   setRecipe: (text: string) => setDoc(recipeView, text),
   setLog: (text: string) => {
     useTextLog();

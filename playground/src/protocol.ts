@@ -1,5 +1,5 @@
 /** Messages between the playground page and its engine workers (structured-clone data only). */
-import type { Verdict } from '../../src/index.js';
+import type { RedactionCounts, Verdict } from '../../src/index.js';
 
 export interface Vars {
   exit_code: number;
@@ -147,11 +147,44 @@ export interface ScratchStep {
 
 export type ScratchOut = { ok: true; value: ValueOut; steps: ScratchStep[] } | { ok: false; diagnostic: Diagnostic };
 
+/** The `redaction:` block's settings (the loader's `RedactionKeys`). */
+export interface RedactionSettings {
+  scrubEnvKeys: string[];
+  scrubPaths: boolean;
+  scrubIpAddresses: boolean;
+  scrubSecrets: boolean;
+  extraPatterns: string[];
+}
+
+/** The Redact view: a pasted log through the recipe's `redaction:` block, as `aorta-probe bundle` scrubs a log file. */
+export interface RedactOut {
+  /**
+   * 'recipe': the recipe's block; 'none': the recipe has none (`bundle --redaction-from` it copies the log unchanged),
+   * so the preview shows an empty block's defaults; 'error': the block (or the YAML around it) is malformed and
+   * `bundle` refuses it.
+   */
+  block: 'recipe' | 'none' | 'error';
+  /** Why `bundle` would refuse the block, or why the redactor failed (then nothing is shown). */
+  error: string | null;
+  /** The settings the preview ran with (null: none ran). */
+  settings: RedactionSettings | null;
+  /** The scrubbed log, whole. */
+  text: string;
+  /** Its first `shownChars` UTF-16 units as escaped HTML, placeholders in spans (redact-html.ts). */
+  html: string;
+  shownChars: number;
+  totalChars: number;
+  inputChars: number;
+  counts: RedactionCounts;
+  ms: number;
+}
+
 export type Request =
   | { kind: 'check'; seq: number; recipe: string }
   | { kind: 'scratch'; seq: number; expr: string; vars: Vars; capture: Record<string, string> }
   | { kind: 'scan'; seq: number; recipe: string; log: string | Blob; vars: Vars }
-  | { kind: 'heap'; seq: number };
+  | { kind: 'heap'; seq: number }
+  | { kind: 'redact'; seq: number; recipe: string; log: string; previewChars: number };
 
 export type Response =
   /** ms: warm-up after the modules loaded; sinceStartMs: since the worker was created; re2LoadMs: the worker's `await ready()` (fetching and instantiating re2-wasm). */
@@ -169,4 +202,5 @@ export type Response =
   | { kind: 'scan'; seq: number; ok: true; result: ScanOut; diagnostics: Diagnostic[] }
   | { kind: 'scan'; seq: number; ok: false; diagnostics: Diagnostic[]; error: string | null }
   | { kind: 'heap'; seq: number; heap: HeapInfo }
+  | { kind: 'redact'; seq: number; result: RedactOut }
   | { kind: 'fatal'; seq: number; error: string };

@@ -2,7 +2,8 @@
  * The playground's engine worker (a classic worker, bundled as an IIFE): the recipe loader, the condition sandbox
  * and VM, re2-wasm and the scanner, exactly the modules the CLI runs. The page starts two of these: one answers
  * `check` and `scratch` (fast, on every keystroke), the other runs `scan` (possibly long; the page cancels it by
- * terminating the worker and starting a fresh one).
+ * terminating the worker and starting a fresh one). A third, started when the Redact view is first opened, answers
+ * `redact` (a pasted log through the recipe's `redaction:` block; restarted like the scanner when a long one is stale).
  */
 import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url';
 import {
@@ -21,6 +22,7 @@ import { walk, type Loc, type Node } from '../../src/condition/ast.js';
 import { defaultRegexCache, heapProbe } from '../../src/regex/index.js';
 import { conditionErrorsLine, iterWindows, ScanSession } from '../../src/scan/index.js';
 import { errorText, toDiagnostic } from './diagnostic.js';
+import { redactLog } from './redact-log.js';
 import { scanRecipeLog, valueOut } from './scan-log.js';
 import type {
   CatalogueEntry,
@@ -233,6 +235,8 @@ async function handle(req: Request): Promise<Response> {
       return scan(req.seq, req.recipe, req.log, req.vars);
     case 'heap':
       return { kind: 'heap', seq: req.seq, heap: { ...heapProbe(), regexCache: defaultRegexCache.stats() } };
+    case 'redact':
+      return { kind: 'redact', seq: req.seq, result: redactLog(req.recipe, req.log, req.previewChars) };
   }
 }
 

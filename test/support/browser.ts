@@ -47,8 +47,8 @@ function newestMtime(dir: string): number {
  */
 export function ensurePlaygroundBuilt(): void {
   const index = join(PLAYGROUND_DIST, 'index.html');
-  const sources = ['playground', 'src/condition', 'src/recipe', 'src/regex', 'src/scan', 'src/lint'].map((d) =>
-    newestMtime(join(REPO_ROOT, d)),
+  const sources = ['playground', 'src/condition', 'src/recipe', 'src/regex', 'src/scan', 'src/lint', 'src/redact'].map(
+    (d) => newestMtime(join(REPO_ROOT, d)),
   );
   if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources)) return;
   const r = spawnSync(
