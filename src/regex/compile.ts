@@ -13,7 +13,7 @@ import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './erro
 import type { RegexTree } from './ast.js';
 import { fastPathRegExp } from './fast-path.js';
 import { literalsOf, type LiteralSet } from './literals.js';
-import { nonEmptyCompanion } from './nonempty.js';
+import { emptyMatches, nonEmptyCompanion, type EmptyMatches } from './nonempty.js';
 import { mayMatchNewline } from './newline.js';
 import { hintForRe2Error, translatePythonRegex, type RegexNote, type TranslatedPattern } from './syntax.js';
 
@@ -90,6 +90,7 @@ interface Entry {
   fast: RegExp | null;
   literals: LiteralSet | null;
   nonEmptyCompanion: string | null;
+  emptyMatches: EmptyMatches | null;
   refs: number;
   deleted: boolean;
 }
@@ -120,12 +121,17 @@ export class RegexHandle {
   /** Literals every match contains (literals.ts, the scanner's prefilter), or null when none can be proven. */
   readonly literals: LiteralSet | null;
   /**
-   * For a pattern that can match the empty string and has no named group that can: a Python pattern (same flags)
-   * whose matches start at every position where this one can match something non-empty (nonempty.ts). The
-   * scanner uses it to step over runs of empty matches once their capture dict `{}` is known not to fire.
-   * Null otherwise.
+   * For a pattern that can match the empty string and whose empty matches all capture the same dict
+   * (`emptyMatches`): a Python pattern (same flags) whose matches start at every position where this one can match
+   * something non-empty (nonempty.ts, E2). The scanner uses it to step over runs of empty matches once their
+   * capture dict is known not to fire. Null otherwise.
    */
   readonly nonEmptyCompanion: string | null;
+  /**
+   * What every empty match captures (the named groups set to '') and whether the pattern matches at every position
+   * (nonempty.ts, E1 and E3); null when it cannot match empty or its empty matches may capture different dicts.
+   */
+  readonly emptyMatches: EmptyMatches | null;
 
   /** @internal use compileRegex / RegexCache.compile */
   constructor(entry: Entry, cache: RegexCache) {
@@ -140,6 +146,7 @@ export class RegexHandle {
     this.fast = entry.fast;
     this.literals = entry.literals;
     this.nonEmptyCompanion = entry.nonEmptyCompanion;
+    this.emptyMatches = entry.emptyMatches;
   }
 
   get disposed(): boolean {
@@ -259,6 +266,7 @@ export class RegexCache {
         fast,
         literals: literalsOf(translated.tree),
         nonEmptyCompanion: nonEmptyCompanion(translated.tree),
+        emptyMatches: emptyMatches(translated.tree),
         refs: 1,
         deleted: false,
       };

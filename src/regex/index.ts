@@ -14,6 +14,7 @@ export { translatePythonRegex, hintForRe2Error } from './syntax.js';
 export { mayMatchNewline } from './newline.js';
 export { parsePythonRegex } from './parse.js';
 export type { RegexTree, Node as RegexNode } from './ast.js';
+export type { EmptyMatches } from './nonempty.js';
 export type { RegexNote, RegexNoteKind, TranslatedPattern } from './syntax.js';
 export { MAX_SUBJECT_UTF8_BYTES, MEASURED_MAX_SUBJECT_UTF8_BYTES, utf8ByteLength } from './limits.js';
 export {

@@ -16,6 +16,41 @@
  * Ordering: detectors are listed by the log offset (UTF-16) of their firing match; ties go to Tier 4 (catalogue
  * order) before Tier 5 (recipe order). Captures are merged in that same order, a later-firing pattern overwriting
  * a colliding name (the original merged in firing order, later wins).
+ *
+ * The empty-match skip (issues 12 and 38). A pattern such as `x*` or `(?P<gap>q*)` matches emptily at every
+ * position; evaluating its condition there position by position (the "slow path") costs one engine call and one
+ * evaluation per character. The session instead lets its matcher step over the empty matches (scan/windows.ts,
+ * with the companion and the invariants E1–E4 of regex/nonempty.ts), and the result is the slow path's: the same
+ * firing (match, line, byte offset, text, captures), the same `condition_errors` (class, first line, raised and
+ * evaluated counts), the same engine-independent fields. Invariants:
+ *
+ *  - **S1 (when).** Only a pattern decided here (not deferred) with a condition, whose regex has `emptyMatches`
+ *    with `positions` (its empty matches can be counted) and a companion, and whose condition, evaluated once on
+ *    the capture dict C₀ of E1 (the named groups of `capture` set to '', `{}` when there are none) with this
+ *    scan's variables, is false and does not raise. A condition that raises on C₀ keeps the slow path: each of
+ *    those raises is counted. So `len(capture) == 0` is evaluated on `{'gap': ''}` for `(?P<gap>q*)`, not `{}`.
+ *  - **S2 (same firing, same raises).** The condition sees only a match's capture dict and the scan's variables,
+ *    which do not change during a scan. Every empty match captures C₀ (E1), so each would evaluate as C₀ did:
+ *    false, no raise. So no empty match fires or raises, and the slow path's first holding match and every raise
+ *    are at non-empty matches. The matcher reports exactly the non-empty matches of the slow path, in order, with
+ *    the same extents and captures (E2), and they are evaluated in the same order: the first holding one (the
+ *    firing), the first raising one (line, offset, exception class) and the number that raise are the same.
+ *    This is why named groups that can match empty are sound: the capture produced for the reported match is
+ *    the engine's own, and the one handed to the condition for the skipped ones is the one they would produce.
+ *  - **S3 (same evaluated count).** The slow path evaluates every match in log order up to and including the
+ *    firing one (all of them when none fires; a batch's matches past the firing one are not counted). The matcher
+ *    counts the empty matches it steps over before each match it reports (exact by E3 and E4, hence `positions`
+ *    in S1), and they are counted as evaluated with that match: before the firing match they are, after it not.
+ *    The ones after the last reported match are counted when the result is made, unless the pattern fired.
+ *  - **S4 (outside).** An engine failure (`RegexMatchAbortError`) may happen at another place in the companion,
+ *    a different program, than in the pattern; what it leaves undecided is not claimed equal. The observer does
+ *    not see the skipped matches (`matchFound`, `conditionEvaluated`). A pattern whose empty matches depend on
+ *    anchors V8 cannot read as RE2 does (`\A`, `$` without MULTILINE: no `positions`) is matched position by
+ *    position. (Before issue 38 the skip did not count the empty matches it stepped over at all, so `evaluated`
+ *    was short whenever the condition raised on some non-empty match.)
+ *
+ * test/scan-empty-skip.test.ts and test/scan-empty-skip-named.test.ts compare both paths (`WindowedMatcher.emptySkip`
+ * off and on) on generated patterns, conditions and logs.
  */
 import { strRepr } from '../condition/repr.js';
 import { REGEX_ENGINE_FAILURE } from '../detectors/ids.js';
@@ -26,7 +61,7 @@ import {
   type CompiledCondition,
   type ConditionVars,
 } from '../condition/evaluate.js';
-import { compileRegex, RegexMatchAbortError, type RegexHandle } from '../regex/index.js';
+import { compileRegex, RegexMatchAbortError, type EmptyMatches, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
 import { BytePrefilter, ByteScanMemory } from './byte-prefilter.js';
@@ -303,11 +338,17 @@ export class ScanSession {
       };
       const matcher = new WindowedMatcher(re);
       this.#matchers.push(matcher);
-      // An empty match's capture is always `{}` when the pattern has a companion: if `{}` cannot fire, no empty
-      // match can, and the matcher steps over them (a pattern like `x*` matches emptily at every position). Only
-      // when the condition is plainly false there: one that raises on `{}` must have each raise counted.
-      const onEmpty = condition === null ? null : evaluateMatches(condition, [{}], this.#vars);
-      if (onEmpty !== null && !deferred && re.nonEmptyCompanion !== null && onEmpty.holding < 0 && onEmpty.raised === 0)
+      // The empty-match skip (module comment, S1–S4): taken when every empty match captures one dict on which the
+      // condition is plainly false (one that raises there must have each raise counted), and the matcher can count
+      // the empty matches it steps over (they are evaluated too).
+      const empties = re.emptyMatches;
+      if (
+        condition !== null &&
+        !deferred &&
+        typeof empties?.positions === 'string' &&
+        re.nonEmptyCompanion !== null &&
+        plainlyFalse(evaluateMatches(condition, [emptyCapture(empties)], this.#vars))
+      )
         matcher.skipEmptyMatches();
       return { pattern, matcher, fired: null, failed: null, raised: null, evaluated: 0 };
     });
@@ -411,7 +452,8 @@ export class ScanSession {
     if (pattern.deferred) {
       for (const m of p.matcher.matchesIn(w, literalsFound)) {
         obs?.matchFound?.(pattern, m);
-        // The caller decides deferred patterns on distinct captures: one empty match (`{}`) stands for all.
+        // The caller decides deferred patterns on distinct captures: one empty match stands for all (every empty
+        // match captures the same dict when the pattern has a companion, nonempty.ts E1).
         if (m.end === m.index) p.matcher.skipEmptyMatches();
       }
       return;
@@ -425,6 +467,8 @@ export class ScanSession {
       return;
     }
     const batch: AbsoluteMatch[] = [];
+    /** skipped[i]: the empty matches the matcher stepped over just before batch[i] (S3); evaluated with it. */
+    const skipped: number[] = [];
     const flush = (): boolean => {
       const e = evaluateMatches(
         c,
@@ -433,6 +477,7 @@ export class ScanSession {
       );
       obs?.conditionEvaluated?.(pattern, batch, e.holding);
       p.evaluated += e.evaluated;
+      for (let i = 0; i < e.evaluated; i++) p.evaluated += skipped[i]!;
       if (e.raised > 0) {
         if (p.raised === null) {
           const at = this.#position.locate(batch[e.firstRaised]!.index);
@@ -449,11 +494,13 @@ export class ScanSession {
       }
       if (e.holding >= 0) this.#fire(p, batch[e.holding]!);
       batch.length = 0;
+      skipped.length = 0;
       return e.holding >= 0;
     };
     try {
       for (const m of p.matcher.matchesIn(w, literalsFound)) {
         obs?.matchFound?.(pattern, m);
+        skipped.push(p.matcher.takeSkipped());
         batch.push(m);
         if (batch.length === CONDITION_BATCH && flush()) return;
       }
@@ -523,7 +570,12 @@ export class ScanSession {
 
   /** The patterns whose condition raised so far, with how often, of how many evaluated matches. */
   conditionErrors(): ConditionErrors[] {
-    return this.#t5.flatMap((p) => (p.raised === null ? [] : [{ ...p.raised, evaluated: p.evaluated }]));
+    return this.#t5.flatMap((p) => {
+      // The empty matches stepped over after the last match reported were evaluated too, unless it fired before
+      // them (S3); taken once, so a second call counts them once.
+      if (p.fired === null) p.evaluated += p.matcher.takeSkipped();
+      return p.raised === null ? [] : [{ ...p.raised, evaluated: p.evaluated }];
+    });
   }
 
   #rankOf(id: string): number {
@@ -581,6 +633,17 @@ export function scanTier5(
     s.dispose();
   }
 }
+
+/** The one capture dict of every empty match (nonempty.ts E1): the named groups that take part, each ''. */
+export function emptyCapture(empties: EmptyMatches): Record<string, string> {
+  const capture: Record<string, string> = {};
+  for (const name of empties.capture)
+    Object.defineProperty(capture, name, { value: '', enumerable: true, writable: true, configurable: true });
+  return capture;
+}
+
+/** The condition was false on every capture, and raised on none. */
+const plainlyFalse = (e: MatchEvaluation): boolean => e.holding < 0 && e.raised === 0;
 
 /** How a condition fared on a list of matches, in order, up to the first that held. */
 export interface MatchEvaluation {

@@ -14,6 +14,13 @@
  * code point): a window resumes where the previous window's last reported match ended. The result equals
  * `matchAll(re, wholeText)` whenever each match is decided within `overlap` bytes of its start — always when the
  * whole text fits in one window.
+ *
+ * Skipping empty matches (`skipEmptyMatches`, the scanner's empty-match skip; the proof is regex/nonempty.ts E1–E4
+ * and scan/scan.ts S1–S4): the matcher then reports exactly the non-empty matches of the iteration above, in order,
+ * with the same extents and captures, and counts the empty ones it did not report (`takeSkipped`) where the
+ * pattern's empty matches can be counted. Two rules keep it in step with that iteration across windows: the next
+ * search never moves back before the end of the last match reported (a match may end past `ownEnd`), and a window
+ * in which nothing more is found hands over at its `ownEnd`, where the next window's own positions start.
  */
 import {
   compileRegex,
@@ -194,6 +201,41 @@ export function* iterWindows(text: string, options: WindowOptions = {}): Generat
   }
 }
 
+/** A UTF-16 surrogate pair: one code point in two units. */
+const SURROGATE_PAIR = /[\uD800-\uDBFF][\uDC00-\uDFFF]/;
+const SURROGATE_PAIRS = /[\uD800-\uDBFF][\uDC00-\uDFFF]/g;
+
+/** Code points in `s[from, to)` (both on code-point boundaries), a lone surrogate counting as one, as `cpAt`. */
+function codePoints(s: string, from: number, to: number): number {
+  const pairs = s.substring(from, to).match(SURROGATE_PAIRS);
+  return to - from - (pairs === null ? 0 : pairs.length);
+}
+
+/**
+ * The positions q in [from, to) where the zero-width `re` (flags `gu`) holds, reading the whole of `s` around q:
+ * one search per position found, stepping one code point after each, as `matchAll` steps after an empty match.
+ * V8 may report a place between the two halves of a surrogate pair (even with the `u` flag, a lookbehind is
+ * tried there); that is no position (RE2 reads code points) and is not counted.
+ */
+function countPositions(re: RegExp, s: string, from: number, to: number): number {
+  let n = 0;
+  let q = from;
+  while (q < to) {
+    re.lastIndex = q;
+    const m = re.exec(s);
+    if (m === null || m.index >= to) break;
+    const i = m.index;
+    if (i > 0 && (s.charCodeAt(i) & 0xfc00) === 0xdc00 && (s.charCodeAt(i - 1) & 0xfc00) === 0xd800) {
+      q = i + 1; // inside a pair: the next position is after it
+      continue;
+    }
+    n++;
+    if (i >= s.length) break;
+    q = i + cpAt(s, i)[0];
+  }
+  return n;
+}
+
 /** Match options for a search expected to end on its first line (line-local patterns get the shortest subject). */
 const ONE_LINE = { windowBytes: 1 } as const;
 
@@ -216,12 +258,25 @@ export class WindowedMatcher {
   #next = 0;
   /** The pattern's non-empty companion once empty matches are skipped (see `skipEmptyMatches`), else null. */
   #companion: RegexHandle | null = null;
+  /** Empty matches stepped over since the last match reported (counted where they can be: nonempty.ts E3, E4). */
+  #skipped = 0;
+  /** The V8 RegExp of `regex.emptyMatches.positions` (E4), made at first use; null when there is none. */
+  #positionsRe: RegExp | null | undefined;
+
+  /** The pattern's empty-match positions as a RegExp (E4), for one that does not match everywhere. */
+  #positions(): RegExp | null {
+    if (this.#positionsRe === undefined) {
+      const source = this.regex.emptyMatches?.positions ?? null;
+      this.#positionsRe = source === null ? null : new RegExp(source, 'gu');
+    }
+    return this.#positionsRe;
+  }
 
   constructor(readonly regex: RegexHandle) {}
 
   /**
-   * From now on, empty matches are not reported: the caller knows their capture dict (always `{}`, see
-   * `RegexHandle.nonEmptyCompanion`) cannot change its result. After an empty match the search jumps to the next
+   * From now on, empty matches are not reported: the caller knows their capture dict (always the same one, see
+   * `RegexHandle.emptyMatches`) cannot change its result. After an empty match the search jumps to the next
    * position where the pattern can match something non-empty, found by the companion in one search, instead of
    * one engine call per position. Returns false (and changes nothing) when the pattern has no companion.
    */
@@ -236,6 +291,19 @@ export class WindowedMatcher {
       return false; // e.g. too large for the engine: keep stepping one position at a time
     }
     return true;
+  }
+
+  /**
+   * How many empty matches were stepped over (not reported) since the last match reported, or since the start;
+   * resets the count. Exact for a pattern whose empty matches can be counted (`regex.emptyMatches.positions` is
+   * not null; nonempty.ts E3, E4): the empty matches `matchAll` reports there and this matcher does not. Always 0
+   * for other patterns.
+   * Take it when a match is reported (the empty matches before it), and once more after the last window.
+   */
+  takeSkipped(): number {
+    const n = this.#skipped;
+    this.#skipped = 0;
+    return n;
   }
 
   /**
@@ -272,35 +340,59 @@ export class WindowedMatcher {
   /**
    * The non-empty matches, as iterating every position would find them: the companion finds the next position
    * where the pattern can match something non-empty; the pattern is asked only there (an empty match there is
-   * stepped over like any other). Between two such positions the pattern matches only emptily, so each match it
-   * reports here is one that `matchAll` reports too, with the same extent and captures.
+   * stepped over like any other). Between two such positions the pattern matches only emptily (nonempty.ts E2), so
+   * each match it reports here is one that `matchAll` reports too, with the same extent and captures. The empty
+   * matches of each range it steps over are counted where they can be: for a pattern that matches everywhere, one
+   * per code point boundary in the range (E3), else one per position where `emptyMatches.positions` holds (E4);
+   * the last window's range includes the end of its text.
    */
   *#nonEmptyMatchesIn(w: ScanWindow, from: number, companion: RegexHandle): Generator<AbsoluteMatch> {
     let pos = from;
     const whole = { wellFormed: w.text.isWellFormed() }; // checked once per window, not per search
     const line = { ...ONE_LINE, ...whole };
+    const empties = this.regex.emptyMatches;
+    const everywhere = empties?.everywhere === true;
+    const count = everywhere || this.#positions() !== null;
+    const pairs = everywhere && w.ascii !== true && SURROGATE_PAIR.test(w.text); // else code points = UTF-16 units
+    /** Counts the empty matches at the positions of [pos, to), and at `to` too when `end` (E3, E4). */
+    const skip = (to: number, end = false): void => {
+      if (!count) return;
+      if (everywhere) {
+        if (to > pos) this.#skipped += pairs ? codePoints(w.text, pos, to) : to - pos;
+        if (end) this.#skipped++;
+      } else this.#skipped += countPositions(this.#positions()!, w.text, pos, end ? to + 1 : to);
+    };
     while (pos <= w.text.length) {
       const n = searchRegex(companion, w.text, pos, whole);
       if (n === null || (!w.last && n.index >= w.ownEnd)) {
-        // Only empty matches up to the end of what this window owns: the next window starts there.
-        this.#next = w.base + (w.last ? w.text.length + 1 : w.ownEnd);
+        // Only empty matches up to the end of what this window owns: the next window starts there. The last
+        // window owns the end of the text, where the pattern may match emptily too.
+        if (w.last) skip(w.text.length, true);
+        else skip(w.ownEnd);
+        this.#rest(w);
         return;
       }
+      skip(n.index);
       // The match starts at n.index (or soon after): a line-local pattern needs only the rest of that line.
       const m = searchRegex(this.regex, w.text, n.index, line);
-      if (m === null) {
-        this.#next = w.base + w.text.length + 1;
-        return;
-      }
-      if (!w.last && m.index >= w.ownEnd) {
-        this.#next = w.base + w.ownEnd;
+      if (m === null || (!w.last && m.index >= w.ownEnd)) {
+        this.#rest(w);
         return;
       }
       const empty = m.end === m.index;
       this.#advance(w, m);
       pos = this.#next - w.base;
       if (!empty) yield m;
+      else if (count) this.#skipped++;
     }
+  }
+
+  /**
+   * Nothing more to report in `w`: the next search starts at the next window's first owned position, or past the
+   * end of the last window, never before where the last match reported ended (it may end past `ownEnd`).
+   */
+  #rest(w: ScanWindow): void {
+    this.#next = w.last ? w.base + w.text.length + 1 : Math.max(this.#next, w.base + w.ownEnd);
   }
 
   /** Releases the companion (the pattern itself belongs to the caller). */
