@@ -373,7 +373,7 @@ const bracketStarts: Starts = (text) => (from) => {
     let colons = 0;
     for (let c = text.charCodeAt(e); isV6Char(c); c = text.charCodeAt(++e)) if (c === 0x3a) colons++;
     if (colons >= 2 && text.charCodeAt(e) === 0x5d) return p;
-    i = e > p + 1 ? e : p + 1;
+    i = Math.max(e, p + 1);
   }
 };
 
