@@ -25,7 +25,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BundleError, createBundle } from '../src/bundle/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-bundle-adv-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+// 100,000 files and a 100 MiB log take a while to delete.
+afterAll(() => rmSync(root, { recursive: true, force: true }), 120_000);
 
 const RECIPE = `${JSON.stringify({
   schema_version: 1,
