@@ -6,14 +6,31 @@
 // consumer's install. So the files `npm pack` selects (package.json `files`) are staged and re-packed with a
 // package.json that has no scripts and no devDependencies: nothing in the published package runs at install.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outArg = process.argv.indexOf('--out');
+if (outArg >= 0 && (process.argv[outArg + 1] === undefined || process.argv[outArg + 1].startsWith('--'))) {
+  process.stderr.write('pack: --out needs a directory: npm run pack -- --out DIR\n');
+  process.exit(2);
+}
 const outDir = resolve(outArg >= 0 ? process.argv[outArg + 1] : root);
+if (!existsSync(outDir) || !statSync(outDir).isDirectory()) {
+  process.stderr.write(`pack: --out ${outDir}: no such directory (create it first)\n`);
+  process.exit(2);
+}
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const stage = mkdtempSync(join(tmpdir(), 'aorta-pack-'));
 try {
@@ -38,7 +55,12 @@ try {
     encoding: 'utf8',
   });
   const [record] = JSON.parse(packed);
-  renameSync(join(stage, record.filename), join(outDir, record.filename));
+  try {
+    renameSync(join(stage, record.filename), join(outDir, record.filename));
+  } catch (err) {
+    if (err.code !== 'EXDEV') throw err;
+    copyFileSync(join(stage, record.filename), join(outDir, record.filename)); // another file system
+  }
   process.stdout.write(`${JSON.stringify([{ ...record, path: join(outDir, record.filename) }], null, 2)}\n`);
 } finally {
   rmSync(stage, { recursive: true, force: true });
