@@ -335,9 +335,15 @@ const ipv4Starts: Starts = (text) => (from) => {
     let s = d;
     let digits = 0;
     while (digits < 4 && s > 0) {
-      const [cp, len] = codePointBefore(text, s);
-      if (!isNd(cp)) break;
-      s -= len;
+      const c = text.charCodeAt(s - 1);
+      if (isAsciiDigit(c)) {
+        s--;
+      } else {
+        if (c < 0x80) break;
+        const [cp, len] = codePointBefore(text, s);
+        if (!isNd(cp)) break;
+        s -= len;
+      }
       digits++;
     }
     if (digits >= 1 && digits <= 3 && s >= from && dottedShape(text, d)) return s;
