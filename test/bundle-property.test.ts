@@ -9,19 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBundle, type Manifest } from '../src/bundle/index.js';
+import { rng } from './support/rng.js';
 
 const root = mkdtempSync(join(tmpdir(), 'aorta-bundle-prop-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Counts {
   paths: number;
@@ -157,7 +148,7 @@ function envMap(p: Planter, file: string, r: () => number): Record<string, unkno
 }
 
 function plantRun(dir: string, seed: number): Planter {
-  const r = prng(seed);
+  const r = rng(seed);
   const p = new Planter(r);
   const write = (rel: string, text: string | Buffer): void => {
     mkdirSync(join(dir, rel, '..'), { recursive: true });

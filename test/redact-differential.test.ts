@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { ipv4Valid, ipv6Valid } from '../src/redact/ip.js';
 import { REFERENCE_REGEXES, TextScrubber, type TextScrubOptions } from '../src/redact/text.js';
+import { rng } from './support/rng.js';
 
 /** The secret assignment as first written: `[…]*keyword[…]*` (quadratic on a long run, same matches). */
 const ASSIGNMENT_AS_WRITTEN =
@@ -61,16 +62,6 @@ function reference(text: string, o: TextScrubOptions): { out: string; counts: nu
     });
   }
   return { out, counts };
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const FRAGMENTS = [
@@ -214,7 +205,7 @@ function same(text: string, o: TextScrubOptions): void {
 
 describe('the scrubber equals its definition (sequential global replaces)', () => {
   it('4,000 short random texts, every option set', () => {
-    const r = prng(37);
+    const r = rng(37);
     for (let i = 0; i < 4000; i++) {
       const text = randomText(r, 1 + Math.floor(r() * 40));
       same(text, OPTIONS[i % OPTIONS.length]!);
@@ -222,7 +213,7 @@ describe('the scrubber equals its definition (sequential global replaces)', () =
   });
 
   it('texts past the piece size: numbering across pieces is the window order', () => {
-    const r = prng(4242);
+    const r = rng(4242);
     for (let i = 0; i < 3; i++) {
       const text = randomText(r, 60_000);
       expect(text.length).toBeGreaterThan(1 << 17);
@@ -256,7 +247,7 @@ describe('the scrubber equals its definition (sequential global replaces)', () =
 describe('WindowSplitter: lineWindows of text that arrives in pieces', () => {
   it('gives the same windows however the text is cut, long lines and non-ASCII included', async () => {
     const { lineWindows, WindowSplitter } = await import('../src/redact/windows.js');
-    const r = prng(7);
+    const r = rng(7);
     const pieces = ['a', 'bb ', '/x/y', 'é', '𝟙', '\n', '\r\n', ' ', 'zzzzzzzzzzzzzzzzzzzz', 'q'.repeat(90), '\n\n'];
     for (let round = 0; round < 600; round++) {
       let text = '';

@@ -26,6 +26,7 @@
  */
 import { compileRegex, matchAll, type RegexHandle } from '../regex/index.js';
 import { ipv4Valid, ipv6Valid } from './ip.js';
+import { linePieces } from './windows.js';
 
 /** Yields candidate match starts ≥ `from`, ascending; -1 when there are no more. One cursor per pass per text. */
 type Cursor = (from: number) => number;
@@ -435,26 +436,6 @@ function replaceAt(
   if (parts.length === 0) return text;
   parts.push(text.slice(copied));
   return parts.join('');
-}
-
-/** About this many characters a piece (under V8's large-object size: a piece is allocated, not mapped); a longer
- * line is one piece. */
-const PIECE_CHARS = 1 << 15;
-
-/** `text` cut after line ends into pieces of about `PIECE_CHARS`; they concatenate to it. */
-function linePieces(text: string): string[] {
-  if (text.length <= PIECE_CHARS) return [text];
-  const pieces: string[] = [];
-  let start = 0;
-  while (text.length - start > PIECE_CHARS) {
-    let nl = text.lastIndexOf('\n', start + PIECE_CHARS - 1);
-    if (nl < start) nl = text.indexOf('\n', start + PIECE_CHARS);
-    if (nl === -1) break;
-    pieces.push(text.slice(start, nl + 1));
-    start = nl + 1;
-  }
-  if (start < text.length) pieces.push(text.slice(start));
-  return pieces;
 }
 
 const SECRET_STICKY = SECRET_RULES.map((r) => sticky(r.re));
