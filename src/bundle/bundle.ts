@@ -10,9 +10,7 @@
  */
 import {
   closeSync,
-  constants,
   existsSync,
-  fstatSync,
   lstatSync,
   openSync,
   readdirSync,
@@ -31,6 +29,7 @@ import { TextScrubber } from '../redact/text.js';
 import { lineWindows, WindowSplitter } from '../redact/windows.js';
 import { fnmatchcase } from '../text/fnmatch.js';
 import { packageInfo } from '../trial/package-info.js';
+import { openRegularFile, readRegularFile } from '../trial/safe-read.js';
 import { TarGzWriter } from './tar.js';
 
 export const MANIFEST = 'manifest.json';
@@ -108,15 +107,10 @@ export function safeSlug(s: string): string {
 
 /** The redaction block of a YAML/JSON mapping file, parsed by the recipe loader's rules for that block only. */
 function redactionOfFile(path: string): { found: boolean; block: RedactionKeys | null } {
-  let text: string;
-  try {
-    text = readFileText(path);
-  } catch (err) {
-    throw new BundleError(
-      `cannot read ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
-      'recipe',
-    );
-  }
+  // A path the user typed, or a run file: a link is followed, a FIFO or a device is not opened.
+  const read = readRegularFile(path, { maxBytes: MAX_JSON_BYTES, over: 'reject', follow: true });
+  if ('reason' in read) throw new BundleError(`cannot read ${path}: ${read.reason}`, 'recipe');
+  const text = read.bytes.toString('utf8');
   const parsed = parseYaml(text, path.toLowerCase().endsWith('.json'));
   const root = parsed.root;
   if (root === null || root.kind !== 'dict')
@@ -160,41 +154,6 @@ function toPlain(n: ReturnType<typeof parseYaml>['root'] & object): unknown {
     default:
       return reprNode(n);
   }
-}
-
-function readFileText(path: string): string {
-  return Buffer.from(readRegular(path)).toString('utf8');
-}
-
-function readRegular(path: string): Buffer {
-  const fd = openRegular(path);
-  try {
-    const size = fstatSync(fd).size;
-    const buf = Buffer.alloc(size);
-    let off = 0;
-    while (off < size) {
-      const n = readSync(fd, buf, off, size - off, null);
-      if (n === 0) break;
-      off += n;
-    }
-    return buf.subarray(0, off);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Opens a file that must be regular, never blocking: a FIFO or device put in its place after the walk is refused,
- * not opened for reading (which would wait for a writer forever).
- */
-function openRegular(path: string, expect?: { dev: number; ino: number }): number {
-  const fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
-  const st = fstatSync(fd);
-  if (!st.isFile() || (expect !== undefined && (st.dev !== expect.dev || st.ino !== expect.ino))) {
-    closeSync(fd);
-    throw Object.assign(new Error('not the regular file that was listed'), { code: 'ENOTREG' });
-  }
-  return fd;
 }
 
 /** The redaction the bundle applies, found as the original finds it (§2.1). */
@@ -489,14 +448,13 @@ async function bundleFile(
   redaction: RedactionKeys | null,
   tar: TarGzWriter,
 ): Promise<ManifestFile> {
-  let fd: number;
-  try {
-    fd = openRegular(f.real, f);
-  } catch (err) {
-    throw new BundleError(
-      `${f.rel}: ${(err as NodeJS.ErrnoException).code === 'ENOTREG' ? 'replaced by something other than the file listed' : ((err as NodeJS.ErrnoException).code ?? (err as Error).message)} while bundling; nothing was written`,
-      'io',
-    );
+  const opened = openRegularFile(f.real);
+  if ('reason' in opened) throw new BundleError(`${f.rel}: ${opened.reason} while bundling; nothing was written`, 'io');
+  const { fd } = opened;
+  // The file the walk listed, not one put in its place since.
+  if (opened.stats.dev !== f.dev || opened.stats.ino !== f.ino) {
+    closeSync(fd);
+    throw new BundleError(`${f.rel}: replaced by another file while bundling; nothing was written`, 'io');
   }
   // One scrubber per file: placeholders are numbered per file, as the original's newest indexes are.
   const scrubber = (): TextScrubber =>

@@ -25,7 +25,7 @@ export function isConfinedRelative(rel: string): boolean {
 
 /**
  * `base`/`rel` when every directory on the way is a real directory (not a symbolic link), else null. The last
- * component is not looked at: open it with safe-read.ts, which refuses a link, a FIFO or a device there.
+ * component is not looked at: open it with trial/safe-read.ts, which refuses a link, a FIFO or a device there.
  */
 export function confinedPath(base: string, rel: string): string | null {
   const parts = components(rel);

@@ -6,7 +6,7 @@
  *
  * Nothing of the record is trusted: the log is read only inside the record's directory (confined-path.ts), the
  * recipe only when its bytes match the recorded sha256 (recipe-source.ts), and neither when it is a FIFO, a device
- * or a link (safe-read.ts).
+ * or a link (trial/safe-read.ts).
  */
 import { dirname, relative } from 'node:path';
 import { loadRecipe } from '../recipe/index.js';
@@ -15,7 +15,7 @@ import { TIER4_PATTERNS } from '../scan/index.js';
 import { confinedPath } from './confined-path.js';
 import { recipeCandidates, verifiedRecipeBytes } from './recipe-source.js';
 import type { TrialRecord } from './records.js';
-import { readRegularFile } from './safe-read.js';
+import { readRegularFile } from '../trial/safe-read.js';
 
 export interface ExampleLine {
   /** The log file and the 1-based line number in it. */

@@ -1,7 +1,7 @@
 /**
  * Finding and reading `result.json` files — from a sweep, a cluster job or a single `run` — into checked
  * trial records. A file that is not a usable record is reported with the reason and skipped, never fatal; a
- * FIFO, a device or a link below the paths given is never opened (walk.ts, safe-read.ts).
+ * FIFO, a device or a link below the paths given is never opened (walk.ts, trial/safe-read.ts).
  */
 import { statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -10,7 +10,7 @@ import { RESULT_FILE } from '../trial/index.js';
 import type { Verdict } from '../detectors/verdict.js';
 import { confinedPath, isConfinedRelative } from './confined-path.js';
 import type { PriorAttempt, ReadProblem, RecordedConditionErrors, TrialRecord, UnfinishedTrial } from './records.js';
-import { fileKind, readRegularFile } from './safe-read.js';
+import { fileKind, readRegularFile } from '../trial/safe-read.js';
 import { TRIAL_DIR, walkRecords, type FoundTrialDir } from './walk.js';
 import type { ShownKernelEvent } from './kernel-events.js';
 

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { readRegularFile } from './safe-read.js';
+import { readRegularFile } from '../trial/safe-read.js';
 
 /** The file name of the copy of its recipe a sweep keeps in its run directory (`<out>/<ticket>/`). */
 export const RUN_DIR_RECIPE = 'recipe.yaml';

@@ -8,7 +8,7 @@
 import { join } from 'node:path';
 import type { MatrixJson } from '../matrix/types.js';
 import type { ReadProblem } from './records.js';
-import { readRegularFile } from './safe-read.js';
+import { readRegularFile } from '../trial/safe-read.js';
 
 export const RUN_INFO_FILE = 'run.json';
 export const MATRIX_FILE = 'matrix.json';

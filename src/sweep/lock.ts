@@ -10,7 +10,7 @@
  */
 import { closeSync, constants, openSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { readRegularFile } from '../report/safe-read.js';
+import { readRegularFile } from '../trial/safe-read.js';
 import type { DirRef } from './dir-ref.js';
 
 export const LOCK_FILE = '.aorta-probe.lock';

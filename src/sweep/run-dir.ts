@@ -32,7 +32,7 @@ import {
 import { strRepr } from '../condition/repr.js';
 import { MAX_RECORD_BYTES } from '../report/read-results.js';
 import { RUN_DIR_RECIPE } from '../report/recipe-source.js';
-import { readRegularFile } from '../report/safe-read.js';
+import { readRegularFile } from '../trial/safe-read.js';
 import { checkName, DirRef } from './dir-ref.js';
 import type { SweepPlan } from './plan.js';
 import { slug } from './cells.js';

@@ -39,27 +39,48 @@ function errorReason(err: unknown): string {
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const NONBLOCK = constants.O_NONBLOCK ?? 0;
 
-/** The bytes of a regular file, or why not (never blocks, never reads more than `limits.maxBytes`). */
-export function readRegularFile(path: string, limits: ReadLimits): ReadOutcome {
+/**
+ * An open descriptor of a regular file and its `fstat`, or why not: the lstat before the open keeps a FIFO or a
+ * device from being opened at all, O_NONBLOCK and the fstat after it refuse what was swapped in between. The
+ * caller closes the descriptor.
+ */
+export function openRegularFile(
+  path: string,
+  follow = false,
+): { readonly fd: number; readonly stats: Stats } | { readonly reason: string } {
   let before: Stats;
   try {
-    // Looked at before it is opened, so a FIFO or a device is never opened at all.
-    before = limits.follow === true ? statSync(path) : lstatSync(path);
+    before = follow ? statSync(path) : lstatSync(path);
   } catch (err) {
     return { reason: errorReason(err) };
   }
   if (!before.isFile()) return { reason: `not a regular file (${fileKind(before)})` };
   let fd: number;
   try {
-    // O_NONBLOCK and the fstat below: what was swapped in after the lstat is not read either.
-    fd = openSync(path, constants.O_RDONLY | NONBLOCK | (limits.follow === true ? 0 : NOFOLLOW));
+    fd = openSync(path, constants.O_RDONLY | NONBLOCK | (follow ? 0 : NOFOLLOW));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return { reason: code === 'ELOOP' ? 'not a regular file (a symbolic link)' : errorReason(err) };
   }
   try {
-    const s = fstatSync(fd);
-    if (!s.isFile()) return { reason: `not a regular file (${fileKind(s)})` };
+    const stats = fstatSync(fd);
+    if (!stats.isFile()) {
+      closeSync(fd);
+      return { reason: `not a regular file (${fileKind(stats)})` };
+    }
+    return { fd, stats };
+  } catch (err) {
+    closeSync(fd);
+    return { reason: errorReason(err) };
+  }
+}
+
+/** The bytes of a regular file, or why not (never blocks, never reads more than `limits.maxBytes`). */
+export function readRegularFile(path: string, limits: ReadLimits): ReadOutcome {
+  const opened = openRegularFile(path, limits.follow === true);
+  if ('reason' in opened) return opened;
+  const { fd, stats: s } = opened;
+  try {
     if (s.size > limits.maxBytes && limits.over === 'reject')
       return { reason: `larger than ${limits.maxBytes} bytes (${s.size})` };
     // One byte more than allowed, to see a file that grew since the fstat.
