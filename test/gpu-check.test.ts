@@ -10,7 +10,7 @@
  * kernel of a live process) utilization.gpu is 100.
  */
 import { execFile, execFileSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -20,18 +20,20 @@ const FAKE = join(ROOT, 'fixtures/gpu-check');
 const RUN_SH = join(ROOT, 'scripts/gpu-check/run.sh');
 const RUN_MJS = join(ROOT, 'scripts/gpu-check/run.mjs');
 
-function which(name: string): string | null {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const p = join(dir, name);
-    try {
-      accessSync(p, constants.X_OK);
-      return p;
-    } catch {}
-  }
-  return null;
-}
-/** The interpreter itself (python3 on PATH may be a wrapper script that needs more of PATH). */
-const PYTHON = which('python3') === null ? null : realPython();
+/** The sampler-cost figures vary from run to run: checked for type and range, then masked with these. */
+const SAMPLER_COST_MASK = {
+  line: '<figures>',
+  cpu_none_sec: '<sec>',
+  cpu_sampled_sec: '<sec>',
+  samples: '<n>',
+  cpu_per_sample_ms: '<ms>',
+  loop_rate_none: '<rate>',
+  loop_rate_sampled: '<rate>',
+  slowdown_pct: '<pct>',
+} as const;
+
+/** The interpreter itself (python3 on PATH may be a wrapper script that needs more of PATH); null without one. */
+const PYTHON = realPython();
 function realPython(): string | null {
   try {
     return execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim() || null;
@@ -172,16 +174,7 @@ describe.skipIf(PYTHON === null && !CI)('scripts/gpu-check against the fake nvid
       t.start = '<time>';
       t.end = '<time>';
     }
-    Object.assign(c, {
-      line: '<figures>',
-      cpu_none_sec: '<sec>',
-      cpu_sampled_sec: '<sec>',
-      samples: '<n>',
-      cpu_per_sample_ms: '<ms>',
-      loop_rate_none: '<rate>',
-      loop_rate_sampled: '<rate>',
-      slowdown_pct: '<pct>',
-    });
+    Object.assign(c, SAMPLER_COST_MASK);
     Object.assign(rec, { started_at: '<time>', finished_at: '<time>', duration_sec: '<sec>' });
     rec.versions.python = '<version>';
 
@@ -372,14 +365,7 @@ describe.skipIf(PYTHON === null && !CI)('scripts/gpu-check against the fake nvid
         {
           name: 'sampler-cost',
           ok: true,
-          line: '<figures>',
-          cpu_none_sec: '<sec>',
-          cpu_sampled_sec: '<sec>',
-          samples: '<n>',
-          cpu_per_sample_ms: '<ms>',
-          loop_rate_none: '<rate>',
-          loop_rate_sampled: '<rate>',
-          slowdown_pct: '<pct>',
+          ...SAMPLER_COST_MASK,
         },
         {
           name: 'gpus',

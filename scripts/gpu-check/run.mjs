@@ -147,6 +147,16 @@ function which(name, path = env.PATH ?? '') {
   return null;
 }
 
+/** The hang checks' flags: the configured window and grace, and what to do on a hang. */
+const hangFlags = (action) => [
+  '--hang-window',
+  String(CONFIG.hang_window_sec),
+  '--hang-grace',
+  String(CONFIG.hang_grace_sec),
+  '--hang-action',
+  action,
+];
+
 /** One nvidia-smi query, as the sampler would make it: {ok, lines, exit_code, message}. */
 function smi(arg) {
   const r = spawnSync('nvidia-smi', [arg, '--format=csv,noheader,nounits'], { encoding: 'utf8', timeout: 15000 });
@@ -370,14 +380,7 @@ async function checkSilentCompute() {
   };
   let watch;
   const run = await cliRun('hang-silent-compute', trial('compute', CONFIG.silent_sec), {
-    cli: [
-      '--hang-window',
-      String(CONFIG.hang_window_sec),
-      '--hang-grace',
-      String(CONFIG.hang_grace_sec),
-      '--hang-action',
-      'record',
-    ],
+    cli: hangFlags('record'),
     onStart: (dir) => (watch = watcher(dir)),
   });
   watching = false;
@@ -463,14 +466,7 @@ function checkFields(idle, load) {
 
 async function checkSilentSleep() {
   const run = await cliRun('hang-silent-sleep', trial('sleep', CONFIG.silent_sec, CONFIG.sleep_gib), {
-    cli: [
-      '--hang-window',
-      String(CONFIG.hang_window_sec),
-      '--hang-grace',
-      String(CONFIG.hang_grace_sec),
-      '--hang-action',
-      'kill',
-    ],
+    cli: hangFlags('kill'),
   });
   const r = run.result;
   const hang = r?.hang ?? null;
