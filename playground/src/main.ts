@@ -30,6 +30,7 @@ import {
   writeHash,
   type PageState,
 } from './state.js';
+import { h } from './dom.js';
 
 // ------------------------------------------------------------------------------------------------ helpers
 
@@ -38,14 +39,6 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
   if (el === null) throw new Error(`missing #${id}`);
   return el as T;
 };
-
-type Child = Node | string | null | undefined | false;
-function h(tag: string, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElement {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
-}
 
 const mib = (n: number): string => `${(n / (1 << 20)).toFixed(1)} MiB`;
 

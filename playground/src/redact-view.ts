@@ -10,6 +10,7 @@ import { basicSetup, EditorView } from 'codemirror';
 import { CancelledError, EngineClient } from './engine-client.js';
 import { REDACT_EXAMPLE_LOG } from './redact-example.js';
 import type { RedactOut } from './protocol.js';
+import { type Child, h } from './dom.js';
 
 /** How much of the scrubbed text is shown highlighted; the counts and the download are for all of it. */
 export const REDACT_PREVIEW_CHARS = 256 * 1024;
@@ -17,14 +18,6 @@ export const REDACT_PREVIEW_CHARS = 256 * 1024;
 const STALE_MS = 1500;
 /** Typing in a large paste waits this long for the next keystroke before redacting again. */
 const DEBOUNCE_MS = 120;
-
-type Child = Node | string | null | undefined | false;
-function h(tag: string, attrs: Record<string, string> = {}, ...children: Child[]): HTMLElement {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  for (const c of children) if (c !== null && c !== undefined && c !== false) el.append(c);
-  return el;
-}
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
   const el = document.getElementById(id);
