@@ -323,7 +323,8 @@ describe('env_passthrough_mode: file', { timeout: 60_000 }, () => {
     );
     const o = out();
     const marker = join(root, 'ran-in-bad-cell');
-    const res = await cli([
+    // Fails in the bad cell only if it runs there.
+    const argv = [
       '--recipe',
       r,
       '--out',
@@ -334,7 +335,8 @@ describe('env_passthrough_mode: file', { timeout: 60_000 }, () => {
       'sh',
       '-c',
       `test "$AORTA_PROBE_CELL" = none-none || touch ${marker}`,
-    ]);
+    ];
+    const res = await cli(argv);
     expect(res.code).toBe(1);
     expect(existsSync(marker)).toBe(false);
     const doc = JSON.parse(res.out) as {
@@ -378,18 +380,7 @@ describe('env_passthrough_mode: file', { timeout: 60_000 }, () => {
     // The report reads it like any record; a re-run keeps it (resume).
     const again = await cli(['--recipe', r, '--out', o, '--json', '--quiet', '--', 'sh', '-c', 'true']);
     expect(again.code).toBe(2); // a different command: a different sweep
-    const same = await cli([
-      '--recipe',
-      r,
-      '--out',
-      o,
-      '--json',
-      '--quiet',
-      '--',
-      'sh',
-      '-c',
-      `test "$AORTA_PROBE_CELL" = none-none || touch ${marker}`,
-    ]);
+    const same = await cli(argv);
     const sameDoc = JSON.parse(same.out) as { trials: { resumed: boolean }[] };
     expect([same.code, sameDoc.trials.map((t) => t.resumed)]).toEqual([1, [true, true, true, true]]);
     const rep = await cliInProcess(['report', join(o, 'T')]);
