@@ -11,6 +11,7 @@ import { categoriesById, categorize, disableSet } from '../classifier/classify.j
 import { resolveExitStatus } from '../classifier/exit-codes.js';
 import { packageInfo } from './package-info.js';
 import { LOG_FILE, type TrialResult } from './result-json.js';
+import { disabledGpuSummary } from './gpu.js';
 
 export interface NotRunOptions {
   readonly recipe: Recipe;
@@ -52,17 +53,7 @@ export function notRunResult(o: NotRunOptions): TrialResult {
       file: o.recipe.fileName.startsWith('<') ? o.recipe.fileName : resolve(o.recipe.fileName),
       sha256: o.recipe.sourceSha256,
     },
-    gpu: {
-      tool: null,
-      toolVersion: null,
-      attribution: null,
-      baselineMib: null,
-      peakVramMib: null,
-      samples: 0,
-      failedCalls: 0,
-      intervalMs: 0,
-      warnings: [],
-    },
+    gpu: disabledGpuSummary(),
     started_at: new Date().toISOString(),
     versions: {
       aorta_probe: info.version,
