@@ -5,7 +5,6 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import {
-  appendFileSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -191,6 +190,11 @@ console.log(JSON.stringify({ ms: performance.now() - t0, rssMiB: process.resourc
       new BundleError(`cannot write ${target}: ENOENT`, 'io'),
     );
     expect(existsSync(join(root, 'io', 'no-such-dir'))).toBe(false);
-    appendFileSync(join(dir, 'none-none', 'trial_0', 'output.log'), 'y\n');
+    // Stopped after the members were written to the .partial file (a "no" at review): it is removed too.
+    const out = at('io');
+    await expect(createBundle({ ...opts(dir, out), review: async () => false })).rejects.toThrow(
+      new BundleError('aorta-probe bundle: aborted at review; nothing was written', 'aborted'),
+    );
+    expect(readdirSync(out)).toEqual([]);
   });
 });
