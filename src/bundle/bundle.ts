@@ -430,7 +430,7 @@ export async function createBundle(o: BundleOptions): Promise<BundleResult> {
     );
   } finally {
     if (!complete) {
-      tar.abort();
+      await tar.abort();
       try {
         closeSync(fd);
       } catch {

@@ -8,7 +8,7 @@
  * cannot be split gets a PAX extended header (`path=`), which both readers understand.
  */
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 
@@ -118,9 +118,11 @@ export class TarGzWriter {
   private readonly done: Promise<void>;
   private open: { size: number; written: number } | null = null;
 
+  private readonly out: WriteStream;
+
   constructor(fd: number) {
-    const out = createWriteStream('', { fd, autoClose: false });
-    this.done = pipeline(this.gzip, out);
+    this.out = createWriteStream('', { fd, autoClose: false });
+    this.done = pipeline(this.gzip, this.out);
   }
 
   async add(path: string, mode: number, size: number): Promise<void> {
@@ -145,10 +147,16 @@ export class TarGzWriter {
     await this.done;
   }
 
-  /** Stops writing (after an error); the caller removes the file. */
-  abort(): void {
+  /**
+   * Stops writing (after an error) and resolves once the file stream has settled: a write still in flight when the
+   * caller closes the descriptor would land in whatever file reuses its number next. The caller removes the file.
+   */
+  async abort(): Promise<void> {
+    // The file stream's 'close' comes after any write it had in flight (node's fs streams wait for their I/O).
+    const closed = this.out.closed ? Promise.resolve() : once(this.out, 'close');
     this.gzip.destroy();
-    this.done.catch(() => {});
+    this.out.destroy();
+    await Promise.all([closed, this.done.catch(() => {})]);
   }
 
   private close(): void {
