@@ -6,7 +6,7 @@
  * that failed closed, declined at --review, an output that could not be written), 2 usage error or a run directory
  * that does not exist. With --json, stdout holds one document (schemas/bundle.schema.json) or `{"error": ...}`.
  */
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import { BundleError, createBundle, type Manifest } from '../../bundle/index.js';
 import { inertLine } from '../../text/inert.js';
 import { atMost, parseCommandArgs, UsageError, type OptionSpecs } from '../args.js';
@@ -103,7 +103,12 @@ async function review(manifest: Manifest, io: CommandIo): Promise<boolean> {
   await io.writeErr(`${text}Write the bundle? [y/N]: `);
   const rl = createInterface({ input: io.stdin, terminal: false });
   try {
-    const answer = await Promise.race([rl.question(''), new Promise<string>((r) => rl.once('close', () => r('')))]);
+    // The first line, or '' at the end of input. Plain listeners: readline emits a piped answer's 'line' before the
+    // 'close' of its end, where racing question()'s promise against 'close' could lose the answer to its EOF.
+    const answer = await new Promise<string>((r) => {
+      rl.once('line', r);
+      rl.once('close', () => r(''));
+    });
     return /^y(es)?$/i.test(answer.trim());
   } finally {
     rl.close();
