@@ -3,15 +3,58 @@
  * comment makes (RE2 compiles them), and what it buys (a process that needs no engine never starts one).
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AMD_KERNEL_PATTERNS, FALLEN_OFF_BUS_REGEX, XID_REGEX } from '../src/detectors/tier3.js';
-import { compileRegex, flagsFromPython, parsePythonRegex, RegexSyntaxError } from '../src/regex/index.js';
+import {
+  compileRegex,
+  flagsFromPython,
+  parsePythonRegex,
+  RegexSyntaxError,
+  translatePythonRegex,
+} from '../src/regex/index.js';
 import { compileIsCertain, MAX_DEFERRED_DEPTH, MAX_DEFERRED_INSTRUCTIONS } from '../src/regex/deferred-compile.js';
-import { engineStats } from '../src/regex/engine.js';
+import { engineStats, newRawRE2 } from '../src/regex/engine.js';
 import { TIER4_PATTERNS } from '../src/scan/tier4.js';
 import { REPO_ROOT } from './support/browser.js';
+import { rng } from './support/rng.js';
+
+/**
+ * For each pattern parse.ts accepts: whether deferred-compile.ts calls it certain, and whether RE2 compiles its
+ * translation. `wrong` lists the certain ones RE2 rejects (must be none).
+ */
+function certaintyAgainstRe2(patterns: readonly (readonly [string, string])[]) {
+  let certain = 0;
+  let uncertain = 0;
+  let rejectedByRe2 = 0;
+  const wrong: string[] = [];
+  for (const [p, f] of patterns) {
+    let translated: ReturnType<typeof translatePythonRegex>;
+    try {
+      translated = translatePythonRegex(p, f);
+    } catch (e) {
+      if (e instanceof RegexSyntaxError) continue;
+      throw e;
+    }
+    const isCertain = compileIsCertain(translated.tree);
+    const source = f.includes('m') ? `(?m)${translated.source}` : translated.source;
+    let ok: boolean;
+    try {
+      const raw = newRawRE2(source, f.includes('i'), f.includes('s'));
+      ok = raw.ok();
+      raw.delete();
+    } catch {
+      ok = false; // the engine aborted (a program too large for its heap)
+    }
+    if (!ok) rejectedByRe2++;
+    if (isCertain) certain++;
+    else uncertain++;
+    if (isCertain && !ok) wrong.push(`${JSON.stringify(p)} flags ${JSON.stringify(f)}`);
+  }
+  return { certain, uncertain, rejectedByRe2, wrong };
+}
 
 /** Compiles in a fresh cache entry and reports whether RE2 compiled at that moment. */
 function compiledAtOnce(pattern: string, flags = ''): boolean {
@@ -26,13 +69,17 @@ describe('deferred RE2 compiles', () => {
   it('defers fast-path patterns within the bound, and compiles the others at once', () => {
     expect(compiledAtOnce('deferred-1: loss=(?P<loss>[^ \\n]+)')).toBe(false);
     expect(compiledAtOnce('deferred-2: hipError_[A-Za-z0-9_]+|HIP error:')).toBe(false);
-    // IGNORECASE is in the fast path's sets; an anchor or a quantified group keeps a pattern outside it,
-    // compiled when the pattern is.
     expect(compiledAtOnce('deferred-3: nan', 'i')).toBe(false);
-    expect(compiledAtOnce('deferred-4$')).toBe(true);
-    expect(compiledAtOnce('deferred-5: (ab)+')).toBe(true);
-    // On the fast path but over the instruction bound: [^a]{1000} is 1000 copies of a two-range class.
+    // Off the fast path (an anchor, a quantified group, IGNORECASE literals RE2 folds): deferred all the same.
+    expect(compiledAtOnce('deferred-4$')).toBe(false);
+    expect(compiledAtOnce('deferred-5: (ab)+')).toBe(false);
+    expect(compiledAtOnce('(?i)deferred-7 error code 5: (?P<msg>\\S+) at (?P<where>\\S+)')).toBe(false);
+    // Over the instruction bound: [^a]{1000} is 1000 copies of a two-range class.
     expect(compiledAtOnce('deferred-6: [^a]{1000}')).toBe(true);
+    // Over RE2's repetition product (30·34 > 1000): compiled at once, and RE2's rejection is the error.
+    expect(() => compileRegex('deferred-8: (?:a{30}){34}')).toThrow(/invalid repetition size/);
+    expect(() => compileRegex('deferred-9: (?:(?:){40}){40}')).toThrow(/invalid repetition size/);
+    expect(compiledAtOnce('deferred-10: (?:(?:){30}){33}')).toBe(false);
   });
 
   it('keeps the load-time errors RE2 alone finds: a non-ASCII group name Python accepts', () => {
@@ -56,6 +103,94 @@ describe('deferred RE2 compiles', () => {
       h.dispose();
     }
   });
+
+  it('RE2 compiles every corpus pattern it calls certain (Python re accepted them)', () => {
+    const lines = readFileSync(new URL('../fixtures/regex/golden-corpus.jsonl', import.meta.url), 'utf8')
+      .split('\n')
+      .slice(1)
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { p: string; f: string; ok: boolean });
+    const { certain, uncertain, wrong } = certaintyAgainstRe2(lines.filter((g) => g.ok).map((g) => [g.p, g.f]));
+    expect(wrong).toEqual([]);
+    expect(certain).toBeGreaterThan(500);
+    expect(uncertain).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('RE2 compiles every generated pattern it calls certain, and rejects some it does not', () => {
+    const next = rng(38);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    const ATOMS = [
+      'a',
+      'K',
+      'i',
+      's',
+      'é',
+      'İ',
+      '\\d',
+      '\\S',
+      '\\w',
+      '.',
+      '[^ ]',
+      '[a-z]',
+      '[^\\n]',
+      '\\x00',
+      '\\-',
+      '😀',
+      '(?:)',
+      '^',
+      '$',
+      '\\A',
+      '\\Z',
+      '\\b',
+      '\\B',
+    ];
+    const QUANTS = [
+      '',
+      '',
+      '*',
+      '+',
+      '?',
+      '*?',
+      '{0}',
+      '{1}',
+      '{2}',
+      '{3,}',
+      '{0,7}',
+      '{30}',
+      '{33}',
+      '{34}',
+      '{999}',
+      '{1000}',
+      '{1001}',
+      '{2,40}?',
+    ];
+    const pattern = (depth: number): string => {
+      const n = 1 + Math.floor(next() * 3);
+      const items: string[] = [];
+      for (let i = 0; i < n; i++) {
+        let atom: string;
+        if (depth < 3 && next() < 0.35) {
+          const body = next() < 0.3 ? `${pattern(depth + 1)}|${pattern(depth + 1)}` : pattern(depth + 1);
+          atom = `${pick(['(', '(?:', '(?P<g_NAME>', '(?i:', '(?-i:', '(?s:', '(?m:', '(?i-s:'])}${body})`;
+        } else atom = pick(ATOMS);
+        const quantifiable = !['^', '$', '\\A', '\\Z', '\\b', '\\B'].includes(atom);
+        items.push(quantifiable ? atom + pick(QUANTS) : atom);
+      }
+      return items.join('');
+    };
+    const patterns: [string, string][] = [];
+    let named = 0;
+    for (let i = 0; i < 2000; i++) {
+      const p = pick(['', '', '(?i)', '(?s)', '(?m)']) + pattern(0).replace(/NAME/g, () => String(named++));
+      patterns.push([p, pick(['', 'i', 'ims'])]);
+    }
+    const { certain, uncertain, wrong, rejectedByRe2 } = certaintyAgainstRe2(patterns);
+    expect(wrong).toEqual([]);
+    expect(certain).toBeGreaterThan(600);
+    // The generator reaches the bounds: some patterns RE2 rejects, and each of them was called uncertain.
+    expect(rejectedByRe2).toBeGreaterThan(50);
+    expect(uncertain).toBeGreaterThanOrEqual(rejectedByRe2);
+  }, 120_000);
 
   it('the catalogue patterns it is vouched for compile in RE2, with the group names the tree gives', () => {
     const all = [

@@ -138,21 +138,43 @@ export const isCased = (cp: number): boolean => ignorecaseFor(cp).has(cp);
 
 /** What `(?i)c` matches in Python. */
 export function caseEquivalents(cp: number): CharSet {
-  const eq = ignorecaseFor(cp).get(cp);
-  return eq === undefined ? single(cp) : normalise(eq.map((d) => [d, d] as const));
+  let set = equivalentsMemo.get(cp);
+  if (set === undefined) {
+    const eq = ignorecaseFor(cp).get(cp);
+    set = eq === undefined ? single(cp) : normalise(eq.map((d) => [d, d] as const));
+    equivalentsMemo.set(cp, set);
+  }
+  return set;
 }
+
+/** Sets are never mutated, so one per code point serves every literal (a recipe repeats the same few). */
+const equivalentsMemo = new Map<number, CharSet>();
 
 /** A set as Python matches it under IGNORECASE: each cased member brings its equivalents. */
 export function caseClosure(set: CharSet): CharSet {
-  const extra: (readonly [number, number])[] = [];
-  for (const [cp, eq] of ignorecaseTable()) {
-    if (contains(set, cp)) for (const d of eq) extra.push([d, d]);
+  // The same classes (`\S`, `[a-z]`) recur across a recipe's patterns; each closure walks the whole table.
+  const key = set.join(';');
+  let closed = closureMemo.get(key);
+  if (closed === undefined) {
+    const extra: (readonly [number, number])[] = [];
+    for (const [cp, eq] of ignorecaseTable()) {
+      if (contains(set, cp)) for (const d of eq) extra.push([d, d]);
+    }
+    closed = extra.length === 0 ? set : union(set, extra);
+    if (closureMemo.size >= MAX_CLOSURE_MEMO) closureMemo.delete(closureMemo.keys().next().value!);
+    closureMemo.set(key, closed);
   }
-  return extra.length === 0 ? set : union(set, extra);
+  return closed;
 }
+
+const closureMemo = new Map<string, CharSet>();
+const MAX_CLOSURE_MEMO = 256;
 
 /** Whether the set has a member IGNORECASE changes (then Python compares case-insensitively). */
 export function hasCased(set: CharSet): boolean {
-  for (const cp of ignorecaseTable().keys()) if (contains(set, cp)) return true;
-  return false;
+  casedSet ??= normalise([...ignorecaseTable().keys()].map((cp) => [cp, cp] as const));
+  return intersects(set, casedSet);
 }
+
+/** The code points IGNORECASE relates to another, as ranges (for `hasCased`). */
+let casedSet: CharSet | undefined;

@@ -233,15 +233,12 @@ export class RegexCache {
       return new RegexHandle(hit, this);
     }
     this.#misses++;
-    const translated = translateOrRe2Error(pattern, norm);
-    const source = norm.includes('m') ? `(?m)${translated.source}` : translated.source;
-    const fast = fastPath(translated.tree, translated.tree.groups.length);
+    const a = analyse(key, pattern, norm);
     // deferred-compile.ts: where RE2 certainly compiles the pattern, it is compiled when first matched.
-    const deferred =
-      isReady() && (options.engineVouched === true || (fast !== null && compileIsCertain(translated.tree)));
+    const deferred = isReady() && (options.engineVouched === true || a.certain);
     let raw: Re2Program;
     try {
-      raw = (deferred ? deferredProgram : compileProgram)(source, norm.includes('i'), norm.includes('s'));
+      raw = (deferred ? deferredProgram : compileProgram)(a.source, norm.includes('i'), norm.includes('s'));
     } catch (err) {
       // The engine only knows the translated source; the user wrote `pattern`.
       if (err instanceof RegexTooLargeError) throw new RegexTooLargeError(pattern, err.engineReason);
@@ -251,22 +248,19 @@ export class RegexCache {
     let ok = false;
     try {
       if (!deferred && !raw.ok()) throw re2Rejection(pattern, raw.error());
-      // The tree numbers and names groups as RE2 does (the translator writes its names); test/regex-*.test.ts
-      // compare them with RE2's own map. The embind class does not expose NumberOfCapturingGroups().
-      const groupNames: (string | undefined)[] = translated.tree.groups.map((g) => g.name ?? undefined);
       const entry: Entry = {
         key,
         pattern,
         flags: norm,
-        source,
-        notes: translated.notes,
+        source: a.source,
+        notes: a.notes,
         raw,
-        groupNames,
-        lineLocal: !mayMatchNewline(translated.tree),
-        fast,
-        literals: literalsOf(translated.tree),
-        nonEmptyCompanion: nonEmptyCompanion(translated.tree),
-        emptyMatches: emptyMatches(translated.tree),
+        groupNames: a.groupNames,
+        lineLocal: a.lineLocal,
+        fast: a.fast,
+        literals: a.literals,
+        nonEmptyCompanion: a.nonEmptyCompanion,
+        emptyMatches: a.emptyMatches,
         refs: 1,
         deleted: false,
       };
@@ -322,6 +316,51 @@ export class RegexCache {
     raw.delete();
     this.#deleted++;
   }
+}
+
+/** What a pattern's compile derives from its tree alone: everything but the RE2 program. */
+interface Analysis {
+  readonly source: string;
+  readonly notes: RegexNote[];
+  readonly groupNames: (string | undefined)[];
+  readonly lineLocal: boolean;
+  readonly fast: RegExp | null;
+  readonly literals: LiteralSet | null;
+  readonly nonEmptyCompanion: string | null;
+  readonly emptyMatches: EmptyMatches | null;
+  /** deferred-compile.ts: RE2 certainly compiles `source`. */
+  readonly certain: boolean;
+}
+
+/**
+ * Analyses by cache key, kept past their entry's eviction: a recipe of thousands of patterns is compiled once to
+ * load it and again for each scan session, and a cache that keeps 256 idle programs would otherwise parse,
+ * translate and analyse each pattern twice (~0.2 ms each). Analyses hold no engine memory; the map is bounded.
+ */
+const analyses = new Map<string, Analysis>();
+const MAX_ANALYSES = 8192;
+
+function analyse(key: string, pattern: string, norm: string): Analysis {
+  const known = analyses.get(key);
+  if (known !== undefined) return known;
+  const translated = translateOrRe2Error(pattern, norm);
+  const tree = translated.tree;
+  const a: Analysis = {
+    source: norm.includes('m') ? `(?m)${translated.source}` : translated.source,
+    notes: translated.notes,
+    // The tree numbers and names groups as RE2 does (the translator writes its names); test/regex-*.test.ts
+    // compare them with RE2's own map. The embind class does not expose NumberOfCapturingGroups().
+    groupNames: tree.groups.map((g) => g.name ?? undefined),
+    lineLocal: !mayMatchNewline(tree),
+    fast: fastPath(tree, tree.groups.length),
+    literals: literalsOf(tree),
+    nonEmptyCompanion: nonEmptyCompanion(tree),
+    emptyMatches: emptyMatches(tree),
+    certain: compileIsCertain(tree),
+  };
+  if (analyses.size >= MAX_ANALYSES) analyses.delete(analyses.keys().next().value!);
+  analyses.set(key, a);
+  return a;
 }
 
 /** RE2's own rejection of a pattern, with a hint where its message has one. */

@@ -174,12 +174,17 @@ export class Re2Program {
   #broken: string | null = null;
   /** Set once a match aborted: from then on the program is only ever placed alone. */
   #heavy = false;
+  /** A deferred program not compiled yet: its first compile is checked (`#live`). */
+  #unverified: boolean;
 
   constructor(
     readonly source: string,
     readonly ignoreCase: boolean,
     readonly dotAll: boolean,
-  ) {}
+    deferred = false,
+  ) {
+    this.#unverified = deferred;
+  }
 
   /** @internal compiles into `inst` (which must not hold it yet). Throws InstanceAbort. */
   bindTo(inst: Instance): void {
@@ -214,6 +219,16 @@ export class Re2Program {
       if (!(err instanceof InstanceAbort)) throw err;
       this.#broken = err.message;
       throw new RegexEngineError(`re2-wasm cannot hold ${JSON.stringify(this.source)} (${err.message})`);
+    }
+    if (this.#unverified) {
+      // deferred-compile.ts proves this compile succeeds; were it wrong, fail loudly rather than match nothing.
+      this.#unverified = false;
+      const raw = this.#raw!;
+      if (!raw.ok()) {
+        const why = raw.error();
+        this.delete();
+        throw new RegexEngineError(`RE2 rejected the deferred program ${JSON.stringify(this.source)}: ${why}`);
+      }
     }
     return { inst: this.#inst!, raw: this.#raw! };
   }
@@ -352,7 +367,7 @@ export function compileProgram(source: string, ignoreCase: boolean, dotAll: bool
  * no engine instance is needed. A failure then is a RegexEngineError from the call that needed it.
  */
 export function deferredProgram(source: string, ignoreCase: boolean, dotAll: boolean): Re2Program {
-  return new Re2Program(source, ignoreCase, dotAll);
+  return new Re2Program(source, ignoreCase, dotAll, true);
 }
 
 /** Compiles without any translation, as an embind handle in the open instance. For tests of raw RE2 behaviour. */

@@ -19,10 +19,18 @@ export function literalMembers(node: Literal): CharSet {
 
 /** The code points a class node matches in Python, IGNORECASE applied. */
 export function classMembers(node: Class): CharSet {
-  const written = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
-  const positive = node.categories.length === 0 ? written : union(written, node.categories);
-  return node.negated ? complement(positive) : positive;
+  let members = classMemo.get(node);
+  if (members === undefined) {
+    const written = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
+    const positive = node.categories.length === 0 ? written : union(written, node.categories);
+    members = node.negated ? complement(positive) : positive;
+    classMemo.set(node, members);
+  }
+  return members;
 }
+
+/** Each pass over a tree (translation, literals, fast path, size estimate) asks for the same classes. */
+const classMemo = new WeakMap<Class, CharSet>();
 
 /** The code points `.` matches: all but "\n", or all under DOTALL. */
 export function dotMembers(node: Dot): CharSet {
