@@ -31,9 +31,12 @@ export function regexLocators(text: string, fileName: string): (((index: number)
   const { lc } = fields;
   return fields.nodes.map((node) => {
     if (node === undefined || node.kind !== 'str' || !isScalar(node.node)) return null;
-    const map = mapScalarValue(text, node.node);
-    if (map === null) return null;
+    const scalar = node.node;
+    // Mapped on first use: most patterns have no `$` to locate.
+    let map: ReturnType<typeof mapScalarValue> | undefined;
     return (index: number) => {
+      map ??= mapScalarValue(text, scalar);
+      if (map === null) return null;
       const off = map.offsets[index];
       const len = map.lengths[index];
       if (off === undefined || len === undefined) return null;
