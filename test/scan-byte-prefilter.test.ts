@@ -178,20 +178,63 @@ describe('BytePrefilter', () => {
     expect([0, 1, 2].map((i) => pf.literalsFound(i))).toEqual([true, null, null]);
   });
 
-  it('gives the sets whose literals no longer fit its table no plan (they always may match), the others stay exact', () => {
+  it('searches the literals that no longer fit its table in JS (many-literals.ts), still exactly', () => {
     // 100 literals of 1000 bytes: more than the 56 KiB the module keeps for literal bytes.
     const lit = (i: number) => `${String(i).padStart(3, '0')}${'q'.repeat(997)}`;
     const sets: LiteralSet[] = Array.from({ length: 100 }, (_, i) => ({ clauses: [[lit(i)]], caseInsensitive: false }));
     const pf = BytePrefilter.create(sets, utf8('sample'))!;
     pf.scan(utf8('nothing here'), true);
-    const found = sets.map((_, i) => pf.literalsFound(i));
-    expect(found.slice(0, 50)).toEqual(Array(50).fill(false));
-    expect(found.slice(60)).toEqual(Array(40).fill(null));
-    const text = `x${lit(3)}y${lit(42)}`;
+    expect(sets.map((_, i) => pf.literalsFound(i))).toEqual(Array(100).fill(false));
+    expect(pf.clearsAll()).toBe(true);
+    const text = `x${lit(3)}y${lit(42)}z${lit(80)}`;
     pf.scan(utf8(text), true);
-    expect(sets.map((_, i) => pf.literalsFound(i)).slice(0, 50)).toEqual(
-      Array.from({ length: 50 }, (_, i) => i === 3 || i === 42),
+    expect(sets.map((_, i) => pf.literalsFound(i))).toEqual(
+      Array.from({ length: 100 }, (_, i) => [3, 42, 80].includes(i)),
     );
+    expect(pf.clearsAll()).toBe(false);
+  });
+
+  it('gives a pattern past its table with a literal shorter than 4 bytes no plan (it always may match)', () => {
+    const sets: LiteralSet[] = Array.from({ length: 200 }, (_, i) => ({
+      clauses: [[i === 195 ? 'ab' : `lit-${String(i).padStart(3, '0')}`]],
+      caseInsensitive: false,
+    }));
+    const pf = BytePrefilter.create(sets, utf8('sample'))!;
+    pf.scan(utf8('lit-190 lit-197'), true);
+    const found = sets.map((_, i) => pf.literalsFound(i));
+    expect(found[195]).toBeNull();
+    expect(found.filter((f) => f === true).length).toBe(2);
+    expect([found[190], found[197], found[196]]).toEqual([true, true, false]);
+    expect(pf.clearsAll()).toBe(false);
+  });
+
+  it('is exact on random sets of hundreds of literals (most past the table), case-insensitive ones on ASCII text', () => {
+    const r = mulberry(38);
+    let held = 0;
+    let notHeld = 0;
+    for (let round = 0; round < 40; round++) {
+      const wide = round % 4 === 0;
+      const sets = Array.from({ length: 150 + Math.floor(r() * 200) }, (): LiteralSet => {
+        const set = randomSet(r, wide);
+        // Literals of 4 bytes or more, so that each set has a plan wherever it lands.
+        return { ...set, clauses: set.clauses.map((c) => c.map((lit) => lit.padEnd(4, 'b'))) };
+      });
+      const pf = BytePrefilter.create(sets, utf8(randomText(r, 500, wide)))!;
+      for (let t = 0; t < 4; t++) {
+        const text = randomText(r, Math.floor(r() * 3000), wide);
+        const bytes = utf8(text);
+        const ascii = bytes.every((b) => b < 0x80);
+        pf.scan(bytes, ascii);
+        sets.forEach((set, i) => {
+          const expected = set.caseInsensitive && !ascii ? null : holds(set, text);
+          if (expected === true) held++;
+          else if (expected === false) notHeld++;
+          if (pf.literalsFound(i) !== expected)
+            expect(pf.literalsFound(i), JSON.stringify({ i, set, text })).toBe(expected);
+        });
+      }
+    }
+    expect(Math.min(held, notHeld)).toBeGreaterThan(2000);
   });
 
   it('searches bytes in its arena where they lie, keeps them when the arena grows, and copies others after it', () => {

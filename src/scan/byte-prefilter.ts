@@ -18,8 +18,11 @@
  *     always counts as present.
  *  4. The search covers the whole window (its left context and overlap too): a superset of what the matcher looks
  *     at from its resume point, so presence is only over-reported. The text prefilter still runs after a "may".
+ *  5. Literals past the records' capacity (MAX_LITERALS, the literal bytes' region) are found by many-literals.ts,
+ *     exactly (its M3), under rules 2–4 alike; a pattern with one shorter than its gram gets no plan.
  */
 import { foldsSafely, type LiteralSet } from '../regex/literals.js';
+import { type ByteLiteral, GRAM, ManyLiterals } from './many-literals.js';
 import {
   BUCKETS,
   CASE_INSENSITIVE,
@@ -62,7 +65,10 @@ function byteScanModule(): WebAssembly.Module | null {
 
 const utf8 = new TextEncoder();
 
-/** A pattern's clauses as literal indices, and whether they are compared case-insensitively. */
+/**
+ * A pattern's clauses as literal indices — k ≥ 0 the byte scanner's record k, k < 0 literal -1-k of the overflow
+ * (many-literals.ts) — and whether they are compared case-insensitively.
+ */
 interface PatternPlan {
   readonly clauses: readonly (readonly number[])[];
   readonly caseInsensitive: boolean;
@@ -151,6 +157,8 @@ export class BytePrefilter {
   readonly #someCaseInsensitive: boolean;
   /** Per pattern: its plan, or null (no literals, or none the byte scanner can search: it may always match). */
   readonly #plans: readonly (PatternPlan | null)[];
+  /** The literals past the byte scanner's records, searched in JS (many-literals.ts); null when all fit. */
+  readonly #many: ManyLiterals | null;
   #ascii = true;
 
   /**
@@ -171,6 +179,8 @@ export class BytePrefilter {
     const triples = tripleFrequencies(sample);
     /** `at`: where its bytes go in the module's memory; a set that would pass the end gets no plan. */
     const records: { bytes: Uint8Array; ci: boolean; at: number }[] = [];
+    /** Literals past the records' capacity (many-literals.ts), each at least GRAM bytes. */
+    const overflow: ByteLiteral[] = [];
     let bytesAt = LITERAL_BYTES;
     const plans = sets.map((set): PatternPlan | null => {
       if (set === null) return null;
@@ -179,12 +189,15 @@ export class BytePrefilter {
       const size = set.clauses.reduce((n, c) => n + c.length, 0);
       const bytes = set.clauses.flat().map((s) => utf8.encode(set.caseInsensitive ? s.toLowerCase() : s));
       const total = bytes.reduce((n, b) => n + b.length, 0);
-      if (
-        records.length + size > MAX_LITERALS ||
-        bytesAt + total > LITERAL_BYTES_END ||
-        bytes.some((b) => b.length === 0)
-      )
-        return null;
+      if (bytes.some((b) => b.length === 0)) return null;
+      if (records.length + size > MAX_LITERALS || bytesAt + total > LITERAL_BYTES_END) {
+        if (bytes.some((b) => b.length < GRAM)) return null;
+        // Overflow literals are numbered -1, -2, … in the plan (`literalsFound` reads them from `#many`).
+        let k = overflow.length;
+        const clauses = set.clauses.map((c) => c.map(() => -1 - k++));
+        for (const b of bytes) overflow.push({ bytes: b, caseInsensitive: set.caseInsensitive });
+        return { clauses, caseInsensitive: set.caseInsensitive };
+      }
       let k = records.length;
       const clauses = set.clauses.map((c) => c.map(() => k++));
       for (const b of bytes) {
@@ -193,6 +206,14 @@ export class BytePrefilter {
       }
       return { clauses, caseInsensitive: set.caseInsensitive };
     });
+    this.#many =
+      overflow.length === 0
+        ? null
+        : new ManyLiterals(
+            overflow,
+            (b, o) =>
+              triples[tripleHash(b[o]!, b[o + 1]!, b[o + 2]!)]! + triples[tripleHash(b[o + 1]!, b[o + 2]!, b[o + 3]!)]!,
+          );
     this.#plans = plans;
     this.#count = records.length;
     this.#everyPlanned = plans.every((p) => p !== null && p.clauses.length > 0);
@@ -226,6 +247,7 @@ export class BytePrefilter {
       mem.fill(0, FOUND, FOUND + this.#count);
       this.#found = m.x.findLiterals(at, bytes.length, this.#count);
     }
+    if (this.#many !== null) this.#found += this.#many.scan(bytes);
     // A pass of its own: counted in findLiterals's loop from the blocks it loads anyway, the search took longer
     // than the two passes (measured: 46 vs 32 + 7 ms over the clean 100 MiB; its vectors no longer fit in registers).
     this.#newlines = m.x.countNewlines(at + linesFrom, linesTo - linesFrom);
@@ -254,10 +276,14 @@ export class BytePrefilter {
     const plan = this.#plans[i];
     if (plan === undefined || plan === null || (plan.caseInsensitive && !this.#ascii)) return null;
     const mem = this.#m.bytes();
+    const many = this.#many?.found;
     // Loops, not every/some: this runs per pattern per window that holds some literal, mostly before it is hot.
     for (const clause of plan.clauses) {
       let found = false;
-      for (let j = 0; j < clause.length && !found; j++) found = mem[FOUND + clause[j]!] !== 0;
+      for (let j = 0; j < clause.length && !found; j++) {
+        const k = clause[j]!;
+        found = k >= 0 ? mem[FOUND + k] !== 0 : many![-1 - k] !== 0;
+      }
       if (!found) return false;
     }
     return true;
