@@ -35,6 +35,7 @@ export { RecipeSchemaError, SandboxError, withHint } from './condition/errors.js
 export type { SandboxErrorKind } from './condition/errors.js';
 export { RegexDisposedError, RegexEngineError, RegexSubjectTooLargeError, RegexSyntaxError } from './regex/errors.js';
 export type { RegexSyntaxErrorKind } from './regex/errors.js';
+export { OptionsError } from './text/options.js';
 
 // Recipes and lint
 export {

@@ -113,6 +113,7 @@ describe("CONTRIBUTING.md's map of the tree is the import graph", () => {
       'recipe',
       'regex',
       'scan',
+      'text',
     ]);
   });
 

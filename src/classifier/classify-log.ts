@@ -9,7 +9,7 @@
  */
 import type { Recipe } from '../recipe/types.js';
 import {
-  scanLog,
+  scanLogUnchecked,
   type ConditionErrors,
   type DetectorHit,
   type EngineFailure,
@@ -32,6 +32,7 @@ import {
   type DisableSet,
 } from './classify.js';
 import { detectTier1 } from './tier1.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 /** What classifying a log needs of a recipe: its patterns, disables and category overrides. */
 export type ClassifyRecipe = Pick<
@@ -43,6 +44,12 @@ export interface ClassifyLogOptions extends ScanOptions {
   /** `--disable-detector` tokens (a tier name or an id), united with the recipe's disables. */
   readonly disableDetectors?: readonly string[];
 }
+
+/** `classifyLog`'s option keys (text/options.ts). */
+export const CLASSIFY_LOG_OPTION_KEYS = {
+  windowBytes: OPTION,
+  disableDetectors: OPTION,
+} satisfies OptionTable<ClassifyLogOptions>;
 
 /** What a scan under a recipe runs: the recipe's enabled custom patterns, and the disables to apply after it. */
 export interface LogScanPlan {
@@ -162,6 +169,7 @@ export function classifyLog(
   vars: ScanVars,
   options: ClassifyLogOptions = {},
 ): ClassifiedLog {
+  checkOptions('classifyLog', options, CLASSIFY_LOG_OPTION_KEYS);
   const plan = planLogScan(recipe, options.disableDetectors);
-  return classifyLogScan(plan, scanLog(plan.scanRecipe, logText, vars, options), vars);
+  return classifyLogScan(plan, scanLogUnchecked(plan.scanRecipe, logText, vars, options), vars);
 }

@@ -11,6 +11,7 @@ import { complexRepr, floatRepr, strRepr } from './repr.js';
 import { validateCondition, type CheckedCondition } from './validate.js';
 import { captureEntries, checkVars, type ConditionVars } from './vars.js';
 import { checkVmOptions, ConditionVM, type VmOptions, type VmValue } from './vm-host.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 export type { Capture, ConditionVars } from './vars.js';
 
@@ -38,6 +39,13 @@ export interface CompileOptions extends VmOptions {
   /** Most characters of a value's repr `evaluateDetailed` builds (at least 64). */
   reprLimit?: number;
 }
+
+/** `compileCondition`'s option keys (text/options.ts). */
+export const COMPILE_OPTION_KEYS = {
+  heapLimitBytes: OPTION,
+  costBudget: OPTION,
+  reprLimit: OPTION,
+} satisfies OptionTable<CompileOptions>;
 
 export interface CompiledCondition extends CheckedCondition {
   /** The bytecode program (assembly/opcodes.ts format). */
@@ -68,6 +76,7 @@ export function raisedName(code: number): string | null {
 }
 
 export function compileCondition(text: unknown, options: CompileOptions = {}): CompiledCondition {
+  checkOptions('compileCondition', options, COMPILE_OPTION_KEYS);
   const { heapLimitBytes, costBudget } = checkVmOptions(options);
   const reprLimit = options.reprLimit ?? DEFAULT_REPR_LIMIT;
   if (typeof reprLimit !== 'number' || !Number.isSafeInteger(reprLimit) || reprLimit < 64) {

@@ -25,6 +25,7 @@ import { findTool, type GpuToolName } from './find-tool.js';
 import { excerpt } from './parse-result.js';
 import { readProcessTree } from './proc-tree.js';
 import { MAX_STDOUT_BYTES, runTool, type ToolRunResult } from './run-tool.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 export type GpuToolChoice = 'auto' | 'amd-smi' | 'nvidia-smi' | 'none';
 
@@ -53,6 +54,16 @@ export interface GpuSamplerOptions {
    */
   health?: boolean;
 }
+
+/** `GpuSampler.create`'s option keys (text/options.ts). */
+export const GPU_SAMPLER_OPTION_KEYS = {
+  tool: OPTION,
+  intervalMs: OPTION,
+  callTimeoutMs: OPTION,
+  env: OPTION,
+  devices: OPTION,
+  health: OPTION,
+} satisfies OptionTable<GpuSamplerOptions>;
 
 /** The readings around a trial (see `GpuSamplerOptions.health`); a `null` reading was unavailable. */
 export interface GpuHealthReadings {
@@ -159,6 +170,7 @@ export class GpuSampler {
    * gives a sampler whose summary says so.
    */
   static async create(options: GpuSamplerOptions = {}): Promise<GpuSampler> {
+    checkOptions('GpuSampler.create', options, GPU_SAMPLER_OPTION_KEYS);
     const intervalMs = positive(options.intervalMs, DEFAULT_INTERVAL_MS, 'intervalMs');
     const callTimeoutMs = positive(options.callTimeoutMs, DEFAULT_CALL_TIMEOUT_MS, 'callTimeoutMs');
     const env = options.env ?? process.env;

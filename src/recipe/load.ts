@@ -30,6 +30,7 @@ import { compileRegex, RegexEngineError, RegexSyntaxError } from '../regex/index
 import { sha256Hex } from './sha256.js';
 import { DEFAULT_SWEEP_KEYS, loadSweepKeys } from './sweep-keys.js';
 import { builtinRegistry } from './mitigation-registry.js';
+import { checkOptions } from '../text/options.js';
 import { closest } from '../text/suggest.js';
 import { DEFAULT_CLASSIFIER_KEYS, dictGet as get, loadClassifierKeys } from './classifier-keys.js';
 import { bytePos, findInvalidUtf8 } from './decode.js';
@@ -41,6 +42,7 @@ import {
   DEFAULT_CONFOUND,
   DEFAULT_HANG_GRACE_SEC,
   DEFAULT_HANG_WINDOW_SEC,
+  LOAD_RECIPE_OPTION_KEYS,
   ON_MATCH_VALUES,
   type ConfoundKeys,
   type CustomPattern,
@@ -188,6 +190,7 @@ function rejectUnknownKeys(
  * Throws the first error (a `RecipeSchemaError`).
  */
 export function loadRecipe(input: string | Uint8Array, fileName: string, options: LoadRecipeOptions = {}): Recipe {
+  checkOptions('loadRecipe', options, LOAD_RECIPE_OPTION_KEYS);
   return load(input, fileName, options, null);
 }
 
@@ -216,6 +219,7 @@ export function loadRecipeCollecting(
   fileName: string,
   options: LoadRecipeOptions = {},
 ): RecipeCollected {
+  checkOptions('loadRecipeCollecting', options, LOAD_RECIPE_OPTION_KEYS);
   const errors: RecipeSchemaError[] = [];
   let recipe: Recipe;
   try {
@@ -234,6 +238,7 @@ export function recipeErrors(
   fileName: string,
   options: LoadRecipeOptions = {},
 ): RecipeSchemaError[] {
+  checkOptions('recipeErrors', options, LOAD_RECIPE_OPTION_KEYS);
   return [...loadRecipeCollecting(input, fileName, options).errors];
 }
 

@@ -3,6 +3,7 @@ import type { CheckedCondition } from '../condition/validate.js';
 import type { DetectorCategory, TierName, Who } from '../detectors/catalogue.js';
 import type { Verdict } from '../detectors/verdict.js';
 import type { FilePos } from './errors.js';
+import { OPTION, type OptionTable } from '../text/options.js';
 
 export type OnMatch = 'fail' | 'warn' | 'info';
 
@@ -185,3 +186,9 @@ export interface LoadRecipeOptions {
    */
   readonly mitigations?: ReadonlyMap<string, { readonly env: EnvBundle; readonly source: string }>;
 }
+
+/** The option keys of `loadRecipe`, `loadRecipeCollecting` and `recipeErrors` (text/options.ts). */
+export const LOAD_RECIPE_OPTION_KEYS = {
+  compileRegex: OPTION,
+  mitigations: OPTION,
+} satisfies OptionTable<LoadRecipeOptions>;

@@ -27,6 +27,7 @@
 import { compileRegex, matchAll, type RegexHandle } from '../regex/index.js';
 import { ipv4Valid, ipv6Valid } from './ip.js';
 import { linePieces } from './windows.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 /** Yields candidate match starts ≥ `from`, ascending; -1 when there are no more. One cursor per pass per text. */
 type Cursor = (from: number) => number;
@@ -386,6 +387,14 @@ export interface TextScrubOptions {
   readonly extraPatterns?: readonly string[];
 }
 
+/** `new TextScrubber`'s option keys (text/options.ts). */
+export const TEXT_SCRUB_OPTION_KEYS = {
+  scrubPaths: OPTION,
+  scrubIpAddresses: OPTION,
+  scrubSecrets: OPTION,
+  extraPatterns: OPTION,
+} satisfies OptionTable<TextScrubOptions>;
+
 /** Distinct values of one kind, numbered in order of first sight. */
 class Index {
   private readonly seen = new Map<string, number>();
@@ -473,6 +482,7 @@ export class TextScrubber {
   private readonly extra: RegexHandle[];
 
   constructor(private readonly options: TextScrubOptions) {
+    checkOptions('new TextScrubber', options, TEXT_SCRUB_OPTION_KEYS);
     this.extra = (options.extraPatterns ?? []).map((p) => compileRegex(p, ''));
   }
 

@@ -13,6 +13,7 @@ import { RegexDisposedError, RegexSyntaxError, RegexTooLargeError } from './erro
 import type { RegexTree } from './ast.js';
 import { fastPathRegExp } from './fast-path.js';
 import { literalsOf, type LiteralSet } from './literals.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 import { emptyMatches, nonEmptyCompanion, type EmptyMatches } from './nonempty.js';
 import { mayMatchNewline } from './newline.js';
 import { hintForRe2Error, translatePythonRegex, type RegexNote, type TranslatedPattern } from './syntax.js';
@@ -188,6 +189,9 @@ export interface CompileOptions {
    */
   readonly engineVouched?: boolean;
 }
+
+/** `compileRegex`'s option keys (text/options.ts). */
+export const REGEX_COMPILE_OPTION_KEYS = { engineVouched: OPTION } satisfies OptionTable<CompileOptions>;
 
 export interface RegexCacheOptions {
   /** How many unleased programs to keep for reuse (LRU). 0 frees a program as soon as its last lease goes. */
@@ -406,5 +410,6 @@ function translateOrRe2Error(pattern: string, flags: string): TranslatedPattern 
 
 /** `defaultRegexCache.compile(pattern, flags)`: a lease on a cached compiled regex; dispose it when done. */
 export function compileRegex(pattern: string, flags: RegexFlagString = '', options: CompileOptions = {}): RegexHandle {
+  checkOptions('compileRegex', options, REGEX_COMPILE_OPTION_KEYS);
   return defaultRegexCache.compile(pattern, flags, options);
 }

@@ -11,6 +11,7 @@
  */
 import { RegexEngineError } from './errors.js';
 import type { RawRE2 } from './re2-types.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 export interface Re2Module {
   WrappedRE2: new (pattern: string, ignoreCase: boolean, multiline: boolean, dotAll: boolean) => RawRE2;
@@ -28,6 +29,9 @@ export interface ReadyOptions {
    */
   re2Wasm?: string | URL | ArrayBuffer | Uint8Array;
 }
+
+/** `ready`'s option keys (text/options.ts). */
+export const READY_OPTION_KEYS = { re2Wasm: OPTION } satisfies OptionTable<ReadyOptions>;
 
 interface NodeProcess {
   getBuiltinModule?(id: 'node:module'): { createRequire(from: string | URL): (id: string) => unknown } | undefined;
@@ -101,6 +105,12 @@ export function isReady(): boolean {
  * Conditions alone (`validateCondition`, `compileCondition`, `evaluate`) never need it.
  */
 export function ready(options: ReadyOptions = {}): Promise<void> {
+  // Checked in Node too, where the options are not needed: what a browser would refuse fails in Node's tests first.
+  try {
+    checkOptions('ready', options, READY_OPTION_KEYS);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   if (loaded !== undefined) return Promise.resolve();
   if (nodeRequire() !== undefined) {
     re2Module();

@@ -8,7 +8,7 @@
  */
 export { compileRegex, defaultRegexCache, flagsFromPython, RegexCache, RegexHandle } from './compile.js';
 export type { CompileOptions, RegexCacheOptions, RegexCacheStats, RegexFlagString } from './compile.js';
-export { matchAll, searchRegex, testRegex } from './match.js';
+export { matchAll, searchRegex, searchRegexUnchecked, testRegex } from './match.js';
 export type { MatchOptions, RegexMatch } from './match.js';
 export { translatePythonRegex, hintForRe2Error } from './syntax.js';
 export { mayMatchNewline } from './newline.js';

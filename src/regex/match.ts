@@ -32,6 +32,7 @@
 import type { RegexHandle } from './compile.js';
 import { RegexSubjectTooLargeError } from './errors.js';
 import { MAX_SUBJECT_UTF8_BYTES, codePointWidths, utf8ByteLength } from './limits.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 export interface RegexMatch {
   /** UTF-16 offset of the match in the text (what `String.prototype.slice` expects). */
@@ -65,6 +66,16 @@ export interface MatchOptions {
    */
   wellFormed?: boolean;
 }
+
+/** The option keys of `matchAll`, `searchRegex` and `testRegex` (text/options.ts). */
+export const MATCH_OPTION_KEYS = {
+  maxSubjectBytes: OPTION,
+  windowBytes: OPTION,
+  engine: OPTION,
+  wellFormed: OPTION,
+} satisfies OptionTable<MatchOptions>;
+
+const NO_OPTIONS: MatchOptions = {};
 
 const DEFAULT_WINDOW_BYTES = 1024;
 const encoder = new TextEncoder();
@@ -100,9 +111,11 @@ export function matchAll(
   regex: RegexHandle,
   text: string,
   fromIndex = 0,
-  options: MatchOptions = {},
+  options?: MatchOptions,
 ): IterableIterator<RegexMatch> {
-  return start(regex, text, fromIndex, options, true);
+  // Checked only when given: the scanner calls these once a line or a match, mostly without options.
+  if (options !== undefined) checkOptions('matchAll', options, MATCH_OPTION_KEYS);
+  return start(regex, text, fromIndex, options ?? NO_OPTIONS, true);
 }
 
 /** The first match at or after `fromIndex`, or null. */
@@ -110,15 +123,27 @@ export function searchRegex(
   regex: RegexHandle,
   text: string,
   fromIndex = 0,
-  options: MatchOptions = {},
+  options?: MatchOptions,
+): RegexMatch | null {
+  if (options !== undefined) checkOptions('searchRegex', options, MATCH_OPTION_KEYS);
+  return searchRegexUnchecked(regex, text, fromIndex, options ?? NO_OPTIONS);
+}
+
+/** `searchRegex` without the check of `options`, for the scanner's searches with options it built (scan/windows.ts). */
+export function searchRegexUnchecked(
+  regex: RegexHandle,
+  text: string,
+  fromIndex: number,
+  options: MatchOptions,
 ): RegexMatch | null {
   const r = start(regex, text, fromIndex, options, true).next();
   return r.done ? null : r.value;
 }
 
 /** Whether `regex` matches anywhere in `text` at or after `fromIndex` (captures are not extracted). */
-export function testRegex(regex: RegexHandle, text: string, fromIndex = 0, options: MatchOptions = {}): boolean {
-  return !start(regex, text, fromIndex, options, false).next().done;
+export function testRegex(regex: RegexHandle, text: string, fromIndex = 0, options?: MatchOptions): boolean {
+  if (options !== undefined) checkOptions('testRegex', options, MATCH_OPTION_KEYS);
+  return !start(regex, text, fromIndex, options ?? NO_OPTIONS, false).next().done;
 }
 
 function start(

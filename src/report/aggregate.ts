@@ -8,6 +8,7 @@ import type { Verdict } from '../detectors/verdict.js';
 import type { MatrixJson } from '../matrix/types.js';
 import { conditionRaisedText } from '../scan/scan.js';
 import { inertLine } from '../text/inert.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 import { findExampleLines, type ExampleLine } from './examples.js';
 import type { ShownKernelEvent } from './kernel-events.js';
 import type { PriorAttempt, ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
@@ -124,6 +125,15 @@ export interface AggregateOptions {
   readonly unfinished?: readonly UnfinishedTrial[];
   readonly matrix?: MatrixJson | null;
 }
+
+/** `aggregateResults`' option keys (text/options.ts). */
+export const AGGREGATE_OPTION_KEYS = {
+  examples: OPTION,
+  problems: OPTION,
+  earlierAttempts: OPTION,
+  unfinished: OPTION,
+  matrix: OPTION,
+} satisfies OptionTable<AggregateOptions>;
 
 const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -258,6 +268,7 @@ export async function aggregateResults(
   records: readonly TrialRecord[],
   options: AggregateOptions = {},
 ): Promise<SweepReport> {
+  checkOptions('aggregateResults', options, AGGREGATE_OPTION_KEYS);
   const byCell = new Map<string, TrialRecord[]>();
   const unfinishedByCell = new Map<string, number>();
   for (const r of records) {

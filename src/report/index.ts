@@ -6,6 +6,7 @@ import { formatJunit } from './format-junit.js';
 import { formatMarkdown } from './format-markdown.js';
 import { formatText } from './format-text.js';
 import type { TrialRecord } from './records.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 export { aggregateResults, distribution } from './aggregate.js';
 export type {
@@ -29,6 +30,9 @@ export interface FormatOptions {
   readonly linkBase?: string | null;
 }
 
+/** `formatReport`'s option keys (text/options.ts). */
+export const FORMAT_OPTION_KEYS = { linkBase: OPTION } satisfies OptionTable<FormatOptions>;
+
 const FORMATTERS: Record<
   ReportFormat,
   (report: SweepReport, records: readonly TrialRecord[], options: FormatOptions) => string
@@ -46,5 +50,6 @@ export function formatReport(
   records: readonly TrialRecord[],
   options: FormatOptions = {},
 ): string {
+  checkOptions('formatReport', options, FORMAT_OPTION_KEYS);
   return FORMATTERS[format](report, records, options);
 }

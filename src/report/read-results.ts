@@ -13,6 +13,7 @@ import type { PriorAttempt, ReadProblem, RecordedConditionErrors, TrialRecord, U
 import { fileKind, readRegularFile } from '../trial/safe-read.js';
 import { TRIAL_DIR, walkRecords, type FoundTrialDir } from './walk.js';
 import type { ShownKernelEvent } from './kernel-events.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 export type { ReadProblem, TrialRecord, UnfinishedTrial } from './records.js';
 
@@ -35,6 +36,9 @@ export interface ReadResultsOptions {
    */
   readonly runId?: string;
 }
+
+/** `readResults`' option keys (text/options.ts). */
+export const READ_RESULTS_OPTION_KEYS = { runId: OPTION } satisfies OptionTable<ReadResultsOptions>;
 
 export interface ReadResults {
   readonly records: TrialRecord[];
@@ -67,6 +71,7 @@ const byPath = (a: { path: string }, b: { path: string }): number => (a.path < b
 
 /** Every result.json under each path (a directory, searched recursively, or a file), read in path order. */
 export async function readResults(paths: readonly string[], options: ReadResultsOptions = {}): Promise<ReadResults> {
+  checkOptions('readResults', options, READ_RESULTS_OPTION_KEYS);
   const problems: ReadProblem[] = [];
   const later: ReadProblem[] = [];
   const candidates: Candidate[] = [];

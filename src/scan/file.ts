@@ -7,7 +7,15 @@
  * windower's own (`readInto`, which stream.ts uses), or one of this module's whose chunks the windower copies.
  */
 import { close, fstat, open, readSync, type Stats } from 'node:fs';
-import { ScanSession, type ScanOptions, type ScanRecipe, type ScanResult, type ScanVars } from './scan.js';
+import {
+  SCAN_OPTION_KEYS,
+  ScanSession,
+  type ScanOptions,
+  type ScanRecipe,
+  type ScanResult,
+  type ScanVars,
+} from './scan.js';
+import { checkOptions } from '../text/options.js';
 import type { RangeEnd, RangeScan } from './split.js';
 import { feedSource, READ_BYTES, scanStream, type ByteReader } from './stream.js';
 import type { ScanWindow } from './windows.js';
@@ -157,6 +165,7 @@ export async function scanFile(
   vars: ScanVars,
   options: ScanOptions = {},
 ): Promise<ScanResult> {
+  checkOptions('scanFile', options, SCAN_OPTION_KEYS);
   const file = await openFileChunks(path);
   try {
     return await scanStream(recipe, file, vars, options);

@@ -63,6 +63,7 @@ import {
 } from '../condition/evaluate.js';
 import { compileRegex, RegexMatchAbortError, type EmptyMatches, type RegexHandle } from '../regex/index.js';
 import type { CustomPattern, OnMatch, Recipe } from '../recipe/index.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
 import { BytePrefilter, ByteScanMemory } from './byte-prefilter.js';
 import type { ByteBufferSource } from './byte-windows.js';
@@ -228,6 +229,9 @@ export interface ScanSessionOptions {
 }
 
 export type ScanOptions = WindowOptions;
+
+/** The option keys of `scanLog`, `scanStream` and `scanFile` (text/options.ts). */
+export const SCAN_OPTION_KEYS = { windowBytes: OPTION } satisfies OptionTable<ScanOptions>;
 
 /** What `scanLog` needs of a recipe (the file name, when known, is where engine failures point). */
 export type ScanRecipe = Pick<Recipe, 'customPatterns'> & { readonly fileName?: string };
@@ -754,6 +758,17 @@ export function scanLog(
   logText: string,
   vars: ScanVars,
   options: ScanOptions = {},
+): ScanResult {
+  checkOptions('scanLog', options, SCAN_OPTION_KEYS);
+  return scanLogUnchecked(recipe, logText, vars, options);
+}
+
+/** `scanLog` for a front door that checked its own options, which add keys to these (`classifyLog`). */
+export function scanLogUnchecked(
+  recipe: ScanRecipe | null,
+  logText: string,
+  vars: ScanVars,
+  options: ScanOptions,
 ): ScanResult {
   const session = new ScanSession(recipe, vars);
   try {

@@ -10,7 +10,15 @@
  * `Readable`).
  */
 import { ByteWindower } from './byte-windows.js';
-import { ScanSession, type ScanOptions, type ScanRecipe, type ScanResult, type ScanVars } from './scan.js';
+import {
+  SCAN_OPTION_KEYS,
+  ScanSession,
+  type ScanOptions,
+  type ScanRecipe,
+  type ScanResult,
+  type ScanVars,
+} from './scan.js';
+import { checkOptions } from '../text/options.js';
 import type { ScanWindow } from './windows.js';
 
 export type ByteSource = AsyncIterable<Uint8Array | string> | Iterable<Uint8Array | string>;
@@ -82,6 +90,7 @@ export async function scanStream(
   vars: ScanVars,
   options: ScanOptions = {},
 ): Promise<ScanResult> {
+  checkOptions('scanStream', options, SCAN_OPTION_KEYS);
   const session = new ScanSession(recipe, vars);
   try {
     await feedSource(session, source, options);

@@ -27,7 +27,7 @@ import {
   matchAll,
   MAX_SUBJECT_UTF8_BYTES,
   RegexSyntaxError,
-  searchRegex,
+  searchRegexUnchecked,
   utf8ByteLength,
   windowMayMatch,
   type RegexHandle,
@@ -363,7 +363,7 @@ export class WindowedMatcher {
       } else this.#skipped += countPositions(this.#positions()!, w.text, pos, end ? to + 1 : to);
     };
     while (pos <= w.text.length) {
-      const n = searchRegex(companion, w.text, pos, whole);
+      const n = searchRegexUnchecked(companion, w.text, pos, whole);
       if (n === null || (!w.last && n.index >= w.ownEnd)) {
         // Only empty matches up to the end of what this window owns: the next window starts there. The last
         // window owns the end of the text, where the pattern may match emptily too.
@@ -374,7 +374,7 @@ export class WindowedMatcher {
       }
       skip(n.index);
       // The match starts at n.index (or soon after): a line-local pattern needs only the rest of that line.
-      const m = searchRegex(this.regex, w.text, n.index, line);
+      const m = searchRegexUnchecked(this.regex, w.text, n.index, line);
       if (m === null || (!w.last && m.index >= w.ownEnd)) {
         this.#rest(w);
         return;

@@ -8,6 +8,7 @@ import { Document, type ScalarTag, type Tags } from 'yaml';
 import { exitStatusClasses } from '../classifier/exit-codes.js';
 import { strRepr } from '../condition/repr.js';
 import { inertLine } from '../text/inert.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 import { slug } from './cells.js';
 import type { SweepPlan } from './plan.js';
 import { shellJoin, shellQuote } from './shell.js';
@@ -24,6 +25,16 @@ export interface TaskCommandOptions {
   readonly passThrough: readonly string[];
   readonly argv: readonly string[];
 }
+
+/** The option keys `emitSlurm` and `emitK8s` share (text/options.ts). */
+const TASK_COMMAND_OPTION_KEYS = {
+  probeCommand: OPTION,
+  recipe: OPTION,
+  mitigationsFiles: OPTION,
+  outDir: OPTION,
+  passThrough: OPTION,
+  argv: OPTION,
+} satisfies OptionTable<TaskCommandOptions>;
 
 /** The argv a node runs for its task (`indexVar` holds the task's index): what every emitted file must carry intact. */
 export function taskCommand(o: TaskCommandOptions, indexVar: string): string[] {
@@ -68,6 +79,14 @@ export interface SlurmOptions extends TaskCommandOptions {
   /** Extra `#SBATCH` options, as written after `#SBATCH ` (e.g. `--partition=gpu`). */
   readonly sbatch?: readonly string[];
 }
+
+/** `emitSlurm`'s option keys (text/options.ts). */
+export const SLURM_OPTION_KEYS = {
+  ...TASK_COMMAND_OPTION_KEYS,
+  parallel: OPTION,
+  gpusPerTrial: OPTION,
+  sbatch: OPTION,
+} satisfies OptionTable<SlurmOptions>;
 
 /** An option whose value would go on an `#SBATCH` line. */
 export type SbatchOption = '--sbatch' | '--out';
@@ -138,6 +157,7 @@ function jobName(ticket: string): string {
  * (single-line text), and the shell command (every word through `shellQuote`).
  */
 export function emitSlurm(plan: SweepPlan, o: SlurmOptions): string {
+  checkOptions('emitSlurm', o, SLURM_OPTION_KEYS);
   checkDirectiveValue('--out', o.outDir);
   for (const s of o.sbatch ?? []) checkDirectiveValue('--sbatch', s);
   const n = plan.tasks.length;
@@ -196,6 +216,19 @@ export interface K8sOptions extends TaskCommandOptions {
   readonly files: ReadonlyArray<{ readonly name: string; readonly text: string }>;
 }
 
+/** `emitK8s`'s option keys (text/options.ts). */
+export const K8S_OPTION_KEYS = {
+  ...TASK_COMMAND_OPTION_KEYS,
+  image: OPTION,
+  name: OPTION,
+  parallel: OPTION,
+  gpusPerTrial: OPTION,
+  gpuResource: OPTION,
+  pvc: OPTION,
+  backoffLimitPerIndex: OPTION,
+  files: OPTION,
+} satisfies OptionTable<K8sOptions>;
+
 export const CONFIG_MOUNT = '/etc/aorta-probe';
 export const CONTAINER = 'trial';
 
@@ -235,6 +268,7 @@ export function emitK8s(
   plan: SweepPlan,
   o: K8sOptions,
 ): { text: string; job: Record<string, unknown>; configMap: Record<string, unknown> } {
+  checkOptions('emitK8s', o, K8S_OPTION_KEYS);
   const name = o.name ?? dnsLabel(plan.ticket);
   const configMap = {
     apiVersion: 'v1',

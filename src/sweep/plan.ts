@@ -8,6 +8,7 @@ import { loadRecipe, RecipeError, type Recipe, type StopAfter } from '../recipe/
 import { RecipeCellError, slug, synthesizeCells, UnknownMitigationError, type Cell } from './cells.js';
 import { builtinRegistry } from '../recipe/mitigation-registry.js';
 import { strRepr } from '../condition/repr.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 import { closest } from '../text/suggest.js';
 import { parseMitigationsFile, readSweepConfig, type SweepConfig } from './config.js';
 
@@ -72,6 +73,16 @@ export interface PlanOptions {
   readonly envPassthroughMode?: EnvPassthroughMode;
 }
 
+/** `loadSweepPlan`'s option keys (text/options.ts). */
+export const PLAN_OPTION_KEYS = {
+  trials: OPTION,
+  ticket: OPTION,
+  mitigationsFiles: OPTION,
+  stopAfterEvents: OPTION,
+  maxTrials: OPTION,
+  envPassthroughMode: OPTION,
+} satisfies OptionTable<PlanOptions>;
+
 /** The recipe's `stop_after` with the CLI's halves over it (upstream-probe-runs.md §3.4). */
 function overlayStopAfter(recipe: StopAfter | null, options: PlanOptions): StopAfter | null {
   if (options.stopAfterEvents === undefined && options.maxTrials === undefined) return recipe;
@@ -90,6 +101,7 @@ function overlayStopAfter(recipe: StopAfter | null, options: PlanOptions): StopA
 
 /** Reads and checks everything a sweep needs before the first trial; every problem is a `RecipeError` at its file:line:col. */
 export async function loadSweepPlan(recipePath: string, options: PlanOptions = {}): Promise<SweepPlan> {
+  checkOptions('loadSweepPlan', options, PLAN_OPTION_KEYS);
   // The registry first: the recipe's axis values are checked against it when the recipe loads.
   const registry = builtinRegistry();
   // Each file is kept as the run's `sidecars/<basename>` and named `sidecar:<basename>`: two of one name would clash.

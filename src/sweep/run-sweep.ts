@@ -17,7 +17,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runTrial, type TrialOptions, type TrialResult } from '../trial/index.js';
 import { TrialOutputError } from '../trial/output-error.js';
-import { privateSpillDir } from '../trial/run-trial.js';
+import { privateSpillDir, TRIAL_OPTION_KEYS } from '../trial/run-trial.js';
+import { checkOptions, nested, OPTION, withoutKeys, type OptionTable } from '../text/options.js';
 import { RETENTION_LEVELS, type RetentionLevel } from '../recipe/index.js';
 import type { Verdict } from '../detectors/verdict.js';
 import { PlantedLinkError, type DirRef } from './dir-ref.js';
@@ -56,11 +57,21 @@ export interface SweepGpuOptions {
   readonly envVars?: readonly string[];
 }
 
+/** `gpus`' keys (text/options.ts). */
+export const SWEEP_GPU_OPTION_KEYS = {
+  devices: OPTION,
+  perTrial: OPTION,
+  envVars: OPTION,
+} satisfies OptionTable<SweepGpuOptions>;
+
+/** The `runTrial` options the sweep sets itself for every trial. */
+const SET_BY_SWEEP = ['outDir', 'env', 'signal', 'forceKill', 'gpuDevices', 'echo', 'onProgress'] as const;
+
 /** What `runTrial` is given for every trial; the sweep sets the directory, environment, devices and signals. */
-export type SweepTrialOptions = Omit<
-  TrialOptions,
-  'outDir' | 'env' | 'signal' | 'forceKill' | 'gpuDevices' | 'echo' | 'onProgress'
->;
+export type SweepTrialOptions = Omit<TrialOptions, (typeof SET_BY_SWEEP)[number]>;
+
+/** `trial`'s keys: `runTrial`'s but those the sweep sets (text/options.ts). */
+export const SWEEP_TRIAL_OPTION_KEYS: OptionTable<SweepTrialOptions> = withoutKeys(TRIAL_OPTION_KEYS, SET_BY_SWEEP);
 
 export interface SweepOptions {
   readonly plan: SweepPlan;
@@ -88,6 +99,25 @@ export interface SweepOptions {
   /** The `--mitigations-file` paths the plan read, copied to the run's `sidecars/`. */
   readonly sidecars?: readonly string[];
 }
+
+/** `runSweep`'s option keys (text/options.ts). */
+export const SWEEP_OPTION_KEYS = {
+  plan: OPTION,
+  argv: OPTION,
+  outDir: OPTION,
+  parallel: OPTION,
+  gpus: nested(SWEEP_GPU_OPTION_KEYS),
+  taskIndex: OPTION,
+  env: OPTION,
+  trial: nested(SWEEP_TRIAL_OPTION_KEYS, { nullable: true }), // null: spread as nothing
+  signal: OPTION,
+  forceKill: OPTION,
+  onEvent: OPTION,
+  fresh: OPTION,
+  recipeBytes: OPTION,
+  onWarning: OPTION,
+  sidecars: OPTION,
+} satisfies OptionTable<SweepOptions>;
 
 export interface AttemptSummary {
   readonly attempt: number;
@@ -159,6 +189,7 @@ export const SWEEP_ENV = {
 } as const;
 
 export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
+  checkOptions('runSweep', options, SWEEP_OPTION_KEYS);
   const { plan } = options;
   if (options.argv.length === 0) throw new RangeError('runSweep: argv is empty');
   const parallel = options.parallel ?? 1;

@@ -31,6 +31,8 @@ import {
   type ScanResult,
   type ScanVars,
 } from '../scan/index.js';
+import { SCAN_OPTION_KEYS } from '../scan/scan.js';
+import { checkOptions, nested, OPTION, type OptionTable } from '../text/options.js';
 import { readsTrialVars } from './trial-vars.js';
 
 export interface CandidateBudget {
@@ -40,6 +42,9 @@ export interface CandidateBudget {
   readonly units: number;
 }
 
+/** `candidateBudget`'s keys (text/options.ts). */
+export const CANDIDATE_BUDGET_KEYS = { candidates: OPTION, units: OPTION } satisfies OptionTable<CandidateBudget>;
+
 export const DEFAULT_CANDIDATE_BUDGET: CandidateBudget = { candidates: 4096, units: 4 * 1024 * 1024 };
 
 export interface LogScannerOptions extends ScanOptions {
@@ -47,6 +52,13 @@ export interface LogScannerOptions extends ScanOptions {
   /** Directory for spill files (default: the OS temporary directory). */
   readonly spillDir?: string;
 }
+
+/** `new TrialLogScanner`'s option keys, and `runTrial`'s `scan` (text/options.ts). */
+export const LOG_SCANNER_OPTION_KEYS = {
+  ...SCAN_OPTION_KEYS,
+  candidateBudget: nested(CANDIDATE_BUDGET_KEYS, { nullable: true }), // null: the default budget
+  spillDir: OPTION,
+} satisfies OptionTable<LogScannerOptions>;
 
 /** How each deferred pattern was decided (tests, diagnostics). */
 export interface DeferredReport {
@@ -154,6 +166,7 @@ export class TrialLogScanner {
   #finished = false;
 
   constructor(recipe: ScanRecipe | null, options: LogScannerOptions = {}) {
+    checkOptions('new TrialLogScanner', options, LOG_SCANNER_OPTION_KEYS);
     this.#options = options;
     this.#budget = options.candidateBudget ?? DEFAULT_CANDIDATE_BUDGET;
     this.#session = new ScanSession(recipe, NO_VARS, {

@@ -15,7 +15,12 @@ import type { Writable } from 'node:stream';
 import type { Recipe } from '../recipe/index.js';
 import { BUILTIN_PATTERN_VERSION } from '../scan/index.js';
 import { GuardedGpu, type GpuSamplerFactory, type GpuToolChoice } from './gpu.js';
-import { TrialLogScanner, type DeferredReport, type LogScannerOptions } from './log-scanner.js';
+import {
+  LOG_SCANNER_OPTION_KEYS,
+  TrialLogScanner,
+  type DeferredReport,
+  type LogScannerOptions,
+} from './log-scanner.js';
 import { tailFile } from './log-tail.js';
 import { packageInfo } from './package-info.js';
 import { createFresh, prepareOutDir } from './out-files.js';
@@ -27,7 +32,14 @@ import { classifyScanned, planLogScan } from '../classifier/classify-log.js';
 import { hasCoreFile } from './core-file.js';
 import { resolveExitStatus } from '../classifier/exit-codes.js';
 import { detectTier1 } from '../classifier/tier1.js';
-import { DEFAULT_TIER2_KEYS, Tier2Session, type HangNotice, type Tier2Keys } from './tier2-session.js';
+import {
+  DEFAULT_TIER2_KEYS,
+  TIER2_OPTION_KEYS,
+  Tier2Session,
+  type HangNotice,
+  type Tier2Keys,
+} from './tier2-session.js';
+import { checkOptions, nested, OPTION, type OptionTable } from '../text/options.js';
 import { gpuHealthIds, scanKernelLines } from '../classifier/tier3.js';
 import { readKernelLog } from './tier3-kernel.js';
 import type { Tier3Record } from './result-json.js';
@@ -100,6 +112,30 @@ export interface TrialOptions {
   readonly onHang?: (hang: HangNotice) => void;
 }
 
+/** `runTrial`'s option keys (text/options.ts). */
+export const TRIAL_OPTION_KEYS = {
+  outDir: OPTION,
+  timeoutSec: OPTION,
+  killGraceMs: OPTION,
+  echo: OPTION,
+  gpuTool: OPTION,
+  gpuIntervalMs: OPTION,
+  gpuDevices: OPTION,
+  gpuSamplerFactory: OPTION,
+  env: OPTION,
+  runnerEnv: OPTION,
+  cwd: OPTION,
+  signal: OPTION,
+  forceKill: OPTION,
+  onProgress: OPTION,
+  scan: nested(LOG_SCANNER_OPTION_KEYS, { nullable: true }), // null: spread as nothing
+  onSpawn: OPTION,
+  outDirShown: OPTION,
+  disableDetectors: OPTION,
+  hang: nested(TIER2_OPTION_KEYS),
+  onHang: OPTION,
+} satisfies OptionTable<TrialOptions>;
+
 export interface TrialOutcome {
   readonly result: TrialResult;
   readonly resultPath: string;
@@ -126,6 +162,7 @@ export async function runTrial(
   argv: readonly string[],
   options: TrialOptions,
 ): Promise<TrialOutcome> {
+  checkOptions('runTrial', options, TRIAL_OPTION_KEYS);
   if (argv.length === 0) throw new TrialOptionsError('runTrial: argv is empty');
   if (typeof options.outDir !== 'string' || options.outDir === '')
     throw new TrialOptionsError('runTrial: outDir must be a non-empty path');

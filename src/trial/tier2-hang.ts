@@ -14,6 +14,7 @@
  */
 
 import { DEFAULT_HANG_GRACE_SEC } from '../recipe/types.js';
+import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 /** The original's `GPU_IDLE_UTILIZATION_THRESHOLD_PCT` (strictly below). */
 export const GPU_IDLE_UTILIZATION_PCT = 5;
@@ -68,6 +69,16 @@ export interface HangMonitorOptions {
   readonly onHang?: (report: HangReport) => void;
 }
 
+/** `new HangMonitor`'s option keys (text/options.ts); `probes` is an object of methods, not options. */
+export const HANG_MONITOR_OPTION_KEYS = {
+  windowSec: OPTION,
+  graceSec: OPTION,
+  pollSec: OPTION,
+  progress: OPTION,
+  probes: OPTION,
+  onHang: OPTION,
+} satisfies OptionTable<HangMonitorOptions>;
+
 /** Tier 2's record in result.json. */
 export interface HangReport {
   readonly detected: boolean;
@@ -104,6 +115,7 @@ export class HangMonitor {
   #signals: HangReport['signals'] = null;
 
   constructor(options: HangMonitorOptions) {
+    checkOptions('new HangMonitor', options, HANG_MONITOR_OPTION_KEYS);
     if (!(options.windowSec > 0)) throw new RangeError('HangMonitor: windowSec must be > 0');
     if (!(options.graceSec >= 0)) throw new RangeError('HangMonitor: graceSec must be >= 0');
     this.#o = options;

@@ -10,9 +10,18 @@ import { ProgressLines } from './progress-lines.js';
 import { TIER2_HANG } from '../detectors/ids.js';
 import { DEFAULT_HANG_GRACE_SEC, DEFAULT_HANG_WINDOW_SEC } from '../recipe/types.js';
 import { HangMonitor, type HangReport } from './tier2-hang.js';
+import { OPTION, type OptionTable } from '../text/options.js';
 
 export type Tier2Keys = Pick<Recipe, 'hangWindowSec' | 'hangGracePeriodAtStart'> &
   Pick<ClassifierKeys, 'progressRegex' | 'hangAction'>;
+
+/** The keys of `runTrial`'s `hang` (text/options.ts). */
+export const TIER2_OPTION_KEYS = {
+  hangWindowSec: OPTION,
+  hangGracePeriodAtStart: OPTION,
+  progressRegex: OPTION,
+  hangAction: OPTION,
+} satisfies OptionTable<Tier2Keys>;
 
 export const DEFAULT_TIER2_KEYS: Tier2Keys = {
   hangWindowSec: DEFAULT_HANG_WINDOW_SEC,
