@@ -130,7 +130,7 @@ describe('the packed package, installed offline', () => {
     expect(
       paths.filter(
         (p) =>
-          !/^(dist\/src\/|dist\/assembly\/(opcodes|bytescan\/layout)\.(js|d\.ts)$|dist\/playground\/|fixtures\/(demo|logs|recipes)\/|schemas\/[a-z-]+\.schema\.json$|LICENSE$|README\.md$|package\.json$)/.test(
+          !/^(dist\/src\/|dist\/assembly\/(opcodes|bytescan\/layout)\.(js|d\.ts)$|dist\/playground\/|docs\/[A-Za-z0-9-]+\.md$|fixtures\/(demo|logs|recipes)\/|schemas\/[a-z-]+\.schema\.json$|LICENSE$|README\.md$|package\.json$)/.test(
             p,
           ),
       ),

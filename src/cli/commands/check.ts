@@ -62,7 +62,7 @@ Exit status, the worst over the files: 0 valid, 1 invalid, a failing self-test, 
 
 Examples:
   aorta-probe check fixtures/recipes/example-probe-smoke.yaml
-  aorta-probe check --strict fixtures/recipes/*.yaml
+  aorta-probe check --strict fixtures/recipes/lint-four-bugs.yaml   # exit 1: four warnings
   aorta-probe check --format sarif recipes/*.yaml > check.sarif
   cat recipe.yaml | aorta-probe check -
 `;
