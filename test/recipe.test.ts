@@ -591,3 +591,31 @@ describe('the hang keys in any recipe (issue 35 §3)', () => {
     expect(reject("progress_regex: '('\n").reason).toMatch(/^recipe\.progress_regex: invalid regex \(/);
   });
 });
+
+describe('the size bound (docs/deviations-yaml.md)', () => {
+  it('rejects a recipe over 2 MiB before parsing it, at 1:1, as text or bytes; 2 MiB itself is read', () => {
+    // 230,000 anchors in a top-level list (2.9 MB): parsing it took 4.9 s before the bound.
+    const anchors = Array.from({ length: 230_000 }, (_, i) => `- &a${i} x\n`).join('');
+    for (const input of [anchors, new TextEncoder().encode(anchors)]) {
+      let err: unknown;
+      try {
+        loadRecipe(input, 'big.yaml');
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(RecipeError);
+      expect((err as RecipeError).message).toBe(
+        'big.yaml:1:1: recipe big.yaml: too large (2878890 bytes; a recipe may have at most 2097152 bytes, 2 MiB)',
+      );
+      expect([(err as RecipeError).line, (err as RecipeError).col]).toEqual([1, 1]);
+    }
+    // Exactly 2 MiB (a comment pads it) is parsed: the error is the schema's, not the bound's.
+    const head = 'custom_patterns: 5\n#';
+    const exact = head + 'x'.repeat(2 * 1024 * 1024 - head.length);
+    expect(() => loadRecipe(exact, 'exact.yaml')).toThrow(
+      'exact.yaml:1:18: recipe.custom_patterns: must be a non-empty list, got 5',
+    );
+    // Counted in UTF-8 bytes: 1 Mi two-byte characters and a byte are over.
+    expect(() => loadRecipe(`#${'é'.repeat(1024 * 1024)}`, 'wide.yaml')).toThrow(/too large \(2097153 bytes/);
+  });
+});
