@@ -81,17 +81,9 @@ interface Entry {
   key: string;
   pattern: string;
   flags: string;
-  source: string;
-  notes: RegexNote[];
+  /** What the pattern's tree says (source, groups, the analyses the scanner asks for). */
+  analysis: Analysis;
   raw: Re2Program;
-  /** groupNames[k] is the name of capture group k+1, or undefined. */
-  groupNames: (string | undefined)[];
-  lineLocal: boolean;
-  /** The V8 RegExp equivalent of the pattern when it is in fast-path.ts's safe subset, else null. */
-  fast: RegExp | null;
-  literals: LiteralSet | null;
-  nonEmptyCompanion: string | null;
-  emptyMatches: EmptyMatches | null;
   refs: number;
   deleted: boolean;
 }
@@ -99,6 +91,8 @@ interface Entry {
 /** A lease on a compiled regex. Use it with `searchRegex` / `matchAll` / `testRegex`; call `dispose()` when done. */
 export class RegexHandle {
   #entry: Entry | null;
+  /** Kept past dispose(): the handle's properties stay readable. */
+  readonly #analysis: Analysis;
   readonly #cache: RegexCache;
   readonly pattern: string;
   /** Normalised flags (subset of "ims", in that order). */
@@ -113,41 +107,47 @@ export class RegexHandle {
    * one line: the match functions then feed re2-wasm line-aligned windows (no per-match copy of the whole
    * remaining text, and no total subject-size limit — only a single line must fit).
    */
-  readonly lineLocal: boolean;
+  get lineLocal(): boolean {
+    return this.#analysis.lineLocal;
+  }
   /**
    * The pattern as a V8 RegExp (flags `gu`) when fast-path.ts proves it returns RE2's matches in linear time;
    * the match functions then use it instead of re2-wasm. Shared by every lease: set `lastIndex` before each exec.
    */
-  readonly fast: RegExp | null;
+  get fast(): RegExp | null {
+    return this.#analysis.fast;
+  }
   /** Literals every match contains (literals.ts, the scanner's prefilter), or null when none can be proven. */
-  readonly literals: LiteralSet | null;
+  get literals(): LiteralSet | null {
+    return this.#analysis.literals;
+  }
   /**
    * For a pattern that can match the empty string and whose empty matches all capture the same dict
    * (`emptyMatches`): a Python pattern (same flags) whose matches start at every position where this one can match
    * something non-empty (nonempty.ts, E2). The scanner uses it to step over runs of empty matches once their
    * capture dict is known not to fire. Null otherwise.
    */
-  readonly nonEmptyCompanion: string | null;
+  get nonEmptyCompanion(): string | null {
+    return this.#analysis.nonEmptyCompanion;
+  }
   /**
    * What every empty match captures (the named groups set to '') and whether the pattern matches at every position
    * (nonempty.ts, E1 and E3); null when it cannot match empty or its empty matches may capture different dicts.
    */
-  readonly emptyMatches: EmptyMatches | null;
+  get emptyMatches(): EmptyMatches | null {
+    return this.#analysis.emptyMatches;
+  }
 
   /** @internal use compileRegex / RegexCache.compile */
   constructor(entry: Entry, cache: RegexCache) {
     this.#entry = entry;
     this.#cache = cache;
+    this.#analysis = entry.analysis;
     this.pattern = entry.pattern;
     this.flags = entry.flags;
-    this.source = entry.source;
-    this.notes = entry.notes;
-    this.groupNames = entry.groupNames;
-    this.lineLocal = entry.lineLocal;
-    this.fast = entry.fast;
-    this.literals = entry.literals;
-    this.nonEmptyCompanion = entry.nonEmptyCompanion;
-    this.emptyMatches = entry.emptyMatches;
+    this.source = entry.analysis.source;
+    this.notes = entry.analysis.notes;
+    this.groupNames = entry.analysis.groupNames;
   }
 
   get disposed(): boolean {
@@ -252,22 +252,7 @@ export class RegexCache {
     let ok = false;
     try {
       if (!deferred && !raw.ok()) throw re2Rejection(pattern, raw.error());
-      const entry: Entry = {
-        key,
-        pattern,
-        flags: norm,
-        source: a.source,
-        notes: a.notes,
-        raw,
-        groupNames: a.groupNames,
-        lineLocal: a.lineLocal,
-        fast: a.fast,
-        literals: a.literals,
-        nonEmptyCompanion: a.nonEmptyCompanion,
-        emptyMatches: a.emptyMatches,
-        refs: 1,
-        deleted: false,
-      };
+      const entry: Entry = { key, pattern, flags: norm, analysis: a, raw, refs: 1, deleted: false };
       this.#entries.set(key, entry);
       ok = true;
       return new RegexHandle(entry, this);
@@ -322,18 +307,55 @@ export class RegexCache {
   }
 }
 
-/** What a pattern's compile derives from its tree alone: everything but the RE2 program. */
-interface Analysis {
+/**
+ * What a pattern's compile derives from its tree alone: everything but the RE2 program. What only a scan asks
+ * for (the fast path, literals, empty-match companions, line locality) is derived on first use: `check` of a
+ * recipe never needs it, and in a cold process each costs about as much as the translation.
+ */
+class Analysis {
   readonly source: string;
   readonly notes: RegexNote[];
   readonly groupNames: (string | undefined)[];
-  readonly lineLocal: boolean;
-  readonly fast: RegExp | null;
-  readonly literals: LiteralSet | null;
-  readonly nonEmptyCompanion: string | null;
-  readonly emptyMatches: EmptyMatches | null;
   /** deferred-compile.ts: RE2 certainly compiles `source`. */
   readonly certain: boolean;
+  readonly #tree: RegexTree;
+  #fast: RegExp | null | undefined;
+  #literals: LiteralSet | null | undefined;
+  #nonEmptyCompanion: string | null | undefined;
+  #emptyMatches: EmptyMatches | null | undefined;
+  #lineLocal: boolean | undefined;
+
+  constructor(translated: TranslatedPattern, norm: string) {
+    const tree = translated.tree;
+    this.#tree = tree;
+    this.source = norm.includes('m') ? `(?m)${translated.source}` : translated.source;
+    this.notes = translated.notes;
+    // The tree numbers and names groups as RE2 does (the translator writes its names); test/regex-*.test.ts
+    // compare them with RE2's own map. The embind class does not expose NumberOfCapturingGroups().
+    this.groupNames = tree.groups.map((g) => g.name ?? undefined);
+    this.certain = compileIsCertain(tree);
+  }
+
+  get fast(): RegExp | null {
+    if (this.#fast === undefined) this.#fast = fastPath(this.#tree, this.#tree.groups.length);
+    return this.#fast;
+  }
+  get literals(): LiteralSet | null {
+    if (this.#literals === undefined) this.#literals = literalsOf(this.#tree);
+    return this.#literals;
+  }
+  get nonEmptyCompanion(): string | null {
+    if (this.#nonEmptyCompanion === undefined) this.#nonEmptyCompanion = nonEmptyCompanion(this.#tree);
+    return this.#nonEmptyCompanion;
+  }
+  get emptyMatches(): EmptyMatches | null {
+    if (this.#emptyMatches === undefined) this.#emptyMatches = emptyMatches(this.#tree);
+    return this.#emptyMatches;
+  }
+  get lineLocal(): boolean {
+    this.#lineLocal ??= !mayMatchNewline(this.#tree);
+    return this.#lineLocal;
+  }
 }
 
 /**
@@ -347,21 +369,7 @@ const MAX_ANALYSES = 8192;
 function analyse(key: string, pattern: string, norm: string): Analysis {
   const known = analyses.get(key);
   if (known !== undefined) return known;
-  const translated = translateOrRe2Error(pattern, norm);
-  const tree = translated.tree;
-  const a: Analysis = {
-    source: norm.includes('m') ? `(?m)${translated.source}` : translated.source,
-    notes: translated.notes,
-    // The tree numbers and names groups as RE2 does (the translator writes its names); test/regex-*.test.ts
-    // compare them with RE2's own map. The embind class does not expose NumberOfCapturingGroups().
-    groupNames: tree.groups.map((g) => g.name ?? undefined),
-    lineLocal: !mayMatchNewline(tree),
-    fast: fastPath(tree, tree.groups.length),
-    literals: literalsOf(tree),
-    nonEmptyCompanion: nonEmptyCompanion(tree),
-    emptyMatches: emptyMatches(tree),
-    certain: compileIsCertain(tree),
-  };
+  const a = new Analysis(translateOrRe2Error(pattern, norm), norm);
   if (analyses.size >= MAX_ANALYSES) analyses.delete(analyses.keys().next().value!);
   analyses.set(key, a);
   return a;

@@ -61,9 +61,23 @@ function notesOf(tree: RegexTree): Pick<TranslatedPattern, 'notes' | 'endOfTextD
  * plus notes, or throws `RegexSyntaxError`. RE2 itself still validates the result (see `compileRegex`).
  */
 export function translatePythonRegex(pattern: string, flags = ''): TranslatedPattern {
-  const tree = parsePythonRegex(pattern, flags);
-  return { source: re2Source(tree), ...notesOf(tree), tree };
+  const key = `${flags}\u0000${pattern}`;
+  let t = translations.get(key);
+  if (t === undefined) {
+    const tree = parsePythonRegex(pattern, flags);
+    t = { source: re2Source(tree), ...notesOf(tree), tree };
+    if (translations.size >= MAX_TRANSLATIONS) translations.delete(translations.keys().next().value!);
+    translations.set(key, t);
+  }
+  return t;
 }
+
+/**
+ * Translations by flags and pattern: `check` translates each pattern to load it and again in the lint (its `$`
+ * notes), ~0.3 ms each in a cold process. The result is shared: callers only read it. Bounded; failures are not kept.
+ */
+const translations = new Map<string, TranslatedPattern>();
+const MAX_TRANSLATIONS = 8192;
 
 /** A hint for an error message RE2 produced (RE2 gives no offsets, only a message). */
 export function hintForRe2Error(message: string): string {
