@@ -185,6 +185,55 @@ function redactionTable(red, lines) {
   }
 }
 
+function manyPatternsTable(mp, lines) {
+  const t = mp.targets;
+  const names = mp.rows[0].engines.map((e) => e.name);
+  lines.push(
+    '',
+    `### 6. Recipes of many patterns — whole process, median (min–max); ${(mp.logBytes / 2 ** 20).toFixed(0)} MiB clean log; ${mp.rg}`,
+    '',
+    `| patterns (recipe size) | ${names.join(' | ')} | peak RSS, ours scan | targets |`,
+    `|---|${names.map(() => '---:').join('|')}|---:|---|`,
+  );
+  const byN = new Map(mp.rows.map((r) => [r.patterns, r]));
+  for (const r of mp.rows) {
+    const e = (name) => r.engines.find((x) => x.name === name);
+    const check = e('ours: check').ms.median;
+    const scan = e('ours: scan 1 MiB').ms.median;
+    const py = e('python3: safe_load + re.compile').ms.median;
+    const rss = e('ours: scan 1 MiB').maxRssMiB;
+    const goals = [];
+    const verdict = (ok) => (ok ? 'met' : '**missed**');
+    if (t.check[r.patterns] !== undefined)
+      goals.push(`check ≤ ${t.check[r.patterns]} ms: ${verdict(check <= t.check[r.patterns])}`);
+    if (t.scan[r.patterns] !== undefined)
+      goals.push(`scan ≤ ${t.scan[r.patterns]} ms: ${verdict(scan <= t.scan[r.patterns])}`);
+    if (r.patterns === 1000)
+      goals.push(
+        `check ≤ ${t.checkVsPython}× python3 (${(check / py).toFixed(2)}×): ${verdict(check <= t.checkVsPython * py)}`,
+      );
+    if (r.patterns >= 1000) goals.push(`RSS ≤ ${t.rssMiB} MiB: ${verdict(rss <= t.rssMiB)}`);
+    if (r.patterns === 30 && byN.has(2)) {
+      const two = byN.get(2).engines.find((x) => x.name === 'ours: check').ms.median;
+      goals.push(
+        `+${(check - two).toFixed(0)} ms over 2 patterns (≤ ${t.thirtyOverTwoMs}): ${verdict(check - two <= t.thirtyOverTwoMs)}`,
+      );
+    }
+    lines.push(
+      `| ${r.patterns} (${(r.recipeBytes / 1024).toFixed(0)} KiB) | ${r.engines.map((x) => range(x.ms, dur1)).join(' | ')} | ${rss.toFixed(0)} MiB | ${goals.join('; ')} |`,
+    );
+  }
+  const s = mp.sweep;
+  lines.push(
+    '',
+    `Sweep overhead, ${s.trials} trials of \`true\`, 2 at a time (each way twice, in turn): ${s.ways.map((w) => `${w.name} ${range(w.ms, dur1)}`).join('; ')}. ` +
+      `Per trial over bare \`true\`: sweep ${s.perTrialMs.sweep.toFixed(1)} ms (target ≤ ${t.sweepOverheadMs} ms: ${s.perTrialMs.sweep <= t.sweepOverheadMs ? 'met' : '**missed**'}), xargs of \`run\` ${s.perTrialMs.xargsRun.toFixed(1)} ms.`,
+  );
+}
+
+/** Milliseconds, for whole-process rows. */
+const dur1 = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${ms.toFixed(0)} ms`);
+
 export function renderTable(res) {
   const m = res.machine;
   const lines = [
@@ -209,6 +258,7 @@ export function renderTable(res) {
   if (res.coldStart) coldTable(res.coldStart, lines);
   if (res.adversarial) adversarialTable(res.adversarial, lines);
   if (res.redaction) redactionTable(res.redaction, lines);
+  if (res.manyPatterns) manyPatternsTable(res.manyPatterns, lines);
   lines.push('', ...res.notes.map((n) => `- ${n}`));
   return `${lines.join('\n')}\n`;
 }
@@ -289,6 +339,18 @@ export function chartPanels(res) {
           bars: [bar('ours', r.ours), bar('V8 RegExp', r.v8), bar('python3', r.python)],
         })),
       ],
+    });
+  }
+  if (res.manyPatterns) {
+    panels.push({
+      title: '6. Cost against the number of patterns (lower is better)',
+      unit: 'ms, whole process',
+      log: true,
+      goal: { value: 1000, label: 'target: check of 1,000 patterns ≤ 1 s' },
+      groups: res.manyPatterns.rows.map((r) => ({
+        label: `${r.patterns} patterns`,
+        bars: r.engines.map((e) => ({ series: e.name, value: e.ms.median })),
+      })),
     });
   }
   return panels;

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
-// npm run bench: the benchmark suite of issue 7. Four parts, every figure a median over repeated
+// npm run bench: the benchmark suite of issue 7. Six parts, every figure a median over repeated
 // runs with min and max, ours side by side with the peers a user would pick instead, measured in
 // this run on this machine. Prints one markdown table; writes results.json, results.md and
 // chart.svg (default: bench/).
 //
-//   node scripts/bench/run.mjs [--quick] [--only conditions,scanning,cold,adversarial] [--out DIR]
+//   node scripts/bench/run.mjs [--quick] [--only conditions,scanning,cold,adversarial,redaction,patterns] [--out DIR]
 //
 // --quick: small logs and few repeats, for development on a busy machine (the table says so).
 import { spawnSync } from 'node:child_process';
@@ -17,6 +17,7 @@ import { renderChart } from './chart.mjs';
 import { runAdversarial } from './adversarial.mjs';
 import { runColdStart } from './cold-start.mjs';
 import { runConditions } from './conditions.mjs';
+import { runManyPatterns } from './many-patterns.mjs';
 import { runRedaction } from './redaction.mjs';
 import { runScanning } from './scanning.mjs';
 import { chartPanels, renderTable } from './report.mjs';
@@ -25,7 +26,7 @@ import { dur } from './stats.mjs';
 const { values: args } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
-    only: { type: 'string', default: 'conditions,scanning,cold,adversarial,redaction' },
+    only: { type: 'string', default: 'conditions,scanning,cold,adversarial,redaction,patterns' },
     out: { type: 'string', default: new URL('../../bench/', import.meta.url).pathname },
     // Re-render table and chart from an existing results.json (no measuring).
     'render-only': { type: 'boolean', default: false },
@@ -43,6 +44,7 @@ const S = args.quick
       coldRuns: 10,
       adv: { runs: 2, capMs: 10_000 },
       redact: { logBytes: 16 * MiB, repeats: 3 },
+      many: { repeats: 2, sweepTrials: 40 },
     }
   : {
       cond: { runs: 7, ms: 250 },
@@ -54,6 +56,7 @@ const S = args.quick
       coldRuns: 15,
       adv: { runs: 5, capMs: 10_000 },
       redact: { logBytes: 100 * MiB, repeats: 5 },
+      many: { repeats: 3, sweepTrials: 200 },
     };
 
 const outDir = resolve(args.out);
@@ -104,6 +107,10 @@ if (parts.has('adversarial')) {
 if (parts.has('redaction')) {
   log('part 5: redaction');
   res.redaction = await runRedaction({ ...S.redact, log });
+}
+if (parts.has('patterns')) {
+  log('part 6: many patterns, sweep overhead');
+  res.manyPatterns = await runManyPatterns({ ...S.many, log });
 }
 res.durationSec = (performance.now() - t0) / 1000;
 
@@ -160,6 +167,10 @@ if (res.redaction) {
   for (const r of res.redaction.rows)
     if (!r.agrees) N.push(`**Redaction counts disagree with python3's**: ${r.engine} ${JSON.stringify(r.counts)}.`);
 }
+if (res.manyPatterns)
+  N.push(
+    `Many patterns: pattern i is \`(?i)<word> <word> error code i: (?P<msg>\\S+) at (?P<where>\\S+)\` (\`scripts/bench/many-patterns.mjs\`), none of which occurs in the 1 MiB clean log; ${S.many.repeats} spawns of each command per count, round-robin; wall time from spawn to exit and peak RSS from wait4. python3 loads with PyYAML's \`safe_load\` (the pure-Python SafeLoader the original calls) and \`re.compile\`s every pattern (the original's load); its scan adds one \`re.search\` per pattern over the whole log. rg gets the same regexes in a file (\`rg -c -f\`). Sweep overhead per trial = (sweep wall − bare \`true\` wall) / trials, both 2 at a time.`,
+  );
 N.push(
   `This ${res.mode} run took ${(res.durationSec / 60).toFixed(1)} minutes.${res.mode === 'quick' ? ' Quick mode: small logs and few repeats, on a busy machine — indicative only; `npm run bench` is the full run.' : ''}`,
 );
