@@ -34,6 +34,7 @@ export type { ParseResult, ToolOutputError } from './gpu/parse-result.js';
 
 // Sweeps and reports over many result.json files (docs/sweeps.md)
 export { runSweep, loadSweepPlan, emitK8s, emitSlurm } from './sweep/index.js';
+export { PlantedLinkError, RunDirLockedError, RunIdentityError } from './sweep/index.js';
 export type { SweepEvent, SweepOptions, SweepPlan, SweepSummary } from './sweep/index.js';
 export { aggregateResults, formatReport, readResults, REPORT_FORMATS } from './report/index.js';
 export type { CellSummary, ReportFormat, SweepReport, TrialRecord } from './report/index.js';

@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTrial, type GpuSamplerFactory } from '../src/trial/index.js';
+import { fakeKernelEnv, probeRecipe } from './support/classifier.js';
 import { cliInProcess as cli } from './support/run-cli.js';
 import { expectValid, isValid, onlyJson, SCHEMA_FILES } from './support/json-schemas.js';
 
@@ -169,6 +171,14 @@ describe('sweep --json on a real local sweep, and report --json of its directory
     for (const [what, path, value] of wrong) expect(isValid('sweep', mutated(doc, path, value)), what).toBe(false);
     for (const [what, path, value] of wrong.filter(([, p]) => p[0] === 'report'))
       expect(isValid('report', mutated(doc.report, path.slice(1), value)), what).toBe(false);
+  });
+
+  it("each trial's result.json, the sweep's keys after the trial's own, is valid against result.schema.json", () => {
+    for (const t of doc.trials) {
+      const record = JSON.parse(readFileSync(t.result_json!, 'utf8')) as Record<string, unknown>;
+      expectValid('result', record);
+      expect(record).toMatchObject({ result_version: 2, cell_name: t.cell, final: true });
+    }
   });
 
   it('--task N --json: that one trial, no report, its exit status', async () => {
@@ -498,6 +508,121 @@ describe('sweep and report errors with --json: the one error object, exit codes 
       earlier_attempts: 0,
       matrix: null,
     });
+  });
+});
+
+describe('result.json with every record filled in, valid against result.schema.json', { timeout: 60_000 }, () => {
+  // Tier 2 kills a silent trial (exit_codes maps tier2:hang to 70); the trial's kernel line is an Xid for Tier 3;
+  // an injected sampler gives the GPU summary and readings (tier3:vram_growth); tier4 and one pattern are disabled.
+  const recipe = probeRecipe(
+    [
+      'hang_window_sec: 1',
+      'hang_grace_period_at_start: 0',
+      'hang_action: kill',
+      'disable_detector_tiers: [tier4]',
+      'disable_detectors: [custom:unused]',
+      'exit_codes: {detector: {tier2:hang: 70}}',
+      'custom_patterns:',
+      '  - {id: step, match: {regex: "step (?P<step>\\\\d+)"}, on_match: warn, category: perf_regression}',
+      '  - {id: unused, match: {regex: never}}',
+      '',
+    ].join('\n'),
+  );
+  const sampler: GpuSamplerFactory = async () => ({
+    start: () => {},
+    stop: async () => ({
+      tool: 'nvidia-smi',
+      toolVersion: '550.54.15',
+      attribution: 'process',
+      baselineMib: 100,
+      peakVramMib: 600,
+      samples: 4,
+      failedCalls: 1,
+      intervalMs: 250,
+      warnings: ['one query failed'],
+    }),
+    utilizationPct: () => null,
+    health: () => ({ vramBeforeMib: 100, vramAfterMib: 500, throttleBefore: 0, throttleAfter: 0 }),
+  });
+  let record: Record<string, unknown>;
+  beforeAll(async () => {
+    const kernelLog = join(root, 'kernel.log');
+    writeFileSync(kernelLog, '');
+    const stamp = `$(date -u +%Y-%m-%dT%H:%M:%S,%N+00:00)`;
+    const script = `echo 'step 1'; printf '%s %s\\n' "${stamp}" 'NVRM: Xid (PCI:0000:3b:00): 63, pid=7, ECC page retirement' >> "$1"; exec sleep 30`;
+    const { resultPath } = await runTrial(recipe, ['sh', '-c', script, 'sh', kernelLog], {
+      outDir: join(root, 'full-record'),
+      env: fakeKernelEnv(kernelLog),
+      runnerEnv: fakeKernelEnv(kernelLog),
+      gpuTool: 'auto',
+      gpuSamplerFactory: sampler,
+      killGraceMs: 200,
+    });
+    record = JSON.parse(readFileSync(resultPath, 'utf8')) as Record<string, unknown>;
+  });
+
+  it('hang, tier3, detector_categories, disabled_*, exit_status, gpu and the detectors’ categories are filled in and valid', () => {
+    expectValid('result', record);
+    expect(record).toMatchObject({
+      verdict: 'fail',
+      failure_detectors_fired: ['tier2:hang'],
+      warn_detectors_fired: ['tier3:nvidia_xid_warn', 'tier3:vram_growth', 'custom:step'],
+      detectors: [{ id: 'custom:step', kind: 'warn', who: 'unknown', transient: false, category: 'perf_regression' }],
+      gpu: {
+        tool: 'nvidia-smi',
+        tool_version: '550.54.15',
+        attribution: 'process',
+        baseline_mib: 100,
+        peak_vram_mib: 600,
+        samples: 4,
+        failed_calls: 1,
+        interval_ms: 250,
+        warnings: ['one query failed'],
+      },
+      result_version: 2,
+      detector_categories: {
+        'tier2:hang': { kind: 'failure' },
+        'tier3:nvidia_xid_warn': { kind: 'warn' },
+        'custom:step': { kind: 'warn', category: 'perf_regression' },
+      },
+      hang: { detected: true, action: 'kill', killed: true, signals: { output_silent: true, io_idle: true } },
+      tier3: { kernel_source: 'dmesg', events: [{ detector: 'tier3:nvidia_xid_warn', xid: 63, pci: '0000:3b:00' }] },
+      disabled_detectors: ['custom:unused'],
+      disabled_detector_tiers: ['tier4'],
+      exit_status: { status: 70, reason: 'detector:tier2:hang' },
+    });
+  });
+
+  it('the schema rejects a wrong shape of each of them', () => {
+    const wrong: [string, Path, unknown][] = [
+      ['no result_version', ['result_version'], DELETE],
+      ['result_version 1', ['result_version'], 1],
+      ['a camelCase gpu key (result_version 1)', ['gpu', 'failedCalls'], 0],
+      ['gpu without a key', ['gpu', 'interval_ms'], DELETE],
+      ['a detector without who', ['detectors', 0, 'who'], DELETE],
+      ['a detector whose who is not user/platform/unknown', ['detectors', 0, 'who'], 'nobody'],
+      ['a detector whose transient is a string', ['detectors', 0, 'transient'], 'no'],
+      ['no detector_categories', ['detector_categories'], DELETE],
+      ['a category of kind info', ['detector_categories', 'custom:step', 'kind'], 'info'],
+      ['a category without who', ['detector_categories', 'tier2:hang', 'who'], DELETE],
+      ['no hang', ['hang'], DELETE],
+      ['a hang signal that is not a boolean', ['hang', 'signals', 'gpu_idle'], 'yes'],
+      ['a hang action outside record/kill', ['hang', 'action'], 'stop'],
+      ['a hang record with an unknown key', ['hang', 'extra'], 1],
+      ['no tier3', ['tier3'], DELETE],
+      ['a kernel source outside dmesg/journalctl', ['tier3', 'kernel_source'], 'syslog'],
+      ['a kernel event with its xid as a string', ['tier3', 'events', 0, 'xid'], '63'],
+      ['a kernel event of another tier', ['tier3', 'events', 0, 'detector'], 'tier4:nan_signature'],
+      ['no disabled_detectors', ['disabled_detectors'], DELETE],
+      ['a disabled tier that does not exist', ['disabled_detector_tiers', 0], 'tier9'],
+      ['no exit_status', ['exit_status'], DELETE],
+      ['an exit status as a string', ['exit_status', 'status'], '70'],
+      ['an exit status over 125', ['exit_status', 'status'], 300],
+      ['an exit_status with an unknown key', ['exit_status', 'extra'], 1],
+    ];
+    for (const [what, path, value] of wrong) expect(isValid('result', mutated(record, path, value)), what).toBe(false);
+    expect(isValid('result', mutated(record, ['hang'], null)), 'hang null').toBe(true);
+    expect(isValid('result', mutated(record, ['tier3'], null)), 'tier3 null').toBe(true);
   });
 });
 

@@ -60,6 +60,42 @@ describe.skipIf(SKIP_BROWSER)('playground in headless Chromium', () => {
     await page.close();
   }, 60_000);
 
+  it('the catalogue never breaks a regex between two letters or digits, and the table stays inside its panel', async () => {
+    const { page, problems } = await open();
+    await poll(() => page.locator('#catalogue tr[data-detector]').count()).toBe(7);
+    for (const width of [1440, 1000, 700]) {
+      await page.setViewportSize({ width, height: 1000 });
+      // Where a regex's line ends (a character whose top is below the previous one's), what is on either side.
+      const m = await page.evaluate(`(() => {
+        const regexes = [...document.querySelectorAll('#catalogue td:nth-child(3) code')].map((c) => {
+          const node = c.firstChild;
+          const text = c.textContent;
+          const top = (i) => { const r = document.createRange(); r.setStart(node, i); r.setEnd(node, i + 1); return r.getBoundingClientRect().top; };
+          const breaks = [];
+          for (let i = 1; i < text.length; i++) if (top(i) > top(i - 1) + 2) breaks.push(text.slice(Math.max(0, i - 3), i) + '|' + text.slice(i, i + 3));
+          return { text, breaks, whiteSpace: getComputedStyle(c).whiteSpace };
+        });
+        const panel = document.getElementById('catalogue-box').closest('.panel').getBoundingClientRect();
+        const box = document.getElementById('catalogue-box').getBoundingClientRect();
+        return { regexes, inPanel: box.left >= panel.left && box.right <= panel.right };
+      })()`);
+      const { regexes, inPanel } = m as {
+        regexes: { text: string; breaks: string[]; whiteSpace: string }[];
+        inPanel: boolean;
+      };
+      await page.locator('#catalogue-box').screenshot({ path: join(ARTIFACTS, `playground-catalogue-${width}.png`) });
+      expect(regexes.map((r) => r.text)).toContain('Watchdog caught collective operation timeout');
+      for (const r of regexes) {
+        expect(r.whiteSpace).toBe('pre-wrap');
+        const midWord = r.breaks.filter((b) => /\w\|\w/.test(b));
+        expect([width, r.text, midWord]).toEqual([width, r.text, []]);
+      }
+      expect(inPanel, `width ${width}`).toBe(true);
+    }
+    expect(problems.console).toEqual([]);
+    await page.close();
+  }, 60_000);
+
   it('marks a hostile condition (lambda x: x) typed into the recipe at its YAML line and column, naming Lambda; the state is in the URL hash', async () => {
     const { page, problems } = await open();
     const recipe = await pg<string>(page, 'p.recipeText()');

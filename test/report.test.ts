@@ -462,6 +462,19 @@ skipped 5 files:
     expect(html).toContain(
       '<rect x="200" y="26" width="240" height="16" fill="#2e7d32"><title>pass: 2</title></rect><rect x="440" y="26" width="120" height="16" fill="#c62828"><title>fail: 1</title></rect><rect x="560" y="26" width="120" height="16" fill="#f9a825"><title>error: 1</title></rect>',
     );
+    // The label after each bar (pass/fail/error, "flaky") is explained: in words on hover, as the text report
+    // says it, and in a legend line under the bars.
+    expect(html).toContain('<text x="688" y="18">0/1/0<title>pass 0, fail 1, error 0; not flaky</title></text>');
+    expect(html).toContain(
+      '<text x="688" y="40">2/1/1 flaky<title>pass 2, fail 1, error 1; flaky (mixed verdicts)</title></text>',
+    );
+    expect(html).toContain(
+      '<text x="688" y="62">1/0/0 flaky<title>pass 1, fail 0, error 0; flaky (passed on retry)</title></text>',
+    );
+    expect(html).toContain(
+      '<text x="200" y="104">label: pass/fail/error trials; flaky: mixed verdicts or passed on retry</text></svg>',
+    );
+    expect(html).toContain('The label after it counts them as pass/fail/error (<code>4/1/0</code>: 4 passed');
     // Wall times on one axis whose end is the slowest trial (10 s): trial_3 at x = 200 + 480.
     expect(html).toContain(
       '<circle cx="680" cy="34" r="4" fill="#f9a825" fill-opacity="0.7"><title>trial_3: 10.000 s, error</title></circle>',

@@ -69,7 +69,7 @@ describe('runTrial with the GPU sampler', () => {
       process: NO_PROCESSES,
     });
     const code = "setTimeout(() => console.log('training done'), 2000)";
-    const { result } = await runTrial(RECIPE, [process.execPath, '-e', code], {
+    const { result, resultPath } = await runTrial(RECIPE, [process.execPath, '-e', code], {
       outDir: join(root, 'peak'),
       gpuTool: 'amd-smi',
       gpuIntervalMs: 100,
@@ -85,14 +85,31 @@ describe('runTrial with the GPU sampler', () => {
       warn_detectors_fired: ['custom:big_vram'],
       gpu: {
         tool: 'amd-smi',
+        tool_version: '26.2.0+unknown',
         attribution: 'device-minus-baseline',
-        baselineMib: 768,
-        peakVramMib: 4096,
-        intervalMs: 100,
+        baseline_mib: 768,
+        peak_vram_mib: 4096,
+        failed_calls: 0,
+        interval_ms: 100,
       },
       versions: { gpu_tool: expect.stringMatching(/^amd-smi /) },
+      result_version: 2,
     });
     expect(result.gpu.samples).toBeGreaterThanOrEqual(3);
+    // result.json holds the same object: `gpu` in snake_case (result_version 2), no camelCase key left.
+    const written = JSON.parse(readFileSync(resultPath, 'utf8')) as typeof result;
+    expect(written).toEqual(result);
+    expect(Object.keys(written.gpu)).toEqual([
+      'tool',
+      'tool_version',
+      'attribution',
+      'baseline_mib',
+      'peak_vram_mib',
+      'samples',
+      'failed_calls',
+      'interval_ms',
+      'warnings',
+    ]);
   }, 30_000);
 
   it('a broken GPU tool never changes the trial: peak null (conditions see 0), a warning, the verdict from the trial', async () => {
@@ -114,7 +131,7 @@ describe('runTrial with the GPU sampler', () => {
       exit_code: 0,
       peak_vram_mib: null,
       warn_detectors_fired: [],
-      gpu: { tool: 'amd-smi', peakVramMib: null },
+      gpu: { tool: 'amd-smi', peak_vram_mib: null },
     });
     expect(result.gpu.warnings.length).toBeGreaterThan(0);
   }, 30_000);

@@ -550,7 +550,8 @@ async function checkDegrade(realSmi) {
     exit_code: r?.exit_code ?? null,
     peak_vram_mib: r?.peak_vram_mib ?? null,
     gpu_warnings: r?.gpu?.warnings ?? null,
-    failed_calls: r?.gpu?.failedCalls ?? null,
+    // result.json's gpu is snake_case since result_version 2; an earlier build wrote failedCalls.
+    failed_calls: r?.gpu?.failed_calls ?? r?.gpu?.failedCalls ?? null,
     disabled_reasons: reasons,
     gpu_readable: r?.hang?.gpu_readable ?? null,
   };

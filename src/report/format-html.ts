@@ -11,7 +11,7 @@ import { differenceText, effectText, failuresText, matrixLegend, percent, pValue
 import { wilsonInterval } from '../matrix/stats.js';
 import type { MatrixJson } from '../matrix/types.js';
 import { packageInfo } from '../trial/package-info.js';
-import { mib, seconds } from './format-text.js';
+import { flakyText, mib, seconds } from './format-text.js';
 import { xmlText } from './xml.js';
 import { shownPath } from './paths.js';
 import { xidText } from './kernel-events.js';
@@ -32,8 +32,11 @@ function n(x: number): string {
   return String(Math.round(x * 10) / 10);
 }
 
+/** The legend of the label after each bar, under the bars, in the flaky reasons' words (`FlakyReason`). */
+const VERDICT_LABEL_LEGEND = 'label: pass/fail/error trials; flaky: mixed verdicts or passed on retry';
+
 function verdictBars(cells: readonly CellSummary[]): string {
-  const h = cells.length * ROW_H + 30;
+  const h = cells.length * ROW_H + 48;
   let svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${LABEL_W + BAR_W + 120}" height="${h}" role="img" aria-label="Verdicts per cell">`;
   cells.forEach((c, i) => {
     const y = i * ROW_H + 4;
@@ -45,12 +48,14 @@ function verdictBars(cells: readonly CellSummary[]): string {
         svg += `<rect x="${n(x)}" y="${y}" width="${n(w)}" height="${ROW_H - 6}" fill="${COLOURS[v]}"><title>${v}: ${c[v]}</title></rect>`;
       x += w;
     }
-    svg += `<text x="${LABEL_W + BAR_W + 8}" y="${y + 14}">${c.pass}/${c.fail}/${c.error}${c.flaky ? ' flaky' : ''}<title>pass ${c.pass} / fail ${c.fail} / error ${c.error}${c.flaky ? `; flaky: ${esc(c.flakyReasons.join(', '))}` : ''}</title></text>`;
+    // The label's own tooltip spells it out as the text report does: "pass 4, fail 1, error 0; flaky (mixed verdicts)".
+    svg += `<text x="${LABEL_W + BAR_W + 8}" y="${y + 14}">${c.pass}/${c.fail}/${c.error}${c.flaky ? ' flaky' : ''}<title>pass ${c.pass}, fail ${c.fail}, error ${c.error}; ${esc(flakyText(c))}</title></text>`;
   });
   const ly = cells.length * ROW_H + 20;
   (['pass', 'fail', 'error'] as const).forEach((v, i) => {
     svg += `<rect x="${LABEL_W + i * 90}" y="${ly - 10}" width="12" height="12" fill="${COLOURS[v]}"/><text x="${LABEL_W + i * 90 + 16}" y="${ly}">${v}</text>`;
   });
+  svg += `<text x="${LABEL_W}" y="${ly + 18}">${xmlText(VERDICT_LABEL_LEGEND)}</text>`;
   return `${svg}</svg>`;
 }
 
@@ -221,7 +226,7 @@ export function formatHtml(
   if (report.matrix !== null) body += matrixSection(report.matrix);
   body += `<h2>Verdicts</h2>\n<p>${t.trials} trials in ${report.cells.length} cells: pass ${t.pass}, fail ${t.fail}, error ${t.error}; ${t.flakyCells} flaky cells${withUnfinished ? `; ${t.unfinished} unfinished trials` : ''}</p>\n`;
   if (report.cells.length > 0) {
-    body += `<h2>Verdicts per cell</h2>\n<p>Each bar splits a cell's trials by verdict; the label is pass/fail/error, and <i>flaky</i> when the cell had mixed verdicts or a trial that passed only on a retry.</p>\n${verdictBars(report.cells)}\n<h2>Wall time per trial</h2>\n<p>Each dot is a trial, coloured by verdict; the bar is the cell's median.</p>\n${walltimeDots(report.cells, records)}\n`;
+    body += `<h2>Verdicts per cell</h2>\n<p>Each bar splits a cell's trials by verdict. The label after it counts them as pass/fail/error (<code>4/1/0</code>: 4 passed, 1 failed, 0 errors), followed by <i>flaky</i> when the cell had mixed verdicts or a trial that passed on retry; hover over a label for the same in words.</p>\n${verdictBars(report.cells)}\n<h2>Wall time per trial</h2>\n<p>Each dot is a trial, coloured by verdict; the bar is the cell's median.</p>\n${walltimeDots(report.cells, records)}\n`;
   }
   body +=
     '<h2>Cells</h2>\n<table>\n<tr><th rowspan="2" class="t">cell</th><th rowspan="2">trials</th><th rowspan="2">pass</th><th rowspan="2">fail</th><th rowspan="2">error</th><th rowspan="2">flaky</th>' +

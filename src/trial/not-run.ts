@@ -10,7 +10,7 @@ import { BUILTIN_PATTERN_VERSION } from '../scan/index.js';
 import { categoriesById, categorize, disableSet } from '../classifier/classify.js';
 import { resolveExitStatus } from '../classifier/exit-codes.js';
 import { packageInfo } from './package-info.js';
-import { LOG_FILE, type TrialResult } from './result-json.js';
+import { LOG_FILE, RESULT_VERSION, resultGpu, type TrialResult } from './result-json.js';
 import { disabledGpuSummary } from './gpu.js';
 
 export interface NotRunOptions {
@@ -53,7 +53,7 @@ export function notRunResult(o: NotRunOptions): TrialResult {
       file: o.recipe.fileName.startsWith('<') ? o.recipe.fileName : resolve(o.recipe.fileName),
       sha256: o.recipe.sourceSha256,
     },
-    gpu: disabledGpuSummary(),
+    gpu: resultGpu(disabledGpuSummary()),
     started_at: new Date().toISOString(),
     versions: {
       aorta_probe: info.version,
@@ -61,6 +61,7 @@ export function notRunResult(o: NotRunOptions): TrialResult {
       node: process.version,
       gpu_tool: null,
     },
+    result_version: RESULT_VERSION,
     detector_categories: categoriesById(detectors),
     hang: null,
     tier3: null,

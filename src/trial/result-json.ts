@@ -10,6 +10,41 @@ import { writeAtomically } from './out-files.js';
 export const RESULT_FILE = 'result.json';
 export const LOG_FILE = 'output.log';
 
+/**
+ * The version of result.json's layout, written as `result_version`. 2: `gpu`'s keys are snake_case. A record
+ * without the key is version 1 (`gpu` with the sampler's camelCase names: `toolVersion`, `baselineMib`,
+ * `peakVramMib`, `failedCalls`, `intervalMs`); readers accept both. docs/runner.md lists the versions.
+ */
+export const RESULT_VERSION = 2;
+
+/** result.json's `gpu`: the sampler's summary (`GpuSummary`) with snake_case keys. */
+export interface ResultGpu {
+  tool: GpuSummary['tool'];
+  tool_version: string | null;
+  attribution: GpuSummary['attribution'];
+  baseline_mib: number | null;
+  peak_vram_mib: number | null;
+  samples: number;
+  failed_calls: number;
+  interval_ms: number;
+  warnings: string[];
+}
+
+/** The sampler's summary as result.json records it. */
+export function resultGpu(s: GpuSummary): ResultGpu {
+  return {
+    tool: s.tool,
+    tool_version: s.toolVersion,
+    attribution: s.attribution,
+    baseline_mib: s.baselineMib,
+    peak_vram_mib: s.peakVramMib,
+    samples: s.samples,
+    failed_calls: s.failedCalls,
+    interval_ms: s.intervalMs,
+    warnings: s.warnings,
+  };
+}
+
 export interface TierDurations {
   tier1: number;
   tier2: number;
@@ -51,9 +86,12 @@ export interface TrialResult {
   log: { file: string; bytes: number };
   timeout_sec: number | null;
   recipe: { file: string; sha256: string } | null;
-  gpu: GpuSummary;
+  /** The GPU memory sampler's summary (snake_case since result_version 2). */
+  gpu: ResultGpu;
   started_at: string;
   versions: { aorta_probe: string; builtin_patterns: string; node: string; gpu_tool: string | null };
+  /** result.json's layout: `RESULT_VERSION`. */
+  result_version: typeof RESULT_VERSION;
   /** Every fired detector (failures, errors, warnings; Tiers 1–3 too) by id: its kind and category. */
   detector_categories: Record<string, Omit<FiredDetector, 'id'>>;
   /** Tier 2's record; null when Tier 2 (or `tier2:hang`) is disabled or the command never started. */

@@ -25,7 +25,7 @@ import { tailFile } from './log-tail.js';
 import { packageInfo } from './package-info.js';
 import { createFresh, prepareOutDir } from './out-files.js';
 import { TrialOutputError } from './output-error.js';
-import { LOG_FILE, writeResultJson, type TrialResult } from './result-json.js';
+import { LOG_FILE, RESULT_VERSION, resultGpu, writeResultJson, type TrialResult } from './result-json.js';
 import { popenExitCode, spawnChild, type ChildExit } from './spawn.js';
 import { categoriesById, isDisabled, tierDisabled, type DisableSet } from '../classifier/classify.js';
 import { classifyScanned, planLogScan } from '../classifier/classify-log.js';
@@ -277,7 +277,7 @@ export async function runTrial(
               file: recipe.fileName.startsWith('<') ? recipe.fileName : resolve(recipe.fileName),
               sha256: recipe.sourceSha256,
             },
-      gpu: gpuSummary,
+      gpu: resultGpu(gpuSummary),
       started_at: startedAt,
       versions: {
         aorta_probe: info.version,
@@ -285,6 +285,7 @@ export async function runTrial(
         node: process.version,
         gpu_tool: gpuSummary.tool === null ? null : `${gpuSummary.tool} ${gpuSummary.toolVersion ?? 'unknown'}`,
       },
+      result_version: RESULT_VERSION,
       detector_categories: categoriesById(c.detectors),
       hang: hang.record,
       tier3: tier3.record,
