@@ -2,6 +2,11 @@
 // the same way, without locating a file next to the JS: build/vm.wasm (the condition VM) as
 // src/condition/vm-wasm.generated.ts, build/bytescan.wasm (the log scan's byte pass) as
 // src/scan/bytescan-wasm.generated.ts.
+//
+// The package ships each module once, in these files as tsc emits them (dist/src/condition/vm-wasm.generated.js,
+// dist/src/scan/bytescan-wasm.generated.js): the bin's chunks read the base64 literal out of them at run time
+// instead of carrying a copy (scripts/bundle-cli.mjs, `sharedWasm`, which checks at build time that it finds the one
+// `export const NAME = '…';` line written here).
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const modules = [

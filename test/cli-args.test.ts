@@ -66,6 +66,20 @@ describe('--help names exactly the options the parser accepts', () => {
   it('help CMD is CMD --help for every command', async () => {
     for (const [name, usage] of COMMANDS) expect((await cli(['help', name])).out, name).toBe(usage);
   });
+
+  it("help's own help is the program's help (it describes `help [COMMAND]`), not an unknown command", async () => {
+    for (const args of [['help'], ['help', 'help'], ['help', '--help'], ['help', '-h'], ['help', 'help', '--help']])
+      expect(await cli(args), args.join(' ')).toEqual({ code: 0, out: USAGE, err: '' });
+    expect((await cli(['help', 'eval', '--help'])).out).toBe(EVAL_USAGE);
+    // The short usage of a `help` mistake points at `help --help`, which must work.
+    const wrong = await cli(['help', 'eval', 'check']);
+    expect(wrong).toEqual({
+      code: 2,
+      out: '',
+      err: `aorta-probe: help: unexpected argument 'check'\n\n${usageShort('help', USAGE)}`,
+    });
+    expect(wrong.err).toContain("See 'aorta-probe help --help'.");
+  });
 });
 
 describe('one number grammar: sign, digits, fraction and exponent where a number may be fractional', () => {

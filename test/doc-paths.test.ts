@@ -74,7 +74,13 @@ function unmarkedExamplePaths(markdown: string, ok: (path: string) => boolean): 
   const out: string[] = [];
   // A page whose opening paragraphs (before its first example) carry the marker says it once for all (docs/cli.md).
   const firstFence = lines.findIndex((l) => /^ *```/.test(l));
-  if (lines.slice(0, firstFence === -1 ? 0 : firstFence).join('\n').includes(MARKER)) return out;
+  if (
+    lines
+      .slice(0, firstFence === -1 ? 0 : firstFence)
+      .join('\n')
+      .includes(MARKER)
+  )
+    return out;
   for (let i = 0; i < lines.length; i++) {
     const fence = /^( *)```/.exec(lines[i]!);
     if (fence === null) continue;

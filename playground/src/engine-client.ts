@@ -41,7 +41,7 @@ export class EngineClient {
       this.#readyResolve = resolve;
     });
     // A classic worker in the build (an IIFE bundle); the `vite` dev server serves workers as ES modules. The engine
-    // loads the same way in both: the worker awaits the package's `ready({ re2Wasm })`.
+    // loads the same way in both: the worker awaits the package's `ready()`.
     const w = new Worker(workerUrl, {
       type: import.meta.env.DEV ? 'module' : 'classic',
       name: JSON.stringify({ label: this.label }),

@@ -5,7 +5,6 @@
  * terminating the worker and starting a fresh one). A third, started when the Redact view is first opened, answers
  * `redact` (a pasted log through the recipe's `redaction:` block; restarted like the scanner when a long one is stale).
  */
-import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url';
 import {
   compileCondition,
   runSelfTests,
@@ -259,7 +258,7 @@ async function warmUp(): Promise<void> {
   let cat: CatalogueEntry[] = [];
   let re2LoadMs = -1;
   try {
-    await ready({ re2Wasm });
+    await ready();
     re2LoadMs = performance.now() - t0;
     cat = catalogue();
     compileCondition('exit_code == 0').evaluate({ capture: {}, exit_code: 0, walltime_sec: 0, peak_vram_mib: null });

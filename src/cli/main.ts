@@ -129,13 +129,15 @@ async function dispatch(argv: readonly string[], io: CommandIo): Promise<number>
       return EXIT.ok;
     }
     if (command === 'help') {
-      const [topic, ...more] = rest;
-      if (topic === undefined) {
+      // `-h`/`--help` anywhere asks for help too: `help --help`, `help eval --help`.
+      const [topic, ...more] = rest.filter((a) => a !== '-h' && a !== '--help');
+      if (more.length > 0)
+        return await usageError(io, `help: unexpected argument '${more[0]}'`, usageShort('help', USAGE), false);
+      // help's own help (`help help`, `help --help`) is the program's: it is where `help [COMMAND]` is described.
+      if (topic === undefined || topic === 'help') {
         await io.writeOut(USAGE);
         return EXIT.ok;
       }
-      if (more.length > 0)
-        return await usageError(io, `help: unexpected argument '${more[0]}'`, usageShort('help', USAGE), false);
       if (!isCommand(topic))
         return await usageError(io, `help: unknown command '${topic}'${didYouMean(topic, COMMANDS)}`, TOP_SHORT, false);
       return await dispatch([topic, '--help'], io);

@@ -7,10 +7,14 @@
  * - Browsers (main thread or a worker of either kind): the glue cannot be required and the wasm cannot be read
  *   synchronously on a main thread, so `ready()` must be awaited once before the first regex is compiled. It
  *   fetches `re2.wasm` and runs the glue from `re2-glue.generated.js` (the same glue wrapped in an ES module
- *   factory), imported lazily so a page that only evaluates conditions never downloads it.
+ *   factory), imported lazily so a page that only evaluates conditions never downloads either. Which `re2.wasm`:
+ *   `options.re2Wasm` when given (a CDN, a CSP that allows one origin), else the copy shipped beside
+ *   re2-wasm-url.js, named there as `new URL('./re2.wasm', import.meta.url)` so that bundlers emit and rewrite it.
+ *   Node never reaches that path (`ready()` and `re2Module()` take the synchronous one first).
  */
 import { RegexEngineError } from './errors.js';
 import type { RawRE2 } from './re2-types.js';
+import { bundledRe2WasmUrl } from './re2-wasm-url.js';
 import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 export interface Re2Module {
@@ -24,8 +28,9 @@ export interface Re2Module {
 /** Where `ready()` finds re2-wasm's binary outside Node. */
 export interface ReadyOptions {
   /**
-   * URL of re2-wasm's `build/wasm/re2.wasm`, or its bytes. With Vite:
-   * `import re2Wasm from 're2-wasm/build/wasm/re2.wasm?url'`. Ignored in Node.
+   * An override: the URL of re2-wasm's `build/wasm/re2.wasm` (the version this package depends on), or its bytes.
+   * Without it a browser fetches the copy that ships in this package, which Vite and webpack 5 bundle as an asset
+   * with no configuration. Ignored in Node.
    */
   re2Wasm?: string | URL | ArrayBuffer | Uint8Array;
 }
@@ -64,7 +69,7 @@ export function re2Module(): Re2Module {
   const req = nodeRequire();
   if (req === undefined) {
     throw new RegexEngineError(
-      'the regex engine is not loaded: in a browser, `await ready({ re2Wasm })` (from aorta-probe) before compiling regexes, loading recipes or scanning logs',
+      'the regex engine is not loaded: in a browser, `await ready()` (from aorta-probe) before compiling regexes, loading recipes or scanning logs',
     );
   }
   loaded = req('re2-wasm/build/wasm/re2.js') as Re2Module;
@@ -101,8 +106,9 @@ export function isReady(): boolean {
 
 /**
  * Loads the regex engine. Needed once in a browser before any regex work (compiling a regex, `loadRecipe`,
- * `scanLog`, `scanStream`, `lintRecipe`); in Node it only loads eagerly what would otherwise load on first use.
- * Conditions alone (`validateCondition`, `compileCondition`, `evaluate`) never need it.
+ * `scanLog`, `scanStream`, `lintRecipe`), with no argument: it fetches the package's own re2.wasm (which a bundler
+ * emits as an asset) unless `options.re2Wasm` says otherwise. In Node it only loads eagerly what would otherwise
+ * load on first use. Conditions alone (`validateCondition`, `compileCondition`, `evaluate`) never need it.
  */
 export function ready(options: ReadyOptions = {}): Promise<void> {
   // Checked in Node too, where the options are not needed: what a browser would refuse fails in Node's tests first.
@@ -123,12 +129,22 @@ export function ready(options: ReadyOptions = {}): Promise<void> {
   return loading;
 }
 
+/** Appended to a failure to load the package's own re2.wasm: what to do instead. */
+const BUNDLED_HINT =
+  " (the package's own re2.wasm, named by `new URL('./re2.wasm', import.meta.url)`; where a bundler does not emit it as an asset, pass `ready({ re2Wasm })`: the URL of re2-wasm's build/wasm/re2.wasm, or its bytes)";
+
 async function loadInBrowser(options: ReadyOptions): Promise<void> {
-  const src = options.re2Wasm;
-  if (src === undefined) {
-    throw new RegexEngineError("ready(): pass { re2Wasm } — the URL of re2-wasm's build/wasm/re2.wasm, or its bytes");
+  let wasmBinary: Uint8Array;
+  if (options.re2Wasm !== undefined) wasmBinary = await wasmBytes(options.re2Wasm, '');
+  else {
+    let url: URL;
+    try {
+      url = bundledRe2WasmUrl(); // throws where a bundler left no usable `import.meta.url` (a classic script)
+    } catch (err) {
+      throw new RegexEngineError(`ready(): cannot locate re2.wasm: ${String(err)}${BUNDLED_HINT}`);
+    }
+    wasmBinary = await wasmBytes(url, BUNDLED_HINT);
   }
-  const wasmBinary = await wasmBytes(src);
   const { default: createRe2Module } = await import('./re2-glue.generated.js');
   const make = (): Re2Module => {
     const mod = createRe2Module({ wasmBinary }) as Partial<Re2Module>;
@@ -139,10 +155,22 @@ async function loadInBrowser(options: ReadyOptions): Promise<void> {
   browserFactory = make;
 }
 
-async function wasmBytes(src: string | URL | ArrayBuffer | Uint8Array): Promise<Uint8Array> {
+/** re2.wasm's bytes from `src`; `hint` ends any error message. */
+async function wasmBytes(src: string | URL | ArrayBuffer | Uint8Array, hint: string): Promise<Uint8Array> {
   if (src instanceof Uint8Array) return src;
   if (src instanceof ArrayBuffer) return new Uint8Array(src);
-  const res = await fetch(src);
-  if (!res.ok) throw new RegexEngineError(`ready(): cannot fetch ${String(src)}: HTTP ${res.status}`);
-  return new Uint8Array(await res.arrayBuffer());
+  let res: Response;
+  try {
+    res = await fetch(src);
+  } catch (err) {
+    throw new RegexEngineError(`ready(): cannot fetch ${String(src)}: ${String(err)}${hint}`);
+  }
+  if (!res.ok) throw new RegexEngineError(`ready(): cannot fetch ${String(src)}: HTTP ${res.status}${hint}`);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  // A server's fallback page (an HTML 200 for any path) would otherwise fail later as an obscure CompileError.
+  if (bytes[0] !== 0 || bytes[1] !== 0x61 || bytes[2] !== 0x73 || bytes[3] !== 0x6d) {
+    const type = res.headers.get('content-type') ?? 'no content type';
+    throw new RegexEngineError(`ready(): ${String(src)} is not WebAssembly (the server sent ${type})${hint}`);
+  }
+  return bytes;
 }

@@ -8,7 +8,7 @@
  * at a folder inside node_modules for the call, so the binary belongs to this install (a `/tmp/chromium` left by
  * another project or another version of the package is never picked up).
  */
-import { mkdirSync, renameSync, rmSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 /** Our own flags: a closed network refuses Chromium's background connections, many at a time. */
@@ -39,7 +39,13 @@ export async function resolveChromium(repoRoot: string): Promise<ChromiumChoice>
   const resolved = process.env[RESOLVED_ENV];
   if (resolved && existsSync(resolved)) return { executablePath: resolved, args, source: '@sparticuz/chromium' };
 
-  const cache = join(repoRoot, 'node_modules', '.cache', 'aorta-chromium');
+  // Keyed by the package's version: a cache unpacked by another version would otherwise be used for ever.
+  const version = (
+    JSON.parse(readFileSync(join(repoRoot, 'node_modules', '@sparticuz', 'chromium', 'package.json'), 'utf8')) as {
+      version: string;
+    }
+  ).version;
+  const cache = join(repoRoot, 'node_modules', '.cache', `aorta-chromium-${version}`);
   const done = join(cache, 'chromium');
   if (!existsSync(done)) {
     // Unpack into a private folder and rename it into place, so a crash or a second process never sees half a binary.
