@@ -571,6 +571,16 @@ async function fuzzCase(rand: () => number, i: number): Promise<FuzzCase> {
   return { plan, dir, recipeText, recorder, o };
 }
 
+/** A case's options for one emitter: each refuses the other's keys (OptionsError). */
+function slurmOptions<T extends { image?: unknown; pvc?: unknown; gpuResource?: unknown; files?: unknown }>(o: T) {
+  const { image: _i, pvc: _p, gpuResource: _g, files: _f, ...rest } = o;
+  return rest;
+}
+function k8sOptions<T extends { sbatch?: unknown }>(o: T) {
+  const { sbatch: _s, ...rest } = o;
+  return rest;
+}
+
 const CASES = 120;
 
 describe('fuzz: control characters and shell/YAML metacharacters in every value that reaches the emitters', () => {
@@ -591,11 +601,11 @@ describe('fuzz: control characters and shell/YAML metacharacters in every value 
         DIRECTIVE_UNSAFE.test(v!),
       );
       if (unsafe !== undefined) {
-        expect(() => emitSlurm(c.plan, c.o), JSON.stringify(unsafe)).toThrow(SbatchValueError);
+        expect(() => emitSlurm(c.plan, slurmOptions(c.o)), JSON.stringify(unsafe)).toThrow(SbatchValueError);
         refused++;
         continue;
       }
-      const script = emitSlurm(c.plan, c.o);
+      const script = emitSlurm(c.plan, slurmOptions(c.o));
       expect(script.includes('\r\n') || script.includes('\0'), 'a CR LF pair or NUL: sbatch refuses the script').toBe(
         false,
       );
@@ -640,7 +650,7 @@ describe('fuzz: control characters and shell/YAML metacharacters in every value 
   it(`Kubernetes (${CASES} sweeps): exactly a ConfigMap and a Job, field for field, by both YAML readers`, {
     timeout: 60_000,
   }, async () => {
-    const all = (await cases).map((c) => ({ c, ...emitK8s(c.plan, c.o) }));
+    const all = (await cases).map((c) => ({ c, ...emitK8s(c.plan, k8sOptions(c.o)) }));
     const py = pyLoadAll(all.map((m) => m.text));
     for (const [i, m] of all.entries()) {
       expect(m.text, 'a line break another YAML reader sees').not.toMatch(SPLITS_A_COMMENT);
