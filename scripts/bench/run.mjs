@@ -162,7 +162,7 @@ if (res.adversarial) {
 }
 if (res.redaction) {
   N.push(
-    "Redaction: ours is what `aorta-probe bundle` does to a text artifact (`scripts/bench/redact-worker.mjs`: 1 MiB reads decoded 32 KiB at a time, U+FFFD for bad bytes, the original's windows as line pieces, `TextScrubber.scrubWindow`, UTF-8 out); python3 is the original's newest path and IP regexes and order (`scripts/bench/redact_reference.py`, the same `scrub` the goldens come from) over its streamed windows. The original has no credential rules (its issue #420): the last column's counts show what each found.",
+    "Redaction: ours is what `aorta-probe bundle` does to a text artifact (`scripts/bench/redact-worker.mjs`: the bundle's own `scrubbedText` — 4 MiB reads decoded 32 KiB at a time, U+FFFD for bad bytes, ASCII pieces copied, the original's windows as line pieces, `TextScrubber.scrubWindow`, UTF-8 out); python3 is the original's newest path and IP regexes and order (`scripts/bench/redact_reference.py`, the same `scrub` the goldens come from) over its streamed windows. The original has no credential rules (its issue #420): the last column's counts show what each found.",
   );
   for (const r of res.redaction.rows)
     if (!r.agrees) N.push(`**Redaction counts disagree with python3's**: ${r.engine} ${JSON.stringify(r.counts)}.`);

@@ -26,7 +26,8 @@ import { loadRedactionBlock, type RedactionKeys } from '../recipe/index.js';
 import { parseYaml, reprNode } from '../recipe/tree.js';
 import { documentKind, RedactionError, scrubDocument } from '../redact/json.js';
 import { TextScrubber } from '../redact/text.js';
-import { lineWindows, WindowSplitter } from '../redact/windows.js';
+import { lineWindows } from '../redact/windows.js';
+import { scrubbedText } from './text-stream.js';
 import { fnmatchcase } from '../text/fnmatch.js';
 import { packageInfo } from '../trial/package-info.js';
 import { openRegularFile, readRegularFile } from '../trial/safe-read.js';
@@ -308,7 +309,6 @@ function scrubDocumentFile(rel: string, bytes: Buffer, globs: readonly string[],
 }
 
 const READ_CHUNK = 4 * 1024 * 1024;
-const DECODE_BYTES = 32 * 1024;
 /** A file's scrubbed output up to this size is held until its header is written; a larger one is scrubbed twice. */
 const HELD_OUTPUT_BYTES = 64 * 1024 * 1024;
 
@@ -323,27 +323,6 @@ function* chunksOf(fd: number, size: number, rel: string): Generator<Buffer> {
     at += n;
     yield buf.subarray(0, n);
   }
-}
-
-/**
- * A text file scrubbed window by window as it is read (§1.4: peak memory about one window), as UTF-8 pieces.
- * Decoding replaces invalid UTF-8 with U+FFFD, as the original's `errors="replace"`: scrubbing never switches off.
- */
-function* scrubbedText(fd: number, size: number, rel: string, scrubber: TextScrubber): Generator<Buffer> {
-  const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
-  const split = new WindowSplitter();
-  const out: Buffer[] = [];
-  const take = (windows: string[][]): Buffer[] => {
-    out.length = 0;
-    for (const w of windows) scrubber.scrubWindow(w, (p) => out.push(Buffer.from(p, 'utf8')));
-    return out;
-  };
-  // Decoded 32 KiB at a time: strings under V8's large-object size are allocated, not mapped.
-  for (const chunk of chunksOf(fd, size, rel))
-    for (let at = 0; at < chunk.length; at += DECODE_BYTES)
-      yield* take(split.push(decoder.decode(chunk.subarray(at, at + DECODE_BYTES), { stream: true })));
-  yield* take(split.push(decoder.decode()));
-  yield* take(split.end());
 }
 
 function stamp(d: Date): string {
@@ -499,10 +478,10 @@ async function bundleFile(
     let held: Buffer[] | null = [];
     let size = 0;
     try {
-      for (const b of scrubbedText(fd, f.size, f.rel, first)) {
-        size += b.length;
+      for (const p of scrubbedText(chunksOf(fd, f.size, f.rel), first, f.size)) {
+        size += Buffer.byteLength(p, 'utf8');
         if (held !== null && size > HELD_OUTPUT_BYTES) held = null;
-        held?.push(b);
+        held?.push(Buffer.from(p, 'utf8'));
       }
     } finally {
       first.dispose();
@@ -513,7 +492,8 @@ async function bundleFile(
       const second = scrubber();
       try {
         let again = 0;
-        for (const b of scrubbedText(fd, f.size, f.rel, second)) {
+        for (const p of scrubbedText(chunksOf(fd, f.size, f.rel), second, f.size)) {
+          const b = Buffer.from(p, 'utf8');
           again += b.length;
           if (again > size) break;
           await tar.data(b);

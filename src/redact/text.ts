@@ -26,7 +26,7 @@
  */
 import { compileRegex, matchAll, type RegexHandle } from '../regex/index.js';
 import { ipv4Valid, ipv6Valid } from './ip.js';
-import { linePieces } from './windows.js';
+import { linePieces, type WindowPiece } from './windows.js';
 import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 /** Yields candidate match starts ≥ `from`, ascending; -1 when there are no more. One cursor per pass per text. */
@@ -395,17 +395,25 @@ export const TEXT_SCRUB_OPTION_KEYS = {
   extraPatterns: OPTION,
 } satisfies OptionTable<TextScrubOptions>;
 
+/**
+ * A copy of `s` that holds no reference to the text it was cut from. V8 keeps a substring of 13 characters or more
+ * as a view of its parent: a key kept for a whole file would keep alive every 32 KiB piece a value was first seen
+ * in — on a log of distinct paths, most of the log, copied by the collector again and again (a third of the time
+ * of a 100 MiB bundle, scripts/bench/redaction.mjs).
+ */
+const detached = (s: string): string => structuredClone(s);
+
 /** Distinct values of one kind, numbered in order of first sight. */
 class Index {
-  private readonly seen = new Map<string, number>();
+  private readonly seen = new Map<string, string>();
   constructor(private readonly tag: string) {}
   placeholder(value: string): string {
-    let n = this.seen.get(value);
-    if (n === undefined) {
-      n = this.seen.size;
-      this.seen.set(value, n);
+    let p = this.seen.get(value);
+    if (p === undefined) {
+      p = `<${this.tag}:${this.seen.size}>`;
+      this.seen.set(detached(value), p);
     }
-    return `<${this.tag}:${n}>`;
+    return p;
   }
 }
 
@@ -466,6 +474,23 @@ function literalsIn(text: string): Set<string> {
   }
   return seen;
 }
+/** The private key block's literal: where it is, the window is joined for rule 0. */
+const KEY_BLOCK_LITERAL = SECRET_RULES[0]!.literals![0]!;
+/** The cursors of the rules without literals: a piece is held when one of them has a position in it. */
+const UNLITERAL_STARTS = SECRET_RULES.filter((r) => r.literals === undefined).map((r) => r.starts!);
+
+/** The valid bracketed IPv6 addresses of `text`, in order (the bracketed pass's matches it would rewrite). */
+function bracketedAddresses(text: string): string[] {
+  const found: string[] = [];
+  replaceAt(text, IPV6_BRACKETED_STICKY, bracketStarts, (m) => {
+    if (ipv6Valid(m[1]!)) found.push(m[1]!);
+    return undefined;
+  });
+  return found;
+}
+
+const textOf = (p: WindowPiece): string => (typeof p === 'string' ? p : p());
+
 const PATH_STICKY = sticky(PATH_RE);
 const IPV4_STICKY = sticky(IPV4_RE);
 const IPV6_BRACKETED_STICKY = sticky(IPV6_BRACKETED_RE);
@@ -513,58 +538,103 @@ export class TextScrubber {
    * One window given as line-aligned pieces (each ends at a line end, but the window's last): `WindowSplitter`'s
    * windows, never joined unless a private key block or the recipe's patterns need the whole window.
    */
-  scrubWindow(window: readonly string[], emit: (piece: string) => void): void {
-    let present: Set<string> | null = null;
-    if (this.options.scrubSecrets) {
-      present = new Set<string>();
-      for (const piece of window) for (const l of literalsIn(piece)) present.add(l);
+  scrubWindow(window: readonly WindowPiece[], emit: (piece: string) => void): void {
+    for (const piece of this.scrubbedPieces(window)) emit(piece);
+  }
+
+  /**
+   * `scrubWindow`'s pieces, each yielded as soon as it is scrubbed: a caller that writes it before asking for the
+   * next lets it die young. A piece may be given as a function that makes its text (a window held as bytes,
+   * bundle/text-stream.ts): it is then made when a pass needs it and dropped after, so the window's text never
+   * lives long on the heap — held strings survive the collector's young generation and are copied out of it, which
+   * costs more than making them again.
+   */
+  *scrubbedPieces(window: readonly WindowPiece[]): Generator<string, void, undefined> {
+    const secrets = this.options.scrubSecrets;
+    const ips = this.options.scrubIpAddresses;
+    let pieces: readonly WindowPiece[] = window;
+    // held[k]: piece k's text as the credential passes left it, kept only where one of them may change it.
+    let held: (string | undefined)[] = new Array<string | undefined>(pieces.length);
+    let lits: (Set<string> | undefined)[] = new Array<Set<string> | undefined>(pieces.length);
+    // bracketed[k]: the valid bracketed IPv6 addresses of piece k, in order, once its text is final.
+    let bracketed: (string[] | undefined)[] = new Array<string[] | undefined>(pieces.length);
+    let keyBlock = false;
+    // The first look, each piece made once. A credential rule matches in a piece only where its cursor has a
+    // position, and with literals only where one of them is (a replacement never makes one, nor a cursor position
+    // a regex accepts): a piece where no rule has one is never changed by any, is not held, and its bracketed
+    // addresses are final now. Rule by rule over the held pieces then numbers <SECRET:N> in the order the rules
+    // run, as over all of them.
+    for (let k = 0; k < pieces.length; k++) {
+      const t = textOf(pieces[k]!);
+      if (secrets) {
+        const found = literalsIn(t);
+        if (found.has(KEY_BLOCK_LITERAL)) keyBlock = true;
+        if (found.size > 0 || UNLITERAL_STARTS.some((starts) => starts(t)(0) !== -1)) {
+          held[k] = t;
+          lits[k] = found;
+          continue;
+        }
+      }
+      if (ips) bracketed[k] = bracketedAddresses(t);
     }
-    const secret = (m: RegExpExecArray): string => {
-      const match = m[0];
-      const value = m.groups?.secret ?? match;
-      this.counts.secretsRedacted++;
-      const at = match.lastIndexOf(value);
-      return match.slice(0, at) + this.secrets.placeholder(value) + match.slice(at + value.length);
-    };
-    const mayMatch = (i: number): boolean => {
-      const lits = SECRET_RULES[i]!.literals;
-      return present !== null && (lits === undefined || lits.some((l) => present.has(l)));
-    };
-    let pieces = [...window];
     // A private key block spans lines: it is the one rule run over the whole window (rule 0, before the others).
-    if (mayMatch(0)) pieces = linePieces(replaceAt(pieces.join(''), SECRET_STICKY[0]!, SECRET_STARTS[0]!, secret));
-    // Rule by rule over all pieces: <SECRET:N> is numbered in the order the rules run.
-    for (let i = 1; i < SECRET_RULES.length; i++)
-      if (mayMatch(i))
-        for (let k = 0; k < pieces.length; k++)
-          pieces[k] = replaceAt(pieces[k]!, SECRET_STICKY[i]!, SECRET_STARTS[i]!, secret);
+    if (keyBlock) {
+      const joined = pieces.map((p, k) => held[k] ?? textOf(p)).join('');
+      const out = replaceAt(joined, SECRET_STICKY[0]!, SECRET_STARTS[0]!, this.secret);
+      if (out !== joined) {
+        pieces = held = linePieces(out);
+        lits = held.map((t) => literalsIn(t!));
+        bracketed = [];
+      }
+    }
+    if (secrets)
+      for (let i = 1; i < SECRET_RULES.length; i++) {
+        const ruleLits = SECRET_RULES[i]!.literals;
+        for (let k = 0; k < pieces.length; k++) {
+          const t = held[k];
+          if (t !== undefined && (ruleLits === undefined || ruleLits.some((l) => lits[k]!.has(l))))
+            held[k] = replaceAt(t, SECRET_STICKY[i]!, SECRET_STARTS[i]!, this.secret);
+        }
+      }
     if (this.extra.length > 0) {
       // The recipe's patterns may span lines: over the window.
-      let out = pieces.length === 1 ? pieces[0]! : pieces.join('');
+      let out = pieces.map((p, k) => held[k] ?? textOf(p)).join('');
       for (const re of this.extra) out = this.replaceRe2(re, out);
-      pieces = linePieces(out);
+      pieces = held = linePieces(out);
+      bracketed = [];
     }
     // Paths and IPs piece by piece (each piece through every pass, then handed on: short-lived strings). The
     // passes do not touch each other's numbering but IPv6's: the original numbers every bracketed address of a
     // window before any unbracketed one, so the bracketed ones are registered first, in window order. (A path's
     // characters hold no `[`, `]` or `:`; rewriting paths first leaves the bracketed matches as they were.)
-    if (this.options.scrubIpAddresses)
-      for (const piece of pieces)
-        replaceAt(piece, IPV6_BRACKETED_STICKY, bracketStarts, (m) => {
-          if (ipv6Valid(m[1]!)) this.v6.placeholder(m[1]!);
-          return undefined;
-        });
-    for (let piece of pieces) {
+    // A piece without a valid bracketed address has none to rewrite either: its rewrite pass is skipped (the paths
+    // pass before it neither adds nor removes a bracketed match, as said above).
+    if (ips)
+      for (let k = 0; k < pieces.length; k++) {
+        // Undefined only where the text is held (a piece that is not was looked at first).
+        const found = (bracketed[k] ??= bracketedAddresses(held[k] ?? textOf(pieces[k]!)));
+        for (const address of found) this.v6.placeholder(address);
+      }
+    for (let k = 0; k < pieces.length; k++) {
+      let piece = held[k] ?? textOf(pieces[k]!);
+      held[k] = undefined;
       if (this.options.scrubPaths) piece = replaceAt(piece, PATH_STICKY, pathStarts, this.path);
       if (this.options.scrubIpAddresses) {
-        piece = replaceAt(piece, IPV6_BRACKETED_STICKY, bracketStarts, this.bracketed);
+        if (bracketed[k]!.length > 0) piece = replaceAt(piece, IPV6_BRACKETED_STICKY, bracketStarts, this.bracketed);
         piece = replaceAt(piece, IPV6_UNBRACKETED_STICKY, ipv6Starts, this.unbracketed);
         piece = replaceAt(piece, IPV4_STICKY, ipv4Starts, this.ipv4);
       }
-      emit(piece);
+      yield piece;
     }
   }
 
+  private readonly secret = (m: RegExpExecArray): string => {
+    const match = m[0];
+    const value = m.groups?.secret ?? match;
+    this.counts.secretsRedacted++;
+    const at = match.lastIndexOf(value);
+    return match.slice(0, at) + this.secrets.placeholder(value) + match.slice(at + value.length);
+  };
   private readonly path = (m: RegExpExecArray): string => {
     this.counts.pathsRewritten++;
     return this.paths.placeholder(m[0]);

@@ -160,21 +160,38 @@ const bytesOf = (s: string): number => (NON_ASCII.test(s) ? utf8Length(s) : s.le
  * is over the budget — then it is a long line, hard-split from its start into chunks exactly as `lineWindows`
  * splits it, each its own window, the chunks returned as soon as what follows them cannot move their cut.
  */
-export class WindowSplitter {
-  private window: string[] = [];
+/** A piece of a window: its text, or a function that makes it (the same text each call). */
+export type WindowPiece = string | (() => string);
+
+/**
+ * How a piece is kept while its window fills (`ascii`: it is known to be all ASCII): as itself, or as something the
+ * scrubber makes it from again when a pass needs it (`TextScrubber.scrubbedPieces`).
+ */
+export type HoldPiece<P extends WindowPiece> = (piece: string, ascii: boolean) => P;
+
+export class WindowSplitter<P extends WindowPiece = string> {
+  private window: P[] = [];
   private windowBytes = 0;
   private carry: string[] = [];
   private carryLength = 0;
   private carryBytes = 0;
   /** The carried line is over the budget: its chunks are being returned. */
   private longLine = false;
-  private out: string[][] = [];
+  /** Every part of the carried line was pushed as ASCII. */
+  private carryAscii = true;
+  private out: P[][] = [];
   constructor(
     private readonly budget = MAX_WINDOW_UTF8_BYTES,
     private readonly chunk = budget / 4,
+    private readonly hold: HoldPiece<P> = ((piece: string) => piece) as unknown as HoldPiece<P>,
   ) {}
 
-  push(text: string): string[][] {
+  /** The text being pushed is known to be ASCII (the caller decoded it so): its bytes are its characters. */
+  private ascii = false;
+
+  /** `ascii` says `text` is all ASCII (a hint the caller has for free; `false` always works). */
+  push(text: string, ascii = false): P[][] {
+    this.ascii = ascii;
     const firstNl = text.indexOf('\n');
     if (firstNl === -1) this.addCarry(text);
     else {
@@ -188,13 +205,18 @@ export class WindowSplitter {
     return this.take();
   }
 
-  end(): string[][] {
+  end(): P[][] {
+    this.ascii = false;
     if (this.carryLength > 0) this.endLine();
     this.close();
     return this.take();
   }
 
-  private take(): string[][] {
+  private bytesOf(s: string): number {
+    return this.ascii ? s.length : bytesOf(s);
+  }
+
+  private take(): P[][] {
     const out = this.out;
     this.out = [];
     return out;
@@ -209,9 +231,9 @@ export class WindowSplitter {
   /** Whole lines, packed into windows; a line over the budget on its own goes the long line's way. */
   private addLines(block: string): void {
     while (block !== '') {
-      const bytes = bytesOf(block);
+      const bytes = this.bytesOf(block);
       if (this.windowBytes + bytes <= this.budget) {
-        for (const piece of linePieces(block)) this.window.push(piece);
+        for (const piece of linePieces(block)) this.window.push(this.hold(piece, this.ascii));
         this.windowBytes += bytes;
         return;
       }
@@ -220,7 +242,7 @@ export class WindowSplitter {
       let used = this.windowBytes;
       for (;;) {
         const nl = block.indexOf('\n', at);
-        const lineBytes = bytesOf(block.slice(at, nl + 1));
+        const lineBytes = this.bytesOf(block.slice(at, nl + 1));
         if (used + lineBytes > this.budget) break;
         used += lineBytes;
         at = nl + 1;
@@ -232,7 +254,7 @@ export class WindowSplitter {
         block = block.slice(nl + 1);
         continue;
       }
-      if (at > 0) for (const piece of linePieces(block.slice(0, at))) this.window.push(piece);
+      if (at > 0) for (const piece of linePieces(block.slice(0, at))) this.window.push(this.hold(piece, this.ascii));
       this.close();
       block = block.slice(at);
     }
@@ -243,8 +265,9 @@ export class WindowSplitter {
     const prev = this.carry.length > 0 ? this.carry[this.carry.length - 1]! : '';
     this.carry.push(text);
     this.carryLength += text.length;
+    this.carryAscii &&= this.ascii;
     if (!this.longLine) {
-      this.carryBytes += bytesOf(text);
+      this.carryBytes += this.bytesOf(text);
       // A surrogate pair cut between two pieces is 4 bytes, not the 3 + 3 of its halves.
       if (/[\ud800-\udbff]$/.test(prev) && /^[\udc00-\udfff]/.test(text)) this.carryBytes -= 2;
       if (this.carryBytes <= this.budget) return;
@@ -262,14 +285,15 @@ export class WindowSplitter {
     let from = 0;
     while (line.length - from > this.chunk) {
       const cut = cutAfter(line, from, this.chunk);
-      this.out.push([line.slice(from, cut)]);
+      this.out.push([this.hold(line.slice(from, cut), this.carryAscii)]);
       from = cut;
     }
     const rest = line.slice(from);
     if (atEnd) {
-      if (rest !== '') this.out.push([rest]);
+      if (rest !== '') this.out.push([this.hold(rest, this.carryAscii)]);
       this.carry = [];
       this.carryLength = 0;
+      this.carryAscii = true;
     } else {
       this.carry = [rest];
       this.carryLength = rest.length;
@@ -284,11 +308,12 @@ export class WindowSplitter {
     } else if (this.carryLength > 0) {
       const line = this.carry.length === 1 ? this.carry[0]! : this.carry.join('');
       if (this.windowBytes + this.carryBytes > this.budget) this.close();
-      this.window.push(line);
+      this.window.push(this.hold(line, this.carryAscii));
       this.windowBytes += this.carryBytes;
     }
     this.carry = [];
     this.carryLength = 0;
     this.carryBytes = 0;
+    this.carryAscii = true;
   }
 }
