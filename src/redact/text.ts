@@ -396,22 +396,21 @@ export const TEXT_SCRUB_OPTION_KEYS = {
 } satisfies OptionTable<TextScrubOptions>;
 
 /**
- * A copy of `s` that holds no reference to the text it was cut from. V8 keeps a substring of 13 characters or more
- * as a view of its parent: a key kept for a whole file would keep alive every 32 KiB piece a value was first seen
- * in — on a log of distinct paths, most of the log, copied by the collector again and again (a third of the time
- * of a 100 MiB bundle, scripts/bench/redaction.mjs).
+ * Distinct values of one kind, numbered in order of first sight. A dictionary object, not a Map: V8 keeps a
+ * substring of 13 characters or more as a view of the text it was cut from, and a Map key kept for the whole file
+ * would keep alive every 32 KiB piece a value was first seen in (on a log of distinct paths, most of the log, copied
+ * by the collector again and again: a third of the time of a 100 MiB bundle). A property key is interned, a copy
+ * of its own.
  */
-const detached = (s: string): string => structuredClone(s);
-
-/** Distinct values of one kind, numbered in order of first sight. */
 class Index {
-  private readonly seen = new Map<string, string>();
+  private readonly seen: Record<string, string> = Object.create(null);
+  private size = 0;
   constructor(private readonly tag: string) {}
   placeholder(value: string): string {
-    let p = this.seen.get(value);
+    let p = this.seen[value];
     if (p === undefined) {
-      p = `<${this.tag}:${this.seen.size}>`;
-      this.seen.set(detached(value), p);
+      p = `<${this.tag}:${this.size++}>`;
+      this.seen[value] = p;
     }
     return p;
   }
