@@ -2,7 +2,7 @@
 // nesting, longest string work, biggest int parse), ours vs the python3 reference. Patterns:
 // ReDoS shapes, ours (RE2, linear) vs V8 RegExp and python3 `re` (backtracking), each peer in a
 // child process killed at the cap and reported as "> cap".
-import { compileCondition, loadRecipe, scanLog } from '../../dist/src/index.js';
+import { classifyLog, compileCondition, loadRecipe } from '../../dist/src/index.js';
 import { HERE, python, runJson } from './child.mjs';
 import { recipeYaml } from './patterns.mjs';
 import { timePerCall } from './stats.mjs';
@@ -71,7 +71,7 @@ function runEmptyMatch(runs) {
     let verdict = null;
     for (let i = 0; i < Math.max(1, Math.min(runs, 3)); i++) {
       const t = performance.now();
-      verdict = scanLog(r, log, vars).verdict;
+      verdict = classifyLog(r, log, vars).verdict;
       ms.push(performance.now() - t);
     }
     return { ms: median(ms), verdict };
@@ -130,7 +130,7 @@ export async function runAdversarial({ runs, capMs }) {
     let fired = null;
     const us = timePerCall(
       () => {
-        fired = scanLog(recipe, subject, vars).failure_detectors_fired.length > 0;
+        fired = classifyLog(recipe, subject, vars).failure_detectors_fired.length > 0;
       },
       { runs, ms: 50, budgetMs: 10_000 },
     );

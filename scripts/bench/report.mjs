@@ -150,7 +150,7 @@ function adversarialTable(adv, lines) {
       `| ${c.name} (${c.exprLength} chars) | ${range(c.ours.us, dur)} | ${c.ours.result} | ${c.python.timedOut ? capText(adv.capMs) : range(c.python.us, dur)} | ${c.python.result ?? 'killed'} |`,
     );
   }
-  lines.push('', '| pattern and subject | ours (scanLog, RE2) | V8 RegExp | python3 re |', '|---|---:|---:|---:|');
+  lines.push('', '| pattern and subject | ours (classifyLog, RE2) | V8 RegExp | python3 re |', '|---|---:|---:|---:|');
   const peer = (p) => (p.timedOut ? capText(adv.capMs) : `${dur(p.us)} (match: ${p.matched})`);
   for (const r of adv.redos)
     lines.push(

@@ -3,7 +3,7 @@
 // Prints JSON { timesMs[], fired[], maxRssKiB }. Every timing is end to end from the (page-cached)
 // file: read + decode + scan, as a user of each engine would run it.
 import { readFileSync } from 'node:fs';
-import { compileCondition, loadRecipe, scanFile } from '../../dist/src/node.js';
+import { classifyLogScan, compileCondition, loadRecipe, planLogScan, scanFile } from '../../dist/src/node.js';
 import { WindowedMatcher } from '../../dist/src/scan/index.js';
 import { CUSTOM_PATTERNS, EVERY_LINE_PATTERN, SCAN_VARS, recipeYaml, tier4Sources, toJsRegExp } from './patterns.mjs';
 
@@ -11,13 +11,17 @@ const spec = JSON.parse(process.argv[2]);
 const custom = spec.patterns === 'everyline' ? [EVERY_LINE_PATTERN] : CUSTOM_PATTERNS;
 const tier4 = spec.patterns === 'everyline' ? [] : tier4Sources();
 
-/** Ours: the public streaming API (`scanFile` = `scanStream` over a reused read buffer), exactly as `aorta-probe scan` uses it. */
+/**
+ * Ours: the public streaming API (`scanFile` = `scanStream` over a reused read buffer) and the classification of
+ * what it found, as `aorta-probe scan` runs them.
+ */
 async function ours() {
-  const recipe = loadRecipe(recipeYaml(custom), 'bench.yaml');
+  const plan = planLogScan(loadRecipe(recipeYaml(custom), 'bench.yaml'));
   // scanLog/scanStream always run Tier 4; for the every-line case the Tier 4 patterns ride along
   // (they never match the clean log), so that row measures the full cost a user would see.
-  const r = await scanFile(recipe, spec.file, SCAN_VARS);
-  return [...r.failure_detectors_fired].sort();
+  const r = classifyLogScan(plan, await scanFile(plan.scanRecipe, spec.file, SCAN_VARS), SCAN_VARS);
+  // What the log fired (the peers see only the log; Tier 1's exit status is not theirs to report).
+  return [...new Set(r.detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail').map((d) => d.id))].sort();
 }
 
 /** The condition, when a peer finds a match (our VM: the peers differ in regex engine only). */

@@ -79,7 +79,9 @@ async function wholeProcessRows(logName, file, bytes, repeats, recipeFile, rg) {
     let fired;
     if (p === ours) {
       try {
-        fired = [...JSON.parse(r.stdout).failure_detectors_fired].sort();
+        // What the log fired, as the warm rows report it (Tier 1's exit status is not the log's).
+        const hits = JSON.parse(r.stdout).detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail');
+        fired = [...new Set(hits.map((d) => d.id))].sort();
       } catch {
         fired = 'unreadable --format json output';
       }
