@@ -15,7 +15,7 @@ import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlaygroundServer } from '../src/cli/commands/playground.js';
-import { launchChromium, REPO_ROOT, SKIP_BROWSER, type LaunchedBrowser } from './support/browser.js';
+import { launchChromium, pageResults, REPO_ROOT, SKIP_BROWSER, type LaunchedBrowser } from './support/browser.js';
 import { packAndInstall, type Consumer } from './support/consumer.js';
 
 const CI = process.env.CI === 'true';
@@ -237,18 +237,8 @@ describe('ready() with no argument, in apps built by Vite and webpack 5', () => 
         join(outDir, OVERRIDE_PATH),
       );
       const { server, url } = await startPlaygroundServer(outDir, 0);
-      const page = await browser!.context.newPage();
       try {
-        const problems: string[] = [];
-        page.on('console', (msg) => {
-          if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${msg.type()}: ${msg.text()}`);
-        });
-        page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-        await page.goto(url);
-        await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true, undefined, {
-          timeout: 60_000,
-        });
-        const got = await page.evaluate(() => (window as unknown as { __results: unknown }).__results);
+        const { results: got, problems } = await pageResults(browser!.context, url);
         const expected = {
           realm: 'main thread',
           readyBefore: false,
@@ -268,7 +258,6 @@ describe('ready() with no argument, in apps built by Vite and webpack 5', () => 
         expect(got).toEqual({ main: expected, worker: inWorker, override: { ...inWorker, wasm: [OVERRIDE_PATH] } });
         expect(problems).toEqual([]);
       } finally {
-        await page.close();
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       }

@@ -9,7 +9,7 @@ import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlaygroundServer } from '../src/cli/commands/playground.js';
-import { launchChromium, REPO_ROOT, SKIP_BROWSER, type LaunchedBrowser } from './support/browser.js';
+import { launchChromium, pageResults, REPO_ROOT, SKIP_BROWSER, type LaunchedBrowser } from './support/browser.js';
 import { fencedBlocks, packAndInstall, runNode, type Consumer } from './support/consumer.js';
 import { matchesShown, runTour } from './support/readme-tour.js';
 
@@ -338,17 +338,7 @@ describe('the packed package, installed offline', () => {
     });
 
     it('classifies on the main thread and in a worker, with no console errors', async () => {
-      const page = await browser.context.newPage();
-      const problems: string[] = [];
-      page.on('console', (msg) => {
-        if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${msg.type()}: ${msg.text()}`);
-      });
-      page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
-      await page.goto(url);
-      await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true, undefined, {
-        timeout: 60_000,
-      });
-      const got = await page.evaluate(() => (window as unknown as { __results: unknown }).__results);
+      const { results: got, problems } = await pageResults(browser.context, url);
       const expected = {
         ...EXPECTED,
         beforeReady: 'RegexEngineError',
@@ -357,7 +347,6 @@ describe('the packed package, installed offline', () => {
       };
       expect(got).toEqual({ main: expected, worker: expected });
       expect(problems).toEqual([]);
-      await page.close();
     }, 120_000);
   });
 });

@@ -103,6 +103,32 @@ export async function launchChromium(): Promise<LaunchedBrowser> {
   };
 }
 
+/**
+ * What a test page that reports through `window.__results` (once it sets `window.__done`) reported, with every
+ * console error, console warning and page error it raised on the way.
+ */
+export async function pageResults(
+  context: BrowserContext,
+  url: string,
+): Promise<{ results: unknown; problems: string[] }> {
+  const page = await context.newPage();
+  try {
+    const problems: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' || msg.type() === 'warning') problems.push(`${msg.type()}: ${msg.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`pageerror: ${err.message}`));
+    await page.goto(url);
+    await page.waitForFunction(() => (window as unknown as { __done?: boolean }).__done === true, undefined, {
+      timeout: 60_000,
+    });
+    const results = await page.evaluate(() => (window as unknown as { __results: unknown }).__results);
+    return { results, problems };
+  } finally {
+    await page.close();
+  }
+}
+
 /** A page the tests opened, with the console errors, warnings and page errors it reported. */
 export interface OpenedPage {
   page: Page;
