@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ipv4Valid, ipv6Valid } from '../src/redact/ip.js';
-import { REFERENCE_REGEXES, TextScrubber, type TextScrubOptions } from '../src/redact/text.js';
+import { REFERENCE_REGEXES, SECRET_RULES, TextScrubber, type TextScrubOptions } from '../src/redact/text.js';
 import { rng } from './support/rng.js';
 
 /** The secret assignment as first written: `[…]*keyword[…]*` (quadratic on a long run, same matches). */
@@ -243,6 +243,36 @@ describe('the scrubber equals its definition (sequential global replaces)', () =
       // Each piece is made at most twice (the first look, the last pass) but where a whole-window rule joins it.
       if (!text.includes('-----BEGIN ')) expect(made).toBeLessThanOrEqual(2 * pieces.length);
     }
+  });
+
+  it("a rule `within` another matches only where that rule's cursor has a position", () => {
+    const r = rng(5151);
+    const nested = SECRET_RULES.filter((rule) => rule.within !== undefined);
+    expect(nested.map((rule) => [rule.name, rule.within])).toEqual([['AWS secret access key', 'secret assignment']]);
+    let matched = 0;
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+    const key = (): string => [...'aws_secret_access_key'].map((c) => (r() < 0.3 ? c.toUpperCase() : c)).join('');
+    for (let i = 0; i < 20_000; i++) {
+      // Fragments around a key, a separator of every shape the rule takes (and some it does not), a value.
+      const text =
+        randomText(r, Math.floor(r() * 4)) +
+        pick(['', '.', '-', 'x', ' ', '"']) +
+        key() +
+        pick(['', '"', "'", '.', '-', 'x']) +
+        pick(['', ' ', '\t', '\u00a0', '\n']) +
+        pick(['=', ':', '', '/']) +
+        pick(['', ' ', "'"]) +
+        pick(['A'.repeat(40), 'abc/+='.repeat(7).slice(0, 40), 'a'.repeat(39)]) +
+        randomText(r, Math.floor(r() * 4));
+      for (const rule of nested) {
+        if (!new RegExp(rule.re.source, rule.re.flags).test(text)) continue;
+        matched++;
+        const outer = SECRET_RULES.find((o) => o.name === rule.within)!;
+        expect(outer.starts!(text)(0), text).not.toBe(-1);
+      }
+    }
+    // The corpus makes matches of it, not only misses.
+    expect(matched).toBeGreaterThan(1_000);
   });
 
   it('stays linear on the inputs that make its cursors revisit text', () => {

@@ -186,6 +186,11 @@ export interface SecretRule {
   readonly re: RegExp;
   readonly literals?: readonly string[];
   readonly starts?: Starts;
+  /**
+   * The rule whose cursor has a position wherever this one matches: a text where that cursor has none holds no
+   * match of this rule either, so it is not looked at for this one (`TextScrubber.scrubbedPieces`' first look).
+   */
+  readonly within?: string;
 }
 export const SECRET_RULES: readonly SecretRule[] = [
   {
@@ -215,6 +220,10 @@ export const SECRET_RULES: readonly SecretRule[] = [
     name: 'AWS secret access key',
     re: /\baws_secret_access_key\b["']?[^\S\r\n]*[=:][^\S\r\n]*["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
     starts: atFinder(/aws_secret_access_key/gi),
+    // Its key holds the keyword `secret` and ends a run of `[A-Za-z0-9_.-]` (what follows it, `["']?`, a space,
+    // `=` or `:`, is outside the class) that `["']?`, inline space and `=` or `:` follow: where it matches, the
+    // secret assignment's cursor yields the start of that run.
+    within: 'secret assignment',
   },
   {
     name: 'GitHub token',
@@ -475,8 +484,13 @@ function literalsIn(text: string): Set<string> {
 }
 /** The private key block's literal: where it is, the window is joined for rule 0. */
 const KEY_BLOCK_LITERAL = SECRET_RULES[0]!.literals![0]!;
-/** The cursors of the rules without literals: a piece is held when one of them has a position in it. */
-const UNLITERAL_STARTS = SECRET_RULES.filter((r) => r.literals === undefined).map((r) => r.starts!);
+/**
+ * The cursors of the rules without literals (but those `within` another): a piece is held when one of them has a
+ * position in it.
+ */
+const UNLITERAL_STARTS = SECRET_RULES.filter((r) => r.literals === undefined && r.within === undefined).map(
+  (r) => r.starts!,
+);
 
 /** The valid bracketed IPv6 addresses of `text`, in order (the bracketed pass's matches it would rewrite). */
 function bracketedAddresses(text: string): string[] {
