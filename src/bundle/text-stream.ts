@@ -62,11 +62,12 @@ const RING_PIECE_MAX = 64 * 1024;
  */
 export class HeldPieces {
   #ring: Buffer | null = null;
-  /** Fresh memory is only worth saving on a large file: a ring the file's size, at most `RING_BYTES`. */
-  constructor(private readonly size: number) {}
   #head = 0;
   #tail = 0;
   readonly #ends = new WeakMap<() => string, number>();
+
+  /** Fresh memory is only worth saving on a large file: a ring the file's size, at most `RING_BYTES`. */
+  constructor(private readonly size: number) {}
 
   readonly hold = (piece: string, ascii: boolean): WindowPiece => {
     const n = piece.length;
@@ -102,8 +103,9 @@ export class HeldPieces {
 }
 
 /**
- * The scrubbed text of `chunks` (the file's bytes in order; `bytes` of them, where that is known), in pieces to be written as UTF-8 in order (strings:
- * a file descriptor takes them without a Buffer each; the archive encodes its own). `scrubber` is the file's own.
+ * The scrubbed text of `chunks` (the file's bytes in order; `bytes` of them, where that is known), in pieces to be
+ * written as UTF-8 in order (strings: a file descriptor takes them without a Buffer each; the archive encodes its
+ * own). `scrubber` is the file's own.
  */
 export function* scrubbedText(chunks: Iterable<Buffer>, scrubber: TextScrubber, bytes = Infinity): Generator<string> {
   const decoder = new StreamDecoder();
