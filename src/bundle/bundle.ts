@@ -479,9 +479,15 @@ async function bundleFile(
     let size = 0;
     try {
       for (const p of scrubbedText(chunksOf(fd, f.size, f.rel), first, f.size)) {
-        size += Buffer.byteLength(p, 'utf8');
-        if (held !== null && size > HELD_OUTPUT_BYTES) held = null;
-        held?.push(Buffer.from(p, 'utf8'));
+        // Encoded once while it is held; past the bound only its length is needed.
+        if (held === null) {
+          size += Buffer.byteLength(p, 'utf8');
+          continue;
+        }
+        const b = Buffer.from(p, 'utf8');
+        size += b.length;
+        if (size > HELD_OUTPUT_BYTES) held = null;
+        else held.push(b);
       }
     } finally {
       first.dispose();

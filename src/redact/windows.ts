@@ -149,6 +149,15 @@ export function linePieces(text: string): string[] {
 /** UTF-8 bytes of `s`, with a fast path for ASCII. */
 const bytesOf = (s: string): number => (NON_ASCII.test(s) ? utf8Length(s) : s.length);
 
+/** A piece of a window: its text, or a function that makes it (the same text each call). */
+export type WindowPiece = string | (() => string);
+
+/**
+ * How a piece is kept while its window fills (`ascii`: it is known to be all ASCII): as itself, or as something the
+ * scrubber makes it from again when a pass needs it (`TextScrubber.scrubbedPieces`).
+ */
+export type HoldPiece<P extends WindowPiece> = (piece: string, ascii: boolean) => P;
+
 /**
  * `lineWindows` over text that arrives in pieces (a file read in chunks), each window handed back as the pieces it
  * is made of — never joined into one string: on a machine where a fresh 10 MiB string costs tens of milliseconds in
@@ -160,15 +169,6 @@ const bytesOf = (s: string): number => (NON_ASCII.test(s) ? utf8Length(s) : s.le
  * is over the budget — then it is a long line, hard-split from its start into chunks exactly as `lineWindows`
  * splits it, each its own window, the chunks returned as soon as what follows them cannot move their cut.
  */
-/** A piece of a window: its text, or a function that makes it (the same text each call). */
-export type WindowPiece = string | (() => string);
-
-/**
- * How a piece is kept while its window fills (`ascii`: it is known to be all ASCII): as itself, or as something the
- * scrubber makes it from again when a pass needs it (`TextScrubber.scrubbedPieces`).
- */
-export type HoldPiece<P extends WindowPiece> = (piece: string, ascii: boolean) => P;
-
 export class WindowSplitter<P extends WindowPiece = string> {
   private window: P[] = [];
   private windowBytes = 0;
@@ -179,15 +179,14 @@ export class WindowSplitter<P extends WindowPiece = string> {
   private longLine = false;
   /** Every part of the carried line was pushed as ASCII. */
   private carryAscii = true;
+  /** The text being pushed is known to be ASCII (the caller decoded it so): its bytes are its characters. */
+  private ascii = false;
   private out: P[][] = [];
   constructor(
     private readonly budget = MAX_WINDOW_UTF8_BYTES,
     private readonly chunk = budget / 4,
     private readonly hold: HoldPiece<P> = ((piece: string) => piece) as unknown as HoldPiece<P>,
   ) {}
-
-  /** The text being pushed is known to be ASCII (the caller decoded it so): its bytes are its characters. */
-  private ascii = false;
 
   /** `ascii` says `text` is all ASCII (a hint the caller has for free; `false` always works). */
   push(text: string, ascii = false): P[][] {
@@ -206,7 +205,6 @@ export class WindowSplitter<P extends WindowPiece = string> {
   }
 
   end(): P[][] {
-    this.ascii = false;
     if (this.carryLength > 0) this.endLine();
     this.close();
     return this.take();
