@@ -19,6 +19,14 @@ export const EVERY_LINE_PATTERN = {
 
 export const SCAN_VARS = { exit_code: 1, walltime_sec: 3600.0, peak_vram_mib: 61440 };
 
+/**
+ * The failure ids a classification's log detectors fired, sorted, once each: what the peers report (they see the
+ * log only; Tier 1's exit status is not theirs to see).
+ */
+export function logFailures(detectors) {
+  return [...new Set(detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail').map((d) => d.id))].sort();
+}
+
 export function tier4Sources() {
   return TIER4_PATTERNS.map((p) => ({ id: p.detectorId, regex: p.regex, pythonFlags: [...p.pythonFlags] }));
 }

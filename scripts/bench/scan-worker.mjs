@@ -5,7 +5,15 @@
 import { readFileSync } from 'node:fs';
 import { classifyLogScan, compileCondition, loadRecipe, planLogScan, scanFile } from '../../dist/src/node.js';
 import { WindowedMatcher } from '../../dist/src/scan/index.js';
-import { CUSTOM_PATTERNS, EVERY_LINE_PATTERN, SCAN_VARS, recipeYaml, tier4Sources, toJsRegExp } from './patterns.mjs';
+import {
+  CUSTOM_PATTERNS,
+  EVERY_LINE_PATTERN,
+  SCAN_VARS,
+  logFailures,
+  recipeYaml,
+  tier4Sources,
+  toJsRegExp,
+} from './patterns.mjs';
 
 const spec = JSON.parse(process.argv[2]);
 const custom = spec.patterns === 'everyline' ? [EVERY_LINE_PATTERN] : CUSTOM_PATTERNS;
@@ -20,8 +28,7 @@ async function ours() {
   // scanLog/scanStream always run Tier 4; for the every-line case the Tier 4 patterns ride along
   // (they never match the clean log), so that row measures the full cost a user would see.
   const r = classifyLogScan(plan, await scanFile(plan.scanRecipe, spec.file, SCAN_VARS), SCAN_VARS);
-  // What the log fired (the peers see only the log; Tier 1's exit status is not theirs to report).
-  return [...new Set(r.detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail').map((d) => d.id))].sort();
+  return logFailures(r.detectors);
 }
 
 /** The condition, when a peer finds a match (our VM: the peers differ in regex engine only). */

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeLog } from './logs.mjs';
 import { BIN, PYTHON, ROOT, python, runJson } from './child.mjs';
-import { CUSTOM_PATTERNS, EVERY_LINE_PATTERN, SCAN_VARS, recipeYaml, tier4Sources } from './patterns.mjs';
+import { CUSTOM_PATTERNS, EVERY_LINE_PATTERN, SCAN_VARS, logFailures, recipeYaml, tier4Sources } from './patterns.mjs';
 import { ensureRg, rgArgs, shellLine } from './rg.mjs';
 import { summarize } from './stats.mjs';
 
@@ -79,9 +79,7 @@ async function wholeProcessRows(logName, file, bytes, repeats, recipeFile, rg) {
     let fired;
     if (p === ours) {
       try {
-        // What the log fired, as the warm rows report it (Tier 1's exit status is not the log's).
-        const hits = JSON.parse(r.stdout).detectors.filter((d) => d.kind === 'tier4' || d.kind === 'fail');
-        fired = [...new Set(hits.map((d) => d.id))].sort();
+        fired = logFailures(JSON.parse(r.stdout).detectors);
       } catch {
         fired = 'unreadable --format json output';
       }
