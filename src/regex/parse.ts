@@ -574,10 +574,20 @@ function applyFlags(flags: Flags, change: FlagChange): Flags {
   return { i: has('i'), m: has('m'), s: has('s') };
 }
 
+/**
+ * The set of `\d \D \w \W \s \S`, one object per letter: a recipe of many patterns repeats them, and the passes
+ * that memoise per set (translate.ts) then see the same one.
+ */
 function classEscapeSet(letter: string): CharSet {
-  const base = CLASS_ESCAPE[letter.toLowerCase() as 'd' | 'w' | 's'];
-  return letter === letter.toUpperCase() ? complement(base) : base;
+  let set = escapeSets.get(letter);
+  if (set === undefined) {
+    const base = CLASS_ESCAPE[letter.toLowerCase() as 'd' | 'w' | 's'];
+    set = letter === letter.toUpperCase() ? complement(base) : base;
+    escapeSets.set(letter, set);
+  }
+  return set;
 }
+const escapeSets = new Map<string, CharSet>();
 
 /**
  * Parses `pattern` (Python `re` syntax) compiled with `flags` (normalised letters from "ims") into the tree,

@@ -20,12 +20,15 @@ const RE2_FOLDS_LIKE_PYTHON = /^[A-HJ-Za-hj-z]$/;
 
 const hex = (cp: number): string => `\\x{${cp.toString(16)}}`;
 
-function charSource(cp: number): string {
+function spellChar(cp: number): string {
   const c = String.fromCodePoint(cp);
   if (/^[A-Za-z0-9_]$/.test(c)) return c;
   if (/^[ -~]$/.test(c)) return `\\${c}`; // ASCII punctuation: RE2 accepts every escaped one as itself
   return hex(cp);
 }
+/** Patterns are mostly ASCII: each of those spelled once. */
+const asciiSpelling: (string | undefined)[] = [];
+const charSource = (cp: number): string => (cp < 0x80 ? (asciiSpelling[cp] ??= spellChar(cp)) : spellChar(cp));
 
 function setSource(set: CharSet): string {
   if (set.length === 0) return `[^${hex(0)}-${hex(MAX_CP)}]`;
@@ -46,9 +49,24 @@ function literalSource(node: Literal): string {
 }
 
 function classSource(node: Class): string {
+  // An escape alone (`\S`) has the parser's shared set for its letter: its spelling is memoised. (A set's
+  // escapes are merged into a set of its own, a key never seen again.)
+  const shared = node.positive.length === 0 ? node.categories : null;
+  const slot = (node.negated ? 2 : 0) + (node.ci ? 1 : 0);
+  const memo = shared === null ? undefined : escapeSources.get(shared);
+  const known = memo?.[slot];
+  if (known !== undefined) return known;
   const set = setSource(classMembers(node));
-  return node.ci ? `(?-i:${set})` : set;
+  const out = node.ci ? `(?-i:${set})` : set;
+  if (shared !== null) {
+    const row = memo ?? [];
+    row[slot] = out;
+    escapeSources.set(shared, row);
+  }
+  return out;
 }
+/** By set, then by negated and ci: the RE2 spelling of a class made of escapes alone. */
+const escapeSources = new WeakMap<CharSet, (string | undefined)[]>();
 
 /** RE2 gives each assertion Python's meaning; only end of text is spelled differently. */
 const ASSERTION_SOURCE: Readonly<Record<Assertion['what'], string>> = {
