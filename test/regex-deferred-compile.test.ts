@@ -58,7 +58,13 @@ function certaintyAgainstRe2(patterns: readonly (readonly [string, string])[], u
     if (!ok) rejectedByRe2++;
     if (isCertain && !ok) wrong.push(`${JSON.stringify(p)} flags ${JSON.stringify(f)}`);
   }
-  return { certain, uncertain, uncertainCompiled: Math.min(uncertainCompiled, uncertainCompiles), rejectedByRe2, wrong };
+  return {
+    certain,
+    uncertain,
+    uncertainCompiled: Math.min(uncertainCompiled, uncertainCompiles),
+    rejectedByRe2,
+    wrong,
+  };
 }
 
 /** Compiles in a fresh cache entry and reports whether RE2 compiled at that moment. */
