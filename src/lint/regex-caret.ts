@@ -7,7 +7,7 @@
  * scoped `(?m:…)`, the pattern's own flags), and `\^` or a `^` inside a set are not assertions at all.
  */
 import { walk } from '../regex/ast.js';
-import { parsePythonRegex } from '../regex/parse.js';
+import { translatePythonRegex } from '../regex/syntax.js';
 
 /**
  * Code-point indexes (into the regex as written) of each `^` that means start of text (no MULTILINE in force
@@ -16,7 +16,7 @@ import { parsePythonRegex } from '../regex/parse.js';
 export function startOfTextCarets(regex: string, flags = ''): number[] {
   const offsets: number[] = [];
   try {
-    walk(parsePythonRegex(regex, flags).root, (n) => {
+    walk(translatePythonRegex(regex, flags).tree.root, (n) => {
       if (n.k === 'assert' && n.what === 'line-start' && !n.multiline) offsets.push(n.start);
     });
   } catch {

@@ -7,11 +7,11 @@
  * quantifier whose minimum is 0 (`?`, `*`, `{0,n}`).
  *
  * The names come from RE2 itself (the compiled program's group names), so they are exactly what
- * the scanner will produce. Optionality is a pass over the regex tree (`parsePythonRegex`), the same
+ * the scanner will produce. Optionality is a pass over the regex tree (`translatePythonRegex(…).tree`), the same
  * parse the regex module compiles. If the tree disagrees with RE2 on the named groups, optionality is
  * reported as unknown and no optional-group warning is made — never a wrong one.
  */
-import { compileRegex, parsePythonRegex, type RegexNode, type RegexTree } from '../regex/index.js';
+import { compileRegex, translatePythonRegex, type RegexNode, type RegexTree } from '../regex/index.js';
 import { contains } from '../regex/charset.js';
 import { classMembers, dotMembers, literalMembers } from '../regex/members.js';
 import type { CaptureModel } from './analyze.js';
@@ -59,7 +59,7 @@ export function regexGroups(pattern: string, flags = ''): RegexGroups | null {
   const names = rawNames.filter((n): n is string => n !== undefined);
   let groups: RegexGroup[] | null;
   try {
-    groups = treeGroups(parsePythonRegex(pattern, flags));
+    groups = treeGroups(translatePythonRegex(pattern, flags).tree);
   } catch {
     groups = null;
   }
@@ -181,7 +181,7 @@ export function captureModel(pattern: string, flags = ''): CaptureModel | null {
   let tree: RegexTree | null = null;
   if (info.groups !== null) {
     try {
-      tree = parsePythonRegex(pattern, flags);
+      tree = translatePythonRegex(pattern, flags).tree;
     } catch {
       tree = null;
     }
