@@ -17,7 +17,7 @@ import { renderChart } from './chart.mjs';
 import { runAdversarial } from './adversarial.mjs';
 import { runColdStart } from './cold-start.mjs';
 import { runConditions } from './conditions.mjs';
-import { runManyPatterns } from './many-patterns.mjs';
+import { runManyPatterns, SMALL_COUNTS } from './many-patterns.mjs';
 import { runRedaction } from './redaction.mjs';
 import { runScanning } from './scanning.mjs';
 import { chartPanels, renderTable } from './report.mjs';
@@ -44,7 +44,7 @@ const S = args.quick
       coldRuns: 10,
       adv: { runs: 2, capMs: 10_000 },
       redact: { logBytes: 16 * MiB, repeats: 3 },
-      many: { repeats: 2, sweepTrials: 40 },
+      many: { repeats: 2, smallRepeats: 3, sweepTrials: 40 },
     }
   : {
       cond: { runs: 7, ms: 250 },
@@ -56,7 +56,7 @@ const S = args.quick
       coldRuns: 15,
       adv: { runs: 5, capMs: 10_000 },
       redact: { logBytes: 100 * MiB, repeats: 5 },
-      many: { repeats: 3, sweepTrials: 200 },
+      many: { repeats: 3, smallRepeats: 15, sweepTrials: 200 },
     };
 
 const outDir = resolve(args.out);
@@ -169,7 +169,7 @@ if (res.redaction) {
 }
 if (res.manyPatterns)
   N.push(
-    `Many patterns: pattern i is \`(?i)<word> <word> error code i: (?P<msg>\\S+) at (?P<where>\\S+)\` (\`scripts/bench/many-patterns.mjs\`), none of which occurs in the 1 MiB clean log; ${S.many.repeats} spawns of each command per count, round-robin; wall time from spawn to exit and peak RSS from wait4. python3 loads with PyYAML's \`safe_load\` (the pure-Python SafeLoader the original calls) and \`re.compile\`s every pattern (the original's load); its scan adds one \`re.search\` per pattern over the whole log. rg gets the same regexes in a file (\`rg -c -f\`). Sweep overhead per trial = (sweep wall − bare \`true\` wall) / trials, both 2 at a time.`,
+    `Many patterns: pattern i is \`(?i)<word> <word> error code i: (?P<msg>\\S+) at (?P<where>\\S+)\` (\`scripts/bench/many-patterns.mjs\`), none of which occurs in the 1 MiB clean log; ${S.many.repeats} spawns of each command per count, round-robin (for ${SMALL_COUNTS.join(', ')} patterns ${S.many.smallRepeats}, those counts' spawns interleaved, so the 30-over-2 difference compares medians taken in the same minutes); wall time from spawn to exit and peak RSS from wait4. python3 loads with PyYAML's \`safe_load\` (the pure-Python SafeLoader the original calls) and \`re.compile\`s every pattern (the original's load); its scan adds one \`re.search\` per pattern over the whole log. rg gets the same regexes in a file (\`rg -c -f\`). Sweep overhead per trial = (sweep wall − bare \`true\` wall) / trials, both 2 at a time.`,
   );
 N.push(
   `This ${res.mode} run took ${(res.durationSec / 60).toFixed(1)} minutes.${res.mode === 'quick' ? ' Quick mode: small logs and few repeats, on a busy machine — indicative only; `npm run bench` is the full run.' : ''}`,
