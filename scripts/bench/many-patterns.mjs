@@ -100,7 +100,6 @@ export async function runManyPatterns({ repeats, smallRepeats = repeats, sweepTr
     const rows = setups.map((c) => ({
       patterns: c.n,
       recipeBytes: catalogue(c.n).length,
-      spawns: c.times[0].length,
       engines: c.engines.map(([name], i) => ({
         name,
         ms: summarize(c.times[i]),
