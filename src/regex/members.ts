@@ -22,7 +22,10 @@ export function classMembers(node: Class): CharSet {
   let members = classMemo.get(node);
   if (members === undefined) {
     const written = node.ci && hasCased(node.positive) ? caseClosure(node.positive) : node.positive;
-    const positive = node.categories.length === 0 ? written : union(written, node.categories);
+    // Escapes alone (`\S`) keep the parser's set, one object per escape letter: the passes that memoise per set
+    // (translate.ts) then meet the same one in every pattern. (Both are normalised: a union would copy it.)
+    const positive =
+      node.categories.length === 0 ? written : written.length === 0 ? node.categories : union(written, node.categories);
     members = node.negated ? complement(positive) : positive;
     classMemo.set(node, members);
   }

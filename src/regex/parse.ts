@@ -576,7 +576,7 @@ function applyFlags(flags: Flags, change: FlagChange): Flags {
 
 /**
  * The set of `\d \D \w \W \s \S`, one object per letter: a recipe of many patterns repeats them, and the passes
- * that memoise per set (translate.ts) then see the same one.
+ * that memoise per set (members.ts, translate.ts) then see the same one.
  */
 function classEscapeSet(letter: string): CharSet {
   let set = escapeSets.get(letter);

@@ -49,24 +49,19 @@ function literalSource(node: Literal): string {
 }
 
 function classSource(node: Class): string {
-  // An escape alone (`\S`) has the parser's shared set for its letter: its spelling is memoised. (A set's
-  // escapes are merged into a set of its own, a key never seen again.)
-  const shared = node.positive.length === 0 ? node.categories : null;
-  const slot = (node.negated ? 2 : 0) + (node.ci ? 1 : 0);
-  const memo = shared === null ? undefined : escapeSources.get(shared);
-  const known = memo?.[slot];
-  if (known !== undefined) return known;
-  const set = setSource(classMembers(node));
-  const out = node.ci ? `(?-i:${set})` : set;
-  if (shared !== null) {
-    const row = memo ?? [];
-    row[slot] = out;
-    escapeSources.set(shared, row);
+  const members = classMembers(node);
+  let set = setSources.get(members);
+  if (set === undefined) {
+    set = setSource(members);
+    setSources.set(members, set);
   }
-  return out;
+  return node.ci ? `(?-i:${set})` : set;
 }
-/** By set, then by negated and ci: the RE2 spelling of a class made of escapes alone. */
-const escapeSources = new WeakMap<CharSet, (string | undefined)[]>();
+/**
+ * The spelling of each class's set, by the set: an escape alone (`\S`) has one shared set (members.ts), which a
+ * catalogue of many patterns repeats.
+ */
+const setSources = new WeakMap<CharSet, string>();
 
 /** RE2 gives each assertion Python's meaning; only end of text is spelled differently. */
 const ASSERTION_SOURCE: Readonly<Record<Assertion['what'], string>> = {
