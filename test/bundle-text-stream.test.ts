@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { HeldPieces, scrubbedText, StreamDecoder } from '../src/bundle/text-stream.js';
 import { TextScrubber, type TextScrubOptions } from '../src/redact/text.js';
-import { lineWindows, type WindowPiece } from '../src/redact/windows.js';
+import { lineWindows, pieceText } from '../src/redact/windows.js';
 import { rng } from './support/rng.js';
 
 /** Byte fragments: ASCII, whole multibyte sequences, and the broken kinds (cut, stray, overlong, surrogate). */
@@ -123,7 +123,6 @@ describe('scrubbedText: the bundle and the bench scrub a file as its windows scr
 describe('HeldPieces: a held piece reads back its text until its window is released', () => {
   it('holds windows of random pieces in rings smaller and larger than them', () => {
     const r = rng(13);
-    const textOf = (p: WindowPiece): string => (typeof p === 'string' ? p : p());
     for (const size of [64 * 1024, 100 * 1024, 300 * 1024, 1 << 20]) {
       const held = new HeldPieces(size);
       let filling: { text: string; piece: WindowPiece }[] = [];
@@ -138,10 +137,10 @@ describe('HeldPieces: a held piece reads back its text until its window is relea
           const closed = filling.slice(0, cut);
           filling = filling.slice(cut);
           // The open window's pieces are live too, and must survive the closed one's release.
-          for (const { text: t, piece } of [...closed, ...filling]) expect(textOf(piece)).toBe(t);
+          for (const { text: t, piece } of [...closed, ...filling]) expect(pieceText(piece)).toBe(t);
           held.release([closed.map((c) => c.piece)]);
         }
-        for (const { text: t, piece } of filling) expect(textOf(piece)).toBe(t);
+        for (const { text: t, piece } of filling) expect(pieceText(piece)).toBe(t);
       }
     }
   });

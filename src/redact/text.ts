@@ -26,7 +26,7 @@
  */
 import { compileRegex, matchAll, type RegexHandle } from '../regex/index.js';
 import { ipv4Valid, ipv6Valid } from './ip.js';
-import { linePieces, type WindowPiece } from './windows.js';
+import { linePieces, pieceText, type WindowPiece } from './windows.js';
 import { checkOptions, OPTION, type OptionTable } from '../text/options.js';
 
 /** Yields candidate match starts ≥ `from`, ascending; -1 when there are no more. One cursor per pass per text. */
@@ -414,12 +414,11 @@ export const TEXT_SCRUB_OPTION_KEYS = {
  */
 class Index {
   private readonly seen = new Map<string, string>();
-  private size = 0;
   constructor(private readonly tag: string) {}
   placeholder(value: string): string {
     let p = this.seen.get(value);
     if (p === undefined) {
-      p = `<${this.tag}:${this.size++}>`;
+      p = `<${this.tag}:${this.seen.size}>`;
       this.seen.set(`<${value}`.slice(1), p);
     }
     return p;
@@ -503,8 +502,6 @@ function bracketedAddresses(text: string): string[] {
   return found;
 }
 
-const textOf = (p: WindowPiece): string => (typeof p === 'string' ? p : p());
-
 const PATH_STICKY = sticky(PATH_RE);
 const IPV4_STICKY = sticky(IPV4_RE);
 const IPV6_BRACKETED_STICKY = sticky(IPV6_BRACKETED_RE);
@@ -579,7 +576,7 @@ export class TextScrubber {
     // addresses are final now. Rule by rule over the held pieces then numbers <SECRET:N> in the order the rules
     // run, as over all of them.
     for (let k = 0; k < pieces.length; k++) {
-      const t = textOf(pieces[k]!);
+      const t = pieceText(pieces[k]!);
       if (secrets) {
         const found = literalsIn(t);
         if (found.has(KEY_BLOCK_LITERAL)) keyBlock = true;
@@ -593,7 +590,7 @@ export class TextScrubber {
     }
     // A private key block spans lines: it is the one rule run over the whole window (rule 0, before the others).
     if (keyBlock) {
-      const joined = pieces.map((p, k) => held[k] ?? textOf(p)).join('');
+      const joined = pieces.map((p, k) => held[k] ?? pieceText(p)).join('');
       const out = replaceAt(joined, SECRET_STICKY[0]!, SECRET_STARTS[0]!, this.secret);
       if (out !== joined) {
         pieces = held = linePieces(out);
@@ -612,7 +609,7 @@ export class TextScrubber {
       }
     if (this.extra.length > 0) {
       // The recipe's patterns may span lines: over the window.
-      let out = pieces.map((p, k) => held[k] ?? textOf(p)).join('');
+      let out = pieces.map((p, k) => held[k] ?? pieceText(p)).join('');
       for (const re of this.extra) out = this.replaceRe2(re, out);
       pieces = held = linePieces(out);
       bracketed = [];
@@ -626,11 +623,11 @@ export class TextScrubber {
     if (ips)
       for (let k = 0; k < pieces.length; k++) {
         // Undefined only where the text is held (a piece that is not was looked at first).
-        const found = (bracketed[k] ??= bracketedAddresses(held[k] ?? textOf(pieces[k]!)));
+        const found = (bracketed[k] ??= bracketedAddresses(held[k] ?? pieceText(pieces[k]!)));
         for (const address of found) this.v6.placeholder(address);
       }
     for (let k = 0; k < pieces.length; k++) {
-      let piece = held[k] ?? textOf(pieces[k]!);
+      let piece = held[k] ?? pieceText(pieces[k]!);
       held[k] = undefined;
       if (this.options.scrubPaths) piece = replaceAt(piece, PATH_STICKY, pathStarts, this.path);
       if (this.options.scrubIpAddresses) {

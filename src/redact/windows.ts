@@ -152,6 +152,9 @@ const bytesOf = (s: string): number => (NON_ASCII.test(s) ? utf8Length(s) : s.le
 /** A piece of a window: its text, or a function that makes it (the same text each call). */
 export type WindowPiece = string | (() => string);
 
+/** The text of a window piece. */
+export const pieceText = (p: WindowPiece): string => (typeof p === 'string' ? p : p());
+
 /**
  * How a piece is kept while its window fills (`ascii`: it is known to be all ASCII): as itself, or as something the
  * scrubber makes it from again when a pass needs it (`TextScrubber.scrubbedPieces`).
