@@ -42,10 +42,12 @@ function certaintyAgainstRe2(patterns: readonly (readonly [string, string])[], u
       throw e;
     }
     const isCertain = compileIsCertain(translated.tree);
-    if (!isCertain) {
+    if (isCertain) certain++;
+    else {
       uncertain++;
-      if (uncertainCompiled++ >= uncertainCompiles) continue;
-    } else certain++;
+      if (uncertainCompiled === uncertainCompiles) continue;
+      uncertainCompiled++;
+    }
     const source = f.includes('m') ? `(?m)${translated.source}` : translated.source;
     let ok: boolean;
     try {
@@ -61,7 +63,7 @@ function certaintyAgainstRe2(patterns: readonly (readonly [string, string])[], u
   return {
     certain,
     uncertain,
-    uncertainCompiled: Math.min(uncertainCompiled, uncertainCompiles),
+    uncertainCompiled,
     rejectedByRe2,
     wrong,
   };
