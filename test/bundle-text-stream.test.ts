@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { HeldPieces, scrubbedText, StreamDecoder } from '../src/bundle/text-stream.js';
 import { TextScrubber, type TextScrubOptions } from '../src/redact/text.js';
-import { lineWindows, pieceText } from '../src/redact/windows.js';
+import { lineWindows, pieceText, type WindowPiece } from '../src/redact/windows.js';
 import { rng } from './support/rng.js';
 
 /** Byte fragments: ASCII, whole multibyte sequences, and the broken kinds (cut, stray, overlong, surrogate). */
