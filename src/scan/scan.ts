@@ -68,6 +68,7 @@ import { TIER4_PATTERNS, tier4Regexes } from './tier4.js';
 import { BytePrefilter, ByteScanMemory } from './byte-prefilter.js';
 import type { ByteBufferSource } from './byte-windows.js';
 import { LogPosition, type LogLocation } from './position.js';
+import { now } from './clock.js';
 import { iterWindows, WindowedMatcher, type AbsoluteMatch, type ScanWindow, type WindowOptions } from './windows.js';
 
 /**
@@ -311,9 +312,9 @@ export class ScanSession {
     this.#fileName = recipe?.fileName ?? '<recipe>';
     this.#observer = options.observer ?? null;
     this.#vars = vars;
-    const t0 = performance.now();
+    const t0 = now();
     this.#t4 = options.tier4 === false ? [] : tier4Live();
-    const t1 = performance.now();
+    const t1 = now();
     try {
       this.#t5 = this.#tier5Live(options.defer ?? (() => false));
     } catch (e) {
@@ -321,7 +322,7 @@ export class ScanSession {
       throw e;
     }
     this.#ms4 += t1 - t0;
-    this.#ms5 += performance.now() - t1;
+    this.#ms5 += now() - t1;
     this.#remaining4 = this.#t4.length;
     this.#remaining5 = this.#t5.length;
   }
@@ -378,12 +379,12 @@ export class ScanSession {
       return;
     }
     const empty = w.last && w.base === 0 && w.ownEnd === 0; // a last window owns its whole text
-    const t0 = performance.now();
+    const t0 = now();
     if (this.#remaining4 > 0 && !empty) this.#remaining4 = this.#step(this.#t4, w);
-    const t1 = performance.now();
+    const t1 = now();
     if (this.#remaining5 > 0) this.#remaining5 = this.#step(this.#t5, w);
     this.#ms4 += t1 - t0;
-    this.#ms5 += performance.now() - t1;
+    this.#ms5 += now() - t1;
     this.#observer?.windowDone?.(w);
   }
 

@@ -7,6 +7,7 @@
 import { closeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { startChildWorker } from './child-worker.js';
+import { now } from '../scan/clock.js';
 
 export interface ChildExit {
   /** Popen's convention: the exit status, or -N when killed by signal N (-11 for SIGSEGV). */
@@ -24,7 +25,7 @@ export interface ChildExit {
 export interface StartedChild {
   readonly kind: 'started';
   readonly pid: number;
-  /** `performance.now()` (main thread) when the spawn was asked for: for progress displays only. */
+  /** `now()` (scan/clock.ts, main thread) when the spawn was asked for: for progress displays only. */
   readonly startedAt: number;
   readonly exit: Promise<ChildExit>;
   /** True once the exit has been reported. */
@@ -78,7 +79,7 @@ function execFailureCode(code: string): 127 | 126 | 1 {
 export function spawnChild(argv: readonly string[], options: SpawnOptions): Promise<StartedChild | FailedStart> {
   const [file, ...args] = argv;
   if (file === undefined) throw new RangeError('spawnChild: empty argv');
-  const startedAt = performance.now();
+  const startedAt = now();
   let closed = false;
   const closeLog = (): void => {
     if (closed) return;

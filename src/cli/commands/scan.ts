@@ -21,6 +21,7 @@ import { errorRecord, jsonLine, ReadError, roundMs } from '../json-output.js';
 import { readRecipe } from '../recipe-file.js';
 import { conditionErrorsLine, scanStream, type ByteSource, type ScanResult, type ScanVars } from '../../scan/index.js';
 import { openFileChunks } from '../../scan/file.js';
+import { now } from '../../scan/clock.js';
 import { classifyLogScan, planLogScan, type ClassifiedLog } from '../../classifier/classify-log.js';
 
 export const SCAN_USAGE = `Usage: aorta-probe scan [--recipe RECIPE] LOG [--exit-code N] [--walltime SECONDS] [--peak-vram MIB]
@@ -119,9 +120,9 @@ export function progressText(bytes: number, ms: number, total: number | null): s
 /** Redraws the progress line from a byte count (at most 4 times a second, after 1 s); null without a line. */
 function progressCallback(line: ProgressLine | null, total: number): ((bytes: number) => void) | null {
   if (line === null) return null;
-  const t0 = performance.now();
+  const t0 = now();
   return (bytes) => {
-    const ms = performance.now() - t0;
+    const ms = now() - t0;
     line.update(ms, () => progressText(bytes, ms, total));
   };
 }
@@ -132,11 +133,11 @@ async function* withProgress(
   line: ProgressLine,
   total: number | null,
 ): AsyncGenerator<Uint8Array | string> {
-  const t0 = performance.now();
+  const t0 = now();
   let bytes = 0;
   for await (const chunk of source as AsyncIterable<Uint8Array | string>) {
     bytes += chunk.length;
-    const ms = performance.now() - t0;
+    const ms = now() - t0;
     line.update(ms, () => progressText(bytes, ms, total));
     yield chunk;
   }
@@ -203,7 +204,7 @@ export async function runScan(args: ScanArgs, io: CommandIo): Promise<number> {
   }
   const progressTo = io.progressStream();
   const progress = progressTo === null ? null : new ProgressLine(progressTo);
-  const t0 = performance.now();
+  const t0 = now();
   // Classified as `run` classifies a trial that printed LOG and exited with --exit-code (classify-log.ts).
   const plan = planLogScan(recipe);
   const scanRecipe = plan.scanRecipe;
@@ -244,7 +245,7 @@ export async function runScan(args: ScanArgs, io: CommandIo): Promise<number> {
     progress?.clear();
   }
   const result = classifyLogScan(plan, scanned, args.vars);
-  const seconds = (performance.now() - t0) / 1000;
+  const seconds = (now() - t0) / 1000;
   const log = shownLog(args.log);
   const classified = classifiedOf(log, result, seconds);
   switch (args.format) {
