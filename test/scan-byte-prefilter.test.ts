@@ -10,6 +10,12 @@ import * as L from '../assembly/bytescan/layout.js';
 import { BytePrefilter, ByteScanMemory } from '../src/scan/byte-prefilter.js';
 import { rng as mulberry } from './support/rng.js';
 
+/** The byte scanner's triple counter (the host reaches it through BytePrefilter only). */
+interface TripleExports {
+  countTriples(ptr: number, len: number): void;
+  tripleCount(a: number, b: number, c: number): number;
+}
+
 const utf8 = (s: string) => new TextEncoder().encode(s);
 
 function pick<T>(r: () => number, xs: readonly T[]): T {
@@ -49,7 +55,9 @@ describe('the byte scanner layout (assembly/bytescan/layout.ts)', () => {
     expect(L.SCRATCH + 16).toBeLessThanOrEqual(L.LITERALS);
     expect(L.MAX_LITERALS).toBe(192);
     expect(L.FOUND + L.MAX_LITERALS).toBeLessThanOrEqual(L.LITERAL_BYTES);
-    expect(L.LITERAL_BYTES_END).toBeLessThanOrEqual(L.TEXT_BASE);
+    expect(L.LITERAL_BYTES_END).toBeLessThanOrEqual(L.TRIPLES);
+    expect(L.TRIPLES + 2 * L.TRIPLE_BUCKETS).toBeLessThanOrEqual(L.TEXT_BASE);
+    expect(L.TRIPLE_SAMPLE_MAX).toBeLessThan(2 ** 16); // a count never wraps its u16
     expect(L.RECORD_FLAGS + 4).toBeLessThanOrEqual(L.RECORD_BYTES);
     expect(L.BUCKET_MASK).toBe(0xff); // a bucket bit per lane byte
     expect(L.CASE_INSENSITIVE & L.BUCKET_MASK).toBe(0);
@@ -255,6 +263,36 @@ describe('BytePrefilter', () => {
     pf.scan(utf8('no such thing'), true);
     expect(pf.literalsFound(0)).toBe(false);
     expect(Buffer.from(memory.arena(300_000).subarray(0, 12)).toString()).toBe('xx needle xx');
+  });
+
+  it("counts byte triples (letters folded) exactly up to its hash: each count is its bucket's total", () => {
+    // The module's hash, written out here as the oracle: the 24 folded bits times a Fibonacci constant, top 16 bits.
+    const fold = (b: number) => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
+    const key = (a: number, b: number, c: number) => (fold(a) << 16) | (fold(b) << 8) | fold(c);
+    const bucket = (k: number) => Math.imul(k, 0x9e3779b1) >>> 16;
+    const r = mulberry(7);
+    for (let round = 0; round < 20; round++) {
+      const memory = ByteScanMemory.create()!;
+      const len = pick(r, [0, 1, 2, 3, 17, 1000, 20_000]);
+      const sample = Uint8Array.from({ length: len }, () =>
+        r() < 0.5 ? pick(r, [0x41, 0x61, 0x5a, 0x7a, 0x0a]) : Math.floor(r() * 256),
+      );
+      const m = memory.x as unknown as TripleExports;
+      m.countTriples(memory.copyIn(sample), sample.length);
+      const perBucket = new Map<number, number>();
+      for (let i = 0; i + 2 < sample.length; i++) {
+        const b = bucket(key(sample[i]!, sample[i + 1]!, sample[i + 2]!));
+        perBucket.set(b, (perBucket.get(b) ?? 0) + 1);
+      }
+      for (let i = 0; i + 2 < Math.min(sample.length, 50); i++) {
+        const [a, b, c] = [sample[i]!, sample[i + 1]!, sample[i + 2]!];
+        expect(m.tripleCount(a, b, c)).toBe(perBucket.get(bucket(key(a, b, c))));
+      }
+      expect(m.tripleCount(0x51, 0x51, 0x51)).toBe(perBucket.get(bucket(key(0x71, 0x71, 0x71))) ?? 0); // "QQQ" as "qqq"
+      // A second count starts from zero.
+      m.countTriples(memory.copyIn(sample.subarray(0, 2)), 2);
+      expect(m.tripleCount(0x41, 0x41, 0x41)).toBe(0);
+    }
   });
 
   it('grows its memory for a window longer than a page', () => {

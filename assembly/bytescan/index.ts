@@ -2,6 +2,8 @@
 // of its own (no allocator, no imports; the condition VM is a different module with a different job).
 //
 //  - countNewlines: how many "\n" bytes a range holds (scan/position.ts: the line of a firing).
+//  - countTriples / tripleCount: how often each byte triple occurs in a log's first bytes, the host's measure of
+//    how rare a fingerprint is (a pass of some 16 K steps: as cold JavaScript it cost a scan ~4–8 ms, here ~0.1).
 //  - findLiterals: which of a fixed set of literals occur in a range (scan/byte-prefilter.ts: a window that holds
 //    none of a pattern's required literals is skipped). The search is Teddy's (Hyperscan; ripgrep's aho-corasick
 //    crate): each literal is given a 3-byte fingerprint at some offset and one of 8 buckets; for every position,
@@ -31,6 +33,9 @@ import {
   SCRATCH,
   TABLE_BYTES,
   TABLES,
+  TRIPLE_BUCKETS,
+  TRIPLE_SAMPLE_MAX,
+  TRIPLES,
 } from './layout';
 
 /** Literal `i`'s record. */
@@ -100,6 +105,29 @@ function buildTables(count: i32): void {
 /** Lower-cases an ASCII upper-case letter (small enough for the optimizer to inline). */
 function fold(b: u32): u32 {
   return b - 0x41 < 26 ? b | 0x20 : b;
+}
+
+/** The bucket of a triple whose bytes are already folded (`h`: them as 24 bits): collisions only over-count. */
+function tripleBucket(h: u32): u32 {
+  return (h * 0x9e3779b1) >> 16;
+}
+
+/** Counts the byte triples of [ptr, ptr + len) (at most TRIPLE_SAMPLE_MAX bytes), ASCII letters folded to lower case. */
+export function countTriples(ptr: usize, len: i32): void {
+  memory.fill(<usize>TRIPLES, 0, <usize>TRIPLE_BUCKETS << 1);
+  const n = min(len, TRIPLE_SAMPLE_MAX);
+  if (n < 3) return;
+  let h: u32 = (fold(load<u8>(ptr)) << 8) | fold(load<u8>(ptr + 1));
+  for (let i = 2; i < n; i++) {
+    h = ((h << 8) | fold(load<u8>(ptr + <usize>i))) & 0xffffff;
+    const at = <usize>TRIPLES + (<usize>tripleBucket(h) << 1);
+    store<u16>(at, load<u16>(at) + 1);
+  }
+}
+
+/** How often countTriples saw the triple (a, b, c) (or one of its bucket). */
+export function tripleCount(a: u32, b: u32, c: u32): i32 {
+  return load<u16>(<usize>TRIPLES + (<usize>tripleBucket((fold(a & 0xff) << 16) | (fold(b & 0xff) << 8) | fold(c & 0xff)) << 1));
 }
 
 /** Whether literal `i` occurs at `at`, entirely within [start, end). */

@@ -32,8 +32,17 @@ export const LITERAL_BYTES = 8192;
 export const LITERAL_BYTES_END = 65536;
 
 /**
- * Where the host's ranges start (the second 64 KiB page): the windower's arena, or a copy; PADDING readable bytes
+ * How often each byte triple occurs in a log's first bytes (countTriples, for the host's choice of fingerprints):
+ * TRIPLE_BUCKETS u16 counts from TRIPLES, indexed by a hash of the triple (tripleCount).
+ */
+export const TRIPLES = 65536;
+export const TRIPLE_BUCKETS = 65536;
+/** The most sample bytes countTriples counts: their counts stay below a u16's limit. */
+export const TRIPLE_SAMPLE_MAX = 65535;
+
+/**
+ * Where the host's ranges start (after the triple counts): the windower's arena, or a copy; PADDING readable bytes
  * follow each (their values do not matter: index.ts says why).
  */
-export const TEXT_BASE = 65536;
+export const TEXT_BASE = TRIPLES + 2 * TRIPLE_BUCKETS;
 export const PADDING = 32;

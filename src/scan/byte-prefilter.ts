@@ -46,6 +46,8 @@ import { BYTESCAN_WASM_BASE64 } from './bytescan-wasm.generated.js';
 interface ByteScanExports {
   readonly memory: WebAssembly.Memory;
   countNewlines(ptr: number, len: number): number;
+  countTriples(ptr: number, len: number): void;
+  tripleCount(a: number, b: number, c: number): number;
   findLiterals(ptr: number, len: number, count: number): number;
 }
 
@@ -176,7 +178,10 @@ export class BytePrefilter {
 
   private constructor(memory: ByteScanMemory, sets: readonly (LiteralSet | null)[], sample: Uint8Array) {
     this.#m = memory;
-    const triples = tripleFrequencies(sample);
+    const x = memory.x;
+    const head = sample.subarray(0, SAMPLE_BYTES);
+    x.countTriples(memory.offsetOf(head) ?? memory.copyIn(head), head.length);
+    const triples: TripleCount = (a, b, c) => x.tripleCount(a, b, c);
     /** `at`: where its bytes go in the module's memory; a set that would pass the end gets no plan. */
     const records: { bytes: Uint8Array; ci: boolean; at: number }[] = [];
     /** Literals past the records' capacity (many-literals.ts), each at least GRAM bytes. */
@@ -211,8 +216,7 @@ export class BytePrefilter {
         ? null
         : new ManyLiterals(
             overflow,
-            (b, o) =>
-              triples[tripleHash(b[o]!, b[o + 1]!, b[o + 2]!)]! + triples[tripleHash(b[o + 1]!, b[o + 2]!, b[o + 3]!)]!,
+            (b, o) => triples(b[o]!, b[o + 1]!, b[o + 2]!) + triples(b[o + 1]!, b[o + 2]!, b[o + 3]!),
           );
     this.#plans = plans;
     this.#count = records.length;
@@ -292,20 +296,11 @@ export class BytePrefilter {
 
 const fold = (b: number): number => (b >= 0x41 && b <= 0x5a ? b | 0x20 : b);
 
-/** A hash of 3 (folded) bytes into 16 bits: collisions only over-count a triple. */
-const tripleHash = (a: number, b: number, c: number): number =>
-  Math.imul((fold(a) << 16) | (fold(b) << 8) | fold(c), 0x9e3779b1) >>> 16;
-
-/** Bytes of the first window sampled: enough to tell a log's common triples (a whole window took ~4 ms cold). */
+/** Bytes of the first window sampled: enough to tell a log's common triples. */
 const SAMPLE_BYTES = 16 * 1024;
 
-/** How often each byte triple occurs in `sample` (ASCII letters folded to lower case: one table serves both). */
-function tripleFrequencies(sample: Uint8Array): Uint32Array {
-  const f = new Uint32Array(65536);
-  const n = Math.min(sample.length, SAMPLE_BYTES);
-  for (let i = 0; i + 2 < n; i++) f[tripleHash(sample[i]!, sample[i + 1]!, sample[i + 2]!)]!++;
-  return f;
-}
+/** How often a byte triple occurs in the sample (the module's `tripleCount`: ASCII letters folded, hashed). */
+type TripleCount = (a: number, b: number, c: number) => number;
 
 /** Letters by how common they are in English text (space first): the tie-break among triples the sample lacks. */
 const COMMON = ' etaoinsrhldcumfpgwybvkxjqz';
@@ -318,12 +313,12 @@ function commonness(b: number): number {
 }
 
 /** The offset of the literal's rarest byte triple in the sample, ties to the one with the least common bytes. */
-function fingerprintOffset(bytes: Uint8Array, triples: Uint32Array): number {
+function fingerprintOffset(bytes: Uint8Array, triples: TripleCount): number {
   let best = 0;
   let bestScore = Infinity;
   for (let i = 0; i + FINGERPRINT <= bytes.length; i++) {
     const score =
-      triples[tripleHash(bytes[i]!, bytes[i + 1]!, bytes[i + 2]!)]! * 1024 +
+      triples(bytes[i]!, bytes[i + 1]!, bytes[i + 2]!) * 1024 +
       commonness(bytes[i]!) +
       commonness(bytes[i + 1]!) +
       commonness(bytes[i + 2]!);
