@@ -62,7 +62,8 @@ def cmd_eval(spec):
         out.append({
             "expr": c["expr"],
             "fired": fired,
-            "evalRates": summarize_rates(evals, spec["runs"], spec["ms"], spec.get("budgetMs", float("inf"))),
+            "evalRates": summarize_rates(evals, spec["runs"], spec["ms"], spec.get("budgetMs", float("inf")))
+            if spec.get("evaluate", True) else [],
             "compileRates": summarize_rates(compiles, spec["runs"], spec["ms"]) if spec.get("compile", True) else [],
         })
     return out

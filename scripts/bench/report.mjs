@@ -246,7 +246,7 @@ export function renderTable(res) {
   const st = res.settings;
   if (st) {
     lines.push(
-      `Repeats: conditions ${st.cond.runs} timed loops of ${st.cond.ms} ms per engine, taken in turn (ours, cel-js, filtrex); scanning ${st.scan.repeats.ours} passes for ours and V8, ` +
+      `Repeats: conditions ${st.cond.runs} rounds over every case, each one timed loop of ${st.cond.ms} ms per engine (python3, then ours, cel-js, filtrex); scanning ${st.scan.repeats.ours} passes for ours and V8, ` +
         `${st.scan.repeats.slow} for the slow engines (prefilter off, re2-wasm naive, python3), ${st.scan.repeats.big} over the big log; ` +
         `whole-process scans ${st.scan.repeats.whole} spawns of ours and of rg, alternating, per 100 MiB log (${st.scan.repeats.bigWhole} on the big one); ` +
         `cold start ${st.coldRuns} spawns per command; adversarial up to ${st.adv.runs} runs (at least 2; fewer once 10 s are spent).`,

@@ -47,7 +47,7 @@ const S = args.quick
       many: { repeats: 2, smallRepeats: 3, sweepTrials: 40 },
     }
   : {
-      cond: { runs: 7, ms: 250 },
+      cond: { runs: 9, ms: 200 },
       scan: {
         logBytes: 100 * MiB,
         bigBytes: 1024 * MiB,

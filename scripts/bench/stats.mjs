@@ -22,40 +22,21 @@ export function rate(fn, { runs, ms, budgetMs = Infinity }) {
     // Slow cases (seconds per call) stop early, after at least two runs, to keep the suite
     // within its time budget.
     if (r >= 2 && performance.now() - start > budgetMs) break;
-    let n = 0;
-    const t0 = performance.now();
-    let t = t0;
-    while (t - t0 < ms) {
-      n += fn();
-      t = performance.now();
-    }
-    rates.push(n / ((t - t0) / 1000));
+    rates.push(loopRate(fn, ms));
   }
   return summarize(rates);
 }
 
-/**
- * `rate` for several engines at once, their timed loops taken in turn (one loop of each, `runs`
- * times over): a stretch of seconds in which the machine is slower (its vCPUs are shared, and at
- * times one runs much slower than the other) then falls on every engine of a row alike, so their
- * ratio is a side-by-side one. Returns the same keys, each summarized as `rate` does.
- */
-export function interleavedRates(fns, { runs, ms }) {
-  const names = Object.keys(fns);
-  const samples = Object.fromEntries(names.map((k) => [k, []]));
-  for (let r = 0; r < runs; r++) {
-    for (const k of names) {
-      let n = 0;
-      const t0 = performance.now();
-      let t = t0;
-      while (t - t0 < ms) {
-        n += fns[k]();
-        t = performance.now();
-      }
-      samples[k].push(n / ((t - t0) / 1000));
-    }
+/** Operations per second of one timed loop of `fn` (which returns how many it did) lasting about `ms`. */
+export function loopRate(fn, ms) {
+  let n = 0;
+  const t0 = performance.now();
+  let t = t0;
+  while (t - t0 < ms) {
+    n += fn();
+    t = performance.now();
   }
-  return Object.fromEntries(names.map((k) => [k, summarize(samples[k])]));
+  return n / ((t - t0) / 1000);
 }
 
 /** Median time per call in microseconds over `runs` loops of about `ms` each (for µs-scale work). */
