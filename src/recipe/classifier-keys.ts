@@ -53,7 +53,7 @@ export interface KeysLoaded {
 }
 
 /** The regex check the loader makes where the original calls `re.compile`. */
-export type RegexCheck = (node: PyNode, template: string) => void;
+export type RegexCheck = (node: PyNode, template: () => string) => void;
 
 export const CLASSIFIER_KEYS: readonly string[] = [
   'detector_categories',
@@ -340,7 +340,7 @@ export function loadClassifierKeys(
       if (pr === undefined) return null;
       if (pr.kind !== 'str' || pr.value === '')
         ctx.fail(`recipe.progress_regex: must be a non-empty string, got ${reprNode(pr)}`, pr);
-      checkRegex(pr, `recipe.progress_regex: invalid regex ({err}): ${reprNode(pr)}`);
+      checkRegex(pr, () => `recipe.progress_regex: invalid regex ({err}): ${reprNode(pr)}`);
       return pr.value as string;
     },
     null,
