@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Module from 'node:module';
 import { Script } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { CACHE_SUFFIX } from '../src/cli/code-cache.js';
+import { CACHE_SUFFIX, wrapChunk } from '../src/cli/code-cache.js';
 import { REPO_ROOT } from './support/browser.js';
 
 const CLI_DIR = join(REPO_ROOT, 'dist', 'src', 'cli');
@@ -80,6 +80,12 @@ describe('the aorta-probe bin', () => {
     expect(out).toBe('value: True\ntype:  bool\nfired: yes\n');
   });
 
+  it('wraps a chunk as node wraps a module, once: a wrapped chunk is compiled as it is', () => {
+    expect(wrapChunk('exports.a = 1;')).toBe(Module.wrap('exports.a = 1;'));
+    expect(wrapChunk('#!/usr/bin/env node\nexports.a = 1;')).toBe(Module.wrap('//#!/usr/bin/env node\nexports.a = 1;'));
+    expect(wrapChunk(wrapChunk('exports.a = 1;'))).toBe(Module.wrap('exports.a = 1;'));
+  });
+
   it('carries V8 code caches made at build time for the chunks the demo commands load, which this node accepts', () => {
     const caches = readdirSync(CLI_DIR).filter((f) => f.endsWith(CACHE_SUFFIX));
     expect(caches.length).toBeGreaterThanOrEqual(10);
@@ -87,7 +93,10 @@ describe('the aorta-probe bin', () => {
     const rejected = caches.filter((cache) => {
       const chunk = join(CLI_DIR, cache.slice(0, -CACHE_SUFFIX.length));
       const source = readFileSync(chunk, 'utf8');
-      const script = new Script(Module.wrap(source), {
+      // Written as V8 compiles it, inside node's wrapper (code-cache.ts, wrapChunk).
+      expect(source.startsWith(Module.wrap('').slice(0, 40))).toBe(true);
+      expect(wrapChunk(source)).toBe(source);
+      const script = new Script(source, {
         filename: chunk,
         cachedData: readFileSync(join(CLI_DIR, cache)),
       });
