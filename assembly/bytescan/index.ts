@@ -114,20 +114,22 @@ function tripleBucket(h: u32): u32 {
 
 /** Counts the byte triples of [ptr, ptr + len) (at most TRIPLE_SAMPLE_MAX bytes), ASCII letters folded to lower case. */
 export function countTriples(ptr: usize, len: i32): void {
-  memory.fill(<usize>TRIPLES, 0, <usize>TRIPLE_BUCKETS << 1);
+  memory.fill(<usize>TRIPLES, 0, (<usize>TRIPLE_BUCKETS) << 1);
   const n = min(len, TRIPLE_SAMPLE_MAX);
   if (n < 3) return;
   let h: u32 = (fold(load<u8>(ptr)) << 8) | fold(load<u8>(ptr + 1));
   for (let i = 2; i < n; i++) {
     h = ((h << 8) | fold(load<u8>(ptr + <usize>i))) & 0xffffff;
-    const at = <usize>TRIPLES + (<usize>tripleBucket(h) << 1);
+    const at = <usize>TRIPLES + ((<usize>tripleBucket(h)) << 1);
     store<u16>(at, load<u16>(at) + 1);
   }
 }
 
-/** How often countTriples saw the triple (a, b, c) (or one of its bucket). */
+/** How often countTriples saw the triple (a, b, c), with the other triples of its bucket. */
 export function tripleCount(a: u32, b: u32, c: u32): i32 {
-  return load<u16>(<usize>TRIPLES + (<usize>tripleBucket((fold(a & 0xff) << 16) | (fold(b & 0xff) << 8) | fold(c & 0xff)) << 1));
+  return load<u16>(
+    <usize>TRIPLES + ((<usize>tripleBucket((fold(a & 0xff) << 16) | (fold(b & 0xff) << 8) | fold(c & 0xff))) << 1),
+  );
 }
 
 /** Whether literal `i` occurs at `at`, entirely within [start, end). */
