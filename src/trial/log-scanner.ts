@@ -34,6 +34,7 @@ import {
 import { SCAN_OPTION_KEYS } from '../scan/scan.js';
 import { checkOptions, nested, OPTION, type OptionTable } from '../text/options.js';
 import { readsTrialVars } from './trial-vars.js';
+import { now } from '../scan/clock.js';
 
 export interface CandidateBudget {
   /** Most candidate matches kept over all deferred patterns. */
@@ -237,7 +238,7 @@ export class TrialLogScanner {
     if (this.wantsInput) {
       for (const w of this.#windower.end()) this.#session.feed(w);
     }
-    const t0 = performance.now();
+    const t0 = now();
     const firings: Firing[] = [];
     const raises: ConditionErrors[] = [];
     const reports: DeferredReport[] = [];
@@ -254,7 +255,7 @@ export class TrialLogScanner {
     }
     // The session's Tier 5 time already includes collecting the candidates (its observer runs inside feed()).
     return {
-      ...this.#session.result(firings, performance.now() - t0, raises),
+      ...this.#session.result(firings, now() - t0, raises),
       deferred: reports.sort((a, b) => a.detectorId.localeCompare(b.detectorId)),
     };
   }

@@ -43,6 +43,7 @@ import { checkOptions, nested, OPTION, type OptionTable } from '../text/options.
 import { gpuHealthIds, scanKernelLines } from '../classifier/tier3.js';
 import { readKernelLog } from './tier3-kernel.js';
 import type { Tier3Record } from './result-json.js';
+import { now } from '../scan/clock.js';
 
 /** The original's grace between SIGTERM and SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 10_000;
@@ -221,7 +222,7 @@ export async function runTrial(
     const vars = { exit_code: facts.exitCode, walltime_sec: facts.walltimeSec, peak_vram_mib: gpuSummary.peakVramMib };
     const launched = facts.execError === null;
 
-    const t1 = performance.now();
+    const t1 = now();
     const tier1 = detectTier1({
       exitCode: facts.exitCode,
       timedOut: facts.timedOut,
@@ -230,16 +231,16 @@ export async function runTrial(
       killedForHang: facts.killedForHang,
       coreFile: hasCoreFile(outDir),
     });
-    const tier1Ms = performance.now() - t1;
-    const t2 = performance.now();
+    const tier1Ms = now() - t1;
+    const t2 = now();
     const hang = tier2?.finish(facts.exitCode, facts.timedOut) ?? { ids: [], record: null };
-    const tier2Ms = performance.now() - t2;
-    const t3 = performance.now();
+    const tier2Ms = now() - t2;
+    const t3 = now();
     const tier3 =
       launched && !tierDisabled(disabled, 'tier3')
         ? await runTier3(facts, gpu, recipe?.tier3VramGrowth ?? true, runnerEnv)
         : { ids: [], record: null };
-    const tier3Ms = performance.now() - t3;
+    const tier3Ms = now() - t3;
     const scan = await scanner.finish(vars);
     const classified = classifyScanned(plan, scan, { tier1, tier2: hang.ids, tier3: tier3.ids, launched });
     const c = classified.classification;
@@ -540,7 +541,7 @@ async function streamLog(
       scanner.push(chunk);
       o.tier2?.push(chunk);
       if (echo !== null && !echo.destroyed) await writeWithBackpressure(echo, chunk);
-      o.onProgress?.({ bytes: scanner.bytes, elapsedMs: performance.now() - startedAt, running });
+      o.onProgress?.({ bytes: scanner.bytes, elapsedMs: now() - startedAt, running });
     }
   } finally {
     o.echo?.off('error', onEchoError);
