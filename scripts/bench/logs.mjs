@@ -39,19 +39,19 @@ const DIRTY = [
 ];
 
 /**
- * Writes about `bytes` bytes (whole lines) of log to `path`; returns the exact byte count.
- * kind: 'clean' | 'dirty' | 'redact' (the clean log plus addresses, home paths and a rare token to scrub). Every line starts with an ISO timestamp (the every-line pattern).
- */
-/**
  * Waits until the file's written pages are on disk (the OS temp directory may be a disk, as it is on the bench
  * machine). Otherwise the kernel writes them back about 30 s later (vm.dirty_expire_centisecs), in the middle of
  * whatever is being timed then: some 100 MiB-1 GiB of disk writes and their kernel threads on a 2-core machine.
  * fsync of a 100 MiB log takes ~0.15 s there.
  */
-export function flushed(fd) {
+export function syncToDisk(fd) {
   fsyncSync(fd);
 }
 
+/**
+ * Writes about `bytes` bytes (whole lines) of log to `path`; returns the exact byte count.
+ * kind: 'clean' | 'dirty' | 'redact' (the clean log plus addresses, home paths and a rare token to scrub). Every line starts with an ISO timestamp (the every-line pattern).
+ */
 export function writeLog(path, bytes, { kind = 'clean', seed = 42 } = {}) {
   const r = prng(seed);
   const fd = openSync(path, 'w');
@@ -103,7 +103,7 @@ export function writeLog(path, bytes, { kind = 'clean', seed = 42 } = {}) {
       }
     }
     if (parts.length) written += writeSync(fd, parts.join(''));
-    flushed(fd);
+    syncToDisk(fd);
   } finally {
     closeSync(fd);
   }

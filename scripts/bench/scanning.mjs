@@ -7,7 +7,7 @@
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { flushed, writeLog } from './logs.mjs';
+import { syncToDisk, writeLog } from './logs.mjs';
 import { BIN, PYTHON, ROOT, python, runJson } from './child.mjs';
 import { CUSTOM_PATTERNS, EVERY_LINE_PATTERN, SCAN_VARS, logFailures, recipeYaml, tier4Sources } from './patterns.mjs';
 import { ensureRg, rgArgs, shellLine } from './rg.mjs';
@@ -109,7 +109,7 @@ function repeatFile(src, dst, bytes) {
   const fd = openSync(dst, 'w');
   try {
     for (let left = bytes; left > 0; left -= data.length) writeSync(fd, data, 0, Math.min(left, data.length));
-    flushed(fd);
+    syncToDisk(fd);
   } finally {
     closeSync(fd);
   }
