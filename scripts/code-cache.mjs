@@ -6,14 +6,14 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { wrapChunk } from '../dist/src/cli/code-cache.js';
+import { CACHE_SUFFIX, wrapChunk } from '../dist/src/cli/code-cache.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CLI_DIR = join(ROOT, 'dist', 'src', 'cli');
 const BIN = join(CLI_DIR, 'main.cjs');
 const demo = (f) => join(ROOT, 'fixtures', 'demo', f);
 
-for (const f of readdirSync(CLI_DIR)) if (f.endsWith('.v8cache')) rmSync(join(CLI_DIR, f));
+for (const f of readdirSync(CLI_DIR)) if (f.endsWith(CACHE_SUFFIX)) rmSync(join(CLI_DIR, f));
 // Each with the exit status it must end with (the demo log's verdict is fail: `scan` exits 1).
 const runs = [
   [['--version'], 0],
@@ -29,11 +29,11 @@ for (const [args, status] of runs) {
   if (r.status !== status)
     throw new Error(`code-cache: aorta-probe ${args.join(' ')} exited ${r.status}, not ${status}`);
 }
-const caches = readdirSync(CLI_DIR).filter((f) => f.endsWith('.v8cache'));
+const caches = readdirSync(CLI_DIR).filter((f) => f.endsWith(CACHE_SUFFIX));
 if (caches.length < 5) throw new Error(`code-cache: only ${caches.length} caches written`);
 // Each cached chunk is written as V8 compiled it, inside node's wrapper (code-cache.ts's wrapChunk says why): the
 // same text, so its cache still fits.
 for (const cache of caches) {
-  const chunk = join(CLI_DIR, cache.slice(0, -'.v8cache'.length));
+  const chunk = join(CLI_DIR, cache.slice(0, -CACHE_SUFFIX.length));
   writeFileSync(chunk, wrapChunk(readFileSync(chunk, 'utf8')));
 }

@@ -93,8 +93,11 @@ describe('the aorta-probe bin', () => {
     const rejected = caches.filter((cache) => {
       const chunk = join(CLI_DIR, cache.slice(0, -CACHE_SUFFIX.length));
       const source = readFileSync(chunk, 'utf8');
-      // Written as V8 compiles it, inside node's wrapper (code-cache.ts, wrapChunk).
-      expect(source.startsWith(Module.wrap('').slice(0, 40))).toBe(true);
+      // Written as V8 compiles it, inside node's wrapper (code-cache.ts, wrapChunk), around the bundle's text.
+      const [head = '', tail = ''] = Module.wrap('\0').split('\0');
+      expect(head).toBe('(function (exports, require, module, __filename, __dirname) { ');
+      expect(source.startsWith(head) && source.endsWith(tail)).toBe(true);
+      expect(source.slice(head.length, -tail.length)).toMatch(/^(?!\(function \(exports)\S/);
       expect(wrapChunk(source)).toBe(source);
       const script = new Script(source, {
         filename: chunk,
