@@ -8,36 +8,63 @@
  * survive any death is the kernel closing the dead process's descriptors: the reaper reads a pipe whose only
  * writer is the sweep, and end-of-file on it means the sweep is gone.
  *
- * Protocol (one line each, on the reaper's stdin): `+PGID` a trial's process group started, `-PGID` it ended,
- * `rm PATH` a directory to remove when the sweep is gone (its private spill directory, whose exit hook a
- * SIGKILL skips). On end-of-file: SIGTERM to every live group, SIGKILL `GRACE_MS` later to any still there, the
- * directories removed, exit. A sweep that ends normally closes the pipe with no group left: the reaper just exits.
+ * Protocol (one line each, on the reaper's stdin): `?N` attempt N is about to be spawned, `+N PGID` it started as
+ * process group PGID, `-N` it ended; `rm PATH` a directory to remove when the sweep is gone (its private spill
+ * directory, whose exit hook a SIGKILL skips). On end-of-file: SIGTERM to every live group, SIGKILL `GRACE_MS`
+ * later to any still there, the directories removed, exit. A sweep that ends normally closes the pipe with no
+ * attempt left: the reaper just exits.
+ *
+ * Why `?N` before the spawn: the sweep learns a trial's pid only after it runs (the spawn is a worker's, whose
+ * answer waits for the sweep's event loop), and a sweep killed in between would leave a trial its reaper was
+ * never told of (test/sweep-kill.test.ts caught it on a loaded CI machine). So each attempt's environment
+ * carries `TRIAL_TOKEN_ENV=<this reaper's token>-N`; on end-of-file, an attempt announced but never confirmed is
+ * looked for in /proc/PID/environ, and looked for again until the SIGKILL deadline: between fork and exec the
+ * child still shows the sweep's environment, without the token. Only announced attempts are looked for, so a
+ * process a finished trial left behind is treated as before.
  *
  * The reaper's code is the fixed function `reaperMain` below, run from its own source text (as child-worker.ts
- * runs its worker), so it needs no file of its own in dist/ and reads nothing but its stdin.
+ * runs its worker), so it needs no file of its own in dist/ and reads nothing but its stdin and /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import type { Writable } from 'node:stream';
 
 /** SIGTERM → SIGKILL: the groups are gone within this plus a few ms of the sweep's death (the issue's bound: 5 s). */
 export const REAPER_GRACE_MS = 3000;
 
+/** The variable in each attempt's environment by which the reaper finds an attempt it was not told the pid of. */
+export const TRIAL_TOKEN_ENV = 'AORTA_PROBE_SWEEP_TOKEN';
+
 /**
- * The reaper's body. It may use only its parameter and globals (it runs from its source text): no imports.
+ * The reaper's body. It may use only its parameters and globals (it runs from its source text): no imports.
  * CommonJS `require` is there because `node -e` evaluates CommonJS.
  */
-function reaperMain(graceMs: number): void {
+function reaperMain(graceMs: number, tokenVar: string, token: string): void {
   const fs = require('node:fs') as typeof import('node:fs');
-  const groups = new Set<number>();
+  /** Attempt number → its process group, 0 while announced but not yet confirmed. */
+  const attempts = new Map<number, number>();
   const dirs: string[] = [];
   let buffered = '';
+  /** `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so the fields are read after the last ')'. */
+  const statFields = (pid: string): string[] | null => {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    } catch {
+      return null;
+    }
+  };
+  const pids = (): string[] => {
+    try {
+      return fs.readdirSync('/proc').filter((n) => n >= '0' && n <= '9');
+    } catch {
+      return [];
+    }
+  };
   // A group is alive while it has a member that is not a zombie: the sweep was its members' parent, so until
   // init reaps them (in a container, whenever it gets to it) `kill(-pgid, 0)` still finds the dead ones.
   const alive = (pgid: number): boolean => {
-    let names: string[];
-    try {
-      names = fs.readdirSync('/proc');
-    } catch {
+    if (!fs.existsSync('/proc/self/stat')) {
       try {
         process.kill(-pgid, 0);
         return true;
@@ -45,19 +72,29 @@ function reaperMain(graceMs: number): void {
         return (err as NodeJS.ErrnoException).code === 'EPERM';
       }
     }
-    for (const n of names) {
-      if (n < '0' || n > '9') continue;
-      let stat: string;
-      try {
-        stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
-      } catch {
-        continue;
-      }
-      // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so read after the last ')'.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') return true;
+    for (const n of pids()) {
+      const f = statFields(n);
+      if (f !== null && Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') return true;
     }
     return false;
+  };
+  /** The groups of the live processes whose environment names one of the announced attempts `pending`. */
+  const groupsCarrying = (pending: readonly number[]): number[] => {
+    const wanted = new Set(pending.map((n) => `${tokenVar}=${token}-${n}`));
+    const found: number[] = [];
+    for (const n of pids()) {
+      let environ: string;
+      try {
+        environ = fs.readFileSync(`/proc/${n}/environ`, 'latin1');
+      } catch {
+        continue; // gone, or another user's
+      }
+      if (!environ.split('\0').some((kv) => wanted.has(kv))) continue;
+      const f = statFields(n);
+      const pgid = f === null ? NaN : Number(f[2]);
+      if (f !== null && f[0] !== 'Z' && f[0] !== 'X' && Number.isInteger(pgid) && pgid > 1) found.push(pgid);
+    }
+    return found;
   };
   const signal = (pgid: number, sig: NodeJS.Signals): void => {
     try {
@@ -70,31 +107,52 @@ function reaperMain(graceMs: number): void {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
     process.exit(0);
   };
+  const onLine = (line: string): void => {
+    const [head = '', second = ''] = line.split(' ');
+    const n = Number(head.slice(1));
+    if (line.startsWith('rm /')) dirs.push(line.slice(3));
+    else if (!Number.isInteger(n) || n < 0) return;
+    else if (head.startsWith('?')) attempts.set(n, 0);
+    else if (head.startsWith('-')) attempts.delete(n);
+    else if (head.startsWith('+') && attempts.has(n)) {
+      const pgid = Number(second);
+      if (Number.isInteger(pgid) && pgid > 1) attempts.set(n, pgid);
+    }
+  };
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (chunk: string) => {
     buffered += chunk;
     let nl = buffered.indexOf('\n');
     while (nl !== -1) {
-      const line = buffered.slice(0, nl);
+      onLine(buffered.slice(0, nl));
       buffered = buffered.slice(nl + 1);
-      const pgid = Number(line.slice(1));
-      if (line.startsWith('+') && Number.isInteger(pgid) && pgid > 1) groups.add(pgid);
-      else if (line.startsWith('-')) groups.delete(pgid);
-      else if (line.startsWith('rm /')) dirs.push(line.slice(3));
       nl = buffered.indexOf('\n');
     }
   });
   const onEnd = (): void => {
-    const live = [...groups].filter(alive);
-    if (live.length === 0) {
+    const pending = [...attempts].filter(([, g]) => g === 0).map(([n]) => n);
+    const targets = new Set([...attempts.values()].filter((g) => g !== 0));
+    const look = (): void => {
+      for (const g of groupsCarrying(pending)) {
+        if (targets.has(g)) continue;
+        targets.add(g);
+        signal(g, 'SIGTERM');
+      }
+    };
+    const live = (): number[] => [...targets].filter(alive);
+    const first = live();
+    if (first.length === 0 && pending.length === 0) {
       finish();
       return;
     }
-    for (const g of live) signal(g, 'SIGTERM');
+    for (const g of first) signal(g, 'SIGTERM');
+    look();
     const deadline = Date.now() + graceMs;
     const poll = setInterval(() => {
-      const left = live.filter(alive);
-      if (left.length === 0 || Date.now() >= deadline) {
+      // An announced attempt may still be between fork and exec: keep looking for it until the deadline.
+      if (pending.length > 0) look();
+      const left = live();
+      if ((left.length === 0 && pending.length === 0) || Date.now() >= deadline) {
         clearInterval(poll);
         for (const g of left) signal(g, 'SIGKILL');
         finish();
@@ -105,14 +163,22 @@ function reaperMain(graceMs: number): void {
   process.stdin.on('error', onEnd);
 }
 
+/** One attempt as the reaper follows it, from before its spawn to its end. */
+export interface WatchedAttempt {
+  /** The value of `TRIAL_TOKEN_ENV` the attempt's environment must carry. */
+  readonly token: string;
+  /** It runs as process group `pgid` (its leader's pid). */
+  started(pgid: number): void;
+  /** It ended, or never started: the reaper forgets it (its group id may be reused). */
+  ended(): void;
+}
+
 export interface Reaper {
-  /** A trial's process group started (its leader's pid). */
-  watch(pgid: number): void;
-  /** It ended: the reaper forgets it (its id may be reused). */
-  forget(pgid: number): void;
+  /** Announces an attempt about to be spawned; call before the spawn, with its environment carrying the token. */
+  attempt(): WatchedAttempt;
   /** A directory to remove should the sweep die. */
   removeOnDeath(dir: string): void;
-  /** The sweep ends normally: the reaper exits (any group still registered is ended, as on a death). */
+  /** The sweep ends normally: the reaper exits (any attempt still running is ended, as on a death). */
   close(): void;
   /** The reaper's pid (tests). */
   readonly pid: number | undefined;
@@ -120,7 +186,9 @@ export interface Reaper {
 
 /** Starts the reaper; it keeps neither the sweep's event loop alive nor the sweep's terminal. */
 export function startReaper(graceMs = REAPER_GRACE_MS): Reaper {
-  const child: ChildProcess = spawn(process.execPath, ['-e', `(${reaperMain.toString()})(${graceMs})`], {
+  const token = randomBytes(12).toString('hex');
+  const args = [graceMs, TRIAL_TOKEN_ENV, token].map((a) => JSON.stringify(a)).join(', ');
+  const child: ChildProcess = spawn(process.execPath, ['-e', `(${reaperMain.toString()})(${args})`], {
     // Its own session: a signal to the sweep's process group (the terminal's Ctrl-C) does not take it down first.
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
@@ -132,12 +200,22 @@ export function startReaper(graceMs = REAPER_GRACE_MS): Reaper {
   child.on('error', () => {});
   child.unref();
   stdin.unref?.();
+  // libuv writes to a pipe at once when nothing is queued, so a line is in the kernel's pipe when this returns
+  // (unless 64 KiB are waiting for a reaper that stopped reading): `?N` is there before the spawn is asked for.
   const send = (line: string): void => {
     if (!stdin.destroyed && stdin.writable) stdin.write(`${line}\n`);
   };
+  let next = 0;
   return {
-    watch: (pgid) => send(`+${pgid}`),
-    forget: (pgid) => send(`-${pgid}`),
+    attempt: () => {
+      const n = next++;
+      send(`?${n}`);
+      return {
+        token: `${token}-${n}`,
+        started: (pgid) => send(`+${n} ${pgid}`),
+        ended: () => send(`-${n}`),
+      };
+    },
     removeOnDeath: (dir) => {
       if (dir.startsWith('/') && !dir.includes('\n')) send(`rm ${dir}`);
     },

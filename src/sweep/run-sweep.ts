@@ -25,7 +25,7 @@ import { PlantedLinkError, type DirRef } from './dir-ref.js';
 import { DEFAULT_GPU_ENV, GpuPool, withDevices } from './gpus.js';
 import { acquireLock, type RunLock } from './lock.js';
 import { trialDir, type SweepPlan, type SweepTask } from './plan.js';
-import { startReaper } from './reaper.js';
+import { startReaper, TRIAL_TOKEN_ENV } from './reaper.js';
 import { TASK_EXIT } from './task-exit.js';
 import { retryReasons } from './retry.js';
 import { openRunDir, type RunDir } from './run-dir.js';
@@ -186,6 +186,8 @@ export const SWEEP_ENV = {
   cell: 'AORTA_PROBE_CELL',
   trial: 'AORTA_PROBE_TRIAL_INDEX',
   attempt: 'AORTA_PROBE_ATTEMPT',
+  /** Random, one per attempt: how the sweep's watchdog finds an attempt it was not yet told the pid of. */
+  token: TRIAL_TOKEN_ENV,
 } as const;
 
 export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
@@ -349,30 +351,27 @@ export async function runSweep(options: SweepOptions): Promise<SweepSummary> {
     ): Promise<SweepTrial> => {
       const attempts: AttemptSummary[] = [];
       const attemptRun = async (env: NodeJS.ProcessEnv): Promise<TrialResult> => {
-        let pgid = 0;
+        // Announced to the reaper before the spawn, so that a sweep killed before it learns the pid still has the
+        // attempt ended (reaper.ts: its environment carries the token the reaper looks for).
+        const watched = reaper.attempt();
         const { result } = await runTrial(plan.recipe, options.argv, {
           ...options.trial,
           // Through the held descriptor: a trial that swaps its directory for a link cannot redirect our writes.
           outDir: dir.self,
           outDirShown: shownDir,
-          env,
+          env: { ...env, [SWEEP_ENV.token]: watched.token },
           // Our helpers (dmesg, the GPU tool) run in the sweep's base environment, never the cell's: a recipe's
           // environment is the trial's only.
           runnerEnv: options.trial?.runnerEnv ?? options.env ?? process.env,
           signal: options.signal,
           forceKill: options.forceKill,
           gpuDevices: devices ?? undefined,
-          onSpawn: (id) => {
-            pgid = id;
-            reaper.watch(id);
-          },
+          onSpawn: (pgid) => watched.started(pgid),
         })
           .catch((err: unknown) => {
             throw shownError(err, dir.self, shownDir);
           })
-          .finally(() => {
-            if (pgid !== 0) reaper.forget(pgid);
-          });
+          .finally(() => watched.ended());
         return result;
       };
       const base: NodeJS.ProcessEnv = { ...(options.env ?? process.env), ...Object.fromEntries(task.cell.env) };

@@ -1,0 +1,84 @@
+/**
+ * The sweep's watchdog (src/sweep/reaper.ts) on its own: end-of-file on its pipe (the sweep's death, or its
+ * close) ends the attempts it knows of — by group once confirmed, by the token in their environment while only
+ * announced (a sweep killed between the spawn and the pid reaching its event loop) — and nothing else.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { startReaper, TRIAL_TOKEN_ENV } from '../src/sweep/reaper.js';
+
+/** Running: not gone and not a zombie. */
+const alive = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return false;
+  }
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+/** A trial-like process: its own session, `sleep 60` after exec, with `env` added to ours. */
+async function trial(env: Record<string, string>): Promise<ChildProcess & { pid: number }> {
+  const child = spawn('sh', ['-c', 'exec sleep 60'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, ...env },
+  });
+  await new Promise<void>((resolve, reject) => child.once('spawn', resolve).once('error', reject));
+  // Wait for the exec, so that the environment read from /proc is sh's, not the forked node's.
+  await until('the exec', () => readFileSync(`/proc/${child.pid}/cmdline`, 'latin1').startsWith('sleep\0'), 5000);
+  return child as ChildProcess & { pid: number };
+}
+
+describe('the sweep reaper', { timeout: 30_000 }, () => {
+  it('ends an announced attempt it never got the pid of, by the token in its environment', async () => {
+    const reaper = startReaper(1000);
+    const watched = reaper.attempt();
+    expect(watched.token).toMatch(/^[0-9a-f]{24}-0$/);
+    const t = await trial({ [TRIAL_TOKEN_ENV]: watched.token });
+    // Same reaper's token but another attempt number, and another reaper's token: neither is this attempt.
+    const other = await trial({ [TRIAL_TOKEN_ENV]: watched.token.replace(/-0$/, '-7') });
+    const strangers = startReaper(1000);
+    const stranger = await trial({ [TRIAL_TOKEN_ENV]: strangers.attempt().token });
+    try {
+      reaper.close(); // end-of-file, as when the sweep dies
+      await until('the announced attempt to be ended', () => !alive(t.pid), 5000);
+      await until('the reaper to exit', () => !alive(reaper.pid ?? 0), 5000);
+      expect([alive(other.pid), alive(stranger.pid)]).toEqual([true, true]);
+    } finally {
+      for (const c of [t, other, stranger]) c.kill('SIGKILL');
+      strangers.close();
+    }
+  });
+
+  it('ends a confirmed attempt by its group, and leaves an ended attempt alone', async () => {
+    const reaper = startReaper(1000);
+    const running = reaper.attempt();
+    const done = reaper.attempt();
+    expect([running.token.endsWith('-0'), done.token.endsWith('-1')]).toEqual([true, true]);
+    // The running one without its token (a trial may clear its environment): its group is what finds it.
+    const t = await trial({});
+    running.started(t.pid);
+    // What a finished attempt left behind in a session of its own is not the reaper's to end.
+    const left = await trial({ [TRIAL_TOKEN_ENV]: done.token });
+    done.started(left.pid);
+    done.ended();
+    try {
+      reaper.close();
+      await until('the confirmed attempt to be ended', () => !alive(t.pid), 5000);
+      await until('the reaper to exit', () => !alive(reaper.pid ?? 0), 5000);
+      expect(alive(left.pid)).toBe(true);
+    } finally {
+      for (const c of [t, left]) c.kill('SIGKILL');
+    }
+  });
+});
