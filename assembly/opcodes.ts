@@ -12,7 +12,7 @@
 // Jump arguments are absolute instruction indices (pair index, not word index), always forward.
 
 export const PROGRAM_MAGIC = 0x41505243; // "APRC"
-export const PROGRAM_VERSION = 3;
+export const PROGRAM_VERSION = 4;
 export const HEADER_WORDS = 5;
 
 // ---- opcodes -----------------------------------------------------------------------------------
@@ -34,11 +34,13 @@ export const OP_ROT_THREE = 15; // top moves below the next two
 export const OP_POP_TOP = 16; // discard top
 export const OP_RETURN = 17; // pop the result and stop
 export const OP_RAISE = 18; // stop with exception arg (E_*); modelled as pushing the value it stands for
-// Superinstructions: the commonest shapes of a condition (a comparison with a literal) in one
-// dispatch. Their argument packs several fields (see ARG_CMP_CONST, ARG_VAR_CMP_CONST).
+// Superinstructions: the commonest shapes of a condition (a comparison with a literal, a capture
+// read by a literal key) in one dispatch. The comparisons' argument packs several fields (see
+// ARG_CMP_CONST, ARG_VAR_CMP_CONST).
 export const OP_COMPARE_CONST = 19; // pop a, push a <cmp> consts[k]
 export const OP_LOAD_VAR_COMPARE_CONST = 20; // push var <cmp> consts[k]
-export const OP_COUNT = 21; // one past the last opcode
+export const OP_LOAD_CAPTURE_CONST = 21; // push capture[consts[arg]]
+export const OP_COUNT = 22; // one past the last opcode
 
 // ---- argument kinds: what an instruction's argument means, and its range ----------------------
 export const ARG_NONE = 0; // must be 0
@@ -90,6 +92,7 @@ export const OP_NAMES = [
   'RAISE',
   'COMPARE_CONST',
   'LOAD_VAR_COMPARE_CONST',
+  'LOAD_CAPTURE_CONST',
 ];
 export const OP_ARG_KINDS = [
   ARG_NONE,
@@ -113,10 +116,11 @@ export const OP_ARG_KINDS = [
   ARG_ERROR,
   ARG_CMP_CONST,
   ARG_VAR_CMP_CONST,
+  ARG_CONST,
 ];
-export const OP_POPS = [0, 0, 0, 0, 2, 1, 2, 2, 1, 0, 1, 1, 1, 1, 2, 3, 1, 1, 0, 1, 0];
-export const OP_PUSHES = [0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 0, 0, 1, 1, 1];
-export const OP_JUMP_PUSHES = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+export const OP_POPS = [0, 0, 0, 0, 2, 1, 2, 2, 1, 0, 1, 1, 1, 1, 2, 3, 1, 1, 0, 1, 0, 0];
+export const OP_PUSHES = [0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 0, 0, 1, 1, 1, 1];
+export const OP_JUMP_PUSHES = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 export const OP_FLOWS = [
   FLOW_STOP,
   FLOW_NEXT,
@@ -136,6 +140,7 @@ export const OP_FLOWS = [
   FLOW_NEXT,
   FLOW_NEXT,
   FLOW_STOP,
+  FLOW_NEXT,
   FLOW_NEXT,
   FLOW_NEXT,
   FLOW_NEXT,

@@ -1390,6 +1390,24 @@ export function run(): i32 {
         s = vm.sp;
         break;
       }
+      case Op.OP_LOAD_CAPTURE_CONST: {
+        // LOAD_VAR capture, LOAD_CONST key, SUBSCRIPT in one dispatch: the same fast path, then the same general one.
+        let kt = unchecked(vm.constTag[arg]),
+          kr = unchecked(vm.constRef[arg]);
+        if (kt == T_STR) {
+          let found = findCapture(kr);
+          if (found != 0) {
+            unchecked((tags[s] = T_STR));
+            unchecked((refs[s] = found));
+            s++;
+            continue;
+          }
+        }
+        vm.sp = s;
+        subscript(T_DICT, kt, unchecked(vm.constNum[arg]), kr);
+        s = vm.sp;
+        break;
+      }
       case Op.OP_CALL: {
         s -= arg + 1;
         let callee = s;

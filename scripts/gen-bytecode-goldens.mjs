@@ -53,6 +53,8 @@ export const CONDITIONS = [
   'float()',
   'int()',
   "capture['a'] if capture['b'] else capture['c']",
+  "capture[capture['k']] == 'v'",
+  'capture[0]',
   'len(1,1,1,1,1,1,1,1,1)',
   'len(1/0,1,1,1,1,1,1,1,1) or True',
   "'\\ud83d' + '\\ude00'",

@@ -277,6 +277,11 @@ describe('the sandbox', { timeout: 120_000 }, () => {
       Op.V_ARGUMENT,
     ],
     [
+      'a fused capture read with its key out of range',
+      program([Op.OP_LOAD_CAPTURE_CONST, 1, Op.OP_RETURN, 0], [INT1]),
+      Op.V_ARGUMENT,
+    ],
+    [
       'a fused comparison with nothing to compare',
       program([Op.OP_COMPARE_CONST, 0, Op.OP_RETURN, 0], [INT1]),
       Op.V_STACK,
@@ -343,6 +348,7 @@ describe('the sandbox', { timeout: 120_000 }, () => {
       // packed: an operator below 8 (6 exist), a variable below 4, a constant index below 4 (3 exist)
       [Op.OP_COMPARE_CONST, 32],
       [Op.OP_LOAD_VAR_COMPARE_CONST, 128],
+      [Op.OP_LOAD_CAPTURE_CONST, 3],
       [Op.OP_SUBSCRIPT, 1],
       [Op.OP_CALL, 3],
       [Op.OP_DUP_TOP, 1],

@@ -110,6 +110,12 @@ class Compiler {
         return;
       }
       case 'Subscript':
+        // `capture['loss']`, the way nearly every condition reads a capture: one instruction. Loading the
+        // variable and the literal cannot raise, so fusing them with the subscript changes nothing observable.
+        if (e.value.type === 'Name' && VARS.get(e.value.id) === Op.VAR_CAPTURE && e.slice.type === 'Constant') {
+          this.emit(Op.OP_LOAD_CAPTURE_CONST, this.constant(e.slice.value));
+          return;
+        }
         this.expr(e.value);
         this.expr(e.slice);
         this.emit(Op.OP_SUBSCRIPT, 0);
