@@ -10,28 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive, until } from './support/processes.js';
 
 const CLI = fileURLToPath(new URL('../dist/src/cli/main.cjs', import.meta.url));
 const root = mkdtempSync(join(tmpdir(), 'aorta-sweep-kill-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-/** Running: not gone and not a zombie (a dead sweep's children wait for init to reap them, in a container a while). */
-const alive = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /**
  * Writes `dir/r.yaml` (one cell, `trials` trials, ticket `ticket`) and returns the CLI's argv for a quiet sweep of it

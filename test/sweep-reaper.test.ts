@@ -6,25 +6,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { alive, until } from './support/processes.js';
 import { startReaper, TRIAL_TOKEN_ENV } from '../src/sweep/reaper.js';
-
-/** Running: not gone and not a zombie. */
-const alive = (pid: number): boolean => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
-  } catch {
-    return false;
-  }
-};
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 /** A trial-like process: its own session, `sleep 60` after exec, with `env` added to ours. */
 async function trial(env: Record<string, string>): Promise<ChildProcess & { pid: number }> {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive } from './support/processes.js';
 import { loadRecipe } from '../src/recipe/index.js';
 import { runTrial, type TrialOptions } from '../src/trial/index.js';
 
@@ -18,14 +19,6 @@ const opts = (extra: Partial<TrialOptions> = {}): TrialOptions => ({
   killGraceMs: 500,
   ...extra,
 });
-/** Gone, or a zombie waiting for a reaper (a container's PID 1 may not reap reparented children). */
-function isGone(pid: number): boolean {
-  try {
-    return /^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    return true;
-  }
-}
 const recipe = (yaml: string) => loadRecipe(yaml, 'test-recipe.yaml');
 
 describe('runTrial: exit status → Tier 1 and the verdict', () => {
@@ -116,7 +109,7 @@ describe('runTrial: exit status → Tier 1 and the verdict', () => {
     expect(result.error_detectors_fired).toEqual(['tier1:timeout']);
     const pid = Number(readFileSync(pidFile, 'utf8'));
     await new Promise((r) => setTimeout(r, 100));
-    expect(isGone(pid)).toBe(true);
+    expect(alive(pid)).toBe(false);
   });
 
   it('the recipe timeout_per_trial applies when no timeout option is given', async () => {
