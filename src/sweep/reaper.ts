@@ -45,56 +45,57 @@ function reaperMain(graceMs: number, tokenVar: string, token: string): void {
   const attempts = new Map<number, number>();
   const dirs: string[] = [];
   let buffered = '';
-  /** `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so the fields are read after the last ')'. */
-  const statFields = (pid: string): string[] | null => {
+  /**
+   * One pass over /proc: the groups that have a running member (not a zombie: the sweep was its members' parent,
+   * so until init reaps them, in a container whenever it gets to it, `kill(-pgid, 0)` still finds the dead ones),
+   * and among them those of a process whose environment names one of the announced attempts `pending`. Null when
+   * /proc cannot be read.
+   */
+  const survey = (pending: readonly number[]): { running: Set<number>; carrying: Set<number> } | null => {
+    let names: string[];
     try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-      return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      names = fs.readdirSync('/proc');
     } catch {
       return null;
     }
-  };
-  const pids = (): string[] => {
-    try {
-      return fs.readdirSync('/proc').filter((n) => n >= '0' && n <= '9');
-    } catch {
-      return [];
-    }
-  };
-  // A group is alive while it has a member that is not a zombie: the sweep was its members' parent, so until
-  // init reaps them (in a container, whenever it gets to it) `kill(-pgid, 0)` still finds the dead ones.
-  const alive = (pgid: number): boolean => {
-    if (!fs.existsSync('/proc/self/stat')) {
-      try {
-        process.kill(-pgid, 0);
-        return true;
-      } catch (err) {
-        return (err as NodeJS.ErrnoException).code === 'EPERM';
-      }
-    }
-    for (const n of pids()) {
-      const f = statFields(n);
-      if (f !== null && Number(f[2]) === pgid && f[0] !== 'Z' && f[0] !== 'X') return true;
-    }
-    return false;
-  };
-  /** The groups of the live processes whose environment names one of the announced attempts `pending`. */
-  const groupsCarrying = (pending: readonly number[]): number[] => {
     const wanted = new Set(pending.map((n) => `${tokenVar}=${token}-${n}`));
-    const found: number[] = [];
-    for (const n of pids()) {
-      let environ: string;
+    const running = new Set<number>();
+    const carrying = new Set<number>();
+    for (const n of names) {
+      if (n < '0' || n > '9') continue;
+      let stat: string;
       try {
-        environ = fs.readFileSync(`/proc/${n}/environ`, 'latin1');
+        stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
       } catch {
-        continue; // gone, or another user's
+        continue; // gone
       }
-      if (!environ.split('\0').some((kv) => wanted.has(kv))) continue;
-      const f = statFields(n);
-      const pgid = f === null ? NaN : Number(f[2]);
-      if (f !== null && f[0] !== 'Z' && f[0] !== 'X' && Number.isInteger(pgid) && pgid > 1) found.push(pgid);
+      // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so read after the last ')'.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const pgid = Number(f[2]);
+      if (f[0] === 'Z' || f[0] === 'X' || !Number.isInteger(pgid) || pgid <= 1) continue;
+      running.add(pgid);
+      if (wanted.size === 0 || carrying.has(pgid)) continue;
+      try {
+        if (
+          fs
+            .readFileSync(`/proc/${n}/environ`, 'latin1')
+            .split('\0')
+            .some((kv) => wanted.has(kv))
+        )
+          carrying.add(pgid);
+      } catch {
+        // gone, or another user's
+      }
     }
-    return found;
+    return { running, carrying };
+  };
+  const signalled = (pgid: number): boolean => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch (err) {
+      return (err as NodeJS.ErrnoException).code === 'EPERM';
+    }
   };
   const signal = (pgid: number, sig: NodeJS.Signals): void => {
     try {
@@ -132,25 +133,29 @@ function reaperMain(graceMs: number, tokenVar: string, token: string): void {
   const onEnd = (): void => {
     const pending = [...attempts].filter(([, g]) => g === 0).map(([n]) => n);
     const targets = new Set([...attempts.values()].filter((g) => g !== 0));
-    const look = (): void => {
-      for (const g of groupsCarrying(pending)) {
-        if (targets.has(g)) continue;
-        targets.add(g);
+    const termed = new Set<number>();
+    /**
+     * The targets still running, with any group newly found carrying an announced attempt's token among them;
+     * each gets its SIGTERM the first time it is seen running.
+     */
+    const live = (): number[] => {
+      const seen = survey(pending);
+      for (const g of seen?.carrying ?? []) targets.add(g);
+      const running = [...targets].filter((g) => (seen === null ? signalled(g) : seen.running.has(g)));
+      for (const g of running) {
+        if (termed.has(g)) continue;
+        termed.add(g);
         signal(g, 'SIGTERM');
       }
+      return running;
     };
-    const live = (): number[] => [...targets].filter(alive);
-    const first = live();
-    if (first.length === 0 && pending.length === 0) {
+    if (live().length === 0 && pending.length === 0) {
       finish();
       return;
     }
-    for (const g of first) signal(g, 'SIGTERM');
-    look();
     const deadline = Date.now() + graceMs;
     const poll = setInterval(() => {
-      // An announced attempt may still be between fork and exec: keep looking for it until the deadline.
-      if (pending.length > 0) look();
+      // An announced attempt may still be between fork and exec: `live` keeps looking for it until the deadline.
       const left = live();
       if ((left.length === 0 && pending.length === 0) || Date.now() >= deadline) {
         clearInterval(poll);
