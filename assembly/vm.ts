@@ -992,6 +992,19 @@ function findCapture(key: PyStr): PyStr {
   return 0;
 }
 
+/**
+ * The dispatch loop's fast path for `capture[key]` with a str key: when the key is present, its value goes into
+ * stack slot `s` and the result is true; otherwise nothing is written and `subscript` must decide.
+ */
+// @ts-ignore: decorator
+@inline function captureInto(s: i32, key: PyStr): bool {
+  let found = findCapture(key);
+  if (found == 0) return false;
+  unchecked((vm.stTag[s] = T_STR));
+  unchecked((vm.stRef[s] = found));
+  return true;
+}
+
 /** `capture[key]` in general: the dispatch loop handles a present str key itself. */
 function subscript(ct: i32, kt: i32, _kn: i64, kr: usize): void {
   if (ct != T_DICT) {
@@ -1376,14 +1389,9 @@ export function run(): i32 {
       case Op.OP_SUBSCRIPT: {
         s -= 2;
         // Fast path: capture['name'] with the name present (the general path raises the errors).
-        if (unchecked(tags[s]) == T_DICT && unchecked(tags[s + 1]) == T_STR) {
-          let found = findCapture(<usize>unchecked(refs[s + 1]));
-          if (found != 0) {
-            unchecked((tags[s] = T_STR));
-            unchecked((refs[s] = found));
-            s++;
-            continue;
-          }
+        if (unchecked(tags[s]) == T_DICT && unchecked(tags[s + 1]) == T_STR && captureInto(s, unchecked(refs[s + 1]))) {
+          s++;
+          continue;
         }
         vm.sp = s;
         subscript(unchecked(tags[s]), unchecked(tags[s + 1]), unchecked(nums[s + 1]), unchecked(refs[s + 1]));
@@ -1394,14 +1402,9 @@ export function run(): i32 {
         // LOAD_VAR capture, LOAD_CONST key, SUBSCRIPT in one dispatch: the same fast path, then the same general one.
         let kt = unchecked(vm.constTag[arg]),
           kr = unchecked(vm.constRef[arg]);
-        if (kt == T_STR) {
-          let found = findCapture(kr);
-          if (found != 0) {
-            unchecked((tags[s] = T_STR));
-            unchecked((refs[s] = found));
-            s++;
-            continue;
-          }
+        if (kt == T_STR && captureInto(s, kr)) {
+          s++;
+          continue;
         }
         vm.sp = s;
         subscript(T_DICT, kt, unchecked(vm.constNum[arg]), kr);
