@@ -10,6 +10,7 @@ import { ConditionVarsError } from '../src/condition/vars.js';
 import {
   ConditionVM,
   DEFAULT_HEAP_LIMIT_BYTES,
+  encodeVarsForTest,
   RETAINED_MEMORY_BYTES,
   VmOptionError,
 } from '../src/condition/vm-host.js';
@@ -228,6 +229,25 @@ describe('ConditionVars are checked, never coerced', () => {
     expect(() => c.evaluate(null as unknown as Vars)).toThrow(/^condition variable vars must be an object/);
   });
 
+  it('a capture that outgrows the encoding space mid-batch keeps every set whole', () => {
+    const big = 'z'.repeat(300_000);
+    const cond = compileCondition("capture['b'] == 'y' and len(capture['a']) > 2");
+    const set = (a: string) => vars({ capture: { a, b: 'y' } });
+    const list = [set('abc'), set(big), set('ab'), set(big + big)];
+    expect(cond.evaluateBatch(list)).toEqual([true, true, false, true]);
+    // A wrong layout would not show in the results above (a trap falls back to one call a set), so read it.
+    const words = encodeVarsForTest(list, ['b', 'a']);
+    const counts: number[] = [];
+    for (let at = 0; at < words.length; ) {
+      const n = words[at + Op.INPUT_CAPTURE_COUNT]!;
+      counts.push(n);
+      at += Op.INPUT_HEADER_WORDS;
+      for (let k = 0; k < 2 * n; k++) at += 1 + words[at]!;
+      at += at & 1;
+    }
+    expect(counts).toEqual([2, 2, 2, 2]);
+  });
+
   it('the well-formed set still evaluates', () => {
     expect([c.evaluate(ok), c.evaluateBatch([ok, ok])]).toEqual([true, [true, true]]);
   });
@@ -252,6 +272,8 @@ describe('own properties only', () => {
       value: { type: 'dict', repr: "{'a': '1'}" },
     });
     expect(compileCondition('len(capture) == 1').evaluateBatch([v])).toEqual([true]);
+    expect(compileCondition("capture['polluted'] == 'x'").evaluateBatch([v])).toEqual([false]);
+    expect(compileCondition("capture['a'] == '1'").evaluateBatch([v])).toEqual([true]);
   });
 
   it('scanLog does not see inherited keys either', () => {
