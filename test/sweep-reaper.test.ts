@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { alive, until } from './support/processes.js';
-import { startReaper, TRIAL_TOKEN_ENV } from '../src/sweep/reaper.js';
+import { type ProcReader, startReaper, surveyProc, TRIAL_TOKEN_ENV } from '../src/sweep/reaper.js';
 
 /** A trial-like process: its own session, `sleep 60` after exec, with `env` added to ours. */
 async function trial(env: Record<string, string>): Promise<ChildProcess & { pid: number }> {
@@ -63,5 +63,70 @@ describe('the sweep reaper', { timeout: 30_000 }, () => {
     } finally {
       for (const c of [t, left]) c.kill('SIGKILL');
     }
+  });
+});
+
+/** A /proc of the test's own: pid → [stat line, environ entries or null when unreadable]; other names are not pids. */
+function fakeProc(pids: Record<string, [string, string[] | null]>, others: string[]): ProcReader {
+  return {
+    readdirSync: () => [...others, ...Object.keys(pids)],
+    readFileSync: (path) => {
+      const [, , pid = '', file] = path.split('/');
+      const entry = pids[pid];
+      if (entry === undefined) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });
+      if (file === 'stat') return entry[0];
+      if (entry[1] === null) throw Object.assign(new Error(`EACCES: ${path}`), { code: 'EACCES' });
+      return `${entry[1].join('\0')}\0`;
+    },
+  };
+}
+
+describe('surveyProc: one pass over /proc', () => {
+  const stat = (pid: number, state: string, pgrp: number, comm = 'sleep'): string =>
+    `${pid} (${comm}) ${state} 1 ${pgrp} ${pgrp} 0 -1 4194560 100 0 0 0 0 0 0 0 20 0 1 0 12345 2277376 200\n`;
+
+  it('reads every pid, those that start with a 9 too; skips zombies, group 1 and names that are not pids', () => {
+    const proc = fakeProc(
+      {
+        '1': [stat(1, 'S', 1, 'init'), []],
+        '9': [stat(9, 'S', 9), []],
+        '95': [stat(95, 'R', 95), []],
+        '912': [stat(912, 'S', 912), ['A=1']],
+        '9123': [stat(9123, 'S', 9123), ['AORTA_PROBE_SWEEP_TOKEN=t-3']],
+        '9124': [stat(9124, 'Z', 9124), ['AORTA_PROBE_SWEEP_TOKEN=t-4']],
+        '31000': [stat(31000, 'S', 9123, 'a) b (c'), ['AORTA_PROBE_SWEEP_TOKEN=t-4']],
+        '31001': [stat(31001, 'D', 31001), null],
+        '4242': [stat(4242, 'S', 4242), ['AORTA_PROBE_SWEEP_TOKEN=t-30']],
+      },
+      ['self', 'thread-self', 'net', 'sys', '9x', 'acpi'],
+    );
+    const seen = surveyProc(proc, new Set(['AORTA_PROBE_SWEEP_TOKEN=t-3', 'AORTA_PROBE_SWEEP_TOKEN=t-4']));
+    expect(
+      seen === null ? null : { running: [...seen.running].sort((a, b) => a - b), carrying: [...seen.carrying] },
+    ).toEqual({
+      running: [9, 95, 912, 4242, 9123, 31001],
+      carrying: [9123],
+    });
+  });
+
+  it('reads no environment when no token is wanted, and is null when /proc cannot be listed', () => {
+    const read: string[] = [];
+    const base = fakeProc({ '9123': [stat(9123, 'S', 9123), ['AORTA_PROBE_SWEEP_TOKEN=t-3']] }, []);
+    const proc: ProcReader = {
+      readdirSync: base.readdirSync,
+      readFileSync: (path, enc) => {
+        read.push(path);
+        return base.readFileSync(path, enc);
+      },
+    };
+    expect([...(surveyProc(proc, new Set())?.running ?? [])]).toEqual([9123]);
+    expect(read).toEqual(['/proc/9123/stat']);
+    const unreadable: ProcReader = {
+      readdirSync: () => {
+        throw Object.assign(new Error('EACCES: /proc'), { code: 'EACCES' });
+      },
+      readFileSync: base.readFileSync,
+    };
+    expect(surveyProc(unreadable, new Set())).toBe(null);
   });
 });

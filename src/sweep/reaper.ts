@@ -22,8 +22,9 @@
  * child still shows the sweep's environment, without the token. Only announced attempts are looked for, so a
  * process a finished trial left behind is treated as before.
  *
- * The reaper's code is the fixed function `reaperMain` below, run from its own source text (as child-worker.ts
- * runs its worker), so it needs no file of its own in dist/ and reads nothing but its stdin and /proc.
+ * The reaper's code is the fixed functions `reaperMain` and `surveyProc` below, run from their own source text (as
+ * child-worker.ts runs its worker), so it needs no file of its own in dist/ and reads nothing but its stdin and
+ * /proc; `surveyProc` is exported so that a test can run it on a /proc of its own.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -35,60 +36,76 @@ export const REAPER_GRACE_MS = 3000;
 /** The variable in each attempt's environment by which the reaper finds an attempt it was not told the pid of. */
 export const TRIAL_TOKEN_ENV = 'AORTA_PROBE_SWEEP_TOKEN';
 
+/** The two calls of node:fs that `surveyProc` makes: a test hands it a /proc of its own. */
+export interface ProcReader {
+  readdirSync(path: string): string[];
+  readFileSync(path: string, encoding: 'latin1'): string;
+}
+
+/** What one pass over /proc found. */
+export interface ProcSurvey {
+  /** The process groups that have a running member. */
+  readonly running: Set<number>;
+  /** Among them, those of a process whose environment holds one of the `wanted` entries. */
+  readonly carrying: Set<number>;
+}
+
+/**
+ * One pass over /proc: the groups that have a running member (not a zombie: the sweep was its members' parent, so
+ * until init reaps them, in a container whenever it gets to it, `kill(-pgid, 0)` still finds the dead ones), and
+ * among them those of a process whose environment holds one of `wanted` (`VAR=value`). Null when /proc cannot be
+ * read. The reaper runs it from its source text, like `reaperMain`: it may use only its parameters and globals.
+ */
+export function surveyProc(fs: ProcReader, wanted: ReadonlySet<string>): ProcSurvey | null {
+  let names: string[];
+  try {
+    names = fs.readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const running = new Set<number>();
+  const carrying = new Set<number>();
+  for (const n of names) {
+    // A process's entry is all digits ('self', 'net', 'sys'… are not processes). Compare the whole name: a
+    // string range test (n > '9') drops every pid that starts with a 9, and with it such a trial (CI met it).
+    if (!/^[0-9]+$/.test(n)) continue;
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
+    } catch {
+      continue; // gone
+    }
+    // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so read after the last ')'.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const pgid = Number(f[2]);
+    if (f[0] === 'Z' || f[0] === 'X' || !Number.isInteger(pgid) || pgid <= 1) continue;
+    running.add(pgid);
+    if (wanted.size === 0 || carrying.has(pgid)) continue;
+    try {
+      if (
+        fs
+          .readFileSync(`/proc/${n}/environ`, 'latin1')
+          .split('\0')
+          .some((kv) => wanted.has(kv))
+      )
+        carrying.add(pgid);
+    } catch {
+      // gone, or another user's
+    }
+  }
+  return { running, carrying };
+}
+
 /**
  * The reaper's body. It may use only its parameters and globals (it runs from its source text): no imports.
  * CommonJS `require` is there because `node -e` evaluates CommonJS.
  */
-function reaperMain(graceMs: number, tokenVar: string, token: string): void {
+function reaperMain(graceMs: number, tokenVar: string, token: string, survey: typeof surveyProc): void {
   const fs = require('node:fs') as typeof import('node:fs');
   /** Attempt number → its process group, 0 while announced but not yet confirmed. */
   const attempts = new Map<number, number>();
   const dirs: string[] = [];
   let buffered = '';
-  /**
-   * One pass over /proc: the groups that have a running member (not a zombie: the sweep was its members' parent,
-   * so until init reaps them, in a container whenever it gets to it, `kill(-pgid, 0)` still finds the dead ones),
-   * and among them those of a process whose environment names one of the announced attempts `pending`. Null when
-   * /proc cannot be read.
-   */
-  const survey = (pending: readonly number[]): { running: Set<number>; carrying: Set<number> } | null => {
-    let names: string[];
-    try {
-      names = fs.readdirSync('/proc');
-    } catch {
-      return null;
-    }
-    const wanted = new Set(pending.map((n) => `${tokenVar}=${token}-${n}`));
-    const running = new Set<number>();
-    const carrying = new Set<number>();
-    for (const n of names) {
-      if (n < '0' || n > '9') continue;
-      let stat: string;
-      try {
-        stat = fs.readFileSync(`/proc/${n}/stat`, 'latin1');
-      } catch {
-        continue; // gone
-      }
-      // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses, so read after the last ')'.
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const pgid = Number(f[2]);
-      if (f[0] === 'Z' || f[0] === 'X' || !Number.isInteger(pgid) || pgid <= 1) continue;
-      running.add(pgid);
-      if (wanted.size === 0 || carrying.has(pgid)) continue;
-      try {
-        if (
-          fs
-            .readFileSync(`/proc/${n}/environ`, 'latin1')
-            .split('\0')
-            .some((kv) => wanted.has(kv))
-        )
-          carrying.add(pgid);
-      } catch {
-        // gone, or another user's
-      }
-    }
-    return { running, carrying };
-  };
   const signalled = (pgid: number): boolean => {
     try {
       process.kill(-pgid, 0);
@@ -132,6 +149,7 @@ function reaperMain(graceMs: number, tokenVar: string, token: string): void {
   });
   const onEnd = (): void => {
     const pending = [...attempts].filter(([, g]) => g === 0).map(([n]) => n);
+    const wanted = new Set(pending.map((n) => `${tokenVar}=${token}-${n}`));
     const targets = new Set([...attempts.values()].filter((g) => g !== 0));
     const termed = new Set<number>();
     /**
@@ -139,7 +157,7 @@ function reaperMain(graceMs: number, tokenVar: string, token: string): void {
      * each gets its SIGTERM the first time it is seen running.
      */
     const live = (): number[] => {
-      const seen = survey(pending);
+      const seen = survey(fs, wanted);
       for (const g of seen?.carrying ?? []) targets.add(g);
       const running = [...targets].filter((g) => (seen === null ? signalled(g) : seen.running.has(g)));
       for (const g of running) {
@@ -193,7 +211,8 @@ export interface Reaper {
 export function startReaper(graceMs = REAPER_GRACE_MS): Reaper {
   const token = randomBytes(12).toString('hex');
   const args = [graceMs, TRIAL_TOKEN_ENV, token].map((a) => JSON.stringify(a)).join(', ');
-  const child: ChildProcess = spawn(process.execPath, ['-e', `(${reaperMain.toString()})(${args})`], {
+  const source = `(${reaperMain.toString()})(${args}, ${surveyProc.toString()})`;
+  const child: ChildProcess = spawn(process.execPath, ['-e', source], {
     // Its own session: a signal to the sweep's process group (the terminal's Ctrl-C) does not take it down first.
     detached: true,
     stdio: ['pipe', 'ignore', 'ignore'],
