@@ -59,8 +59,13 @@ describe('a sweep killed with SIGKILL, then run again', { timeout: 90_000 }, () 
     const args = sweepArgs(dir, 'KILL-9', 5, script, ['--parallel', '2']);
     const env = { ...process.env, TMPDIR: tmp };
     const first = spawn(process.execPath, args, { env, stdio: 'ignore' });
-    await until('trials 3 and 4 to start', () => existsSync(join(pids, '3')) && existsSync(join(pids, '4')), 60_000);
-    const hung = [3, 4].map((i) => Number(readFileSync(join(pids, String(i)), 'utf8')));
+    // A pid file exists before its pid is in it (`>` creates it, then echo writes): wait for the whole line.
+    const pidOf = (i: number): number | null => {
+      const text = existsSync(join(pids, String(i))) ? readFileSync(join(pids, String(i)), 'utf8') : '';
+      return /^[0-9]+\n$/.test(text) ? Number(text) : null;
+    };
+    await until('trials 3 and 4 to start', () => pidOf(3) !== null && pidOf(4) !== null, 60_000);
+    const hung = [3, 4].map((i) => pidOf(i) ?? 0);
     expect(hung.every(alive)).toBe(true);
     const killedAt = Date.now();
     first.kill('SIGKILL');
