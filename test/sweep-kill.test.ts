@@ -60,12 +60,13 @@ describe('a sweep killed with SIGKILL, then run again', { timeout: 90_000 }, () 
     const env = { ...process.env, TMPDIR: tmp };
     const first = spawn(process.execPath, args, { env, stdio: 'ignore' });
     // A pid file exists before its pid is in it (`>` creates it, then echo writes): wait for the whole line.
-    const pidOf = (i: number): number | null => {
-      const text = existsSync(join(pids, String(i))) ? readFileSync(join(pids, String(i)), 'utf8') : '';
-      return /^[0-9]+\n$/.test(text) ? Number(text) : null;
+    const pidOf = (i: number): number => {
+      const file = join(pids, String(i));
+      const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+      return /^[0-9]+\n$/.test(text) ? Number(text) : 0;
     };
-    await until('trials 3 and 4 to start', () => pidOf(3) !== null && pidOf(4) !== null, 60_000);
-    const hung = [3, 4].map((i) => pidOf(i) ?? 0);
+    await until('trials 3 and 4 to start', () => pidOf(3) > 0 && pidOf(4) > 0, 60_000);
+    const hung = [3, 4].map(pidOf);
     expect(hung.every(alive)).toBe(true);
     const killedAt = Date.now();
     first.kill('SIGKILL');

@@ -92,20 +92,20 @@ describe('surveyProc: one pass over /proc', () => {
         '9': [stat(9, 'S', 9), []],
         '95': [stat(95, 'R', 95), []],
         '912': [stat(912, 'S', 912), ['A=1']],
+        '4242': [stat(4242, 'S', 4242), ['AORTA_PROBE_SWEEP_TOKEN=t-30']], // t-30 is not t-3
         '9123': [stat(9123, 'S', 9123), ['AORTA_PROBE_SWEEP_TOKEN=t-3']],
-        '9124': [stat(9124, 'Z', 9124), ['AORTA_PROBE_SWEEP_TOKEN=t-4']],
-        '31000': [stat(31000, 'S', 9123, 'a) b (c'), ['AORTA_PROBE_SWEEP_TOKEN=t-4']],
-        '31001': [stat(31001, 'D', 31001), null],
-        '4242': [stat(4242, 'S', 4242), ['AORTA_PROBE_SWEEP_TOKEN=t-30']],
+        '9124': [stat(9124, 'Z', 9124), ['AORTA_PROBE_SWEEP_TOKEN=t-4']], // a zombie is neither
+        '31000': [stat(31000, 'S', 31000, 'a) b (c'), []], // its group read after the last ')'
+        '31001': [stat(31001, 'D', 31001), null], // environment unreadable: running all the same
+        '31002': [stat(31002, 'S', 4242), ['AORTA_PROBE_SWEEP_TOKEN=t-4']], // a member carries its group
       },
       ['self', 'thread-self', 'net', 'sys', '9x', 'acpi'],
     );
     const seen = surveyProc(proc, new Set(['AORTA_PROBE_SWEEP_TOKEN=t-3', 'AORTA_PROBE_SWEEP_TOKEN=t-4']));
-    expect(
-      seen === null ? null : { running: [...seen.running].sort((a, b) => a - b), carrying: [...seen.carrying] },
-    ).toEqual({
-      running: [9, 95, 912, 4242, 9123, 31001],
-      carrying: [9123],
+    const sorted = (groups: Set<number>): number[] => [...groups].sort((a, b) => a - b);
+    expect(seen === null ? null : { running: sorted(seen.running), carrying: sorted(seen.carrying) }).toEqual({
+      running: [9, 95, 912, 4242, 9123, 31000, 31001],
+      carrying: [4242, 9123],
     });
   });
 

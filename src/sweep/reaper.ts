@@ -148,8 +148,8 @@ function reaperMain(graceMs: number, tokenVar: string, token: string, survey: ty
     }
   });
   const onEnd = (): void => {
-    const pending = [...attempts].filter(([, g]) => g === 0).map(([n]) => n);
-    const wanted = new Set(pending.map((n) => `${tokenVar}=${token}-${n}`));
+    // The environment entries of the attempts announced but not confirmed: none left to look for when empty.
+    const wanted = new Set([...attempts].filter(([, g]) => g === 0).map(([n]) => `${tokenVar}=${token}-${n}`));
     const targets = new Set([...attempts.values()].filter((g) => g !== 0));
     const termed = new Set<number>();
     /**
@@ -167,7 +167,7 @@ function reaperMain(graceMs: number, tokenVar: string, token: string, survey: ty
       }
       return running;
     };
-    if (live().length === 0 && pending.length === 0) {
+    if (live().length === 0 && wanted.size === 0) {
       finish();
       return;
     }
@@ -175,7 +175,7 @@ function reaperMain(graceMs: number, tokenVar: string, token: string, survey: ty
     const poll = setInterval(() => {
       // An announced attempt may still be between fork and exec: `live` keeps looking for it until the deadline.
       const left = live();
-      if ((left.length === 0 && pending.length === 0) || Date.now() >= deadline) {
+      if ((left.length === 0 && wanted.size === 0) || Date.now() >= deadline) {
         clearInterval(poll);
         for (const g of left) signal(g, 'SIGKILL');
         finish();
