@@ -604,6 +604,25 @@ function complexQuot(a: Complex, b: Complex): Complex | null {
   return new Complex(NaN, NaN);
 }
 
+/** Whether `an + bn` (or `an - bn`), computed as `r` with wrap-around, overflowed an i64. */
+// @ts-ignore: decorator
+@inline function addOverflowed(an: i64, bn: i64, r: i64): bool {
+  return ((an ^ r) & (bn ^ r)) < 0;
+}
+// @ts-ignore: decorator
+@inline function subOverflowed(an: i64, bn: i64, r: i64): bool {
+  return ((an ^ bn) & (an ^ r)) < 0;
+}
+
+/** `an // bn` (Python's floor division) for bn ≠ 0 and not i64.MIN_VALUE // -1, the two cases it cannot take. */
+// @ts-ignore: decorator
+@inline function floorDivI64(an: i64, bn: i64): i64 {
+  let q = an / bn;
+  // One division, not two: the truncated remainder has the dividend's sign.
+  if (an - q * bn != 0 && an < 0 != bn < 0) q -= 1;
+  return q;
+}
+
 function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usize): void {
   // int (op) int, with an i64 fast path and big ints beyond it.
   if (isIntTag(at) && isIntTag(bt)) {
@@ -611,13 +630,13 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
       switch (op) {
         case Op.BIN_ADD: {
           let r = an + bn;
-          if (((an ^ r) & (bn ^ r)) < 0) pushBig(bigAdd(bigFromI64(an), bigFromI64(bn)));
+          if (addOverflowed(an, bn, r)) pushBig(bigAdd(bigFromI64(an), bigFromI64(bn)));
           else push(T_INT, r, 0);
           return;
         }
         case Op.BIN_SUB: {
           let r = an - bn;
-          if (((an ^ bn) & (an ^ r)) < 0) pushBig(bigSub(bigFromI64(an), bigFromI64(bn)));
+          if (subOverflowed(an, bn, r)) pushBig(bigSub(bigFromI64(an), bigFromI64(bn)));
           else push(T_INT, r, 0);
           return;
         }
@@ -647,10 +666,7 @@ function binary(op: i32, at: i32, an: i64, ar: usize, bt: i32, bn: i64, br: usiz
             pushBig(bigNeg(bigFromI64(an)));
             return;
           }
-          let q = an / bn;
-          // One division, not two: the truncated remainder has the dividend's sign.
-          if (an - q * bn != 0 && an < 0 != bn < 0) q -= 1;
-          push(T_INT, q, 0);
+          push(T_INT, floorDivI64(an, bn), 0);
           return;
         }
       }
@@ -985,7 +1001,10 @@ function findCapture(key: PyStr): PyStr {
     let val = p + 4 + ((<usize>len) << 2);
     if (len == n) {
       if (!charge(COST_COMPARED_CHAR * <i64>n)) return 0;
-      if (memory.compare(p + 4, key + 4, (<usize>n) << 2) == 0) return val;
+      // Keys are a few code points: a word loop beats memory.compare's call.
+      let j = 0;
+      while (j < n && load<i32>(p + 4 + ((<usize>j) << 2)) == load<i32>(key + 4 + ((<usize>j) << 2))) j++;
+      if (j == n) return val;
     }
     p = val + 4 + ((<usize>strLen(val)) << 2);
   }
@@ -1114,7 +1133,7 @@ function parseSmallDecimal(s: PyStr): i64 {
   let v: i64 = 0;
   while (i < n) {
     let d = strAt(s, i) - 0x30;
-    if (d < 0 || d > 9) break;
+    if (<u32>d > 9) break; // below '0' wraps to a large u32
     v = v * 10 + d;
     i++;
   }
@@ -1309,8 +1328,34 @@ export function run(): i32 {
         unchecked((nums[s] = arg));
         s++;
         continue;
-      case Op.OP_BINARY:
+      case Op.OP_BINARY: {
         s -= 2;
+        // Fast path: int + - // int where the result is an int of the same kind (binary() does the rest).
+        if (unchecked(tags[s]) == T_INT && unchecked(tags[s + 1]) == T_INT) {
+          let an = unchecked(nums[s]),
+            bn = unchecked(nums[s + 1]);
+          if (arg == Op.BIN_FLOORDIV) {
+            if (bn > 0 || bn < -1) {
+              unchecked((nums[s] = floorDivI64(an, bn)));
+              s++;
+              continue;
+            }
+          } else if (arg == Op.BIN_ADD) {
+            let r = an + bn;
+            if (!addOverflowed(an, bn, r)) {
+              unchecked((nums[s] = r));
+              s++;
+              continue;
+            }
+          } else if (arg == Op.BIN_SUB) {
+            let r = an - bn;
+            if (!subOverflowed(an, bn, r)) {
+              unchecked((nums[s] = r));
+              s++;
+              continue;
+            }
+          }
+        }
         vm.sp = s;
         binary(
           arg,
@@ -1323,6 +1368,7 @@ export function run(): i32 {
         );
         s = vm.sp;
         break;
+      }
       case Op.OP_UNARY:
         s -= 1;
         vm.sp = s;
