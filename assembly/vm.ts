@@ -1480,10 +1480,25 @@ export function run(): i32 {
           continue;
         }
         // The result is pushed at the callee's slot, below the arguments, so reading them first is safe.
+        // float() of a float or of 'nan'/'inf', and math.isnan/isinf of a float (what float() gives), are
+        // decided here: two helper calls were a tenth of `math.isnan(float(capture['loss']))`.
         switch (id) {
-          case Op.BUILTIN_FLOAT:
+          case Op.BUILTIN_FLOAT: {
+            let t = unchecked(tags[base]);
+            if (arg == 1 && (t == T_FLOAT || t == T_STR)) {
+              let x =
+                t == T_FLOAT ? unchecked(nums[base]) : reinterpret<i64>(specialFloatWord(<usize>unchecked(refs[base])));
+              if (x != 0) {
+                // specialFloatWord's 0 means "not a special word"; a float 0.0 takes callFloat, which keeps it
+                unchecked((tags[callee] = T_FLOAT));
+                unchecked((nums[callee] = x));
+                s = callee + 1;
+                continue;
+              }
+            }
             callFloat(arg, base);
             break;
+          }
           case Op.BUILTIN_INT:
             callInt(arg, base);
             break;
@@ -1491,10 +1506,15 @@ export function run(): i32 {
             callLen(base);
             break;
           case Op.BUILTIN_ISNAN:
-            callMathTest(base, false);
-            break;
           case Op.BUILTIN_ISINF:
-            callMathTest(base, true);
+            if (unchecked(tags[base]) == T_FLOAT) {
+              let x = reinterpret<f64>(unchecked(nums[base]));
+              unchecked((tags[callee] = T_BOOL));
+              unchecked((nums[callee] = (id == Op.BUILTIN_ISNAN ? x != x : x == Infinity || x == -Infinity) ? 1 : 0));
+              s = callee + 1;
+              continue;
+            }
+            callMathTest(base, id == Op.BUILTIN_ISINF);
             break;
         }
         s = vm.sp;
