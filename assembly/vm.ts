@@ -1082,13 +1082,7 @@ function callFloat(argc: i32, base: i32): void {
     push(t, n, r);
     return;
   }
-  if (t == T_STR) {
-    let special = specialFloatWord(strOf(r));
-    if (special != 0) {
-      pushFloat(special);
-      return;
-    }
-  }
+  // A special word ('nan', 'inf') never gets here: run() decides it inline. parsePyFloat below would take it too.
   if (isIntTag(t)) {
     let x = intToFloat(t, n, r);
     if (vm.err == E_OK) pushFloat(x);
@@ -1483,22 +1477,19 @@ export function run(): i32 {
         // float() of a float or of 'nan'/'inf', and math.isnan/isinf of a float (what float() gives), are
         // decided here: two helper calls were a tenth of `math.isnan(float(capture['loss']))`.
         switch (id) {
-          case Op.BUILTIN_FLOAT: {
-            let t = unchecked(tags[base]);
-            if (arg == 1 && (t == T_FLOAT || t == T_STR)) {
-              let x =
-                t == T_FLOAT ? unchecked(nums[base]) : reinterpret<i64>(specialFloatWord(<usize>unchecked(refs[base])));
-              if (x != 0) {
-                // specialFloatWord's 0 means "not a special word"; a float 0.0 takes callFloat, which keeps it
+          case Op.BUILTIN_FLOAT:
+            if (arg == 1) {
+              let t = unchecked(tags[base]);
+              let special = t == T_STR ? specialFloatWord(<usize>unchecked(refs[base])) : 0;
+              if (t == T_FLOAT || special != 0) {
                 unchecked((tags[callee] = T_FLOAT));
-                unchecked((nums[callee] = x));
+                unchecked((nums[callee] = t == T_FLOAT ? unchecked(nums[base]) : reinterpret<i64>(special)));
                 s = callee + 1;
                 continue;
               }
             }
             callFloat(arg, base);
             break;
-          }
           case Op.BUILTIN_INT:
             callInt(arg, base);
             break;
