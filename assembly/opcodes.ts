@@ -6,14 +6,23 @@
 // prove both compilers read the same values.
 //
 // A program is one Int32Array:
-//   header  [MAGIC, VERSION, codeWords, constCount, maxStack]
+//   header  [MAGIC, VERSION, codeWords, constCount, maxStack, captureSlots]
 //   code    codeWords words: instructions are (opcode, argument) pairs
 //   consts  constCount entries, each a tag word followed by its payload (see CONST_*)
 // Jump arguments are absolute instruction indices (pair index, not word index), always forward.
+//
+// captureSlots says how the program reads `capture`, and so how its inputs lay captures out (INPUT_*):
+//   CAPTURE_AS_DICT (-1)  as a dict (LOAD_VAR capture, LOAD_CAPTURE_CONST): every entry, key and value;
+//   n >= 0                only as capture['<key>'] for n keys, the str constants 0..n-1, by LOAD_CAPTURE_SLOT:
+//                         one value per slot, in slot order, no keys. Such a program holds no dict-reading
+//                         instruction (the verifier refuses one), so the two layouts are never mixed.
+// The slot form exists for speed: a batch of regex matches then carries no key characters, and a
+// capture read is an index, not a key comparison (+11 to +26 % on the bench's capture rows; docs/bytecode.md).
 
 export const PROGRAM_MAGIC = 0x41505243; // "APRC"
-export const PROGRAM_VERSION = 4;
-export const HEADER_WORDS = 5;
+export const PROGRAM_VERSION = 5;
+export const HEADER_WORDS = 6;
+export const CAPTURE_AS_DICT = -1;
 
 // ---- opcodes -----------------------------------------------------------------------------------
 export const OP_LOAD_CONST = 1; // push consts[arg]
@@ -40,7 +49,8 @@ export const OP_RAISE = 18; // stop with exception arg (E_*); modelled as pushin
 export const OP_COMPARE_CONST = 19; // pop a, push a <cmp> consts[k]
 export const OP_LOAD_VAR_COMPARE_CONST = 20; // push var <cmp> consts[k]
 export const OP_LOAD_CAPTURE_CONST = 21; // push capture[consts[arg]]
-export const OP_COUNT = 22; // one past the last opcode
+export const OP_LOAD_CAPTURE_SLOT = 22; // push the value of capture slot arg (KeyError when absent)
+export const OP_COUNT = 23; // one past the last opcode
 
 // ---- argument kinds: what an instruction's argument means, and its range ----------------------
 export const ARG_NONE = 0; // must be 0
@@ -55,6 +65,7 @@ export const ARG_TARGET = 8; // a later instruction index
 export const ARG_ERROR = 9; // E_* other than E_OK
 export const ARG_CMP_CONST = 10; // CMP_* | constant index << CMP_BITS
 export const ARG_VAR_CMP_CONST = 11; // CMP_* | VAR_* << CMP_BITS | constant index << (CMP_BITS + VAR_BITS)
+export const ARG_SLOT = 12; // a capture slot, 0..captureSlots-1
 /** Field widths of the packed arguments: CMP_COUNT and VAR_COUNT fit, and MAX_CONSTS above both. */
 export const CMP_BITS = 3;
 export const VAR_BITS = 2;
@@ -93,6 +104,7 @@ export const OP_NAMES = [
   'COMPARE_CONST',
   'LOAD_VAR_COMPARE_CONST',
   'LOAD_CAPTURE_CONST',
+  'LOAD_CAPTURE_SLOT',
 ];
 export const OP_ARG_KINDS = [
   ARG_NONE,
@@ -117,10 +129,11 @@ export const OP_ARG_KINDS = [
   ARG_CMP_CONST,
   ARG_VAR_CMP_CONST,
   ARG_CONST,
+  ARG_SLOT,
 ];
-export const OP_POPS = [0, 0, 0, 0, 2, 1, 2, 2, 1, 0, 1, 1, 1, 1, 2, 3, 1, 1, 0, 1, 0, 0];
-export const OP_PUSHES = [0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 0, 0, 1, 1, 1, 1];
-export const OP_JUMP_PUSHES = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+export const OP_POPS = [0, 0, 0, 0, 2, 1, 2, 2, 1, 0, 1, 1, 1, 1, 2, 3, 1, 1, 0, 1, 0, 0, 0];
+export const OP_PUSHES = [0, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 2, 2, 3, 0, 0, 1, 1, 1, 1, 1];
+export const OP_JUMP_PUSHES = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 export const OP_FLOWS = [
   FLOW_STOP,
   FLOW_NEXT,
@@ -140,6 +153,7 @@ export const OP_FLOWS = [
   FLOW_NEXT,
   FLOW_NEXT,
   FLOW_STOP,
+  FLOW_NEXT,
   FLOW_NEXT,
   FLOW_NEXT,
   FLOW_NEXT,
@@ -296,15 +310,18 @@ export const OBJECT_SIZE_OFFSET = 4;
 /**
  * One variable set in an input buffer (words): exit_code, walltime_sec and peak_vram_mib as f64s
  * (a JS number as it is: the two integers are safe integers, so exact), the capture count, a
- * padding word, then per capture its key and value, each a str: a length word and one code point
- * per word; then a padding word if needed, so every set, and so every f64, is 8-byte aligned. A
- * str result has the same str layout.
+ * padding word, then the captures in the loaded program's layout (its captureSlots): for
+ * CAPTURE_AS_DICT, per capture its key and value, each a str: a length word and one code point per
+ * word; for n slots, n values in slot order, each a str or the one word SLOT_ABSENT (no such key),
+ * and the count is n. Then a padding word if needed, so every set, and so every f64, is 8-byte
+ * aligned. A str result has the same str layout.
  */
 export const INPUT_EXIT_CODE = 0;
 export const INPUT_WALLTIME_SEC = 2;
 export const INPUT_PEAK_VRAM_MIB = 4;
 export const INPUT_CAPTURE_COUNT = 6;
 export const INPUT_HEADER_WORDS = 8;
+export const SLOT_ABSENT = -1;
 
 // ---- the cost budget (see docs/bytecode.md) ----------------------------------------------------
 /**

@@ -37,6 +37,7 @@ import {
   ARG_COUNT,
   ARG_ERROR,
   ARG_NONE,
+  ARG_SLOT,
   ARG_TARGET,
   ARG_UNARY_OP,
   ARG_VAR,
@@ -45,6 +46,7 @@ import {
   BATCH_RAISED,
   BATCH_TRUTHY,
   BUILTIN_KIND_MODULE,
+  CAPTURE_AS_DICT,
   DEFAULT_COST_BUDGET,
   E_BUDGET,
   E_KEY,
@@ -58,6 +60,7 @@ import {
   FLOW_JUMP,
   FLOW_STOP,
   MAX_STACK,
+  SLOT_ABSENT,
   T_BIG,
   T_BOOL,
   T_BUILTIN,
@@ -77,6 +80,7 @@ import {
   V_ARGUMENT,
   V_STACK,
   V_TRUNCATED,
+  VAR_CAPTURE,
 } from './opcodes';
 
 /**
@@ -114,6 +118,8 @@ export namespace vm {
   // the loaded program
   export let code: StaticArray<i32> = new StaticArray<i32>(0);
   export let codeLen: i32 = 0; // instructions
+  /** How the program reads `capture` (CAPTURE_AS_DICT or a slot count), so how inputs lay captures out. */
+  export let captureSlots: i32 = CAPTURE_AS_DICT;
   export let constTag: StaticArray<i32> = new StaticArray<i32>(0);
   export let constNum: StaticArray<i64> = new StaticArray<i64>(0);
   export let constRef: StaticArray<usize> = new StaticArray<usize>(0);
@@ -131,7 +137,10 @@ export namespace vm {
   export let exitCode: i64 = 0;
   export let walltime: f64 = 0;
   export let peakVram: i64 = 0;
-  /** The captures, where the host wrote them: key and value strs alternating from `capStart`. */
+  /**
+   * The captures, where the host wrote them from `capStart`: key and value strs alternating, or one
+   * value (or SLOT_ABSENT) per slot (see captureSlots).
+   */
   export let capCount: i32 = 0;
   export let capStart: usize = 0;
 
@@ -159,7 +168,7 @@ const CMP_MASK = (1 << Op.CMP_BITS) - 1;
 const VAR_MASK = (1 << Op.VAR_BITS) - 1;
 
 /** Whether `arg` is in range for an instruction whose argument is of `kind` (Op.ARG_*). */
-function argumentInRange(kind: i32, arg: i32, nConsts: i32): bool {
+function argumentInRange(kind: i32, arg: i32, nConsts: i32, slots: i32): bool {
   switch (kind) {
     case ARG_NONE:
       return arg == 0;
@@ -177,6 +186,8 @@ function argumentInRange(kind: i32, arg: i32, nConsts: i32): bool {
       return arg >= 0 && arg < Op.CMP_COUNT;
     case ARG_COUNT:
       return arg >= 0 && arg <= Op.MAX_CALL_ARGS;
+    case ARG_SLOT:
+      return arg >= 0 && arg < slots;
     case ARG_ERROR:
       return arg > E_OK && arg < Op.E_COUNT;
     case ARG_CMP_CONST:
@@ -192,6 +203,14 @@ function argumentInRange(kind: i32, arg: i32, nConsts: i32): bool {
   return true; // ARG_TARGET: checked against the code by the caller
 }
 
+/** Whether an instruction reads `capture` as a dict, which a program with capture slots has no input for. */
+function readsCaptureAsDict(op: i32, arg: i32): bool {
+  if (op == Op.OP_LOAD_CAPTURE_CONST) return true;
+  if (op == Op.OP_LOAD_VAR) return arg == VAR_CAPTURE;
+  if (op == Op.OP_LOAD_VAR_COMPARE_CONST) return ((arg >> Op.CMP_BITS) & VAR_MASK) == VAR_CAPTURE;
+  return false;
+}
+
 /**
  * Checks a program before anything runs: header, every opcode and argument in range, jump
  * targets inside the code, a consistent stack depth at every instruction (no underflow, never
@@ -205,8 +224,10 @@ function verify(words: StaticArray<i32>): i32 {
   let codeWords = words[2];
   let nConsts = words[3];
   let maxStack = words[4];
+  let slots = words[5];
   if (codeWords <= 0 || (codeWords & 1) != 0 || codeWords > Op.MAX_CODE_WORDS) return V_HEADER;
   if (nConsts < 0 || nConsts > Op.MAX_CONSTS || maxStack < 1 || maxStack > Op.MAX_STACK) return V_HEADER;
+  if (slots < CAPTURE_AS_DICT || slots > nConsts) return V_HEADER;
   if (Op.HEADER_WORDS + codeWords > n) return V_TRUNCATED;
   let count = codeWords >> 1;
 
@@ -215,6 +236,7 @@ function verify(words: StaticArray<i32>): i32 {
   for (let k = 0; k < nConsts; k++) {
     if (at >= n) return V_TRUNCATED;
     let tag = words[at++];
+    if (k < slots && tag != Op.CONST_STR) return V_CONST; // a slot's key is a str
     if (tag == Op.CONST_INT || tag == Op.CONST_FLOAT) at += 2;
     else if (tag == Op.CONST_COMPLEX) at += 4;
     else if (tag == Op.CONST_STR || tag == Op.CONST_BYTES) {
@@ -241,7 +263,8 @@ function verify(words: StaticArray<i32>): i32 {
     let d = depth[i];
     if (d < 0) continue; // unreachable code is allowed but never run
     let kind = Op.OP_ARG_KINDS[op];
-    if (!argumentInRange(kind, arg, nConsts)) return V_ARGUMENT;
+    if (!argumentInRange(kind, arg, nConsts, slots)) return V_ARGUMENT;
+    if (slots != CAPTURE_AS_DICT && readsCaptureAsDict(op, arg)) return V_ARGUMENT;
     let flow = Op.OP_FLOWS[op];
     if (kind == ARG_TARGET && (arg <= i || arg >= count)) return V_JUMP;
     let p = Op.OP_POPS[op] + (kind == ARG_COUNT ? arg : 0);
@@ -294,6 +317,7 @@ export function loadProgram(): i32 {
   let codeWords = words[2];
   let nConsts = words[3];
   vm.codeLen = codeWords >> 1;
+  vm.captureSlots = words[5];
   vm.constTag = new StaticArray<i32>(nConsts);
   vm.constNum = new StaticArray<i64>(nConsts);
   vm.constRef = new StaticArray<usize>(nConsts);
@@ -381,7 +405,12 @@ export function setInputs(words: usize, at: i32): i32 {
   at += Op.INPUT_HEADER_WORDS;
   vm.capCount = n;
   vm.capStart = words + ((<usize>at) << 2);
-  for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + ((<usize>at) << 2));
+  if (vm.captureSlots == CAPTURE_AS_DICT) {
+    for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + ((<usize>at) << 2));
+  } else {
+    // The host writes one word or str per slot; the program's count, not the input's, says how many.
+    for (let k = 0; k < vm.captureSlots; k++) at += 1 + max(0, strLen(words + ((<usize>at) << 2)));
+  }
   return (at + 1) & ~1;
 }
 
@@ -1450,6 +1479,26 @@ export function run(): i32 {
         subscript(T_DICT, kt, unchecked(vm.constNum[arg]), kr);
         s = vm.sp;
         break;
+      }
+      case Op.OP_LOAD_CAPTURE_SLOT: {
+        // The slots before this one are passed over as findCapture passes keys, at the same cost per slot.
+        let p = vm.capStart;
+        vm.budget -= COST_CAPTURE_KEY * <i64>(arg + 1);
+        if (vm.budget < 0) {
+          vm.sp = s;
+          fail(E_BUDGET);
+          break;
+        }
+        for (let k = 0; k < arg; k++) p += 4 + ((<usize>max(0, strLen(p))) << 2);
+        if (strLen(p) == SLOT_ABSENT) {
+          vm.sp = s;
+          fail(E_KEY);
+          break;
+        }
+        unchecked((tags[s] = T_STR));
+        unchecked((refs[s] = p));
+        s++;
+        continue;
       }
       case Op.OP_CALL: {
         s -= arg + 1;

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { captureKeysRead } from '../src/condition/capture-keys.js';
+import * as Op from '../assembly/opcodes.js';
+import { captureKeysRead, slotKeysOf } from '../src/condition/capture-keys.js';
+import { disassemble } from '../src/condition/disasm.js';
 import { compileCondition } from '../src/condition/evaluate.js';
 import { validateCondition } from '../src/condition/validate.js';
 
@@ -14,12 +16,66 @@ describe('captureKeysRead: which capture entries a condition can read', () => {
     ["capture[capture['k']] == 'x'", null],
     ["capture[1] == 'x'", null],
     ['capture == capture', null],
+    // Two lone surrogates are two code points in Python, one character in JS: no capture key equals them.
+    ["capture['\\ud800\\udc00'] == 'x'", null],
+    ["capture['\\ud800'] == 'x'", ['\ud800']],
   ] as const)('%s → %j', (expr, keys) => {
     expect(keysOf(expr)).toEqual(keys);
   });
 });
 
-describe('evaluating with only the keys read gives the result of evaluating with all of them', () => {
+describe('the program reads those keys as capture slots', () => {
+  it('holds the slot count in its header and the keys as its first constants', () => {
+    const c = compileCondition("int(capture['a']) > int(capture['b']) or capture['a'] == ''");
+    expect([c.program[5], slotKeysOf(c.program)]).toEqual([2, ['a', 'b']]);
+    expect(disassemble(c.program).split('\n')[0]).toBe('; 11 instructions, 3 constants, max stack 3, 2 capture slots');
+    const dict = compileCondition('len(capture) > 0');
+    expect([dict.program[5], slotKeysOf(dict.program)]).toEqual([Op.CAPTURE_AS_DICT, null]);
+    expect(slotKeysOf(compileCondition('exit_code == 137').program)).toEqual([]);
+  });
+
+  const pick = compileCondition("capture['a'] if exit_code else capture['b']");
+  const vars = (capture: Record<string, string> | Map<string, string>, exit_code = 0) => ({
+    capture,
+    exit_code,
+    walltime_sec: 1,
+    peak_vram_mib: null,
+  });
+  it.each([
+    ['a later slot after an absent one', { b: 'x' }, 0, { fired: true, value: { type: 'str', repr: "'x'" } }],
+    ['an absent slot', { b: 'x' }, 1, { fired: false, error: 'KeyError' }],
+    ['an empty value', { a: '', b: 'x' }, 1, { fired: false, value: { type: 'str', repr: "''" } }],
+    [
+      'a Map',
+      new Map([
+        ['b', 'y'],
+        ['a', 'z'],
+      ]),
+      1,
+      { fired: true, value: { type: 'str', repr: "'z'" } },
+    ],
+    ['a Map without the key', new Map([['a', 'z']]), 0, { fired: false, error: 'KeyError' }],
+  ])('%s', (_name, capture, exit, want) => {
+    expect(pick.evaluateDetailed(vars(capture, exit))).toEqual(want);
+    expect(pick.evaluateBatchOutcomes([vars(capture, exit)])).toEqual(
+      Uint8Array.of('error' in want ? Op.BATCH_RAISED + Op.ERROR_NAMES.indexOf(want.error) : want.fired ? 1 : 0),
+    );
+  });
+
+  it('a key of two lone surrogates matches no capture, as in Python (the dict form decides it)', () => {
+    const c = compileCondition("capture['\\ud800\\udc00']");
+    expect(c.evaluateDetailed(vars({ '\u{10000}': 'x' }))).toEqual({ fired: false, error: 'KeyError' });
+    expect(c.evaluateBatch([vars({ '\u{10000}': 'x' })])).toEqual([false]);
+  });
+
+  it('a capture too big for the single-call area still reads its slots', () => {
+    const big = 'q'.repeat(100_000);
+    expect(pick.evaluateDetailed(vars({ a: big, b: big }, 1))).toMatchObject({ fired: true });
+    expect(compileCondition("len(capture['b']) == 100000").evaluate(vars({ a: big, b: big }))).toBe(true);
+  });
+});
+
+describe('evaluating through capture slots gives the result of evaluating the dict', () => {
   const captures: Record<string, string>[] = [
     { loss: 'nan', other: 'x', code: '137' },
     { other: 'x' },
@@ -38,9 +94,13 @@ describe('evaluating with only the keys read gives the result of evaluating with
   ];
   it.each(conditions)('%s', (expr) => {
     const c = compileCondition(expr);
+    // `len(capture) >= 0` is true and makes the program read capture as a dict: every entry.
+    const dict = compileCondition(`(${expr}) and len(capture) >= 0`);
+    expect(slotKeysOf(dict.program)).toBeNull();
     for (const capture of captures) {
       const vars = { capture, exit_code: 0, walltime_sec: 1, peak_vram_mib: null };
-      const full = c.evaluateDetailed(vars).fired;
+      const full = dict.evaluateDetailed(vars).fired;
+      expect({ capture, fired: c.evaluateDetailed(vars).fired }).toEqual({ capture, fired: full });
       expect({ capture, fired: c.evaluate(vars) }).toEqual({ capture, fired: full });
       expect(c.evaluateBatch([vars, vars])).toEqual([full, full]);
     }

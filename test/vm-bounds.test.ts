@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Op from '../assembly/opcodes.js';
 import { compileCondition, DEFAULT_REPR_LIMIT, sharedVmForTest } from '../src/condition/evaluate.js';
+import { slotKeysOf } from '../src/condition/capture-keys.js';
 import { ConditionVarsError } from '../src/condition/vars.js';
 import {
   ConditionVM,
@@ -236,16 +237,27 @@ describe('ConditionVars are checked, never coerced', () => {
     const list = [set('abc'), set(big), set('ab'), set(big + big)];
     expect(cond.evaluateBatch(list)).toEqual([true, true, false, true]);
     // A wrong layout would not show in the results above (a trap falls back to one call a set), so read it.
-    const words = encodeVarsForTest(list, ['b', 'a']);
-    const counts: number[] = [];
+    // The condition's two capture slots, 'b' then 'a': per set one value a slot, no keys.
+    expect(slotKeysOf(cond.program)).toEqual(['b', 'a']);
+    const words = encodeVarsForTest(list, slotKeysOf(cond.program));
+    const lengths: number[][] = [];
     for (let at = 0; at < words.length; ) {
       const n = words[at + Op.INPUT_CAPTURE_COUNT]!;
-      counts.push(n);
       at += Op.INPUT_HEADER_WORDS;
-      for (let k = 0; k < 2 * n; k++) at += 1 + words[at]!;
+      const set: number[] = [];
+      for (let k = 0; k < n; k++) {
+        set.push(words[at]!);
+        at += 1 + words[at]!;
+      }
+      lengths.push(set);
       at += at & 1;
     }
-    expect(counts).toEqual([2, 2, 2, 2]);
+    expect(lengths).toEqual([
+      [1, 3],
+      [1, 300_000],
+      [1, 2],
+      [1, 600_000],
+    ]);
   });
 
   it('the well-formed set still evaluates', () => {

@@ -235,22 +235,24 @@ describe('the sandbox', { timeout: 120_000 }, () => {
     });
   });
 
-  function program(code: number[], consts: number[][] = [], maxStack = 4): Int32Array {
+  function program(code: number[], consts: number[][] = [], maxStack = 4, slots = Op.CAPTURE_AS_DICT): Int32Array {
     const words = [
       Op.PROGRAM_MAGIC,
       Op.PROGRAM_VERSION,
       code.length,
       consts.length,
       maxStack,
+      slots,
       ...code,
       ...consts.flat(),
     ];
     return Int32Array.from(words);
   }
   const INT1 = [Op.CONST_INT, 1, 0];
+  const STR_A = [Op.CONST_STR, 1, 0x61];
 
   it.each([
-    ['bad magic', Int32Array.from([0, Op.PROGRAM_VERSION, 2, 0, 1, Op.OP_RETURN, 0]), Op.V_HEADER],
+    ['bad magic', Int32Array.from([0, Op.PROGRAM_VERSION, 2, 0, 1, -1, Op.OP_RETURN, 0]), Op.V_HEADER],
     ['truncated header', Int32Array.from([Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION]), Op.V_TRUNCATED],
     ['unknown opcode', program([99, 0, Op.OP_RETURN, 0]), Op.V_OPCODE],
     ['constant index out of range', program([Op.OP_LOAD_CONST, 5, Op.OP_RETURN, 0], [INT1]), Op.V_ARGUMENT],
@@ -304,6 +306,7 @@ describe('the sandbox', { timeout: 120_000 }, () => {
         4,
         1,
         1,
+        Op.CAPTURE_AS_DICT,
         Op.OP_LOAD_CONST,
         0,
         Op.OP_RETURN,
@@ -315,8 +318,49 @@ describe('the sandbox', { timeout: 120_000 }, () => {
     ],
     ['unknown constant tag', program([Op.OP_LOAD_CONST, 0, Op.OP_RETURN, 0], [[77]]), Op.V_CONST],
     [
+      'a capture slot out of range',
+      program([Op.OP_LOAD_CAPTURE_SLOT, 1, Op.OP_RETURN, 0], [STR_A], 4, 1),
+      Op.V_ARGUMENT,
+    ],
+    [
+      'a slot read in a program that reads capture as a dict',
+      program([Op.OP_LOAD_CAPTURE_SLOT, 0, Op.OP_RETURN, 0], [STR_A]),
+      Op.V_ARGUMENT,
+    ],
+    [
+      'capture loaded as a dict in a program with capture slots',
+      program([Op.OP_LOAD_VAR, Op.VAR_CAPTURE, Op.OP_RETURN, 0], [STR_A], 4, 1),
+      Op.V_ARGUMENT,
+    ],
+    [
+      'capture read by key in a program with capture slots',
+      program([Op.OP_LOAD_CAPTURE_CONST, 0, Op.OP_RETURN, 0], [STR_A], 4, 1),
+      Op.V_ARGUMENT,
+    ],
+    [
+      'capture compared as a dict in a program with capture slots',
+      program(
+        [Op.OP_LOAD_VAR_COMPARE_CONST, Op.CMP_EQ | (Op.VAR_CAPTURE << Op.CMP_BITS), Op.OP_RETURN, 0],
+        [STR_A],
+        4,
+        1,
+      ),
+      Op.V_ARGUMENT,
+    ],
+    [
+      'more capture slots than constants',
+      program([Op.OP_LOAD_CAPTURE_SLOT, 0, Op.OP_RETURN, 0], [STR_A], 4, 2),
+      Op.V_HEADER,
+    ],
+    ['a capture-slot count below -1', program([Op.OP_LOAD_CONST, 0, Op.OP_RETURN, 0], [STR_A], 4, -2), Op.V_HEADER],
+    [
+      'a capture slot whose key is not a str',
+      program([Op.OP_LOAD_CAPTURE_SLOT, 0, Op.OP_RETURN, 0], [INT1], 4, 1),
+      Op.V_CONST,
+    ],
+    [
       'odd code length',
-      Int32Array.from([Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, 3, 0, 1, Op.OP_RETURN, 0, 0]),
+      Int32Array.from([Op.PROGRAM_MAGIC, Op.PROGRAM_VERSION, 3, 0, 1, -1, Op.OP_RETURN, 0, 0]),
       Op.V_HEADER,
     ],
   ])('rejects a program with %s before running it', (_name, words, code) => {
@@ -349,6 +393,7 @@ describe('the sandbox', { timeout: 120_000 }, () => {
       [Op.OP_COMPARE_CONST, 32],
       [Op.OP_LOAD_VAR_COMPARE_CONST, 128],
       [Op.OP_LOAD_CAPTURE_CONST, 3],
+      [Op.OP_LOAD_CAPTURE_SLOT, 2], // slot 0 or one past the last
       [Op.OP_SUBSCRIPT, 1],
       [Op.OP_CALL, 3],
       [Op.OP_DUP_TOP, 1],
@@ -374,7 +419,11 @@ describe('the sandbox', { timeout: 120_000 }, () => {
         code.push(op, range === 0 ? k + 1 + next(n - k + 1) : next(range));
       }
       code.push(Op.OP_RETURN, 0);
-      const words = program(code, [INT1, [Op.CONST_STR, 1, 0x61], [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4));
+      // Half the programs read capture through one slot (its key, 'a', is constant 0), half as a dict.
+      const words =
+        next(2) === 0
+          ? program(code, [INT1, STR_A, [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4))
+          : program(code, [STR_A, INT1, [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4), 1);
       try {
         vm.load(words);
       } catch (e) {

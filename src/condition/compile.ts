@@ -6,6 +6,8 @@
  */
 import * as Op from '../../assembly/opcodes.js';
 import type { Compare, Expr, IfExp, PyConstant } from './ast.js';
+import { captureKeysRead } from './capture-keys.js';
+import { toCodePoints } from './source.js';
 import type { CheckedCondition } from './validate.js';
 
 /** name → index, from one of the contract's name tables. */
@@ -39,7 +41,7 @@ export class CompileError extends Error {
 }
 
 export function compileChecked(checked: CheckedCondition): Int32Array {
-  const c = new Compiler();
+  const c = new Compiler(captureKeysRead(checked.tree));
   c.expr(checked.tree.body);
   c.emit(Op.OP_RETURN, 0);
   return c.finish();
@@ -62,6 +64,14 @@ class Compiler {
   private maxDepth = 0;
   /** The stack depth on each unpatched jump's path. */
   private readonly pending = new Map<number, number>();
+  /** Op.CAPTURE_AS_DICT, or the number of capture slots: their keys are constants 0..n-1. */
+  private readonly captureSlots: number;
+
+  /** `slotKeys`: the only capture keys the program reads (capture-keys.ts), or null when it reads capture as a dict. */
+  constructor(slotKeys: readonly string[] | null) {
+    this.captureSlots = slotKeys === null ? Op.CAPTURE_AS_DICT : slotKeys.length;
+    for (const k of slotKeys ?? []) this.constant({ kind: 'str', value: k, codePoints: toCodePoints(k) });
+  }
 
   /**
    * Appends an instruction and tracks the stack depth the verifier will recompute, to size the VM
@@ -113,7 +123,11 @@ class Compiler {
         // `capture['loss']`, the way nearly every condition reads a capture: one instruction. Loading the
         // variable and the literal cannot raise, so fusing them with the subscript changes nothing observable.
         if (e.value.type === 'Name' && VARS.get(e.value.id) === Op.VAR_CAPTURE && e.slice.type === 'Constant') {
-          this.emit(Op.OP_LOAD_CAPTURE_CONST, this.constant(e.slice.value));
+          // With slots, every capture read is one of these and its key one of constants 0..n-1: the slot.
+          const k = this.constant(e.slice.value);
+          if (this.captureSlots === Op.CAPTURE_AS_DICT) this.emit(Op.OP_LOAD_CAPTURE_CONST, k);
+          else if (k < this.captureSlots) this.emit(Op.OP_LOAD_CAPTURE_SLOT, k);
+          else throw new CompileError('a capture key that is not a slot reached the compiler');
           return;
         }
         this.expr(e.value);
@@ -292,6 +306,7 @@ class Compiler {
     out[2] = this.code.length;
     out[3] = this.consts.length;
     out[4] = this.maxDepth;
+    out[5] = this.captureSlots;
     // Plain loops: TypedArray.set from a small JS array is the slow generic path in V8.
     let at = Op.HEADER_WORDS;
     for (const word of this.code) out[at++] = word;

@@ -26,6 +26,7 @@ export function disassemble(program: Int32Array): string {
   const codeWords = program[2]!;
   const nConsts = program[3]!;
   const maxStack = program[4]!;
+  const slots = program[5]!;
   if (version !== Op.PROGRAM_VERSION)
     throw new DisassemblyError(`bytecode version ${version}, this disassembler reads ${Op.PROGRAM_VERSION}`);
   if (codeWords < 0 || (codeWords & 1) !== 0 || Op.HEADER_WORDS + codeWords > program.length)
@@ -35,7 +36,8 @@ export function disassemble(program: Int32Array): string {
   const depths = depthsOf(program, count);
 
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
-  const lines = [`; ${plural(count, 'instruction')}, ${plural(nConsts, 'constant')}, max stack ${maxStack}`];
+  const slotNote = slots > 0 ? `, ${plural(slots, 'capture slot')}` : '';
+  const lines = [`; ${plural(count, 'instruction')}, ${plural(nConsts, 'constant')}, max stack ${maxStack}${slotNote}`];
   for (let i = 0; i < count; i++) {
     const op = program[Op.HEADER_WORDS + 2 * i]!;
     const arg = program[Op.HEADER_WORDS + 2 * i + 1]!;
@@ -54,6 +56,7 @@ const CMP_MASK = (1 << Op.CMP_BITS) - 1;
 function describeArg(op: number, arg: number, consts: readonly string[]): string {
   switch (Op.OP_ARG_KINDS[op]) {
     case Op.ARG_CONST:
+    case Op.ARG_SLOT: // slot k's key is constant k
       return consts[arg] ?? '?';
     case Op.ARG_VAR:
       return Op.VAR_NAMES[arg] ?? '?';

@@ -5,7 +5,6 @@
  * class.
  */
 import * as Op from '../../assembly/opcodes.js';
-import { captureKeysRead } from './capture-keys.js';
 import { compileChecked } from './compile.js';
 import { complexRepr, floatRepr, strRepr } from './repr.js';
 import { validateCondition, type CheckedCondition } from './validate.js';
@@ -84,7 +83,6 @@ export function compileCondition(text: unknown, options: CompileOptions = {}): C
   }
   const checked = validateCondition(text);
   const program = compileChecked(checked);
-  const keys = captureKeysRead(checked.tree);
   // The shared instance is looked up once: it is never replaced (it renews its own wasm instance).
   let shared: ConditionVM | null = null;
   const vm = (): ConditionVM => {
@@ -92,20 +90,20 @@ export function compileCondition(text: unknown, options: CompileOptions = {}): C
     shared.setCostBudget(costBudget);
     return shared;
   };
-  // The VM verifies the program when it first loads it, before running it. Both evaluations
-  // encode the same captures (only `keys` when the program can read no others), so they agree.
+  // The VM verifies the program when it first loads it, before running it. Every evaluation encodes
+  // the captures the program's header asks for (its capture slots, or every entry), so they agree.
   return {
     source: checked.source,
     tree: checked.tree,
     program,
-    evaluate: (vars) => vm().evaluateTruthy(program, vars, keys),
+    evaluate: (vars) => vm().evaluateTruthy(program, vars),
     evaluateDetailed: (vars) => {
-      const r = vm().evaluate(program, vars, keys, reprLimit);
+      const r = vm().evaluate(program, vars, reprLimit);
       if (!r.ok) return { fired: false, error: r.error };
       return { fired: r.truthy, value: describe(r.value, vars, reprLimit) };
     },
-    evaluateBatch: (list) => vm().evaluateBatch(program, list, keys),
-    evaluateBatchOutcomes: (list) => vm().evaluateBatchOutcomes(program, list, keys),
+    evaluateBatch: (list) => vm().evaluateBatch(program, list),
+    evaluateBatchOutcomes: (list) => vm().evaluateBatchOutcomes(program, list),
   };
 }
 

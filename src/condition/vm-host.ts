@@ -6,6 +6,7 @@
  * VM (value tags, outcomes, layouts) comes from the contract, assembly/opcodes.ts.
  */
 import * as Op from '../../assembly/opcodes.js';
+import { slotKeysOf } from './capture-keys.js';
 import { checkVars, checkVarsList, ConditionVarsError, type ConditionVars } from './vars.js';
 import { VM_WASM_BASE64 } from './vm-wasm.generated.js';
 import { base64Bytes } from '../text/base64.js';
@@ -20,6 +21,7 @@ const WALLTIME_SEC_AT = Op.INPUT_WALLTIME_SEC;
 const PEAK_VRAM_MIB_AT = Op.INPUT_PEAK_VRAM_MIB;
 const CAPTURE_COUNT_AT = Op.INPUT_CAPTURE_COUNT;
 const HEADER_WORDS = Op.INPUT_HEADER_WORDS;
+const SLOT_ABSENT = Op.SLOT_ABSENT;
 const BATCH_TRUTHY = Op.BATCH_TRUTHY;
 
 /** Variable sets per VM call in a batch. */
@@ -172,6 +174,8 @@ export function vmExportsForTest(): VmExports & Record<string, unknown> {
 export class ConditionVM {
   private ex!: VmExports;
   private current: Int32Array | null = null;
+  /** The loaded program's capture slots (capture-keys.ts), or null when it reads capture as a dict. */
+  private slots: readonly string[] | null = null;
   private programMark = 0;
   private words = new Int32Array(0);
   /** The VM's single-call capture area: first word index and one past its last. */
@@ -230,6 +234,7 @@ export class ConditionVM {
     this.memWords().set(program, ptr >> 2);
     const code = this.ex.loadProgram();
     if (code !== Op.V_OK) throw new VerifyError(code);
+    this.slots = slotsOf(program);
     this.current = program;
     this.programMark = this.ex.arenaMark();
   }
@@ -287,16 +292,10 @@ export class ConditionVM {
    * Encodes variable sets straight into a fresh VM buffer (no intermediate copy: this is the hot
    * path of batch evaluation); returns its address.
    */
-  private writeInputs(
-    list: readonly ConditionVars[],
-    from: number,
-    to: number,
-    keys: readonly string[] | null,
-    batch: boolean,
-  ): number {
+  private writeInputs(list: readonly ConditionVars[], from: number, to: number, batch: boolean): number {
     // One pass into a reusable scratch array, then one copy into linear memory: cheaper than
     // sizing the buffer with a second pass over every capture.
-    const words = encodeVars(list, from, to, keys, batch);
+    const words = encodeVars(list, from, to, this.slots, batch);
     const ptr = this.ex.inputBuffer(words);
     const mem = this.memWords();
     if (words <= 64) {
@@ -307,20 +306,15 @@ export class ConditionVM {
   }
 
   /**
-   * The value or the exception. `keys`: the only capture keys the program can read
-   * (capture-keys.ts), or null for all; `readLimit`: the most code points or bytes of a str or
+   * The value or the exception. The captures are laid out as the program reads them (its capture
+   * slots, capture-keys.ts, or every entry); `readLimit`: the most code points or bytes of a str or
    * bytes result to read back (its length is always reported).
    */
-  evaluate(
-    program: Int32Array,
-    vars: ConditionVars,
-    keys: readonly string[] | null = null,
-    readLimit = Infinity,
-  ): VmOutcome {
+  evaluate(program: Int32Array, vars: ConditionVars, readLimit = Infinity): VmOutcome {
     return this.guarded<VmOutcome>(
       program,
       () => {
-        const r = this.runOnce(vars, keys);
+        const r = this.runOnce(vars);
         if (r < 0) return { ok: false, error: Op.ERROR_NAMES[-r] ?? 'SystemError' };
         return { ok: true, value: this.readResult(readLimit), truthy: r === 1 };
       },
@@ -332,10 +326,10 @@ export class ConditionVM {
    * The spec's `evaluate`: only truthiness, without reading the value back. The hot path of
    * single evaluation, so `guarded` is written out here: no closure per call.
    */
-  evaluateTruthy(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null = null): boolean {
+  evaluateTruthy(program: Int32Array, vars: ConditionVars): boolean {
     this.load(program);
     try {
-      return this.runOnce(vars, keys) === 1;
+      return this.runOnce(vars) === 1;
     } catch (e) {
       this.recover(e);
       return false;
@@ -350,7 +344,7 @@ export class ConditionVM {
    * scalars cross as arguments, so the common case is one call into the VM; a capture set too big
    * for the area takes a buffer of its own.
    */
-  private runOnce(vars: ConditionVars, keys: readonly string[] | null): number {
+  private runOnce(vars: ConditionVars): number {
     const v = vars;
     if (v === null || typeof v !== 'object') throwVarsError(v, 0, false);
     const exit = v.exit_code,
@@ -359,18 +353,19 @@ export class ConditionVM {
     if (!Number.isSafeInteger(exit) || typeof wall !== 'number' || (vram !== null && !Number.isSafeInteger(vram)))
       throwVarsError(v, 0, false);
     const cap = v.capture;
-    if (nothingToEncode(cap, keys)) return this.ex.evaluateOnce(exit, wall, vram ?? 0, 0);
+    const slots = this.slots;
+    if (nothingToEncode(cap, slots)) return this.ex.evaluateOnce(exit, wall, vram ?? 0, 0);
     target = this.memWords();
     targetEnd = this.singleEnd;
     let r: EncodedCapture | null;
     try {
-      r = encodeCapture(cap, this.singleAt, keys);
+      r = encodeCapture(cap, this.singleAt, slots);
     } finally {
       target = null;
     }
     if (r !== null) return this.ex.evaluateOnce(exit, wall, vram ?? 0, r.count);
     this.ex.arenaRelease(this.programMark);
-    this.ex.setInputs(this.writeInputs([vars], 0, 1, keys, false), 0);
+    this.ex.setInputs(this.writeInputs([vars], 0, 1, false), 0);
     const err = this.ex.run();
     if (err !== Op.E_OK) return -err;
     return this.ex.resultTruthy() !== 0 ? 1 : 0;
@@ -380,7 +375,7 @@ export class ConditionVM {
    * Fired or not for each variable set (errors count as not fired), in VM calls of up to
    * BATCH_CHUNK sets: chunks keep the input buffer in cache, which is faster than one huge call.
    */
-  evaluateBatch(program: Int32Array, list: readonly ConditionVars[], keys: readonly string[] | null = null): boolean[] {
+  evaluateBatch(program: Int32Array, list: readonly ConditionVars[]): boolean[] {
     checkVarsList(list);
     if (list.length === 0) return [];
     return this.guarded(
@@ -393,7 +388,7 @@ export class ConditionVM {
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
           const to = Math.min(list.length, from + BATCH_CHUNK);
           this.ex.arenaRelease(this.programMark);
-          const ptr = this.writeInputs(list, from, to, keys, true);
+          const ptr = this.writeInputs(list, from, to, true);
           const out = this.ex.inputBuffer((to - from + 3) >> 2);
           this.ex.runBatch(ptr, to - from, out);
           const fired = new Uint8Array(this.ex.memory.buffer, out, to - from);
@@ -402,7 +397,7 @@ export class ConditionVM {
         return result;
       },
       // A trap mid-batch (one greedy variable set): fall back to one call each.
-      () => list.map((v) => this.evaluateTruthy(program, v, keys)),
+      () => list.map((v) => this.evaluateTruthy(program, v)),
     );
   }
 
@@ -410,11 +405,7 @@ export class ConditionVM {
    * Like `evaluateBatch`, but what happened to each set: Op.BATCH_FALSY, Op.BATCH_TRUTHY, or Op.BATCH_RAISED + E_*
    * (the exception, `Op.ERROR_NAMES[code - BATCH_RAISED]`), so a caller can say how often a condition raised.
    */
-  evaluateBatchOutcomes(
-    program: Int32Array,
-    list: readonly ConditionVars[],
-    keys: readonly string[] | null = null,
-  ): Uint8Array {
+  evaluateBatchOutcomes(program: Int32Array, list: readonly ConditionVars[]): Uint8Array {
     checkVarsList(list);
     const result = new Uint8Array(list.length);
     if (list.length === 0) return result;
@@ -424,22 +415,22 @@ export class ConditionVM {
         for (let from = 0; from < list.length; from += BATCH_CHUNK) {
           const to = Math.min(list.length, from + BATCH_CHUNK);
           this.ex.arenaRelease(this.programMark);
-          const ptr = this.writeInputs(list, from, to, keys, true);
+          const ptr = this.writeInputs(list, from, to, true);
           const out = this.ex.inputBuffer((to - from + 3) >> 2);
           this.ex.runBatch(ptr, to - from, out);
           result.set(new Uint8Array(this.ex.memory.buffer, out, to - from), from);
         }
         return result;
       },
-      () => Uint8Array.from(list, (v) => this.evaluateOutcome(program, v, keys)),
+      () => Uint8Array.from(list, (v) => this.evaluateOutcome(program, v)),
     );
   }
 
   /** One set's outcome as `evaluateBatchOutcomes` codes it (a trap: MemoryError or SystemError). */
-  private evaluateOutcome(program: Int32Array, vars: ConditionVars, keys: readonly string[] | null): number {
+  private evaluateOutcome(program: Int32Array, vars: ConditionVars): number {
     this.load(program);
     try {
-      const r = this.runOnce(vars, keys);
+      const r = this.runOnce(vars);
       return r < 0 ? Op.BATCH_RAISED - r : r === 1 ? Op.BATCH_TRUTHY : Op.BATCH_FALSY;
     } catch (e) {
       const error = this.recover(e);
@@ -507,6 +498,17 @@ function readString(mem: ArrayBuffer, ptr: number): string {
   return out;
 }
 
+/** Each program's capture slots, decoded once: a scan switches between its conditions' programs. */
+const slotCache = new WeakMap<Int32Array, readonly string[] | null>();
+function slotsOf(program: Int32Array): readonly string[] | null {
+  let slots = slotCache.get(program);
+  if (slots === undefined) {
+    slots = slotKeysOf(program);
+    slotCache.set(program, slots);
+  }
+  return slots;
+}
+
 /** Encoding scratch space, grown as needed and reused across calls, and its f64 view. */
 let scratch = new Int32Array(1024);
 let scratchF64 = new Float64Array(scratch.buffer);
@@ -517,9 +519,13 @@ let scratchF64 = new Float64Array(scratch.buffer);
 let target: Int32Array | null = null;
 let targetEnd = 0;
 
-/** Writes one capture entry at word `at`; returns the word after it, or -1 when the fixed target has no room. */
-function putEntry(k: string, value: string, at: number): number {
-  const need = at + 2 + k.length + value.length; // UTF-16 length bounds the code point count
+/**
+ * Writes one capture entry at word `at`: key and value, or for a slot (`k` null) the value or SLOT_ABSENT
+ * (`value` null). Returns the word after it, or -1 when the fixed target has no room.
+ */
+function putEntry(k: string | null, value: string | null, at: number): number {
+  // UTF-16 length bounds the code point count
+  const need = at + (k === null ? 0 : 1 + k.length) + (value === null ? 1 : 1 + value.length);
   let out: Int32Array;
   if (target === null) {
     reserve(need);
@@ -528,7 +534,10 @@ function putEntry(k: string, value: string, at: number): number {
     if (need > targetEnd) return -1;
     out = target;
   }
-  return putString(out, putString(out, at, k), value);
+  if (k !== null) at = putString(out, at, k);
+  if (value !== null) return putString(out, at, value);
+  out[at] = SLOT_ABSENT;
+  return at + 1;
 }
 
 function reserve(words: number): void {
@@ -540,15 +549,16 @@ function reserve(words: number): void {
 }
 
 /**
- * Checks and writes variable sets in the layout `setInputs` reads (Op.INPUT_*), strings as code
- * points, into `scratch`; returns the number of words written. A malformed set throws
- * ConditionVarsError (naming its index in a batch) before the VM sees anything.
+ * Checks and writes variable sets in the layout `setInputs` reads (Op.INPUT_*) for a program with capture
+ * slots `slots` (null: one that reads capture as a dict), strings as code points, into `scratch`; returns
+ * the number of words written. A malformed set throws ConditionVarsError (naming its index in a batch)
+ * before the VM sees anything.
  */
 function encodeVars(
   list: readonly ConditionVars[],
   from: number,
   to: number,
-  keys: readonly string[] | null,
+  slots: readonly string[] | null,
   batch: boolean,
 ): number {
   let at = 0;
@@ -571,25 +581,27 @@ function encodeVars(
     const countAt = at + CAPTURE_COUNT_AT;
     at += HEADER_WORDS;
     const cap = v.capture;
-    if (keys !== null && typeof cap === 'object' && cap !== null && !(cap instanceof Map) && !Array.isArray(cap)) {
+    if (slots !== null && typeof cap === 'object' && cap !== null && !(cap instanceof Map) && !Array.isArray(cap)) {
       // encodeCapture's plain-object path written out: the common case of a batch (a regex's groups, read by
       // constant keys) without its call, its try and its fixed-target test, which cost 5–7 % of a whole
       // capture-reading evaluation.
       const rec = cap as Record<string, unknown>;
-      let n = 0;
-      for (let j = 0; j < keys.length; j++) {
-        const k = keys[j]!;
-        if (!Object.hasOwn(rec, k)) continue; // absent stays absent (KeyError in the VM)
+      for (let j = 0; j < slots.length; j++) {
+        const k = slots[j]!;
+        if (!Object.hasOwn(rec, k)) {
+          reserve(at + 1);
+          scratch[at++] = SLOT_ABSENT; // KeyError in the VM
+          continue;
+        }
         const value = rec[k];
         if (typeof value !== 'string') throw batch ? atIndex(badValue(k, value), i) : badValue(k, value);
-        reserve(at + 2 + k.length + value.length);
-        at = putString(scratch, putString(scratch, at, k), value);
-        n++;
+        reserve(at + 1 + value.length);
+        at = putString(scratch, at, value);
       }
-      scratch[countAt] = n;
+      scratch[countAt] = slots.length;
     } else {
       try {
-        const r = encodeCapture(cap, at, keys)!; // the scratch target always has room
+        const r = encodeCapture(cap, at, slots)!; // the scratch target always has room
         at = r.at;
         scratch[countAt] = r.count;
       } catch (e) {
@@ -608,10 +620,10 @@ function encodeVars(
  * The words `evaluateBatch` would hand the VM for `list` (a copy), for the tests of the input layout. It starts
  * from a fresh, small scratch space, so that a long capture grows it mid-batch.
  */
-export function encodeVarsForTest(list: readonly ConditionVars[], keys: readonly string[] | null): Int32Array {
+export function encodeVarsForTest(list: readonly ConditionVars[], slots: readonly string[] | null): Int32Array {
   scratch = new Int32Array(1024);
   scratchF64 = new Float64Array(scratch.buffer);
-  const words = encodeVars(list, 0, list.length, keys, true); // first: it may replace `scratch`
+  const words = encodeVars(list, 0, list.length, slots, true); // first: it may replace `scratch`
   return scratch.slice(0, words);
 }
 
@@ -620,10 +632,10 @@ export function encodeVarsForTest(list: readonly ConditionVars[], keys: readonly
  * object, whose entries need no check (a Map's entries are checked as they are read, so a Map
  * takes encodeCapture, as does anything that is not a mapping, to be refused there).
  */
-function nothingToEncode(cap: unknown, keys: readonly string[] | null): boolean {
+function nothingToEncode(cap: unknown, slots: readonly string[] | null): boolean {
   return (
-    keys !== null &&
-    keys.length === 0 &&
+    slots !== null &&
+    slots.length === 0 &&
     typeof cap === 'object' &&
     cap !== null &&
     !Array.isArray(cap) &&
@@ -653,22 +665,32 @@ interface EncodedCapture {
 const encoded: EncodedCapture = { at: 0, count: 0 };
 
 /**
- * Writes the capture entries (all of them, or only `keys`), own properties only and in
- * insertion order, checking each value written is a str. Values the condition cannot read are
- * not inspected: they cannot change its outcome, and checking them would cost batch evaluation
- * about as much as evaluating (a plain object's keys must be enumerated to find them).
- * Returns where it ended and how many entries it wrote, or null when a fixed target is too small.
+ * Writes the captures for a program with capture slots `slots` (one value or SLOT_ABSENT a slot), or
+ * for one that reads capture as a dict (null: every entry, own properties only, in insertion order),
+ * checking each value written is a str (a Map's entries are all checked: they are read anyway).
+ * Values the condition cannot read are not inspected: they cannot change its outcome, and checking
+ * them would cost batch evaluation about as much as evaluating (a plain object's keys must be
+ * enumerated to find them). Returns where it ended and how many entries it wrote, or null when a
+ * fixed target is too small.
  */
-function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null): EncodedCapture | null {
+function encodeCapture(cap: unknown, at: number, slots: readonly string[] | null): EncodedCapture | null {
   let n = 0;
   if (cap instanceof Map) {
     for (const [k, value] of cap as Map<unknown, unknown>) {
       if (typeof k !== 'string') throw new ConditionVarsError('capture', `keys must be strings, got ${typeof k}`);
       if (typeof value !== 'string') throw badValue(k, value);
-      if (keys !== null && !keys.includes(k)) continue;
+      if (slots !== null) continue;
       at = putEntry(k, value, at);
       if (at < 0) return null;
       n++;
+    }
+    if (slots !== null) {
+      const map = cap as Map<string, string>;
+      for (let j = 0; j < slots.length; j++) {
+        at = putEntry(null, map.get(slots[j]!) ?? null, at);
+        if (at < 0) return null;
+      }
+      n = slots.length;
     }
   } else {
     if (typeof cap !== 'object' || cap === null || Array.isArray(cap)) {
@@ -678,7 +700,7 @@ function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null)
       );
     }
     const rec = cap as Record<string, unknown>;
-    if (keys === null) {
+    if (slots === null) {
       for (const k in rec) {
         if (!Object.hasOwn(rec, k)) continue; // inherited (a polluted prototype) is not a capture
         const value = rec[k];
@@ -688,15 +710,18 @@ function encodeCapture(cap: unknown, at: number, keys: readonly string[] | null)
         n++;
       }
     } else {
-      for (let j = 0; j < keys.length; j++) {
-        const k = keys[j]!;
-        if (!Object.hasOwn(rec, k)) continue; // absent stays absent (KeyError in the VM)
-        const value = rec[k];
-        if (typeof value !== 'string') throw badValue(k, value);
-        at = putEntry(k, value, at);
+      for (let j = 0; j < slots.length; j++) {
+        const k = slots[j]!;
+        let value: string | null = null; // absent stays absent (KeyError in the VM)
+        if (Object.hasOwn(rec, k)) {
+          const v = rec[k];
+          if (typeof v !== 'string') throw badValue(k, v);
+          value = v;
+        }
+        at = putEntry(null, value, at);
         if (at < 0) return null;
-        n++;
       }
+      n = slots.length;
     }
   }
   encoded.at = at;
