@@ -99,6 +99,12 @@ type PyStr = usize;
   return load<i32>(s + 4 + ((<usize>i) << 2));
 }
 
+/** Where a capture slot's entry (a str, or the one word SLOT_ABSENT) ends: the next slot's start. */
+// @ts-ignore: decorator
+@inline function afterSlot(p: usize): usize {
+  return p + 4 + ((<usize>max(0, strLen(p))) << 2);
+}
+
 function allocStr(n: i32): PyStr {
   let s = changetype<usize>(new StaticArray<i32>(n + 1));
   store<i32>(s, n);
@@ -407,11 +413,12 @@ export function setInputs(words: usize, at: i32): i32 {
   vm.capStart = words + ((<usize>at) << 2);
   if (vm.captureSlots == CAPTURE_AS_DICT) {
     for (let k = 0; k < 2 * n; k++) at += 1 + strLen(words + ((<usize>at) << 2));
-  } else {
-    // The host writes one word or str per slot; the program's count, not the input's, says how many.
-    for (let k = 0; k < vm.captureSlots; k++) at += 1 + max(0, strLen(words + ((<usize>at) << 2)));
+    return (at + 1) & ~1;
   }
-  return (at + 1) & ~1;
+  // The host writes one entry per slot; the program's count, not the input's, says how many.
+  let p = vm.capStart;
+  for (let k = 0; k < vm.captureSlots; k++) p = afterSlot(p);
+  return (<i32>((p - words) >> 2) + 1) & ~1;
 }
 
 /**
@@ -1107,11 +1114,8 @@ function callFloat(argc: i32, base: i32): void {
   let t = unchecked(vm.stTag[base]),
     n = unchecked(vm.stNum[base]),
     r = unchecked(vm.stRef[base]);
-  if (t == T_FLOAT) {
-    push(t, n, r);
-    return;
-  }
-  // A special word ('nan', 'inf') never gets here: run() decides it inline. parsePyFloat below would take it too.
+  // A float, or a special word ('nan', 'inf'), never gets here: run() decides them inline (parsePyFloat would
+  // take the words too).
   if (isIntTag(t)) {
     let x = intToFloat(t, n, r);
     if (vm.err == E_OK) pushFloat(x);
@@ -1482,16 +1486,11 @@ export function run(): i32 {
       }
       case Op.OP_LOAD_CAPTURE_SLOT: {
         // The slots before this one are passed over as findCapture passes keys, at the same cost per slot.
+        vm.sp = s;
+        if (!charge(COST_CAPTURE_KEY * <i64>(arg + 1))) break;
         let p = vm.capStart;
-        vm.budget -= COST_CAPTURE_KEY * <i64>(arg + 1);
-        if (vm.budget < 0) {
-          vm.sp = s;
-          fail(E_BUDGET);
-          break;
-        }
-        for (let k = 0; k < arg; k++) p += 4 + ((<usize>max(0, strLen(p))) << 2);
+        for (let k = 0; k < arg; k++) p = afterSlot(p);
         if (strLen(p) == SLOT_ABSENT) {
-          vm.sp = s;
           fail(E_KEY);
           break;
         }

@@ -587,16 +587,14 @@ function encodeVars(
       // capture-reading evaluation.
       const rec = cap as Record<string, unknown>;
       for (let j = 0; j < slots.length; j++) {
-        const k = slots[j]!;
-        if (!Object.hasOwn(rec, k)) {
+        const value = ownSlotValue(rec, slots[j]!, i, batch);
+        if (value === null) {
           reserve(at + 1);
           scratch[at++] = SLOT_ABSENT; // KeyError in the VM
-          continue;
+        } else {
+          reserve(at + 1 + value.length);
+          at = putString(scratch, at, value);
         }
-        const value = rec[k];
-        if (typeof value !== 'string') throw batch ? atIndex(badValue(k, value), i) : badValue(k, value);
-        reserve(at + 1 + value.length);
-        at = putString(scratch, at, value);
       }
       scratch[countAt] = slots.length;
     } else {
@@ -711,14 +709,7 @@ function encodeCapture(cap: unknown, at: number, slots: readonly string[] | null
       }
     } else {
       for (let j = 0; j < slots.length; j++) {
-        const k = slots[j]!;
-        let value: string | null = null; // absent stays absent (KeyError in the VM)
-        if (Object.hasOwn(rec, k)) {
-          const v = rec[k];
-          if (typeof v !== 'string') throw badValue(k, v);
-          value = v;
-        }
-        at = putEntry(null, value, at);
+        at = putEntry(null, ownSlotValue(rec, slots[j]!, 0, false), at);
         if (at < 0) return null;
       }
       n = slots.length;
@@ -727,6 +718,18 @@ function encodeCapture(cap: unknown, at: number, slots: readonly string[] | null
   encoded.at = at;
   encoded.count = n;
   return encoded;
+}
+
+/**
+ * A plain object's value for slot key `k`: its own str, or null when it has no own `k` (KeyError in the VM;
+ * an inherited one, from a polluted prototype, is not a capture). Any other value is refused (naming set `i`
+ * of a batch).
+ */
+function ownSlotValue(rec: Record<string, unknown>, k: string, i: number, batch: boolean): string | null {
+  if (!Object.hasOwn(rec, k)) return null;
+  const value = rec[k];
+  if (typeof value !== 'string') throw batch ? atIndex(badValue(k, value), i) : badValue(k, value);
+  return value;
 }
 
 function badValue(k: string, v: unknown): ConditionVarsError {
