@@ -69,9 +69,22 @@ describe('the program reads those keys as capture slots', () => {
   });
 
   it('a capture too big for the single-call area still reads its slots', () => {
+    // 100,000 code points: far past the 4,096-word area, so the set takes a buffer of its own.
     const big = 'q'.repeat(100_000);
-    expect(pick.evaluateDetailed(vars({ a: big, b: big }, 1))).toMatchObject({ fired: true });
-    expect(compileCondition("len(capture['b']) == 100000").evaluate(vars({ a: big, b: big }))).toBe(true);
+    // Slot 1 ('b') is read past slot 0's 100,000 code points.
+    expect(pick.evaluateDetailed(vars({ a: big, b: 'xy' }, 0))).toEqual({
+      fired: true,
+      value: { type: 'str', repr: "'xy'" },
+    });
+    const lengths = compileCondition("len(capture['a']) - len(capture['b'])");
+    expect(lengths.evaluateDetailed(vars({ a: big, b: 'xy' }))).toEqual({
+      fired: true,
+      value: { type: 'int', repr: '99998' },
+    });
+    expect(lengths.evaluateBatchOutcomes([vars({ a: big, b: 'xy' }), vars({ a: 'xy', b: big })])).toEqual(
+      Uint8Array.of(Op.BATCH_TRUTHY, Op.BATCH_TRUTHY),
+    );
+    expect(compileCondition("len(capture['b']) == 100000").evaluate(vars({ a: 'xy', b: big }))).toBe(true);
   });
 });
 

@@ -407,7 +407,19 @@ describe('the sandbox', { timeout: 120_000 }, () => {
     ];
     const vm = new ConditionVM();
     let verified = 0;
+    let slotReads = 0;
+    // A program with slots holds no dict read (the verifier refuses one), so its plausible draws read capture
+    // by slot and load another variable in place of capture.
+    const asSlotted = (op: number, arg: number): [number, number] => {
+      if (op === Op.OP_LOAD_CAPTURE_CONST) return [Op.OP_LOAD_CAPTURE_SLOT, arg & 1]; // slot 0, or 1: out of range
+      if (op === Op.OP_LOAD_VAR && arg === Op.VAR_CAPTURE) return [op, Op.VAR_EXIT_CODE];
+      if (op === Op.OP_LOAD_VAR_COMPARE_CONST && ((arg >> Op.CMP_BITS) & ((1 << Op.VAR_BITS) - 1)) === Op.VAR_CAPTURE)
+        return [op, arg | (Op.VAR_EXIT_CODE << Op.CMP_BITS)];
+      return [op, arg];
+    };
     for (let i = 0; i < 6000; i++) {
+      // Half the programs read capture through one slot (its key, 'a', is constant 0), half as a dict.
+      const slotted = next(2) !== 0;
       const n = 1 + next(10);
       const code: number[] = [];
       for (let k = 0; k < n; k++) {
@@ -416,14 +428,13 @@ describe('the sandbox', { timeout: 120_000 }, () => {
           continue;
         }
         const [op, range] = plausible[next(plausible.length)]!;
-        code.push(op, range === 0 ? k + 1 + next(n - k + 1) : next(range));
+        const arg = range === 0 ? k + 1 + next(n - k + 1) : next(range);
+        code.push(...(slotted ? asSlotted(op, arg) : [op, arg]));
       }
       code.push(Op.OP_RETURN, 0);
-      // Half the programs read capture through one slot (its key, 'a', is constant 0), half as a dict.
-      const words =
-        next(2) === 0
-          ? program(code, [INT1, STR_A, [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4))
-          : program(code, [STR_A, INT1, [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4), 1);
+      const words = slotted
+        ? program(code, [STR_A, INT1, [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4), 1)
+        : program(code, [INT1, STR_A, [Op.CONST_FLOAT, 0, 0x7ff80000]], 1 + next(4));
       try {
         vm.load(words);
       } catch (e) {
@@ -431,6 +442,7 @@ describe('the sandbox', { timeout: 120_000 }, () => {
         continue;
       }
       verified++;
+      if (slotted && code.some((word, at) => at % 2 === 0 && word === Op.OP_LOAD_CAPTURE_SLOT)) slotReads++;
       const r = vm.evaluate(words, vars({ capture: { a: '1' } }));
       // A random RAISE may name any exception (even SystemError); anything else must be a Python error.
       const raised = code.flatMap((word, at) =>
@@ -441,7 +453,8 @@ describe('the sandbox', { timeout: 120_000 }, () => {
           r.error,
         );
     }
-    // Many random programs pass verification; they must still only compute.
+    // Many random programs pass verification, slot readers among them; they must still only compute.
     expect(verified).toBeGreaterThan(100);
+    expect(slotReads).toBeGreaterThan(50);
   });
 });
